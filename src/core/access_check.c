@@ -147,16 +147,19 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
     if (vdim >= 0)
         while (dist->y_lengths[vdim] % (2 * v) == 0 && 2 * v * element_bytes <= hw.max_vector_bytes)
             v *= 2;
-    /* Access order: Y dims in order, the vector dim last. */
-    int order[CK_DIST_MAX_Y], scal[CK_DIST_MAX_Y], n = 0;
-    for (int j = 0; j < e->ndim_y; ++j)
-        if (j != vdim)
-            order[n++] = j;
-    if (vdim >= 0)
-        order[n++] = vdim;
+    int order[CK_DIST_MAX_Y], scal[CK_DIST_MAX_Y];
     int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y];
     ck_sfc sfc;
     for (;;) { /* halve v until every access is aligned to its size */
+        if (v == 1)
+            vdim = -1;
+        /* Access order: Y dims in order, the vector dim last. */
+        int n = 0;
+        for (int j = 0; j < e->ndim_y; ++j)
+            if (j != vdim)
+                order[n++] = j;
+        if (vdim >= 0)
+            order[n++] = vdim;
         for (int j = 0; j < e->ndim_y; ++j)
             scal[j] = j == vdim ? v : 1;
         if (e->ndim_y > 0) {
@@ -178,7 +181,7 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
             break;
         v /= 2;
     }
-    report->vector_y_dim = v > 1 ? vdim : -1;
+    report->vector_y_dim = vdim;
     report->vector_elems = v;
     report->vector_bytes = v * element_bytes;
     report->accesses_per_thread = sfc.num_access;
