@@ -116,11 +116,14 @@ static void probe_nvrtc(ck_system_info *info)
     if (ck_dynlib_symbol(lib, "NVRTC", "nvrtcVersion", &nvrtcVersion) != CK_SUCCESS ||
         nvrtcVersion(&info->nvrtc_major, &info->nvrtc_minor) != 0) {
         snprintf(info->nvrtc_status, sizeof info->nvrtc_status, "%s", ck_last_error());
-    } else {
-        info->nvrtc_found = 1;
-        snprintf(info->nvrtc_status, sizeof info->nvrtc_status, "%s", found);
+        ck_dynlib_close(lib);
+        return;
     }
-    ck_dynlib_close(lib);
+    info->nvrtc_found = 1;
+    snprintf(info->nvrtc_status, sizeof info->nvrtc_status, "%s", found);
+    /* NVRTC keeps process-lifetime state from its first call; unloading it would orphan that
+     * memory, so once initialised it stays loaded (dlopen reference counting makes repeated
+     * probes cheap). */
 }
 
 /* The emulator compiles kernels with $CK_HOST_CC, else the compiler ck was built with, else cc. */
