@@ -39,7 +39,10 @@ const char *ck_last_error(void)
     return tls_status == CK_SUCCESS ? "no error" : tls_message;
 }
 
-ck_status ck_last_status(void) { return tls_status; }
+ck_status ck_last_status(void)
+{
+    return tls_status;
+}
 
 void ck_clear_error(void)
 {

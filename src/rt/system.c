@@ -15,11 +15,18 @@ typedef int CUdevice_;
 static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
 static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                           "libnvrtc.so.11.2", NULL};
-static const char *const cuda_dirs[] = {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+static const char *const cuda_dirs[] = {"/usr/local/cuda/lib64",
+                                        "/usr/local/cuda/targets/x86_64-linux/lib",
                                         "/usr/lib/x86_64-linux-gnu", "/usr/lib64", NULL};
 
-const char *ck_version(void) { return CK_VERSION_STRING; }
-const char *ck_build_options(void) { return CK_BUILD_OPTIONS_STRING; }
+const char *ck_version(void)
+{
+    return CK_VERSION_STRING;
+}
+const char *ck_build_options(void)
+{
+    return CK_BUILD_OPTIONS_STRING;
+}
 
 ck_status ck_cache_dir(char *path, size_t size)
 {
@@ -94,8 +101,8 @@ static void probe_cuda(ck_system_info *info)
         if (cuDeviceGet(&dev, i) != 0)
             continue;
         cuDeviceGetName(d->name, (int)sizeof d->name, dev);
-        cuDeviceGetAttribute(&d->cc_major, 75, dev); /* COMPUTE_CAPABILITY_MAJOR */
-        cuDeviceGetAttribute(&d->cc_minor, 76, dev); /* COMPUTE_CAPABILITY_MINOR */
+        cuDeviceGetAttribute(&d->cc_major, 75, dev);        /* COMPUTE_CAPABILITY_MAJOR */
+        cuDeviceGetAttribute(&d->cc_minor, 76, dev);        /* COMPUTE_CAPABILITY_MINOR */
         cuDeviceGetAttribute(&d->multiprocessors, 16, dev); /* MULTIPROCESSOR_COUNT */
         cuDeviceTotalMem(&d->memory_bytes, dev);
         info->device_count++;
