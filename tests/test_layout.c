@@ -210,7 +210,10 @@ typedef struct tree {
 } tree;
 
 static uint64_t rng_state;
-static int64_t rnd(int64_t n) { return (int64_t)(ckt_rand64(&rng_state) % (uint64_t)n); }
+static int64_t rnd(int64_t n)
+{
+    return (int64_t)(ckt_rand64(&rng_state) % (uint64_t)n);
+}
 
 /* A random subtree of at most `budget` nodes whose size keeps the layout's
  * size at most 4096 (so every index can be checked). */
@@ -405,7 +408,8 @@ static void test_random_layouts_index_coord_offset(void)
             CHECK_OK(ck_layout_index_to_coord(&l, i, &c));
             int leafno = 0, ok = c.count == l.shape.count;
             for (int k = 0; ok && k < c.count; ++k) {
-                ok = c.node[k].kind == l.shape.node[k].kind && c.node[k].rank == l.shape.node[k].rank;
+                ok = c.node[k].kind == l.shape.node[k].kind &&
+                     c.node[k].rank == l.shape.node[k].rank;
                 if (ok && c.node[k].kind == CK_INT_TUPLE_INT)
                     ok = c.node[k].value == digit[leafno++];
             }
@@ -714,9 +718,9 @@ static void test_bad_input(void)
     CHECK_STATUS(ck_layout_mode_size(&l, -1, &v), CK_ERROR_INVALID_ARGUMENT);
 
     /* Bad slices. */
-    const char *bad_specs[] = {"(1:1,_)", "(3:2,_)", "(0:5,_)", "(-1:2,_)", "(0:-6,_)",
-                               "(_,1:2)", "(4,_)",   "(_,(_,4))", "(_,(_,_,_))", "(_,_,_)",
-                               "((_,_),_)", "0:2"};
+    const char *bad_specs[] = {"(1:1,_)",     "(3:2,_)", "(0:5,_)",   "(-1:2,_)",
+                               "(0:-6,_)",    "(_,1:2)", "(4,_)",     "(_,(_,4))",
+                               "(_,(_,_,_))", "(_,_,_)", "((_,_),_)", "0:2"};
     for (size_t k = 0; k < sizeof bad_specs / sizeof bad_specs[0]; ++k) {
         CHECK_OK(ck_int_tuple_parse(bad_specs[k], &c));
         CHECK_STATUS(ck_layout_slice(&l, &c, &out, &v), CK_ERROR_INVALID_ARGUMENT);

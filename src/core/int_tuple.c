@@ -57,8 +57,8 @@ static ck_status check_node(const check_ctx *c, int i, int level)
         next += t->node[next].span;
     }
     if (n->span != next - i)
-        return check_fail(c, "node %d has span %d but its subtree has a different node count",
-                          i, n->span);
+        return check_fail(c, "node %d has span %d but its subtree has a different node count", i,
+                          n->span);
     return CK_SUCCESS;
 }
 
@@ -284,8 +284,8 @@ static ck_status parse_error(const parser *p, const char *expected)
 
 static void skip_space(parser *p)
 {
-    while (p->pos < p->n && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-                             p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
+    while (p->pos < p->n && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
+                             p->s[p->pos] == '\r'))
         ++p->pos;
 }
 
@@ -422,8 +422,8 @@ static int span_is_empty_parens(const char *s, size_t n)
     return i == n;
 }
 
-ck_status ck_int_tuple_parse_span(const char *text, size_t n, int implicit_root,
-                                  ck_int_tuple *out, const char *func, const char *what)
+ck_status ck_int_tuple_parse_span(const char *text, size_t n, int implicit_root, ck_int_tuple *out,
+                                  const char *func, const char *what)
 {
     parser p;
     memset(&p, 0, sizeof p);
@@ -486,7 +486,10 @@ static void text_printf(ck_text *text, const char *fmt, ...)
         text->len += (size_t)k;
 }
 
-void ck_text_puts(ck_text *text, const char *s) { text_printf(text, "%s", s); }
+void ck_text_puts(ck_text *text, const char *s)
+{
+    text_printf(text, "%s", s);
+}
 
 void ck_int_tuple_write(ck_text *text, const ck_int_tuple *t, int node, int omit_parens)
 {

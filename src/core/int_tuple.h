@@ -18,8 +18,8 @@ ck_status ck_int_tuple_check(const ck_int_tuple *t, const char *func, const char
  * the root's children without the enclosing parentheses ("4,(2,4)"); the
  * text "()" then means the empty root. `func` and `what` name the caller and
  * the text in error messages. */
-ck_status ck_int_tuple_parse_span(const char *text, size_t n, int implicit_root,
-                                  ck_int_tuple *out, const char *func, const char *what);
+ck_status ck_int_tuple_parse_span(const char *text, size_t n, int implicit_root, ck_int_tuple *out,
+                                  const char *func, const char *what);
 
 /* Bounded text output: `len` counts every character asked for, even those
  * that did not fit, so the needed size is len + 1. */

@@ -67,7 +67,10 @@ static const char *node_name(const ck_int_tuple *t, int i, char *buf, size_t siz
 }
 
 /* |v| for the overflow bounds (INT64_MIN is rejected before it gets here). */
-static uint64_t magnitude(int64_t v) { return v < 0 ? (uint64_t)(-v) : (uint64_t)v; }
+static uint64_t magnitude(int64_t v)
+{
+    return v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+}
 
 /* Check a layout argument: both trees well formed, the shape root a tuple,
  * integer leaves, shape leaves >= 1, nested tuples non-empty, congruent
@@ -114,8 +117,8 @@ static ck_status check_layout(const ck_layout *l, const char *func, const char *
         }
         if (sn->value < 1)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: argument '%s' has length %lld at %s; lengths must be >= 1.",
-                           func, arg, (long long)sn->value, WHERE(s, i));
+                           "%s: argument '%s' has length %lld at %s; lengths must be >= 1.", func,
+                           arg, (long long)sn->value, WHERE(s, i));
         if (d->node[i].value == INT64_MIN)
             return ck_fail(CK_ERROR_OVERFLOW,
                            "%s: argument '%s' has stride INT64_MIN at %s; strides must be "
