@@ -16,7 +16,8 @@ static int parse_make(const char *text, ck_distribution *d)
     return ck_dist_make(&e, d) == CK_SUCCESS ? 0 : 1;
 }
 
-/* §7.5's example (ERRATA: the valid form): H [[2,2],[2,2]], P [[1],[2]]/[[0],[0]], Y [1,2]/[1,1]. */
+/* §7.5's example (ERRATA: the valid form): H [[2,2],[2,2]], P [[1],[2]]/[[0],[0]], Y [1,2]/[1,1].
+ */
 static void test_example_7_5(void)
 {
     ck_distribution d;
@@ -174,9 +175,10 @@ static void test_parse_errors(void)
     memset(&e, 0, sizeof e);
     CHECK_STATUS(ck_dist_make(&e, &d), CK_ERROR_INVALID_ARGUMENT); /* no X dims */
     char small[8];
-    CHECK_OK(ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<4>>,"
-                                    "tuple<sequence<1>>, tuple<sequence<0>>, sequence<>, sequence<>>",
-                                    &e));
+    CHECK_OK(
+        ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<4>>,"
+                               "tuple<sequence<1>>, tuple<sequence<0>>, sequence<>, sequence<>>",
+                               &e));
     CHECK_STATUS(ck_dist_encoding_format(&e, small, sizeof small), CK_ERROR_OVERFLOW);
     int p[1] = {4}, x[1];
     CHECK_OK(ck_dist_make(&e, &d));
@@ -408,7 +410,8 @@ static void test_reduce(void)
 /* CK's 2-D patterns against their row/col formulas. */
 static void test_patterns(void)
 {
-    static const int shapes[][4] = {{256, 64, 64, 8}, {128, 32, 32, 4}, {64, 16, 16, 2}, {256, 128, 32, 1}};
+    static const int shapes[][4] = {
+        {256, 64, 64, 8}, {128, 32, 32, 4}, {64, 16, 16, 2}, {256, 128, 32, 1}};
     for (int pat = 0; pat < 3; ++pat)
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
             int bs = shapes[si][0], rows = shapes[si][1], cols = shapes[si][2], v = shapes[si][3];
@@ -438,10 +441,14 @@ static void test_patterns(void)
             CHECK_EQ_INT(bad, 0);
         }
     ck_dist_encoding e;
-    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 100, 64, 64, 8, &e), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 256, 64, 60, 8, &e), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_WARP_RAKED, 256, 60, 64, 8, &e), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_WARP_RAKED, 256, 64, 512, 8, &e), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 100, 64, 64, 8, &e),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 256, 64, 60, 8, &e),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_WARP_RAKED, 256, 60, 64, 8, &e),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_dist_make_2d_pattern(CK_DIST_WARP_RAKED, 256, 64, 512, 8, &e),
+                 CK_ERROR_INVALID_ARGUMENT);
 }
 
 /* Slice: X_sliced(P, Y) = X(P, Y + origin) - begin, on a thread-raked tile. */
@@ -451,8 +458,8 @@ static void test_slice(void)
     ck_distribution d, ds;
     CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_BLOCK_RAKED, 64, 32, 32, 4, &e)); /* H0 = 4,2,4 */
     CHECK_OK(ck_dist_make(&e, &d));
-    static const int ranges[][4] = {{0, 32, 0, 32}, {8, 16, 0, 32}, {16, 32, 0, 32},
-                                    {8, 24, 0, 32}, {24, 32, 0, 32}};
+    static const int ranges[][4] = {
+        {0, 32, 0, 32}, {8, 16, 0, 32}, {16, 32, 0, 32}, {8, 24, 0, 32}, {24, 32, 0, 32}};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i) {
         int b[2] = {ranges[i][0], ranges[i][2]}, en[2] = {ranges[i][1], ranges[i][3]}, org[2];
         CHECK_OK(ck_dist_slice(&e, b, en, &sl, org));

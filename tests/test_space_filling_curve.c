@@ -11,7 +11,8 @@ static void expect_sequence(const ck_sfc *s, const int (*want)[2], int n)
         int idx[2];
         CHECK_OK(ck_sfc_get_index(s, i, idx));
         CHECK_MSG(idx[0] == want[i][0] && idx[1] == want[i][1],
-                  "access %d: got [%d,%d], want [%d,%d]", i, idx[0], idx[1], want[i][0], want[i][1]);
+                  "access %d: got [%d,%d], want [%d,%d]", i, idx[0], idx[1], want[i][0],
+                  want[i][1]);
     }
 }
 
@@ -21,7 +22,8 @@ static void test_examples(void)
     int len46[2] = {4, 6}, rm[2] = {0, 1}, cm[2] = {1, 0}, one[2] = {1, 1};
     CHECK_OK(ck_sfc_init(&s, 2, len46, rm, one, 0));
     CHECK_EQ_INT(s.num_access, 24);
-    static const int rowmajor[][2] = {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {1, 0}, {1, 1}};
+    static const int rowmajor[][2] = {{0, 0}, {0, 1}, {0, 2}, {0, 3},
+                                      {0, 4}, {0, 5}, {1, 0}, {1, 1}};
     expect_sequence(&s, rowmajor, 8);
     CHECK_OK(ck_sfc_init(&s, 2, len46, cm, one, 0));
     static const int colmajor[][2] = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}};
@@ -81,7 +83,8 @@ static void reference_walk(const ck_sfc *s, int *out /* num_access x ndim */)
 {
     int n = s->ndim, ctr[CK_SFC_MAX_DIMS] = {0};
     long long count = 0;
-    /* Odometer over ordered dims; with snake, an inner dim reverses each time any outer dim ticks. */
+    /* Odometer over ordered dims; with snake, an inner dim reverses each time any outer dim ticks.
+     */
     int dir[CK_SFC_MAX_DIMS], pos[CK_SFC_MAX_DIMS];
     for (int k = 0; k < n; ++k) {
         dir[k] = 1;

@@ -10,7 +10,8 @@
 static long long lds_chain(const ck_lds_xor *s, int m, int k)
 {
     int k0n = s->k_per_block / s->kpack;
-    int upper[4] = {m % s->mlds_layer, m / s->mlds_layer, k / s->kpack, k % s->kpack}; /* L, M0, K0, K1 */
+    int upper[4] = {m % s->mlds_layer, m / s->mlds_layer, k / s->kpack,
+                    k % s->kpack}; /* L, M0, K0, K1 */
     int k0l_up = upper[0] * k0n + upper[2];
     int len1 = k0n * s->mlds_layer;
     int low[3] = {k0l_up ^ (upper[1] % len1), upper[1], upper[3]}; /* K0L, M0, K1 */
@@ -20,7 +21,7 @@ static long long lds_chain(const ck_lds_xor *s, int m, int k)
 
 static void test_lds_xor(void)
 {
-    static const ck_lds_xor cases[] = {{64, 64, 8, 1}, {128, 32, 8, 2}, {32, 64, 4, 2},
+    static const ck_lds_xor cases[] = {{64, 64, 8, 1}, {128, 32, 8, 2},  {32, 64, 4, 2},
                                        {16, 16, 4, 4}, {64, 128, 16, 1}, {8, 8, 8, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const ck_lds_xor *s = &cases[c];
@@ -143,9 +144,9 @@ static void test_nv_swizzle(void)
             long long s, back;
             CHECK_OK(ck_nv_swizzle_offset((ck_nv_swizzle)mode, a, &s));
             ck_nv_swizzle_offset((ck_nv_swizzle)mode, s, &back);
-            bad += back != a;                       /* involution */
-            bad += s / period != a / period;        /* stays within its repeating block */
-            bad += s % 16 != a % 16;                /* 16-byte chunks move whole */
+            bad += back != a;                /* involution */
+            bad += s / period != a / period; /* stays within its repeating block */
+            bad += s % 16 != a % 16;         /* 16-byte chunks move whole */
             if (s < 0 || s >= 4096 || hit[s]++)
                 ++bad;
             /* Definition written with rows and chunks: span = 16 << mode bytes, the chunk

@@ -66,10 +66,10 @@ static int dtype_bytes(const char *t)
     static const struct {
         const char *name;
         int bytes;
-    } types[] = {{"f64", 8}, {"double", 8}, {"fp64", 8}, {"f32", 4}, {"float", 4}, {"fp32", 4},
-                 {"f16", 2}, {"half", 2}, {"fp16", 2}, {"bf16", 2}, {"f8", 1}, {"fp8", 1},
-                 {"bf8", 1}, {"e4m3", 1}, {"e5m2", 1}, {"i8", 1}, {"u8", 1}, {"int8", 1},
-                 {"i16", 2}, {"i32", 4}, {"int32", 4}, {"u32", 4}, {"i64", 8}};
+    } types[] = {{"f64", 8}, {"double", 8}, {"fp64", 8},  {"f32", 4},  {"float", 4}, {"fp32", 4},
+                 {"f16", 2}, {"half", 2},   {"fp16", 2},  {"bf16", 2}, {"f8", 1},    {"fp8", 1},
+                 {"bf8", 1}, {"e4m3", 1},   {"e5m2", 1},  {"i8", 1},   {"u8", 1},    {"int8", 1},
+                 {"i16", 2}, {"i32", 4},    {"int32", 4}, {"u32", 4},  {"i64", 8}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
         if (strcmp(t, types[i].name) == 0)
             return types[i].bytes;
@@ -138,19 +138,20 @@ static void print_json(const ck_distribution *d, const opts *o, const long long 
     }
     printf("]");
     if (rep) {
-        printf(",\"check\":{\"coverage_ok\":%s,\"expected_holders\":%lld", rep->coverage_ok ? "true" : "false",
-               rep->expected_holders);
+        printf(",\"check\":{\"coverage_ok\":%s,\"expected_holders\":%lld",
+               rep->coverage_ok ? "true" : "false", rep->expected_holders);
         if (!rep->coverage_ok) {
             printf(",\"first_bad_x\":");
             json_ints(rep->first_bad_x, e->ndim_x);
             printf(",\"first_bad_holders\":%lld", rep->first_bad_holders);
         }
-        printf(",\"element_bytes\":%d,\"vector_y_dim\":%d,\"vector_elements\":%d,\"vector_bytes\":%d,"
-               "\"accesses_per_thread\":%lld,\"warps\":%d,\"sectors\":%lld,\"sectors_min\":%lld,"
-               "\"bank_ways\":%lld,\"bank_ways_min\":%lld,\"bank_ways_max\":%lld}",
-               rep->element_bytes, rep->vector_y_dim, rep->vector_elems, rep->vector_bytes,
-               rep->accesses_per_thread, rep->warps, rep->sectors_total, rep->sectors_min_total,
-               rep->bank_ways_total, rep->bank_ways_min_total, rep->bank_ways_max);
+        printf(
+            ",\"element_bytes\":%d,\"vector_y_dim\":%d,\"vector_elements\":%d,\"vector_bytes\":%d,"
+            "\"accesses_per_thread\":%lld,\"warps\":%d,\"sectors\":%lld,\"sectors_min\":%lld,"
+            "\"bank_ways\":%lld,\"bank_ways_min\":%lld,\"bank_ways_max\":%lld}",
+            rep->element_bytes, rep->vector_y_dim, rep->vector_elems, rep->vector_bytes,
+            rep->accesses_per_thread, rep->warps, rep->sectors_total, rep->sectors_min_total,
+            rep->bank_ways_total, rep->bank_ways_min_total, rep->bank_ways_max);
     }
     (void)o;
     printf("}\n");
@@ -211,7 +212,8 @@ static void print_text(const ck_distribution *d, const opts *o, const long long 
     text_ints(d->p_lengths, e->ndim_p);
     printf("  (%lld threads)\nR lengths: ", d->threads);
     text_ints(e->r_lengths, e->ndim_r);
-    printf("  (each element held by %lld thread%s)\n", d->replication, d->replication == 1 ? "" : "s");
+    printf("  (each element held by %lld thread%s)\n", d->replication,
+           d->replication == 1 ? "" : "s");
     ck_dist_spans sp;
     ck_dist_get_spans(d, &sp);
     printf("spans:     ");
@@ -247,7 +249,8 @@ static void print_text(const ck_distribution *d, const opts *o, const long long 
     }
     if (holders(d, &tid, &reg))
         return;
-    printf("\nmap: thread:register of each element%s (rows: ", d->replication > 1 ? " (lowest holder)" : "");
+    printf("\nmap: thread:register of each element%s (rows: ",
+           d->replication > 1 ? " (lowest holder)" : "");
     for (int x = 0; x + 1 < e->ndim_x; ++x)
         printf("%sX%d", x ? "," : "", x);
     printf("%s, columns: X%d)\n", e->ndim_x > 1 ? "" : "-", e->ndim_x - 1);
@@ -294,7 +297,8 @@ static void print_check(const ck_distribution *d, const ck_access_layout *lay,
            rep->warps == 1 ? "" : "s");
     printf("  global memory:  %lld sectors, minimum %lld (%.1f%% efficiency)\n", rep->sectors_total,
            rep->sectors_min_total,
-           rep->sectors_total ? 100.0 * (double)rep->sectors_min_total / (double)rep->sectors_total : 100.0);
+           rep->sectors_total ? 100.0 * (double)rep->sectors_min_total / (double)rep->sectors_total
+                              : 100.0);
     printf("  shared memory:  %lld wavefronts, minimum %lld; worst access %lld-way\n",
            rep->bank_ways_total, rep->bank_ways_min_total, rep->bank_ways_max);
     printf("  per access of warp 0:\n    access  sectors  min  bank-ways  min\n");
@@ -319,7 +323,8 @@ static int make_pattern(const char *kind, long long block, long long rows, long 
     else if (strncmp(kind, "block", 5) == 0)
         pat = CK_DIST_BLOCK_RAKED;
     else
-        return cli_usage_error("dist", "unknown --pattern '%s'; accepted: thread, warp, block", kind);
+        return cli_usage_error("dist", "unknown --pattern '%s'; accepted: thread, warp, block",
+                               kind);
     if (block < 0 || block > 1024 || rows < 0 || rows > 1 << 20 || cols < 0 || cols > 1 << 20 ||
         vec < 0 || vec > 1 << 20)
         return cli_usage_error("dist", "--block, --tile or --vector is out of range");
@@ -349,8 +354,9 @@ int ck_cmd_dist(int argc, char **argv)
             o.json = 1;
         } else if (strcmp(a, "--check") == 0) {
             o.check = 1;
-        } else if (strcmp(a, "--p") == 0 || strcmp(a, "--dtype") == 0 || strcmp(a, "--strides") == 0 ||
-                   strcmp(a, "--svg") == 0 || strcmp(a, "--base") == 0) {
+        } else if (strcmp(a, "--p") == 0 || strcmp(a, "--dtype") == 0 ||
+                   strcmp(a, "--strides") == 0 || strcmp(a, "--svg") == 0 ||
+                   strcmp(a, "--base") == 0) {
             if (i + 1 >= argc)
                 return cli_usage_error("dist", "option '%s' needs a value", a);
             const char *v = argv[++i];
@@ -360,12 +366,15 @@ int ck_cmd_dist(int argc, char **argv)
                 p_args[np_args++] = v;
             } else if (strcmp(a, "--dtype") == 0) {
                 if ((o.element_bytes = dtype_bytes(v)) < 0)
-                    return cli_usage_error("dist", "unknown --dtype '%s'; accepted: f64 f32 f16 bf16 "
-                                           "f8 i8 i16 i32 i64 or a size in bytes (1 to 64)", v);
+                    return cli_usage_error("dist",
+                                           "unknown --dtype '%s'; accepted: f64 f32 f16 bf16 "
+                                           "f8 i8 i16 i32 i64 or a size in bytes (1 to 64)",
+                                           v);
             } else if (strcmp(a, "--strides") == 0) {
                 int n = parse_ints(v, o.layout.strides, CK_DIST_MAX_X);
                 if (n < 1)
-                    return cli_usage_error("dist", "--strides wants comma-separated integers, got '%s'", v);
+                    return cli_usage_error("dist",
+                                           "--strides wants comma-separated integers, got '%s'", v);
                 o.layout.ndim = n;
                 o.have_strides = 1;
             } else if (strcmp(a, "--base") == 0) {
@@ -428,19 +437,22 @@ int ck_cmd_dist(int argc, char **argv)
         long long v[CK_DIST_MAX_P];
         int n = parse_ints(p_args[k], v, CK_DIST_MAX_P);
         if (n != d.enc.ndim_p)
-            return cli_usage_error("dist", "--p '%s' must give %d comma-separated integers (one per P dim)",
+            return cli_usage_error("dist",
+                                   "--p '%s' must give %d comma-separated integers (one per P dim)",
                                    p_args[k], d.enc.ndim_p);
         for (int j = 0; j < n; ++j) {
             if (v[j] < 0 || v[j] >= d.p_lengths[j])
-                return cli_usage_error("dist", "--p '%s': P%d = %lld is outside [0, %d)", p_args[k], j,
-                                       v[j], d.p_lengths[j]);
+                return cli_usage_error("dist", "--p '%s': P%d = %lld is outside [0, %d)", p_args[k],
+                                       j, v[j], d.p_lengths[j]);
             o.psel[o.npsel][j] = (int)v[j];
         }
         ++o.npsel;
     }
     if (d.threads * d.elements_per_thread > (1LL << 24))
-        return cli_usage_error("dist", "the distribution has %lld (thread, element) pairs; at most 2^24 "
-                               "are listed", d.threads * d.elements_per_thread);
+        return cli_usage_error("dist",
+                               "the distribution has %lld (thread, element) pairs; at most 2^24 "
+                               "are listed",
+                               d.threads * d.elements_per_thread);
     long long *tids = malloc(sizeof *tids * (size_t)(d.threads > 64 ? d.threads : 64));
     if (!tids)
         return CK_EXIT_FAILURE;

@@ -35,12 +35,12 @@ extern "C" {
 #endif
 
 enum {
-    CK_DIST_MAX_R = 8,     /* R dims */
-    CK_DIST_MAX_X = 8,     /* X dims */
-    CK_DIST_MAX_H = 8,     /* H components per X dim */
-    CK_DIST_MAX_P = 8,     /* P dims */
-    CK_DIST_MAX_P_RH = 16, /* RH components merged into one P dim */
-    CK_DIST_MAX_Y = 16,    /* Y dims */
+    CK_DIST_MAX_R = 8,           /* R dims */
+    CK_DIST_MAX_X = 8,           /* X dims */
+    CK_DIST_MAX_H = 8,           /* H components per X dim */
+    CK_DIST_MAX_P = 8,           /* P dims */
+    CK_DIST_MAX_P_RH = 16,       /* RH components merged into one P dim */
+    CK_DIST_MAX_Y = 16,          /* Y dims */
     CK_DIST_MAX_LENGTH = 1 << 20 /* largest length of one component */
 };
 
@@ -49,10 +49,10 @@ typedef struct ck_dist_encoding {
     int ndim_r;
     int r_lengths[CK_DIST_MAX_R];
     int ndim_x;
-    int ndim_h[CK_DIST_MAX_X];                   /* H components of each X dim */
+    int ndim_h[CK_DIST_MAX_X]; /* H components of each X dim */
     int h_lengths[CK_DIST_MAX_X][CK_DIST_MAX_H];
     int ndim_p;
-    int p_size[CK_DIST_MAX_P];                   /* RH components listed by each P dim */
+    int p_size[CK_DIST_MAX_P]; /* RH components listed by each P dim */
     int p_major[CK_DIST_MAX_P][CK_DIST_MAX_P_RH];
     int p_minor[CK_DIST_MAX_P][CK_DIST_MAX_P_RH];
     int ndim_y;
@@ -63,16 +63,16 @@ typedef struct ck_dist_encoding {
 /* A validated encoding with its derived lengths (what CK's tile_distribution knows). */
 typedef struct ck_distribution {
     ck_dist_encoding enc;
-    int x_lengths[CK_DIST_MAX_X];   /* product of each X dim's H lengths */
-    int y_lengths[CK_DIST_MAX_Y];   /* length of the H component each Y names */
-    int p_lengths[CK_DIST_MAX_P];   /* product of the lengths each P dim merges */
-    long long elements_per_thread;  /* product of Y lengths (registers per thread) */
-    long long threads;              /* product of P lengths */
-    long long replication;          /* product of R lengths: holders of each element */
-    long long tile_elements;        /* product of X lengths */
+    int x_lengths[CK_DIST_MAX_X];  /* product of each X dim's H lengths */
+    int y_lengths[CK_DIST_MAX_Y];  /* length of the H component each Y names */
+    int p_lengths[CK_DIST_MAX_P];  /* product of the lengths each P dim merges */
+    long long elements_per_thread; /* product of Y lengths (registers per thread) */
+    long long threads;             /* product of P lengths */
+    long long replication;         /* product of R lengths: holders of each element */
+    long long tile_elements;       /* product of X lengths */
     /* Owner of each component: for H component (x, k): y dim (>= 0) or -1 - p dim. */
     int h_owner[CK_DIST_MAX_X][CK_DIST_MAX_H];
-    int r_owner[CK_DIST_MAX_R];     /* -1 - p dim, or CK_DIST_UNOWNED for a length-1 R */
+    int r_owner[CK_DIST_MAX_R]; /* -1 - p dim, or CK_DIST_UNOWNED for a length-1 R */
 } ck_distribution;
 
 #define CK_DIST_UNOWNED (-1000)
@@ -263,31 +263,31 @@ ck_access_hw ck_access_hw_default(void);
 /* One vector access of one warp (all its lanes at the same access number). */
 typedef struct ck_access_stat {
     int warp;
-    long long access;          /* access number within a thread, in issue order */
-    long long sectors;         /* 32-byte sectors touched by the warp */
-    long long sectors_min;     /* ceil(distinct bytes / sector_bytes) */
-    long long bank_ways;       /* max over banks of distinct words addressed in that bank */
-    long long bank_ways_min;   /* ceil(distinct words / num_banks) */
+    long long access;        /* access number within a thread, in issue order */
+    long long sectors;       /* 32-byte sectors touched by the warp */
+    long long sectors_min;   /* ceil(distinct bytes / sector_bytes) */
+    long long bank_ways;     /* max over banks of distinct words addressed in that bank */
+    long long bank_ways_min; /* ceil(distinct words / num_banks) */
 } ck_access_stat;
 
 typedef struct ck_access_report {
     /* (a) coverage */
-    int coverage_ok;            /* every element held by exactly `replication` threads */
-    long long expected_holders; /* the replication product */
+    int coverage_ok;                /* every element held by exactly `replication` threads */
+    long long expected_holders;     /* the replication product */
     int first_bad_x[CK_DIST_MAX_X]; /* first element (row-major) held a wrong number of times */
     long long first_bad_holders;
     /* (d) vectors */
-    int vector_y_dim;           /* Y dim vectorized, -1 if scalar */
+    int vector_y_dim; /* Y dim vectorized, -1 if scalar */
     int vector_elems, vector_bytes;
     int element_bytes;
     long long accesses_per_thread;
     int warps;
     /* (b), (c) per access and warp */
     long long num_stats;
-    ck_access_stat *stats;      /* num_stats entries, owned by the report */
+    ck_access_stat *stats; /* num_stats entries, owned by the report */
     long long sectors_total, sectors_min_total;
     long long bank_ways_total, bank_ways_min_total;
-    long long bank_ways_max;    /* worst access */
+    long long bank_ways_max; /* worst access */
 } ck_access_report;
 
 /* Verify the access pattern of `dist` over `layout` with elements of element_bytes bytes:

@@ -114,8 +114,8 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
                        FN, hw.warp_size, hw.num_banks, hw.bank_bytes, hw.sector_bytes,
                        hw.line_bytes, hw.max_vector_bytes);
     if (element_bytes < 1 || element_bytes > 64)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: element_bytes = %d; accepted: 1 to 64.",
-                       FN, element_bytes);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: element_bytes = %d; accepted: 1 to 64.", FN,
+                       element_bytes);
     const ck_dist_encoding *e = &dist->enc;
     if (layout->ndim != e->ndim_x)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -128,8 +128,8 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
                            "%s: layout stride[%d] = %lld; accepted: 0 to 2^32.", FN, i,
                            layout->strides[i]);
     if (layout->base_bytes < 0)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: layout base_bytes = %lld must be >= 0.",
-                       FN, layout->base_bytes);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: layout base_bytes = %lld must be >= 0.", FN,
+                       layout->base_bytes);
     ck_status st = coverage(dist, report);
     if (st)
         return st;
@@ -174,7 +174,9 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
             ck_sfc_get_index(&sfc, a, y);
             for (long long t = 0; t < dist->threads && aligned; ++t) {
                 ck_dist_partition_index(dist, t, p);
-                aligned = address(dist, layout, element_bytes, p, y) % ((long long)v * element_bytes) == 0;
+                aligned =
+                    address(dist, layout, element_bytes, p, y) % ((long long)v * element_bytes) ==
+                    0;
             }
         }
         if (aligned)
@@ -188,8 +190,10 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
     report->warps = (int)((dist->threads + hw.warp_size - 1) / hw.warp_size);
 
     const long long vb = (long long)v * element_bytes;
-    const long long per_lane_words = vb / hw.bank_bytes + 2, per_lane_sectors = vb / hw.sector_bytes + 2;
-    long long cap = hw.warp_size * (per_lane_words > per_lane_sectors ? per_lane_words : per_lane_sectors);
+    const long long per_lane_words = vb / hw.bank_bytes + 2,
+                    per_lane_sectors = vb / hw.sector_bytes + 2;
+    long long cap =
+        hw.warp_size * (per_lane_words > per_lane_sectors ? per_lane_words : per_lane_sectors);
     if (cap < 2LL * hw.warp_size)
         cap = 2LL * hw.warp_size;
     report->num_stats = sfc.num_access * report->warps;
@@ -225,9 +229,11 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
                 ck_dist_partition_index(dist, t, p);
                 long long addr = address(dist, layout, element_bytes, p, y);
                 starts[lanes++] = addr;
-                for (long long sct = addr / hw.sector_bytes; sct <= (addr + vb - 1) / hw.sector_bytes; ++sct)
+                for (long long sct = addr / hw.sector_bytes;
+                     sct <= (addr + vb - 1) / hw.sector_bytes; ++sct)
                     buf[ns++] = sct;
-                for (long long wd = addr / hw.bank_bytes; wd <= (addr + vb - 1) / hw.bank_bytes; ++wd)
+                for (long long wd = addr / hw.bank_bytes; wd <= (addr + vb - 1) / hw.bank_bytes;
+                     ++wd)
                     words[nw++] = wd;
             }
             s->sectors = unique_ll(buf, ns);

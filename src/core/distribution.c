@@ -14,8 +14,8 @@ static const char *const FN = "ck_dist_make";
 static ck_status check_count(const char *what, int n, int lo, int hi)
 {
     if (n < lo || n > hi)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: the number of %s is %d; accepted: %d to %d.", FN, what, n, lo, hi);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: the number of %s is %d; accepted: %d to %d.",
+                       FN, what, n, lo, hi);
     return CK_SUCCESS;
 }
 
@@ -24,10 +24,11 @@ static ck_status check_length(const char *what, int i, int k, int len)
     if (len < 1 || len > CK_DIST_MAX_LENGTH) {
         if (k >= 0)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: %s[%d][%d] has length %d; lengths must be 1 to %d.", FN, what, i,
-                           k, len, CK_DIST_MAX_LENGTH);
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: %s[%d] has length %d; lengths must be 1 to %d.",
-                       FN, what, i, len, CK_DIST_MAX_LENGTH);
+                           "%s: %s[%d][%d] has length %d; lengths must be 1 to %d.", FN, what, i, k,
+                           len, CK_DIST_MAX_LENGTH);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: %s[%d] has length %d; lengths must be 1 to %d.", FN, what, i, len,
+                       CK_DIST_MAX_LENGTH);
     }
     return CK_SUCCESS;
 }
@@ -76,8 +77,8 @@ ck_status ck_dist_make(const ck_dist_encoding *enc, ck_distribution *dist)
     for (int x = 0; x < enc->ndim_x; ++x) {
         if (enc->ndim_h[x] < 1 || enc->ndim_h[x] > CK_DIST_MAX_H)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: X%d has %d H components; accepted: 1 to %d.", FN, x,
-                           enc->ndim_h[x], CK_DIST_MAX_H);
+                           "%s: X%d has %d H components; accepted: 1 to %d.", FN, x, enc->ndim_h[x],
+                           CK_DIST_MAX_H);
         for (int k = 0; k < enc->ndim_h[x]; ++k)
             if ((st = check_length("H", x, k, enc->h_lengths[x][k])))
                 return st;
@@ -183,8 +184,8 @@ ck_status ck_dist_make(const ck_dist_encoding *enc, ck_distribution *dist)
             d.h_owner[x][k] = code >= 0 ? code : -1 - ((-1 - code) / CK_DIST_MAX_P_RH);
         }
         if (l > CK_DIST_MAX_LENGTH * 16LL)
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: X%d has length %lld; at most %lld.",
-                           FN, x, l, CK_DIST_MAX_LENGTH * 16LL);
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: X%d has length %lld; at most %lld.", FN,
+                           x, l, CK_DIST_MAX_LENGTH * 16LL);
         d.x_lengths[x] = (int)l;
         if (!mul_ok(&d.tile_elements, l))
             return ck_fail(CK_ERROR_OVERFLOW, "%s: the tile size overflows.", FN);
@@ -207,8 +208,8 @@ ck_status ck_dist_make(const ck_dist_encoding *enc, ck_distribution *dist)
                 return ck_fail(CK_ERROR_OVERFLOW, "%s: P%d's length overflows.", FN, p);
         }
         if (l > CK_DIST_MAX_LENGTH * 16LL)
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: P%d has length %lld; at most %lld.",
-                           FN, p, l, CK_DIST_MAX_LENGTH * 16LL);
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: P%d has length %lld; at most %lld.", FN,
+                           p, l, CK_DIST_MAX_LENGTH * 16LL);
         d.p_lengths[p] = (int)l;
         if (!mul_ok(&d.threads, l))
             return ck_fail(CK_ERROR_OVERFLOW, "%s: the thread count overflows.", FN);
@@ -257,8 +258,8 @@ ck_status ck_dist_calculate_x(const ck_distribution *dist, const int *p, const i
         return st;
     for (int j = 0; j < e->ndim_y; ++j) {
         if (y[j] < 0 || y[j] >= dist->y_lengths[j])
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: Y%d = %d is out of range [0, %d).",
-                           fn, j, y[j], dist->y_lengths[j]);
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: Y%d = %d is out of range [0, %d).", fn,
+                           j, y[j], dist->y_lengths[j]);
         h_idx[e->y_major[j] - 1][e->y_minor[j]] = y[j];
     }
     for (int i = 0; i < e->ndim_x; ++i) {
@@ -298,8 +299,8 @@ ck_status ck_dist_partition_index(const ck_distribution *dist, long long tid, in
     static const char *fn = "ck_dist_partition_index";
     CK_REQUIRE_NOT_NULL(dist, fn);
     if (tid < 0 || tid >= dist->threads)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: thread id %lld is out of range [0, %lld).", fn, tid, dist->threads);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: thread id %lld is out of range [0, %lld).",
+                       fn, tid, dist->threads);
     if (dist->enc.ndim_p > 0)
         CK_REQUIRE_NOT_NULL(p, fn);
     for (int i = dist->enc.ndim_p - 1; i >= 0; --i) {
@@ -334,8 +335,8 @@ ck_status ck_dist_ys_to_d(const ck_distribution *dist, const int *y, long long *
     long long v = 0;
     for (int j = 0; j < dist->enc.ndim_y; ++j) {
         if (y[j] < 0 || y[j] >= dist->y_lengths[j])
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: Y%d = %d is out of range [0, %d).",
-                           fn, j, y[j], dist->y_lengths[j]);
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: Y%d = %d is out of range [0, %d).", fn,
+                           j, y[j], dist->y_lengths[j]);
         v = v * dist->y_lengths[j] + y[j];
     }
     *d = v;

@@ -37,9 +37,12 @@ ck_status ck_dist_embed(const ck_dist_encoding *outer, const ck_dist_encoding *i
                        fn, outer->ndim_x, outer->ndim_p, inner->ndim_x, inner->ndim_p);
     ck_dist_encoding e;
     memset(&e, 0, sizeof e);
-    if (outer->ndim_r + inner->ndim_r > CK_DIST_MAX_R || outer->ndim_y + inner->ndim_y > CK_DIST_MAX_Y)
-        return ck_fail(CK_ERROR_UNSUPPORTED, "%s: the embedded encoding has too many R or Y dims "
-                       "(at most %d and %d).", fn, CK_DIST_MAX_R, CK_DIST_MAX_Y);
+    if (outer->ndim_r + inner->ndim_r > CK_DIST_MAX_R ||
+        outer->ndim_y + inner->ndim_y > CK_DIST_MAX_Y)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       "%s: the embedded encoding has too many R or Y dims "
+                       "(at most %d and %d).",
+                       fn, CK_DIST_MAX_R, CK_DIST_MAX_Y);
     e.ndim_r = outer->ndim_r + inner->ndim_r;
     memcpy(e.r_lengths, outer->r_lengths, sizeof(int) * (size_t)outer->ndim_r);
     memcpy(e.r_lengths + outer->ndim_r, inner->r_lengths, sizeof(int) * (size_t)inner->ndim_r);
@@ -66,7 +69,8 @@ ck_status ck_dist_embed(const ck_dist_encoding *outer, const ck_dist_encoding *i
         for (int k = 0; k < inner->p_size[p]; ++k, ++n) {
             int mj = inner->p_major[p][k];
             e.p_major[p][n] = mj;
-            e.p_minor[p][n] = inner->p_minor[p][k] + (mj == 0 ? outer->ndim_r : outer->ndim_h[mj - 1]);
+            e.p_minor[p][n] =
+                inner->p_minor[p][k] + (mj == 0 ? outer->ndim_r : outer->ndim_h[mj - 1]);
         }
         e.p_size[p] = n;
     }
@@ -121,8 +125,8 @@ ck_status ck_dist_reduce(const ck_dist_encoding *in, const int *reduce_x, ck_dis
                 continue;
             }
             if (e.ndim_r >= CK_DIST_MAX_R)
-                return ck_fail(CK_ERROR_UNSUPPORTED, "%s: the result would have more than %d R dims.",
-                               fn, CK_DIST_MAX_R);
+                return ck_fail(CK_ERROR_UNSUPPORTED,
+                               "%s: the result would have more than %d R dims.", fn, CK_DIST_MAX_R);
             new_major[x][k] = 0;
             new_minor[x][k] = e.ndim_r;
             e.r_lengths[e.ndim_r++] = in->h_lengths[x][k];
@@ -233,7 +237,8 @@ ck_status ck_dist_make_2d_pattern(ck_dist_pattern pattern, int block_size, int r
                        fn, block_size);
     if (vector < 1 || cols < 1 || cols % vector)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: cols = %d must be a positive multiple of vector = %d.", fn, cols, vector);
+                       "%s: cols = %d must be a positive multiple of vector = %d.", fn, cols,
+                       vector);
     int x1 = vector, x0 = cols / vector;
     if (x0 > warp || warp % x0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,

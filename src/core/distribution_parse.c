@@ -74,7 +74,8 @@ static int accept_name(reader *r, const char *a, const char *b)
     size_t n = 0;
     while (isalnum((unsigned char)s[n]) || s[n] == '_')
         ++n;
-    if ((strlen(a) == n && strncmp(s, a, n) == 0) || (b && strlen(b) == n && strncmp(s, b, n) == 0)) {
+    if ((strlen(a) == n && strncmp(s, a, n) == 0) ||
+        (b && strlen(b) == n && strncmp(s, b, n) == 0)) {
         r->s = s + n;
         return 1;
     }
@@ -181,13 +182,13 @@ ck_status ck_dist_encoding_parse(const char *text, ck_dist_encoding *enc)
     if (!accept(&r, ','))
         return perr(&r, "',' after the H lengths");
     int nmin = 0, minor_counts[CK_DIST_MAX_P];
-    if ((st = parse_tuple(&r, &e.p_major[0][0], CK_DIST_MAX_P_RH, CK_DIST_MAX_P, e.p_size, &e.ndim_p,
-                          "ps_to_rhss_major")))
+    if ((st = parse_tuple(&r, &e.p_major[0][0], CK_DIST_MAX_P_RH, CK_DIST_MAX_P, e.p_size,
+                          &e.ndim_p, "ps_to_rhss_major")))
         return st;
     if (!accept(&r, ','))
         return perr(&r, "',' after ps_to_rhss_major");
-    if ((st = parse_tuple(&r, &e.p_minor[0][0], CK_DIST_MAX_P_RH, CK_DIST_MAX_P, minor_counts, &nmin,
-                          "ps_to_rhss_minor")))
+    if ((st = parse_tuple(&r, &e.p_minor[0][0], CK_DIST_MAX_P_RH, CK_DIST_MAX_P, minor_counts,
+                          &nmin, "ps_to_rhss_minor")))
         return st;
     if (nmin != e.ndim_p)
         return ck_fail(CK_ERROR_PARSE,
@@ -267,12 +268,17 @@ ck_status ck_dist_encoding_format(const ck_dist_encoding *enc, char *buf, size_t
     put(&w, ", tuple<");
     for (int x = 0; x < enc->ndim_x; ++x) {
         put(&w, x ? ", " : "");
-        put_seq(&w, enc->h_lengths[x], enc->ndim_h[x] < 0 ? 0 : enc->ndim_h[x] > CK_DIST_MAX_H ? CK_DIST_MAX_H : enc->ndim_h[x]);
+        put_seq(&w, enc->h_lengths[x],
+                enc->ndim_h[x] < 0               ? 0
+                : enc->ndim_h[x] > CK_DIST_MAX_H ? CK_DIST_MAX_H
+                                                 : enc->ndim_h[x]);
     }
     for (int pass = 0; pass < 2; ++pass) {
         put(&w, ">, tuple<");
         for (int p = 0; p < enc->ndim_p; ++p) {
-            int n = enc->p_size[p] < 0 ? 0 : enc->p_size[p] > CK_DIST_MAX_P_RH ? CK_DIST_MAX_P_RH : enc->p_size[p];
+            int n = enc->p_size[p] < 0                  ? 0
+                    : enc->p_size[p] > CK_DIST_MAX_P_RH ? CK_DIST_MAX_P_RH
+                                                        : enc->p_size[p];
             put(&w, p ? ", " : "");
             put_seq(&w, pass ? enc->p_minor[p] : enc->p_major[p], n);
         }
@@ -283,7 +289,7 @@ ck_status ck_dist_encoding_format(const ck_dist_encoding *enc, char *buf, size_t
     put_seq(&w, enc->y_minor, enc->ndim_y);
     put(&w, ">");
     if (w.len >= size)
-        return ck_fail(CK_ERROR_OVERFLOW,
-                       "%s: the text needs %zu bytes but the buffer has %zu.", fn, w.len + 1, size);
+        return ck_fail(CK_ERROR_OVERFLOW, "%s: the text needs %zu bytes but the buffer has %zu.",
+                       fn, w.len + 1, size);
     return CK_SUCCESS;
 }

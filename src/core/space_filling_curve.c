@@ -62,8 +62,8 @@ ck_status ck_sfc_get_index(const ck_sfc *sfc, long long i, int *idx)
     CK_REQUIRE_NOT_NULL(sfc, fn);
     CK_REQUIRE_NOT_NULL(idx, fn);
     if (i < 0 || i >= sfc->num_access)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: access %lld is out of range [0, %lld).",
-                       fn, i, sfc->num_access);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: access %lld is out of range [0, %lld).", fn,
+                       i, sfc->num_access);
     const int n = sfc->ndim;
     int ordered[CK_SFC_MAX_DIMS], olen[CK_SFC_MAX_DIMS];
     for (int k = 0; k < n; ++k)

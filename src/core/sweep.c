@@ -11,9 +11,8 @@ ck_status ck_dist_sweep_index(const ck_distribution *dist, long long i, int *y)
     static const char *fn = "ck_dist_sweep_index";
     CK_REQUIRE_NOT_NULL(dist, fn);
     if (i < 0 || i >= dist->elements_per_thread)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: sweep step %lld is out of range [0, %lld).", fn, i,
-                       dist->elements_per_thread);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: sweep step %lld is out of range [0, %lld).",
+                       fn, i, dist->elements_per_thread);
     if (dist->enc.ndim_y > 0)
         CK_REQUIRE_NOT_NULL(y, fn);
     /* Innermost = last X dim's last Y-owned component: decompose from the end. */

@@ -178,7 +178,7 @@ ck_status ck_nv_swizzle_offset(ck_nv_swizzle mode, long long byte_offset, long l
     if (byte_offset < 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: byte_offset = %lld must be >= 0.", fn,
                        byte_offset);
-    const int b = (int)mode;                      /* bits of the 16-byte chunk index swizzled */
+    const int b = (int)mode; /* bits of the 16-byte chunk index swizzled */
     const long long mask = (1LL << b) - 1;
     const long long row = (byte_offset >> 7) & mask; /* 128-byte row index, low b bits */
     *swizzled = byte_offset ^ (row << 4);
