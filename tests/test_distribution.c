@@ -315,6 +315,23 @@ static void test_sweep_order(void)
     }
     int y[2];
     CHECK_STATUS(ck_dist_sweep_index(&d, 12, y), CK_ERROR_INVALID_ARGUMENT);
+    /* Two Y dims of one X named against H order: the span follows Y order (Y0 = H[0][1]
+     * outer, Y1 = H[0][0] inner). */
+    CHECK_EQ_INT(parse_make("tile_distribution_encoding<sequence<>, tuple<sequence<2, 3>>, "
+                            "tuple<>, tuple<>, sequence<1, 1>, sequence<1, 0>>",
+                            &d),
+                 0);
+    ck_dist_spans sp;
+    CHECK_OK(ck_dist_get_spans(&d, &sp));
+    CHECK_EQ_INT(sp.count[0], 2);
+    CHECK_EQ_INT(sp.lengths[0][0], 3);
+    CHECK_EQ_INT(sp.lengths[0][1], 2);
+    CHECK_EQ_INT(sp.y_dim[0][0], 0);
+    for (int i = 0; i < 6; ++i) {
+        CHECK_OK(ck_dist_sweep_index(&d, i, y));
+        CHECK_EQ_INT(y[0], i / 2);
+        CHECK_EQ_INT(y[1], i % 2);
+    }
 }
 
 /* Embed: X_e(P, (Yo, Yi)) = X_outer(Po, Yo) * len(inner X) + X_inner(Pi, Yi). */

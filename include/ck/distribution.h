@@ -122,8 +122,9 @@ ck_status ck_dist_thread_id(const ck_distribution *dist, const int *p, long long
 ck_status ck_dist_ys_to_d(const ck_distribution *dist, const int *y, long long *d);
 ck_status ck_dist_d_to_ys(const ck_distribution *dist, long long d, int *y);
 
-/* Distributed spans (CK's get_distributed_spans): for each X dim, the Y-owned H components
- * in minor order. lengths[x][k] is the length and y_dim[x][k] the Y dim of the k-th one. */
+/* Distributed spans (CK's get_distributed_spans): for each X dim, the lengths of the Y dims
+ * naming its H components, in Y order (CK's span minor numbering). lengths[x][k] is the
+ * length and y_dim[x][k] the Y dim of the k-th one. */
 typedef struct ck_dist_spans {
     int ndim_x;
     int count[CK_DIST_MAX_X];
@@ -135,8 +136,9 @@ ck_status ck_dist_get_spans(const ck_distribution *dist, ck_dist_spans *spans);
 /* ---------------------------------------------------------------- sweep */
 
 /* The i-th element (0 <= i < elements_per_thread) of CK's sweep_tile over a distributed
- * tensor: spans of X0 outermost, then X1, ..., each span row-major in minor order. Every Y
- * index is visited exactly once. Writes the Y index. */
+ * tensor: the span of X0 outermost, then X1, ..., each span row-major over its components
+ * (as ck_dist_get_spans orders them). Every Y index is visited exactly once (ERRATA: the
+ * recursive pseudo-code of §7.20 repeats elements). Writes the Y index. */
 ck_status ck_dist_sweep_index(const ck_distribution *dist, long long i, int *y);
 
 /* ---------------------------------------------------------------- helpers (CK's) */

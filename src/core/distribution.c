@@ -366,12 +366,11 @@ ck_status ck_dist_get_spans(const ck_distribution *dist, ck_dist_spans *spans)
     memset(spans, 0, sizeof *spans);
     const ck_dist_encoding *e = &dist->enc;
     spans->ndim_x = e->ndim_x;
-    for (int x = 0; x < e->ndim_x; ++x)
-        for (int k = 0; k < e->ndim_h[x]; ++k)
-            if (dist->h_owner[x][k] >= 0) {
-                int n = spans->count[x]++;
-                spans->lengths[x][n] = e->h_lengths[x][k];
-                spans->y_dim[x][n] = dist->h_owner[x][k];
-            }
+    /* CK numbers the span components of an X dim in the order of the Y dims naming them. */
+    for (int j = 0; j < e->ndim_y; ++j) {
+        int x = e->y_major[j] - 1, n = spans->count[x]++;
+        spans->lengths[x][n] = dist->y_lengths[j];
+        spans->y_dim[x][n] = j;
+    }
     return CK_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /*
  * Sweep order over a distributed tensor (CK's sweep_tile): the distributed spans of X0
- * outermost, then X1, ..., each span row-major over its Y-owned H components in minor order.
+ * outermost, then X1, ..., each span row-major over the Y dims naming X's H components, in
+ * Y order (CK's span minor order).
  * Every Y index (register) of a thread is visited exactly once.
  */
 #include "ck/distribution.h"
@@ -15,15 +16,14 @@ ck_status ck_dist_sweep_index(const ck_distribution *dist, long long i, int *y)
                        fn, i, dist->elements_per_thread);
     if (dist->enc.ndim_y > 0)
         CK_REQUIRE_NOT_NULL(y, fn);
-    /* Innermost = last X dim's last Y-owned component: decompose from the end. */
+    /* Innermost = the last Y dim of the last X dim's span: decompose from the end. */
     const ck_dist_encoding *e = &dist->enc;
     for (int x = e->ndim_x - 1; x >= 0; --x)
-        for (int k = e->ndim_h[x] - 1; k >= 0; --k) {
-            int yd = dist->h_owner[x][k];
-            if (yd < 0)
+        for (int j = e->ndim_y - 1; j >= 0; --j) {
+            if (e->y_major[j] - 1 != x)
                 continue;
-            y[yd] = (int)(i % e->h_lengths[x][k]);
-            i /= e->h_lengths[x][k];
+            y[j] = (int)(i % dist->y_lengths[j]);
+            i /= dist->y_lengths[j];
         }
     return CK_SUCCESS;
 }
