@@ -106,11 +106,14 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
     CK_REQUIRE_NOT_NULL(report, FN);
     memset(report, 0, sizeof *report);
     const ck_access_hw hw = hw_in ? *hw_in : ck_access_hw_default();
-    if (hw.warp_size < 1 || hw.warp_size > 1024 || hw.num_banks < 1 || hw.bank_bytes < 1 ||
-        hw.sector_bytes < 1 || hw.line_bytes < 1 || hw.max_vector_bytes < 1)
+    if (hw.warp_size < 1 || hw.warp_size > 1024 || hw.num_banks < 1 || hw.num_banks > 1024 ||
+        hw.bank_bytes < 1 || hw.bank_bytes > 1024 || hw.sector_bytes < 1 ||
+        hw.sector_bytes > 4096 || hw.line_bytes < 1 || hw.max_vector_bytes < 1 ||
+        hw.max_vector_bytes > 1024)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: the hardware model has a non-positive field (warp %d, banks %d x %d "
-                       "bytes, sector %d, line %d, vector %d bytes).",
+                       "%s: the hardware model has a field out of range (warp %d lanes, %d banks "
+                       "of %d bytes, sector %d, line %d, vector %d bytes; each must be 1 to "
+                       "1024, sectors up to 4096).",
                        FN, hw.warp_size, hw.num_banks, hw.bank_bytes, hw.sector_bytes,
                        hw.line_bytes, hw.max_vector_bytes);
     if (element_bytes < 1 || element_bytes > 64)
