@@ -71,7 +71,14 @@ static void test_gemm_example(void)
     CHECK_EQ_INT(d.x_lengths[1], 256);
     CHECK_EQ_INT(d.p_lengths[0], 4);
     CHECK_EQ_INT(d.p_lengths[1], 64);
-    CHECK_EQ_INT(d.elements_per_thread, 256);
+    CHECK_EQ_INT(d.elements_per_thread, 256); /* ERRATA 000:L8602-8614: not 16 */
+    CHECK_EQ_INT(d.tile_elements, 65536);     /* ... and not 4096 per block */
+    CHECK_EQ_INT(d.threads, 256);
+    /* §7.22.2: thread [0,0] of warp [0,0] starts at (0, 0), thread [0,1] at (0, 4). */
+    int p01[2] = {0, 1}, o[2];
+    CHECK_OK(ck_dist_thread_origin(&d, p01, o));
+    CHECK_EQ_INT(o[0], 0);
+    CHECK_EQ_INT(o[1], 4);
     long long bad = 0;
     for (int p0 = 0; p0 < 4; ++p0)
         for (int p1 = 0; p1 < 64; ++p1)

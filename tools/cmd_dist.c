@@ -107,8 +107,8 @@ static long long thread_list(const ck_distribution *d, const opts *o, long long 
     return o->npsel;
 }
 
-static void print_json(const ck_distribution *d, const opts *o, const long long *tids,
-                       long long ntid, const ck_access_report *rep)
+static void print_json(const ck_distribution *d, const long long *tids, long long ntid,
+                       const ck_access_report *rep)
 {
     const ck_dist_encoding *e = &d->enc;
     printf("{\"x_lengths\":");
@@ -153,7 +153,6 @@ static void print_json(const ck_distribution *d, const opts *o, const long long 
             rep->accesses_per_thread, rep->warps, rep->sectors_total, rep->sectors_min_total,
             rep->bank_ways_total, rep->bank_ways_min_total, rep->bank_ways_max);
     }
-    (void)o;
     printf("}\n");
 }
 
@@ -474,7 +473,7 @@ int ck_cmd_dist(int argc, char **argv)
         repp = &rep;
     }
     if (o.json)
-        print_json(&d, &o, tids, ntid, repp);
+        print_json(&d, tids, ntid, repp);
     else
         print_text(&d, &o, tids, ntid);
     if (repp && !o.json)
