@@ -30,7 +30,7 @@ static long long brute_check(const ck_distribution *d, const ck_access_layout *l
     long long maxoff = 0;
     for (int i = 0; i < e->ndim_x; ++i)
         maxoff += (long long)(d->x_lengths[i] - 1) * lay->strides[i];
-    long long nbytes = lay->base_bytes + (maxoff + 1) * eb + 64;
+    long long nbytes = (lay->base_bytes + (maxoff + 1) * eb + 64 + 1023) / 1024 * 1024;
     unsigned char *bytes = malloc((size_t)nbytes);
     long long bad = 0, k = 0;
     const int vb = rep->vector_elems * eb;
@@ -49,7 +49,11 @@ static long long brute_check(const ck_distribution *d, const ck_access_layout *l
                     off += x[i] * lay->strides[i];
                 long long addr = lay->base_bytes + off * eb;
                 bad += rep->vector_elems > 1 && addr % vb != 0; /* vectors must be aligned */
-                memset(bytes + addr, 1, (size_t)vb);
+                for (long long b = addr; b < addr + vb; ++b) {  /* swizzle byte by byte */
+                    long long ph = b;
+                    ck_nv_swizzle_offset(lay->swizzle, b, &ph);
+                    bytes[ph] = 1;
+                }
             }
             long long marked = 0, sectors = 0, words = 0, per_bank[32] = {0}, ways = 0;
             for (long long s0 = 0; s0 < nbytes; s0 += 32) {
@@ -85,7 +89,7 @@ static void test_known_patterns(void)
     ck_access_report rep;
     CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 256, 64, 64, 8, &e));
     CHECK_OK(ck_dist_make(&e, &d));
-    ck_access_layout rowmajor = {2, {64, 1}, 0};
+    ck_access_layout rowmajor = {2, {64, 1}, 0, CK_NV_SWIZZLE_NONE};
     CHECK_OK(ck_access_check(&d, &rowmajor, 2, NULL, &rep));
     CHECK_EQ_INT(rep.coverage_ok, 1);
     CHECK_EQ_INT(rep.vector_elems, 8);
@@ -100,7 +104,7 @@ static void test_known_patterns(void)
     CHECK_EQ_INT(brute_check(&d, &rowmajor, 2, &rep), 0);
     ck_access_report_free(&rep);
     /* Column-major storage: X0 is now contiguous; the thread's 2 repeats (Y0) vectorize. */
-    ck_access_layout colmajor = {2, {1, 64}, 0};
+    ck_access_layout colmajor = {2, {1, 64}, 0, CK_NV_SWIZZLE_NONE};
     CHECK_OK(ck_access_check(&d, &colmajor, 2, NULL, &rep));
     CHECK_EQ_INT(rep.vector_y_dim, 0);
     CHECK_EQ_INT(rep.vector_elems, 2);
@@ -109,18 +113,55 @@ static void test_known_patterns(void)
     CHECK_EQ_INT(brute_check(&d, &colmajor, 2, &rep), 0);
     ck_access_report_free(&rep);
     /* A base 2 bytes off alignment forbids 16-byte vectors (fp16): scalar accesses. */
-    ck_access_layout shifted = {2, {64, 1}, 2};
+    ck_access_layout shifted = {2, {64, 1}, 2, CK_NV_SWIZZLE_NONE};
     CHECK_OK(ck_access_check(&d, &shifted, 2, NULL, &rep));
     CHECK_EQ_INT(rep.vector_elems, 1);
     CHECK_EQ_INT(rep.accesses_per_thread, 16);
     CHECK_EQ_INT(brute_check(&d, &shifted, 2, &rep), 0);
     ck_access_report_free(&rep);
     /* Padded rows (stride 72 halves = 144 bytes): same sectors per row, 16-byte aligned. */
-    ck_access_layout padded = {2, {72, 1}, 0};
+    ck_access_layout padded = {2, {72, 1}, 0, CK_NV_SWIZZLE_NONE};
     CHECK_OK(ck_access_check(&d, &padded, 2, NULL, &rep));
     CHECK_EQ_INT(rep.vector_elems, 8);
     CHECK_EQ_INT(brute_check(&d, &padded, 2, &rep), 0);
     ck_access_report_free(&rep);
+}
+
+/* Column reads of a 128-byte-row fp16 tile: 32 lanes x 16 bytes in one bank group (32-way);
+ * the 128B swizzle spreads each 8 rows over the 8 chunks (4 wavefronts, the minimum). */
+static void test_swizzled_columns(void)
+{
+    ck_dist_encoding e;
+    ck_distribution d;
+    ck_access_report rep;
+    CHECK_OK(ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<32>, "
+                                    "sequence<8, 8>>, tuple<sequence<1>>, tuple<sequence<0>>, "
+                                    "sequence<2, 2>, sequence<0, 1>>",
+                                    &e));
+    CHECK_OK(ck_dist_make(&e, &d));
+    ck_access_layout plain = {2, {64, 1}, 0, CK_NV_SWIZZLE_NONE};
+    CHECK_OK(ck_access_check(&d, &plain, 2, NULL, &rep));
+    CHECK_EQ_INT(rep.vector_bytes, 16);
+    CHECK_EQ_INT(rep.accesses_per_thread, 8);
+    CHECK_EQ_INT(rep.bank_ways_max, 32);
+    CHECK_EQ_INT(rep.stats[0].bank_ways_min, 4);
+    CHECK_EQ_INT(brute_check(&d, &plain, 2, &rep), 0);
+    ck_access_report_free(&rep);
+    ck_access_layout swz = {2, {64, 1}, 0, CK_NV_SWIZZLE_128B};
+    CHECK_OK(ck_access_check(&d, &swz, 2, NULL, &rep));
+    CHECK_EQ_INT(rep.bank_ways_max, 4);
+    CHECK_EQ_INT(rep.bank_ways_total, rep.bank_ways_min_total);
+    CHECK_EQ_INT(rep.stats[0].sectors, 32); /* one half-used sector per lane: rows 128 B apart */
+    CHECK_EQ_INT(rep.stats[0].sectors_min, 16);
+    CHECK_EQ_INT(brute_check(&d, &swz, 2, &rep), 0);
+    ck_access_report_free(&rep);
+    ck_access_layout swz64 = {2, {64, 1}, 0, CK_NV_SWIZZLE_64B};
+    CHECK_OK(ck_access_check(&d, &swz64, 2, NULL, &rep));
+    CHECK_EQ_INT(rep.bank_ways_max, 8); /* only 4 chunks are permuted: 32 lanes / 4 */
+    CHECK_EQ_INT(brute_check(&d, &swz64, 2, &rep), 0);
+    ck_access_report_free(&rep);
+    ck_access_layout bad = {2, {64, 1}, 0, (ck_nv_swizzle)7};
+    CHECK_STATUS(ck_access_check(&d, &bad, 2, NULL, &rep), CK_ERROR_INVALID_ARGUMENT);
 }
 
 static void test_coverage_report(void)
@@ -134,7 +175,7 @@ static void test_coverage_report(void)
                                     &e));
     CHECK_OK(ck_dist_make(&e, &d));
     CHECK_EQ_INT(d.replication, 2);
-    ck_access_layout lay = {1, {1}, 0};
+    ck_access_layout lay = {1, {1}, 0, CK_NV_SWIZZLE_NONE};
     CHECK_OK(ck_access_check(&d, &lay, 4, NULL, &rep));
     CHECK_EQ_INT(rep.coverage_ok, 1);
     CHECK_EQ_INT(rep.expected_holders, 2);
@@ -173,6 +214,7 @@ static void test_random_brute_force(void)
             lay.strides[0] = 1;
         lay.base_bytes = 16 * dr_uniform(&s, 0, 3) + (dr_uniform(&s, 0, 3) == 0 ? 4 : 0);
         int eb = ebs[dr_uniform(&s, 0, 3)];
+        lay.swizzle = (ck_nv_swizzle)dr_uniform(&s, 0, 3);
         ck_access_report rep;
         if (ck_access_check(&d, &lay, eb, NULL, &rep) != CK_SUCCESS) {
             CHECK_MSG(0, "iteration %d: %s", iter, ck_last_error());
@@ -192,7 +234,9 @@ static void test_bad_input(void)
     ck_access_report rep;
     CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_WARP_RAKED, 64, 16, 16, 4, &e));
     CHECK_OK(ck_dist_make(&e, &d));
-    ck_access_layout lay1 = {1, {1}, 0}, neg = {2, {-16, 1}, 0}, ok = {2, {16, 1}, 0};
+    ck_access_layout lay1 = {1, {1}, 0, CK_NV_SWIZZLE_NONE},
+                     neg = {2, {-16, 1}, 0, CK_NV_SWIZZLE_NONE},
+                     ok = {2, {16, 1}, 0, CK_NV_SWIZZLE_NONE};
     CHECK_STATUS(ck_access_check(&d, &lay1, 4, NULL, &rep), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_access_check(&d, &neg, 4, NULL, &rep), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_access_check(&d, &ok, 0, NULL, &rep), CK_ERROR_INVALID_ARGUMENT);
@@ -206,6 +250,7 @@ static void test_bad_input(void)
 int main(void)
 {
     RUN_TEST(test_known_patterns);
+    RUN_TEST(test_swizzled_columns);
     RUN_TEST(test_coverage_report);
     RUN_TEST(test_random_brute_force);
     RUN_TEST(test_bad_input);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ck/distribution.h"
 #include "cli.h"
@@ -277,7 +278,8 @@ static void print_check(const ck_distribution *d, const ck_access_layout *lay,
     printf("\ncheck: %d-byte elements, element strides [", rep->element_bytes);
     for (int i = 0; i < lay->ndim; ++i)
         printf("%s%lld", i ? ", " : "", lay->strides[i]);
-    printf("], element 0 at byte %lld\n", lay->base_bytes);
+    static const char *const modes[] = {"none", "32B", "64B", "128B"};
+    printf("], element 0 at byte %lld, swizzle %s\n", lay->base_bytes, modes[lay->swizzle & 3]);
     if (rep->coverage_ok) {
         printf("  coverage:       ok, every element held by exactly %lld thread%s\n",
                rep->expected_holders, rep->expected_holders == 1 ? "" : "s");
@@ -355,7 +357,7 @@ int ck_cmd_dist(int argc, char **argv)
             o.check = 1;
         } else if (strcmp(a, "--p") == 0 || strcmp(a, "--dtype") == 0 ||
                    strcmp(a, "--strides") == 0 || strcmp(a, "--svg") == 0 ||
-                   strcmp(a, "--base") == 0) {
+                   strcmp(a, "--base") == 0 || strcmp(a, "--swizzle") == 0) {
             if (i + 1 >= argc)
                 return cli_usage_error("dist", "option '%s' needs a value", a);
             const char *v = argv[++i];
@@ -381,6 +383,16 @@ int ck_cmd_dist(int argc, char **argv)
                 if (parse_ints(v, &b, 1) != 1)
                     return cli_usage_error("dist", "--base wants an integer, got '%s'", v);
                 o.layout.base_bytes = b;
+            } else if (strcmp(a, "--swizzle") == 0) {
+                static const char *const modes[] = {"none", "32B", "64B", "128B"};
+                int m = -1;
+                for (int k = 0; k < 4; ++k)
+                    if (strcasecmp(v, modes[k]) == 0)
+                        m = k;
+                if (m < 0)
+                    return cli_usage_error(
+                        "dist", "unknown --swizzle '%s'; accepted: none, 32B, 64B, 128B", v);
+                o.layout.swizzle = (ck_nv_swizzle)m;
             } else {
                 o.svg = v;
             }

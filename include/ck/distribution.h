@@ -248,11 +248,15 @@ ck_status ck_nv_swizzle_offset(ck_nv_swizzle mode, long long byte_offset, long l
 
 /* ---------------------------------------------------------------- access verification */
 
-/* Memory layout of the tile: element offset = sum x[d] * strides[d] (a naive descriptor). */
+/* Memory layout of the tile: element offset = sum x[d] * strides[d] (a naive descriptor);
+ * byte address = base_bytes + offset * element size, then (for a swizzled shared-memory tile)
+ * the NVIDIA swizzle `swizzle` applied to that byte address (sectors and banks are counted on
+ * the swizzled addresses). */
 typedef struct ck_access_layout {
     int ndim;
     long long strides[CK_DIST_MAX_X];
-    long long base_bytes; /* byte address of element 0 (alignment matters for vectors) */
+    long long base_bytes;  /* byte address of element 0 (alignment matters for vectors) */
+    ck_nv_swizzle swizzle; /* CK_NV_SWIZZLE_NONE (0) for a plain layout */
 } ck_access_layout;
 
 /* Hardware model; ck_access_hw_default gives an NVIDIA SM: 32 lanes, 32 banks of 4 bytes,

@@ -130,6 +130,10 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "%s: layout stride[%d] = %lld; accepted: 0 to 2^32.", FN, i,
                            layout->strides[i]);
+    if ((int)layout->swizzle < CK_NV_SWIZZLE_NONE || (int)layout->swizzle > CK_NV_SWIZZLE_128B)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: layout swizzle = %d; accepted: none (0), 32B (1), 64B (2), 128B (3).",
+                       FN, (int)layout->swizzle);
     if (layout->base_bytes < 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: layout base_bytes = %lld must be >= 0.", FN,
                        layout->base_bytes);
@@ -193,8 +197,9 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
     report->warps = (int)((dist->threads + hw.warp_size - 1) / hw.warp_size);
 
     const long long vb = (long long)v * element_bytes;
-    const long long per_lane_words = vb / hw.bank_bytes + 2,
-                    per_lane_sectors = vb / hw.sector_bytes + 2;
+    const long long pieces = vb / 16 + 2; /* 16-byte pieces of one lane's access */
+    const long long per_lane_words = vb / hw.bank_bytes + 2 * pieces,
+                    per_lane_sectors = vb / hw.sector_bytes + 2 * pieces;
     long long cap =
         hw.warp_size * (per_lane_words > per_lane_sectors ? per_lane_words : per_lane_sectors);
     if (cap < 2LL * hw.warp_size)
@@ -232,12 +237,21 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
                 ck_dist_partition_index(dist, t, p);
                 long long addr = address(dist, layout, element_bytes, p, y);
                 starts[lanes++] = addr;
-                for (long long sct = addr / hw.sector_bytes;
-                     sct <= (addr + vb - 1) / hw.sector_bytes; ++sct)
-                    buf[ns++] = sct;
-                for (long long wd = addr / hw.bank_bytes; wd <= (addr + vb - 1) / hw.bank_bytes;
-                     ++wd)
-                    words[nw++] = wd;
+                /* Physical pieces: a swizzle moves whole 16-byte chunks. */
+                for (long long lo = addr, hi; lo < addr + vb; lo = hi) {
+                    hi = addr + vb;
+                    long long ph = lo;
+                    if (layout->swizzle != CK_NV_SWIZZLE_NONE) {
+                        if (hi > (lo / 16 + 1) * 16)
+                            hi = (lo / 16 + 1) * 16;
+                        ck_nv_swizzle_offset(layout->swizzle, lo, &ph);
+                    }
+                    const long long pe = ph + (hi - lo) - 1;
+                    for (long long sct = ph / hw.sector_bytes; sct <= pe / hw.sector_bytes; ++sct)
+                        buf[ns++] = sct;
+                    for (long long wd = ph / hw.bank_bytes; wd <= pe / hw.bank_bytes; ++wd)
+                        words[nw++] = wd;
+                }
             }
             s->sectors = unique_ll(buf, ns);
             /* Distinct bytes: union of [start, start + vb) over lanes. */
