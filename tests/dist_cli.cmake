@@ -66,6 +66,15 @@ string(JSON ok GET "${OUT}" check coverage_ok)
 string(JSON ve GET "${OUT}" check vector_elements)
 expect_eq("${ok} ${ve}" "ON 2" "ck dist --json --check")
 
+# Column reads of 128-byte rows: 32-way bank conflicts, 4-way (the minimum) under the 128B swizzle.
+set(COLS "tile_distribution_encoding<sequence<>, tuple<sequence<32>, sequence<8, 8>>, tuple<sequence<1>>, tuple<sequence<0>>, sequence<2, 2>, sequence<0, 1>>")
+run(0 --json --check --dtype f16 "${COLS}")
+string(JSON ways GET "${OUT}" check bank_ways_max)
+run(0 --json --check --dtype f16 --swizzle 128B "${COLS}")
+string(JSON ways_swz GET "${OUT}" check bank_ways_max)
+expect_eq("${ways} ${ways_swz}" "32 4" "ck dist --check --swizzle")
+run(2 --check --swizzle 16B "${COLS}")
+
 # --svg writes a drawing.
 file(REMOVE "${WORK_DIR}/dist.svg")
 run(0 --svg "${WORK_DIR}/dist.svg" "${ENC}")
