@@ -305,10 +305,13 @@ static void print_check(const ck_distribution *d, const ck_access_layout *lay,
     printf("  per access of warp 0:\n    access  sectors  min  bank-ways  min\n");
     for (long long i = 0; i < rep->num_stats; ++i) {
         const ck_access_stat *s = &rep->stats[i];
-        if (s->warp == 0 && s->access < 64)
+        if (s->warp == 0 && s->access < 16)
             printf("    %6lld  %7lld  %3lld  %9lld  %3lld\n", s->access, s->sectors, s->sectors_min,
                    s->bank_ways, s->bank_ways_min);
     }
+    if (rep->accesses_per_thread > 16)
+        printf("    ... %lld more accesses (--json gives the totals)\n",
+               rep->accesses_per_thread - 16);
 }
 
 int cmd_dist_svg(const ck_distribution *d, const char *path); /* tools/dist_svg.c */
