@@ -30,9 +30,12 @@ static const char usage[] =
     "                    size in bytes (default f32)\n"
     "  --strides S0,...  element strides of the memory layout (default packed row-major)\n"
     "  --base BYTES      byte address of element 0 for alignment (default 0)\n"
+    "  --swizzle MODE    NVIDIA shared-memory swizzle of the layout for --check: none, 32B,\n"
+    "                    64B or 128B (16-byte chunks XORed with the 128-byte row index)\n"
     "  --svg FILE        draw the tile: cells coloured by warp, labelled with lane and register\n"
     "  --pattern KIND    generate CK's 2-D encoding pattern (thread, warp or block raked) from\n"
-    "                    --block, --tile and --vector instead of giving ENCODING\n";
+    "                    --block (default 256), --tile and --vector (default 1) instead of\n"
+    "                    giving ENCODING\n";
 
 typedef struct opts {
     int json, check, npsel;
