@@ -242,7 +242,8 @@ CK_NC_FN ck_nc_unpacked ck_nc_decode_float(uint64_t code, ck_nc_format f)
         return u;
     }
     if (f.nan_kind == CK_NC_NAN_NEGZ && u.sign && ef == 0 && mf == 0) {
-        u.cls = CK_NC_CLASS_NAN;
+        u.cls = CK_NC_CLASS_NAN; /* the only NaN; it has no sign */
+        u.sign = 0;
         return u;
     }
     if (ef == 0) {
