@@ -46,7 +46,7 @@ static ref_type ref_types[] = {
 enum { REF_TYPE_COUNT = (int)(sizeof ref_types / sizeof ref_types[0]) };
 
 /* Is the (unshifted) positive field pattern c a NaN or Inf of t? */
-static int ref_is_special(const ref_type *t, uint64_t c)
+static inline int ref_is_special(const ref_type *t, uint64_t c)
 {
     uint64_t emax = ((uint64_t)1 << t->ebits) - 1, mmask = ((uint64_t)1 << t->mbits) - 1;
     uint64_t ef = c >> t->mbits, mf = c & mmask;
@@ -58,7 +58,7 @@ static int ref_is_special(const ref_type *t, uint64_t c)
 }
 
 /* Enumerate the non-negative finite values of t (the positive half of the codes). */
-static void ref_init(ref_type *t)
+static inline void ref_init(ref_type *t)
 {
     uint64_t count = (uint64_t)1 << (t->ebits + t->mbits);
     t->val = (long double *)malloc(sizeof(long double) * count);
@@ -80,7 +80,7 @@ static void ref_init(ref_type *t)
 }
 
 /* The search below needs ascending values; tests check this. */
-static int ref_ascending(const ref_type *t)
+static inline int ref_ascending(const ref_type *t)
 {
     for (int i = 1; i < t->n; ++i)
         if (!(t->val[i] > t->val[i - 1]))
@@ -88,7 +88,7 @@ static int ref_ascending(const ref_type *t)
     return 1;
 }
 
-static void ref_free(ref_type *t)
+static inline void ref_free(ref_type *t)
 {
     free(t->val);
     free(t->code);
@@ -96,7 +96,7 @@ static void ref_free(ref_type *t)
     t->code = NULL;
 }
 
-static ref_type *ref_find(ck_dtype d)
+static inline ref_type *ref_find(ck_dtype d)
 {
     for (int i = 0; i < REF_TYPE_COUNT; ++i)
         if (ref_types[i].dtype == d)
@@ -104,9 +104,9 @@ static ref_type *ref_find(ck_dtype d)
     return NULL;
 }
 
-static uint64_t ref_max_code(const ref_type *t) { return t->code[t->n - 1]; }
+static inline uint64_t ref_max_code(const ref_type *t) { return t->code[t->n - 1]; }
 
-static uint64_t ref_nan_code(const ref_type *t, int neg)
+static inline uint64_t ref_nan_code(const ref_type *t, int neg)
 {
     uint64_t s = neg ? t->sign_bit : 0;
     if (t->fnuz)
@@ -121,7 +121,7 @@ static uint64_t ref_nan_code(const ref_type *t, int neg)
 }
 
 /* Code for an overflowing magnitude of sign neg under overflow mode sat. */
-static uint64_t ref_overflow(const ref_type *t, int neg, int sat)
+static inline uint64_t ref_overflow(const ref_type *t, int neg, int sat)
 {
     uint64_t s = neg ? t->sign_bit : 0;
     if (sat || (!t->has_inf && !t->ieee_nan && !t->ones_nan && !t->fnuz))
@@ -132,7 +132,7 @@ static uint64_t ref_overflow(const ref_type *t, int neg, int sat)
 }
 
 /* Index of the largest value <= a (a >= 0). */
-static int ref_floor_index(const ref_type *t, long double a)
+static inline int ref_floor_index(const ref_type *t, long double a)
 {
     int lo = 0, hi = t->n - 1;
     if (a >= t->val[hi])
@@ -148,7 +148,7 @@ static int ref_floor_index(const ref_type *t, long double a)
 }
 
 /* Does the magnitude round up from val[i] to the next value (or beyond max)? */
-static int ref_round_up(long double a, long double lo, long double hi, int lo_code_odd,
+static inline int ref_round_up(long double a, long double lo, long double hi, int lo_code_odd,
                         ck_round_mode mode, uint32_t rnd)
 {
     long double mid = (lo + hi) / 2;
@@ -165,7 +165,7 @@ static int ref_round_up(long double a, long double lo, long double hi, int lo_co
 }
 
 /* Reference rounding of x (any long double, or NaN/Inf) to t. */
-static uint64_t ref_round_at(const ref_type *t, long double x, int floor_index,
+static inline uint64_t ref_round_at(const ref_type *t, long double x, int floor_index,
                              ck_round_mode mode, int sat, uint32_t rnd)
 {
     int neg = signbit(x) != 0;
@@ -195,14 +195,14 @@ static uint64_t ref_round_at(const ref_type *t, long double x, int floor_index,
     return s | c;
 }
 
-static uint64_t ref_round(const ref_type *t, long double x, ck_round_mode mode, int sat,
+static inline uint64_t ref_round(const ref_type *t, long double x, ck_round_mode mode, int sat,
                           uint32_t rnd)
 {
     return ref_round_at(t, x, -1, mode, sat, rnd);
 }
 
 /* Reference rounding to an integer type: floorl and comparisons with the halfway point. */
-static uint64_t ref_round_int(ck_dtype d, long double x, ck_round_mode mode, uint32_t rnd)
+static inline uint64_t ref_round_int(ck_dtype d, long double x, ck_round_mode mode, uint32_t rnd)
 {
     long double lo_lim = d == CK_DTYPE_I8 ? -128.0L : d == CK_DTYPE_U8 ? 0.0L : -2147483648.0L;
     long double hi_lim = d == CK_DTYPE_I8 ? 127.0L : d == CK_DTYPE_U8 ? 255.0L : 2147483647.0L;
