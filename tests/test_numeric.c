@@ -36,6 +36,8 @@ static double dec(ck_dtype t, uint64_t c)
 static void test_table_names_and_lookup(void)
 {
     CHECK_EQ_INT(sizeof all_types / sizeof all_types[0], CK_DTYPE_COUNT);
+    for (size_t i = 0; i < sizeof all_types / sizeof all_types[0]; ++i)
+        CHECK(ck_dtype_get(all_types[i]) && ck_dtype_get(all_types[i])->dtype == all_types[i]);
     const char *cli_names[] = {"f16",     "bf16",    "fp8e4m3", "fp8e5m2", "fp6e2m3",
                                "fp6e3m2", "fp4e2m1", "i8",      "u8",      "i32",
                                "f32",     "f64",     "tf32",    "fp8e4m3fnuz", "fp8e5m2fnuz"};
