@@ -61,6 +61,8 @@ static inline int ref_is_special(const ref_type *t, uint64_t c)
 static inline void ref_init(ref_type *t)
 {
     uint64_t count = (uint64_t)1 << (t->ebits + t->mbits);
+    if (t->val) /* already enumerated */
+        return;
     t->val = (long double *)malloc(sizeof(long double) * count);
     t->code = (uint64_t *)malloc(sizeof(uint64_t) * count);
     int n = 0;

@@ -50,7 +50,15 @@ static const char *classify(const ck_dtype_info *t, double in, double out)
         return "nan has no encoding";
     if (in == out)
         return "exact";
-    if (isinf(in) || in > t->max_finite || in < t->lowest)
+    /* beyond max by more than half the top ulp (integers: 0.5) */
+    double half_ulp = 0.5;
+    if (t->is_float) {
+        double prev = 0.0;
+        ck_convert_to_f64(t->dtype, t->max_code - (t->dtype == CK_DTYPE_TF32 ? 0x2000u : 1u),
+                          &prev);
+        half_ulp = (t->max_finite - prev) / 2;
+    }
+    if (isinf(in) || in > t->max_finite + half_ulp || in < t->lowest - half_ulp)
         return "saturated";
     if (out == 0.0)
         return "underflow to zero";
