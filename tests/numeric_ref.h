@@ -17,17 +17,17 @@
 typedef struct ref_type {
     ck_dtype dtype;
     int ebits, mbits, bias;
-    int code_shift;        /* tf32: codes are 19-bit values shifted left by 13 */
-    uint64_t sign_bit;     /* in the stored code */
-    int has_inf;           /* +Inf = exponent all ones, mantissa 0 */
-    int ieee_nan;          /* exponent all ones, mantissa != 0 */
-    int ones_nan;          /* only S.1..1.1..1 (OCP e4m3) */
-    int fnuz;              /* 0x80 is the only NaN, no -0 */
+    int code_shift;    /* tf32: codes are 19-bit values shifted left by 13 */
+    uint64_t sign_bit; /* in the stored code */
+    int has_inf;       /* +Inf = exponent all ones, mantissa 0 */
+    int ieee_nan;      /* exponent all ones, mantissa != 0 */
+    int ones_nan;      /* only S.1..1.1..1 (OCP e4m3) */
+    int fnuz;          /* 0x80 is the only NaN, no -0 */
     /* filled by ref_init: */
-    int n;                 /* number of non-negative finite values */
-    long double *val;      /* ascending */
-    uint64_t *code;        /* stored codes of val[] */
-    long double next;      /* the value after the largest, with an unbounded exponent */
+    int n;            /* number of non-negative finite values */
+    long double *val; /* ascending */
+    uint64_t *code;   /* stored codes of val[] */
+    long double next; /* the value after the largest, with an unbounded exponent */
 } ref_type;
 
 /* Floating-point target types, by hand from the specifications. */
@@ -106,7 +106,10 @@ static inline ref_type *ref_find(ck_dtype d)
     return NULL;
 }
 
-static inline uint64_t ref_max_code(const ref_type *t) { return t->code[t->n - 1]; }
+static inline uint64_t ref_max_code(const ref_type *t)
+{
+    return t->code[t->n - 1];
+}
 
 static inline uint64_t ref_nan_code(const ref_type *t, int neg)
 {
@@ -116,9 +119,9 @@ static inline uint64_t ref_nan_code(const ref_type *t, int neg)
     if (t->ones_nan)
         return s | 0x7F;
     if (t->ieee_nan) /* quiet NaN: exponent all ones, top mantissa bit */
-        return s | ((((((uint64_t)1 << t->ebits) - 1) << t->mbits) |
-                     ((uint64_t)1 << (t->mbits - 1)))
-                    << t->code_shift);
+        return s |
+               ((((((uint64_t)1 << t->ebits) - 1) << t->mbits) | ((uint64_t)1 << (t->mbits - 1)))
+                << t->code_shift);
     return ref_max_code(t); /* no NaN: +max */
 }
 
@@ -151,24 +154,27 @@ static inline int ref_floor_index(const ref_type *t, long double a)
 
 /* Does the magnitude round up from val[i] to the next value (or beyond max)? */
 static inline int ref_round_up(long double a, long double lo, long double hi, int lo_code_odd,
-                        ck_round_mode mode, uint32_t rnd)
+                               ck_round_mode mode, uint32_t rnd)
 {
     long double mid = (lo + hi) / 2;
     if (a == lo)
         return 0;
     switch (mode) {
-    case CK_ROUND_TOWARD_ZERO: return 0;
-    case CK_ROUND_NEAREST_AWAY: return a >= mid;
+    case CK_ROUND_TOWARD_ZERO:
+        return 0;
+    case CK_ROUND_NEAREST_AWAY:
+        return a >= mid;
     case CK_ROUND_STOCHASTIC:
         /* up iff rnd < floor((a-lo)/(hi-lo) * 2^32) iff (rnd+1)*(hi-lo) <= (a-lo)*2^32 */
         return ((long double)rnd + 1.0L) * (hi - lo) <= ldexpl(a - lo, 32);
-    default: return a > mid || (a == mid && lo_code_odd);
+    default:
+        return a > mid || (a == mid && lo_code_odd);
     }
 }
 
 /* Reference rounding of x (any long double, or NaN/Inf) to t. */
 static inline uint64_t ref_round_at(const ref_type *t, long double x, int floor_index,
-                             ck_round_mode mode, int sat, uint32_t rnd)
+                                    ck_round_mode mode, int sat, uint32_t rnd)
 {
     int neg = signbit(x) != 0;
     uint64_t s = neg ? t->sign_bit : 0;
@@ -185,7 +191,7 @@ static inline uint64_t ref_round_at(const ref_type *t, long double x, int floor_
             return ref_overflow(t, neg, sat);
         int odd = (int)((ref_max_code(t) >> t->code_shift) & 1);
         return ref_round_up(a, maxv, t->next, odd, mode, rnd) ? ref_overflow(t, neg, sat)
-                                                               : (s | ref_max_code(t));
+                                                              : (s | ref_max_code(t));
     }
     int i = floor_index >= 0 ? floor_index : ref_floor_index(t, a);
     uint64_t c = t->code[i];
@@ -198,7 +204,7 @@ static inline uint64_t ref_round_at(const ref_type *t, long double x, int floor_
 }
 
 static inline uint64_t ref_round(const ref_type *t, long double x, ck_round_mode mode, int sat,
-                          uint32_t rnd)
+                                 uint32_t rnd)
 {
     return ref_round_at(t, x, -1, mode, sat, rnd);
 }

@@ -6,11 +6,21 @@
 #include "numeric_ref.h"
 #include "test.h"
 
-static const ck_dtype all_types[] = {
-    CK_DTYPE_F32,           CK_DTYPE_F64,           CK_DTYPE_F16,       CK_DTYPE_BF16,
-    CK_DTYPE_TF32,          CK_DTYPE_FP8_E4M3,      CK_DTYPE_FP8_E5M2,  CK_DTYPE_FP8_E4M3_FNUZ,
-    CK_DTYPE_FP8_E5M2_FNUZ, CK_DTYPE_FP6_E2M3,      CK_DTYPE_FP6_E3M2,  CK_DTYPE_FP4_E2M1,
-    CK_DTYPE_I8,            CK_DTYPE_U8,            CK_DTYPE_I32};
+static const ck_dtype all_types[] = {CK_DTYPE_F32,
+                                     CK_DTYPE_F64,
+                                     CK_DTYPE_F16,
+                                     CK_DTYPE_BF16,
+                                     CK_DTYPE_TF32,
+                                     CK_DTYPE_FP8_E4M3,
+                                     CK_DTYPE_FP8_E5M2,
+                                     CK_DTYPE_FP8_E4M3_FNUZ,
+                                     CK_DTYPE_FP8_E5M2_FNUZ,
+                                     CK_DTYPE_FP6_E2M3,
+                                     CK_DTYPE_FP6_E3M2,
+                                     CK_DTYPE_FP4_E2M1,
+                                     CK_DTYPE_I8,
+                                     CK_DTYPE_U8,
+                                     CK_DTYPE_I32};
 
 static uint32_t f32_bits(float x)
 {
@@ -38,8 +48,8 @@ static void test_table_names_and_lookup(void)
     CHECK_EQ_INT(sizeof all_types / sizeof all_types[0], CK_DTYPE_COUNT);
     for (size_t i = 0; i < sizeof all_types / sizeof all_types[0]; ++i)
         CHECK(ck_dtype_get(all_types[i]) && ck_dtype_get(all_types[i])->dtype == all_types[i]);
-    const char *cli_names[] = {"f16",     "bf16",    "fp8e4m3", "fp8e5m2", "fp6e2m3",
-                               "fp6e3m2", "fp4e2m1", "i8",      "u8",      "i32",
+    const char *cli_names[] = {"f16",     "bf16",    "fp8e4m3", "fp8e5m2",     "fp6e2m3",
+                               "fp6e3m2", "fp4e2m1", "i8",      "u8",          "i32",
                                "f32",     "f64",     "tf32",    "fp8e4m3fnuz", "fp8e5m2fnuz"};
     for (size_t i = 0; i < sizeof cli_names / sizeof cli_names[0]; ++i) {
         ck_dtype d = CK_DTYPE_COUNT;
@@ -53,11 +63,15 @@ static void test_table_names_and_lookup(void)
         CHECK_OK(ck_dtype_from_name(t->name, &d));
         CHECK_EQ_INT(d, i);
     }
-    struct { const char *alias; ck_dtype d; } aliases[] = {
-        {"HALF", CK_DTYPE_F16},        {"bfloat16", CK_DTYPE_BF16},  {"E4M3", CK_DTYPE_FP8_E4M3},
-        {"bf8", CK_DTYPE_FP8_E5M2},    {"int8", CK_DTYPE_I8},        {"uint8", CK_DTYPE_U8},
-        {"float", CK_DTYPE_F32},       {"double", CK_DTYPE_F64},     {"e2m1", CK_DTYPE_FP4_E2M1},
-        {"e4m3fnuz", CK_DTYPE_FP8_E4M3_FNUZ}, {"int32", CK_DTYPE_I32}};
+    struct {
+        const char *alias;
+        ck_dtype d;
+    } aliases[] = {{"HALF", CK_DTYPE_F16},      {"bfloat16", CK_DTYPE_BF16},
+                   {"E4M3", CK_DTYPE_FP8_E4M3}, {"bf8", CK_DTYPE_FP8_E5M2},
+                   {"int8", CK_DTYPE_I8},       {"uint8", CK_DTYPE_U8},
+                   {"float", CK_DTYPE_F32},     {"double", CK_DTYPE_F64},
+                   {"e2m1", CK_DTYPE_FP4_E2M1}, {"e4m3fnuz", CK_DTYPE_FP8_E4M3_FNUZ},
+                   {"int32", CK_DTYPE_I32}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; ++i) {
         ck_dtype d = CK_DTYPE_COUNT;
         CHECK_OK(ck_dtype_from_name(aliases[i].alias, &d));
@@ -105,8 +119,8 @@ static void test_table_values_match_decoding(void)
         int sh = t->dtype == CK_DTYPE_TF32 ? 13 : 0;
         CHECK(t->lowest == -t->max_finite);
         CHECK_MSG(dec(t->dtype, 1ull << sh) == t->min_subnormal, "%s min subnormal", t->name);
-        CHECK_MSG(dec(t->dtype, (1ull << t->mantissa_bits) << sh) == t->min_normal,
-                  "%s min normal", t->name);
+        CHECK_MSG(dec(t->dtype, (1ull << t->mantissa_bits) << sh) == t->min_normal, "%s min normal",
+                  t->name);
         uint64_t one = (uint64_t)t->bias << t->mantissa_bits << sh;
         CHECK_MSG(dec(t->dtype, one) == 1.0, "%s one", t->name);
         CHECK_MSG(dec(t->dtype, one + (1ull << sh)) - 1.0 == t->epsilon, "%s epsilon", t->name);
@@ -114,8 +128,7 @@ static void test_table_values_match_decoding(void)
         if (t->has_nan)
             CHECK_MSG(isnan(dec(t->dtype, t->nan_code)), "%s nan code", t->name);
         if (t->has_inf)
-            CHECK(isinf(dec(t->dtype, ((1ull << t->exponent_bits) - 1) << t->mantissa_bits
-                                          << sh)));
+            CHECK(isinf(dec(t->dtype, ((1ull << t->exponent_bits) - 1) << t->mantissa_bits << sh)));
     }
     /* Literal anchors from the specifications. */
     static const double fp4[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
@@ -164,11 +177,20 @@ static void test_exhaustive_decode_encode(void)
             int idx = -1;
             for (int lo = 0, hi = rt->n - 1; lo <= hi;) {
                 int mid = (lo + hi) / 2;
-                if (rt->code[mid] == mag) { idx = mid; break; }
-                if (rt->code[mid] < mag) lo = mid + 1; else hi = mid - 1;
+                if (rt->code[mid] == mag) {
+                    idx = mid;
+                    break;
+                }
+                if (rt->code[mid] < mag)
+                    lo = mid + 1;
+                else
+                    hi = mid - 1;
             }
-            int is_nan = rt->fnuz ? c == 0x80 : (idx < 0 && !(rt->has_inf && (mag >> rt->code_shift) ==
-                                                  ((((uint64_t)1 << rt->ebits) - 1) << rt->mbits)));
+            int is_nan =
+                rt->fnuz ? c == 0x80
+                         : (idx < 0 &&
+                            !(rt->has_inf && (mag >> rt->code_shift) ==
+                                                 ((((uint64_t)1 << rt->ebits) - 1) << rt->mbits)));
             int is_inf = !rt->fnuz && idx < 0 && !is_nan;
             int ok;
             if (is_nan)
@@ -189,11 +211,11 @@ static void test_exhaustive_decode_encode(void)
                     ck_status s2 = ck_convert_from_f64(rt->dtype, v, (ck_round_mode)r,
                                                        (ck_overflow_mode)o, 0x9ABCDEF0u, &back64);
                     /* Inf with saturation becomes max: not a round trip. */
-                    int sat = o == CK_OVERFLOW_SATURATE ||
-                              (o == CK_OVERFLOW_DEFAULT &&
-                               t->default_overflow == CK_OVERFLOW_SATURATE);
-                    uint64_t w = is_inf && sat ? ((neg ? rt->sign_bit : 0) | ref_max_code(rt))
-                                               : want;
+                    int sat =
+                        o == CK_OVERFLOW_SATURATE ||
+                        (o == CK_OVERFLOW_DEFAULT && t->default_overflow == CK_OVERFLOW_SATURATE);
+                    uint64_t w =
+                        is_inf && sat ? ((neg ? rt->sign_bit : 0) | ref_max_code(rt)) : want;
                     ok = ok && s1 == CK_SUCCESS && s2 == CK_SUCCESS && back == w && back64 == w;
                 }
             if (!ok && fails++ < 5)
@@ -216,8 +238,8 @@ static void test_exhaustive_decode_encode(void)
         double v = dec(CK_DTYPE_I32, c);
         CHECK_EQ_INT((long long)v, (int32_t)c);
         uint64_t back = 0;
-        CHECK_OK(ck_convert_from_f64(CK_DTYPE_I32, v, CK_ROUND_NEAREST_EVEN,
-                                     CK_OVERFLOW_DEFAULT, 0, &back));
+        CHECK_OK(ck_convert_from_f64(CK_DTYPE_I32, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0,
+                                     &back));
         CHECK_EQ_INT(back, c);
         float f;
         CHECK_OK(ck_convert_to_f32(CK_DTYPE_I32, c, &f));
@@ -241,11 +263,11 @@ static void test_special_values(void)
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, -NAN, E, S), 0xFF);
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, 1e9f, Z, N), 0x7E); /* toward zero never overflows */
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, -0.0f, E, N), 0x80);
-    CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, 0x1p-10f, E, N), 0x00);  /* tie with 2^-9: even */
+    CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, 0x1p-10f, E, N), 0x00); /* tie with 2^-9: even */
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, 0x1.8p-10f, E, N), 0x01);
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E4M3, -0x1p-140f, E, N), 0x80);
     /* OCP E5M2 */
-    CHECK_EQ_INT(enc(CK_DTYPE_FP8_E5M2, 61440, E, N), 0x7C);    /* tie to even 2^16: Inf */
+    CHECK_EQ_INT(enc(CK_DTYPE_FP8_E5M2, 61440, E, N), 0x7C); /* tie to even 2^16: Inf */
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E5M2, 61439.996f, E, N), 0x7B);
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E5M2, 61440, E, S), 0x7B);
     CHECK_EQ_INT(enc(CK_DTYPE_FP8_E5M2, -INFINITY, E, N), 0xFC);
@@ -264,7 +286,7 @@ static void test_special_values(void)
     CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, 100, E, N), 0x7);
     CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, -INFINITY, E, N), 0xF);
     CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, NAN, E, N), 0x7);
-    CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, 5, E, N), 0x6);  /* tie 4/6: even */
+    CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, 5, E, N), 0x6); /* tie 4/6: even */
     CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, 0.25f, E, N), 0x0);
     CHECK_EQ_INT(enc(CK_DTYPE_FP4_E2M1, 0.25f, CK_ROUND_NEAREST_AWAY, N), 0x1);
     CHECK_EQ_INT(enc(CK_DTYPE_FP6_E2M3, 7.5f, E, N), 0x1F);

@@ -141,20 +141,18 @@ static void test_convert_array_quantize(void)
                 }
                 if (got != want && bad++ < 3)
                     CHECK_MSG(0, "%s mode %d element %d (%a * %a): got 0x%llx want 0x%llx",
-                              ck_dtype_name((ck_dtype)d), m, i, (double)src[i],
-                              (double)o.scale, (unsigned long long)got,
-                              (unsigned long long)want);
+                              ck_dtype_name((ck_dtype)d), m, i, (double)src[i], (double)o.scale,
+                              (unsigned long long)got, (unsigned long long)want);
             }
-            CHECK_MSG(bad == 0, "%s mode %d: %ld mismatches", ck_dtype_name((ck_dtype)d), m,
-                      bad);
+            CHECK_MSG(bad == 0, "%s mode %d: %ld mismatches", ck_dtype_name((ck_dtype)d), m, bad);
             /* Dequantize: decode * (1/scale) into fp32, against the exact product. */
             ck_convert_options dq = ck_convert_options_default();
             dq.scale = 1.0f / o.scale;
             CHECK_OK(ck_convert_array(CK_DTYPE_F32, back, (ck_dtype)d, dst, N, &dq));
             for (int i = 0; i < N; ++i) {
                 double v;
-                CHECK_OK(ck_convert_to_f64((ck_dtype)d, element_code((ck_dtype)d, dst, (size_t)i),
-                                           &v));
+                CHECK_OK(
+                    ck_convert_to_f64((ck_dtype)d, element_code((ck_dtype)d, dst, (size_t)i), &v));
                 float want = (float)((long double)v * (long double)dq.scale);
                 if (!(back[i] == want || (isnan(back[i]) && isnan(want))) && bad++ < 3)
                     CHECK_MSG(0, "dequantize %s element %d: got %a want %a",
@@ -220,10 +218,10 @@ static void test_stochastic_rounding_is_unbiased(void)
             /* neighbours of x */
             uint64_t clo, chi;
             double lo, hi;
-            CHECK_OK(ck_convert_from_f32(types[k], x, CK_ROUND_TOWARD_ZERO,
-                                         CK_OVERFLOW_SATURATE, 0, &clo));
-            CHECK_OK(ck_convert_from_f32(types[k], x, CK_ROUND_STOCHASTIC,
-                                         CK_OVERFLOW_SATURATE, 0, &chi)); /* rnd 0: away */
+            CHECK_OK(ck_convert_from_f32(types[k], x, CK_ROUND_TOWARD_ZERO, CK_OVERFLOW_SATURATE, 0,
+                                         &clo));
+            CHECK_OK(ck_convert_from_f32(types[k], x, CK_ROUND_STOCHASTIC, CK_OVERFLOW_SATURATE, 0,
+                                         &chi)); /* rnd 0: away */
             CHECK_OK(ck_convert_to_f64(types[k], clo, &lo));
             CHECK_OK(ck_convert_to_f64(types[k], chi, &hi));
             double sum = 0.0;

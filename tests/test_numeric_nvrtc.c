@@ -102,8 +102,8 @@ static void test_header_compiles_with_nvrtc(void)
         void *prog = NULL;
         const char *headers[] = {header};
         const char *include_names[] = {"numeric_conv.h"};
-        CHECK_EQ_INT(create(&prog, kernel_src, "numeric_conv_check.cu", 1, headers,
-                            include_names), 0);
+        CHECK_EQ_INT(create(&prog, kernel_src, "numeric_conv_check.cu", 1, headers, include_names),
+                     0);
         const char *opts[] = {"--gpu-architecture=sm_90a", "--std=c++17", "-default-device"};
         int rc = compile(prog, 3, opts);
         size_t n = 0;

@@ -69,15 +69,15 @@ static void test_boundaries(void)
             long double lo = rt->val[i], hi = rt->val[i + 1];
             uint32_t rnd = (uint32_t)ckt_rand64(&st);
             int full = rt->n < 5000; /* all stochastic words for the small types */
-            bad += check_both_signs(rt, (lo + hi) / 2, rnd, full, 1); /* each halfway point */
+            bad += check_both_signs(rt, (lo + hi) / 2, rnd, full, 1);      /* each halfway point */
             bad += check_both_signs(rt, lo + (hi - lo) / 4, rnd, full, 0); /* 1/4 of an ulp */
-            bad += check_both_signs(rt, lo, rnd, full, full);          /* the values */
+            bad += check_both_signs(rt, lo, rnd, full, full);              /* the values */
         }
         long double maxv = rt->val[rt->n - 1];
-        long double specials[] = {maxv, (maxv + rt->next) / 2, rt->next, rt->next * 2,
-                                  rt->val[1], rt->val[1] / 2, rt->val[1] / 4,
-                                  rt->val[1] * 3 / 4, 0.0L, FLT_MAX, FLT_MIN, FLT_TRUE_MIN,
-                                  ldexpl(1, 100), ldexpl(1, -100)};
+        long double specials[] = {
+            maxv,           (maxv + rt->next) / 2, rt->next,           rt->next * 2,   rt->val[1],
+            rt->val[1] / 2, rt->val[1] / 4,        rt->val[1] * 3 / 4, 0.0L,           FLT_MAX,
+            FLT_MIN,        FLT_TRUE_MIN,          ldexpl(1, 100),     ldexpl(1, -100)};
         for (size_t i = 0; i < sizeof specials / sizeof specials[0]; ++i)
             bad += check_both_signs(rt, specials[i], (uint32_t)ckt_rand64(&st), 1, 1);
         float nonfinite[] = {INFINITY, -INFINITY, NAN, -NAN};
@@ -141,16 +141,16 @@ static void test_random_f64_against_reference(void)
             double x = isfinite(base) ? base * (1.0 + (double)low * 0x1p-53) : (double)base;
             if (i % 7 == 0 && isfinite(x)) /* exact halfway points of fp64 inputs too */
                 x = (double)((rt->val[i % rt->n] + rt->val[i % rt->n + (i % rt->n + 1 < rt->n)]) /
-                             2) * (i & 8 ? -1 : 1);
+                             2) *
+                    (i & 8 ? -1 : 1);
             for (int m = 0; m < 4; ++m) {
                 for (int sat = 0; sat < 2; ++sat) {
                     uint32_t rnd = (uint32_t)ckt_rand64(&st);
                     uint64_t got = ~0ull;
                     ck_round_mode mode = (ck_round_mode)m;
-                    CHECK_OK(ck_convert_from_f64(rt->dtype, x, mode,
-                                                 sat ? CK_OVERFLOW_SATURATE
-                                                     : CK_OVERFLOW_NONSATURATE,
-                                                 rnd, &got));
+                    CHECK_OK(ck_convert_from_f64(
+                        rt->dtype, x, mode, sat ? CK_OVERFLOW_SATURATE : CK_OVERFLOW_NONSATURATE,
+                        rnd, &got));
                     uint64_t want = ref_round(rt, (long double)x, mode, sat, rnd);
                     ++n_checked;
                     if (got != want && bad++ < 3)
@@ -186,14 +186,13 @@ static void test_integers_against_reference(void)
             for (int m = 0; m < 4; ++m) {
                 uint32_t rnd = (uint32_t)ckt_rand64(&st);
                 uint64_t got = ~0ull;
-                CHECK_OK(ck_convert_from_f32(ints[k], x, (ck_round_mode)m,
-                                             CK_OVERFLOW_NONSATURATE, rnd, &got));
+                CHECK_OK(ck_convert_from_f32(ints[k], x, (ck_round_mode)m, CK_OVERFLOW_NONSATURATE,
+                                             rnd, &got));
                 uint64_t want = ref_round_int(ints[k], (long double)x, (ck_round_mode)m, rnd);
                 ++n_checked;
                 if (got != want && bad++ < 3)
-                    CHECK_MSG(0, "%s x=%a mode %d: got 0x%llx want 0x%llx",
-                              ck_dtype_name(ints[k]), (double)x, m, (unsigned long long)got,
-                              (unsigned long long)want);
+                    CHECK_MSG(0, "%s x=%a mode %d: got 0x%llx want 0x%llx", ck_dtype_name(ints[k]),
+                              (double)x, m, (unsigned long long)got, (unsigned long long)want);
             }
         }
         CHECK_MSG(bad == 0, "%s: %ld mismatches", ck_dtype_name(ints[k]), bad);

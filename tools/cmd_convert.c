@@ -153,7 +153,9 @@ int ck_cmd_convert(int argc, char **argv)
             char value[64];
             if (isnan(rows[k].value) || isinf(rows[k].value))
                 snprintf(value, sizeof value, "\"%s\"",
-                         isnan(rows[k].value) ? "nan" : rows[k].value > 0 ? "inf" : "-inf");
+                         isnan(rows[k].value) ? "nan"
+                         : rows[k].value > 0  ? "inf"
+                                              : "-inf");
             else
                 snprintf(value, sizeof value, "%.*g", prec, rows[k].value);
             printf(",\"code\":\"0x%0*llx\",\"value\":%s,\"note\":\"%s\"}", hexw,

@@ -63,10 +63,10 @@ static void print_text(void)
            "nan", "ovf", "description");
     for (int i = 0; i < CK_DTYPE_COUNT; ++i) {
         const ck_dtype_info *t = ck_dtype_get((ck_dtype)i);
-        printf("%-12s %4d %4s %3d %3d %5d %13.7g %13.7g %13.7g %11.5g %3s %3s %-6s %s\n",
-               t->name, t->bits, t->is_signed ? "yes" : "no", t->exponent_bits,
-               t->mantissa_bits, t->bias, t->max_finite, t->min_normal, t->min_subnormal,
-               t->epsilon, t->has_inf ? "yes" : "no", t->has_nan ? "yes" : "no",
+        printf("%-12s %4d %4s %3d %3d %5d %13.7g %13.7g %13.7g %11.5g %3s %3s %-6s %s\n", t->name,
+               t->bits, t->is_signed ? "yes" : "no", t->exponent_bits, t->mantissa_bits, t->bias,
+               t->max_finite, t->min_normal, t->min_subnormal, t->epsilon,
+               t->has_inf ? "yes" : "no", t->has_nan ? "yes" : "no",
                ck_overflow_mode_name(t->default_overflow), t->description);
     }
     printf("\nPacked storage: fp4 2 per byte (element 2i in bits 0-3); fp6 4 per 3 bytes "

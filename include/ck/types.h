@@ -28,22 +28,22 @@ extern "C" {
 
 /* The data types. Values are stable (they index the descriptor table). */
 typedef enum ck_dtype {
-    CK_DTYPE_F32 = 0,          /* IEEE 754 binary32 */
-    CK_DTYPE_F64 = 1,          /* IEEE 754 binary64 */
-    CK_DTYPE_F16 = 2,          /* IEEE 754 binary16 */
-    CK_DTYPE_BF16 = 3,         /* bfloat16: fp32's exponent, 7 mantissa bits */
-    CK_DTYPE_TF32 = 4,         /* TensorFloat-32 compute mode: 1.8.10 in an fp32 container */
-    CK_DTYPE_FP8_E4M3 = 5,     /* OCP FP8 E4M3: bias 7, no Inf, NaN S.1111.111, max 448 */
-    CK_DTYPE_FP8_E5M2 = 6,     /* OCP FP8 E5M2: bias 15, IEEE-like Inf/NaN, max 57344 */
+    CK_DTYPE_F32 = 0,           /* IEEE 754 binary32 */
+    CK_DTYPE_F64 = 1,           /* IEEE 754 binary64 */
+    CK_DTYPE_F16 = 2,           /* IEEE 754 binary16 */
+    CK_DTYPE_BF16 = 3,          /* bfloat16: fp32's exponent, 7 mantissa bits */
+    CK_DTYPE_TF32 = 4,          /* TensorFloat-32 compute mode: 1.8.10 in an fp32 container */
+    CK_DTYPE_FP8_E4M3 = 5,      /* OCP FP8 E4M3: bias 7, no Inf, NaN S.1111.111, max 448 */
+    CK_DTYPE_FP8_E5M2 = 6,      /* OCP FP8 E5M2: bias 15, IEEE-like Inf/NaN, max 57344 */
     CK_DTYPE_FP8_E4M3_FNUZ = 7, /* AMD FNUZ E4M3: bias 8, NaN only 0x80, no -0/Inf, max 240 */
     CK_DTYPE_FP8_E5M2_FNUZ = 8, /* AMD FNUZ E5M2: bias 16, NaN only 0x80, no -0/Inf, max 57344 */
-    CK_DTYPE_FP6_E2M3 = 9,     /* OCP MX FP6 E2M3: bias 1, no Inf/NaN, max 7.5 */
-    CK_DTYPE_FP6_E3M2 = 10,    /* OCP MX FP6 E3M2: bias 3, no Inf/NaN, max 28 */
-    CK_DTYPE_FP4_E2M1 = 11,    /* OCP MX FP4 E2M1: bias 1, no Inf/NaN, max 6 */
-    CK_DTYPE_I8 = 12,          /* int8_t */
-    CK_DTYPE_U8 = 13,          /* uint8_t */
-    CK_DTYPE_I32 = 14,         /* int32_t */
-    CK_DTYPE_COUNT = 15        /* number of types; not a type */
+    CK_DTYPE_FP6_E2M3 = 9,      /* OCP MX FP6 E2M3: bias 1, no Inf/NaN, max 7.5 */
+    CK_DTYPE_FP6_E3M2 = 10,     /* OCP MX FP6 E3M2: bias 3, no Inf/NaN, max 28 */
+    CK_DTYPE_FP4_E2M1 = 11,     /* OCP MX FP4 E2M1: bias 1, no Inf/NaN, max 6 */
+    CK_DTYPE_I8 = 12,           /* int8_t */
+    CK_DTYPE_U8 = 13,           /* uint8_t */
+    CK_DTYPE_I32 = 14,          /* int32_t */
+    CK_DTYPE_COUNT = 15         /* number of types; not a type */
 } ck_dtype;
 
 /* How a value between two neighbours of the target type is rounded. */

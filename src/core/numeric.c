@@ -26,7 +26,7 @@ _Static_assert(CK_NC_ROUND_NEAREST_EVEN == CK_ROUND_NEAREST_EVEN &&
                    CK_NC_ROUND_STOCHASTIC == CK_ROUND_STOCHASTIC,
                "numeric_conv.h rounding codes must equal the ck_round_mode values");
 
-#define SAT CK_OVERFLOW_SATURATE
+#define SAT    CK_OVERFLOW_SATURATE
 #define NONSAT CK_OVERFLOW_NONSATURATE
 
 /* clang-format off */

@@ -27,9 +27,8 @@ static ck_status storage_size(const char *func, const ck_dtype_info *t, size_t n
                        "byte%s, so the count must be a multiple of %zu.",
                        func, n, t->name, t->name, pe, pb, pb == 1 ? "" : "s", pe);
     if (n / pe > SIZE_MAX / pb)
-        return ck_fail(CK_ERROR_OVERFLOW,
-                       "%s: %zu elements of %s need more than SIZE_MAX bytes.", func, n,
-                       t->name);
+        return ck_fail(CK_ERROR_OVERFLOW, "%s: %zu elements of %s need more than SIZE_MAX bytes.",
+                       func, n, t->name);
     *bytes = n / pe * pb;
     return CK_SUCCESS;
 }
@@ -60,7 +59,8 @@ static uint64_t load_code(const ck_dtype_info *t, const unsigned char *p, size_t
         return (w >> (6u * (unsigned)(i % 4))) & 0x3Fu;
     }
     switch (t->pack_bytes) {
-    case 1: return p[i];
+    case 1:
+        return p[i];
     case 2: {
         uint16_t v;
         memcpy(&v, p + 2 * i, sizeof v);
@@ -95,7 +95,9 @@ static void store_code(const ck_dtype_info *t, unsigned char *p, size_t i, uint6
         return;
     }
     switch (t->pack_bytes) {
-    case 1: p[i] = (unsigned char)code; break;
+    case 1:
+        p[i] = (unsigned char)code;
+        break;
     case 2: {
         uint16_t v = (uint16_t)code;
         memcpy(p + 2 * i, &v, sizeof v);
@@ -106,7 +108,9 @@ static void store_code(const ck_dtype_info *t, unsigned char *p, size_t i, uint6
         memcpy(p + 4 * i, &v, sizeof v);
         break;
     }
-    default: memcpy(p + 8 * i, &code, sizeof code); break;
+    default:
+        memcpy(p + 8 * i, &code, sizeof code);
+        break;
     }
 }
 
@@ -185,8 +189,8 @@ static ck_status check_packed(const char *func, ck_dtype dtype, const void *a, c
     const ck_dtype_info *t = ck_dtype_get(dtype);
     if (t->pack_elements == 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: %s is not a sub-byte type; accepted: fp4e2m1, fp6e2m3, fp6e3m2.",
-                       func, t->name);
+                       "%s: %s is not a sub-byte type; accepted: fp4e2m1, fp6e2m3, fp6e3m2.", func,
+                       t->name);
     st = storage_size(func, t, n, bytes);
     if (st != CK_SUCCESS || n == 0)
         return st;

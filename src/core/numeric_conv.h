@@ -51,40 +51,40 @@ typedef unsigned long long uint64_t;
 
 /* ------------------------------------------------------------------ identifiers */
 /* Type codes; equal to the ck_dtype values of include/ck/types.h (checked there). */
-#define CK_NC_F32 0
-#define CK_NC_F64 1
-#define CK_NC_F16 2
-#define CK_NC_BF16 3
-#define CK_NC_TF32 4
-#define CK_NC_FP8_E4M3 5
-#define CK_NC_FP8_E5M2 6
+#define CK_NC_F32           0
+#define CK_NC_F64           1
+#define CK_NC_F16           2
+#define CK_NC_BF16          3
+#define CK_NC_TF32          4
+#define CK_NC_FP8_E4M3      5
+#define CK_NC_FP8_E5M2      6
 #define CK_NC_FP8_E4M3_FNUZ 7
 #define CK_NC_FP8_E5M2_FNUZ 8
-#define CK_NC_FP6_E2M3 9
-#define CK_NC_FP6_E3M2 10
-#define CK_NC_FP4_E2M1 11
-#define CK_NC_I8 12
-#define CK_NC_U8 13
-#define CK_NC_I32 14
-#define CK_NC_TYPE_COUNT 15
+#define CK_NC_FP6_E2M3      9
+#define CK_NC_FP6_E3M2      10
+#define CK_NC_FP4_E2M1      11
+#define CK_NC_I8            12
+#define CK_NC_U8            13
+#define CK_NC_I32           14
+#define CK_NC_TYPE_COUNT    15
 
 #define CK_NC_ROUND_NEAREST_EVEN 0
-#define CK_NC_ROUND_TOWARD_ZERO 1
+#define CK_NC_ROUND_TOWARD_ZERO  1
 #define CK_NC_ROUND_NEAREST_AWAY 2
-#define CK_NC_ROUND_STOCHASTIC 3
+#define CK_NC_ROUND_STOCHASTIC   3
 
 #define CK_NC_SATURATE 0
-#define CK_NC_NONSAT 1
+#define CK_NC_NONSAT   1
 
 /* How a format spells NaN. */
-#define CK_NC_NAN_NONE 0   /* no NaN (OCP MX fp6, fp4) */
-#define CK_NC_NAN_IEEE 1   /* exponent all ones, mantissa nonzero (fp16, bf16, fp32, e5m2) */
-#define CK_NC_NAN_ONES 2   /* only S.1111.111 (OCP e4m3) */
-#define CK_NC_NAN_NEGZ 3   /* only 1.0000.000 = 0x80, no -0 (FNUZ) */
+#define CK_NC_NAN_NONE 0 /* no NaN (OCP MX fp6, fp4) */
+#define CK_NC_NAN_IEEE 1 /* exponent all ones, mantissa nonzero (fp16, bf16, fp32, e5m2) */
+#define CK_NC_NAN_ONES 2 /* only S.1111.111 (OCP e4m3) */
+#define CK_NC_NAN_NEGZ 3 /* only 1.0000.000 = 0x80, no -0 (FNUZ) */
 
 #define CK_NC_CLASS_FINITE 0
-#define CK_NC_CLASS_INF 1
-#define CK_NC_CLASS_NAN 2
+#define CK_NC_CLASS_INF    1
+#define CK_NC_CLASS_NAN    2
 
 /* ------------------------------------------------------------------ bit casts */
 /* Device code (NVRTC, or nvcc's device pass) uses the intrinsics; host C++ memcpy; C a union. */
@@ -100,7 +100,10 @@ CK_NC_FN uint32_t ck_nc_f32_bits(float x)
     std::memcpy(&u, &x, sizeof u);
     return u;
 #else
-    union { float f; uint32_t u; } c;
+    union {
+        float f;
+        uint32_t u;
+    } c;
     c.f = x;
     return c.u;
 #endif
@@ -115,7 +118,10 @@ CK_NC_FN float ck_nc_bits_f32(uint32_t u)
     std::memcpy(&x, &u, sizeof x);
     return x;
 #else
-    union { float f; uint32_t u; } c;
+    union {
+        float f;
+        uint32_t u;
+    } c;
     c.u = u;
     return c.f;
 #endif
@@ -130,7 +136,10 @@ CK_NC_FN uint64_t ck_nc_f64_bits(double x)
     std::memcpy(&u, &x, sizeof u);
     return u;
 #else
-    union { double f; uint64_t u; } c;
+    union {
+        double f;
+        uint64_t u;
+    } c;
     c.f = x;
     return c.u;
 #endif
@@ -145,7 +154,10 @@ CK_NC_FN double ck_nc_bits_f64(uint64_t u)
     std::memcpy(&x, &u, sizeof x);
     return x;
 #else
-    union { double f; uint64_t u; } c;
+    union {
+        double f;
+        uint64_t u;
+    } c;
     c.u = u;
     return c.f;
 #endif
@@ -159,9 +171,9 @@ typedef struct ck_nc_format {
 } ck_nc_format;
 
 typedef struct ck_nc_unpacked {
-    uint32_t sign;  /* 1 for negative (also -0, -Inf, negative NaN) */
-    uint32_t cls;   /* CK_NC_CLASS_* */
-    uint64_t mant;  /* finite: magnitude = mant * 2^exp; 0 for zero */
+    uint32_t sign; /* 1 for negative (also -0, -Inf, negative NaN) */
+    uint32_t cls;  /* CK_NC_CLASS_* */
+    uint64_t mant; /* finite: magnitude = mant * 2^exp; 0 for zero */
     int32_t exp;
 } ck_nc_unpacked;
 
@@ -182,19 +194,32 @@ CK_NC_FN ck_nc_format ck_nc_make_format(int32_t ebits, int32_t mbits, int32_t bi
 CK_NC_FN ck_nc_format ck_nc_format_of(int32_t type)
 {
     switch (type) {
-    case CK_NC_F32: return ck_nc_make_format(8, 23, 127, CK_NC_NAN_IEEE, 1);
-    case CK_NC_F64: return ck_nc_make_format(11, 52, 1023, CK_NC_NAN_IEEE, 1);
-    case CK_NC_F16: return ck_nc_make_format(5, 10, 15, CK_NC_NAN_IEEE, 1);
-    case CK_NC_BF16: return ck_nc_make_format(8, 7, 127, CK_NC_NAN_IEEE, 1);
-    case CK_NC_TF32: return ck_nc_make_format(8, 10, 127, CK_NC_NAN_IEEE, 1);
-    case CK_NC_FP8_E4M3: return ck_nc_make_format(4, 3, 7, CK_NC_NAN_ONES, 0);
-    case CK_NC_FP8_E5M2: return ck_nc_make_format(5, 2, 15, CK_NC_NAN_IEEE, 1);
-    case CK_NC_FP8_E4M3_FNUZ: return ck_nc_make_format(4, 3, 8, CK_NC_NAN_NEGZ, 0);
-    case CK_NC_FP8_E5M2_FNUZ: return ck_nc_make_format(5, 2, 16, CK_NC_NAN_NEGZ, 0);
-    case CK_NC_FP6_E2M3: return ck_nc_make_format(2, 3, 1, CK_NC_NAN_NONE, 0);
-    case CK_NC_FP6_E3M2: return ck_nc_make_format(3, 2, 3, CK_NC_NAN_NONE, 0);
-    case CK_NC_FP4_E2M1: return ck_nc_make_format(2, 1, 1, CK_NC_NAN_NONE, 0);
-    default: return ck_nc_make_format(0, 0, 0, CK_NC_NAN_NONE, 0);
+    case CK_NC_F32:
+        return ck_nc_make_format(8, 23, 127, CK_NC_NAN_IEEE, 1);
+    case CK_NC_F64:
+        return ck_nc_make_format(11, 52, 1023, CK_NC_NAN_IEEE, 1);
+    case CK_NC_F16:
+        return ck_nc_make_format(5, 10, 15, CK_NC_NAN_IEEE, 1);
+    case CK_NC_BF16:
+        return ck_nc_make_format(8, 7, 127, CK_NC_NAN_IEEE, 1);
+    case CK_NC_TF32:
+        return ck_nc_make_format(8, 10, 127, CK_NC_NAN_IEEE, 1);
+    case CK_NC_FP8_E4M3:
+        return ck_nc_make_format(4, 3, 7, CK_NC_NAN_ONES, 0);
+    case CK_NC_FP8_E5M2:
+        return ck_nc_make_format(5, 2, 15, CK_NC_NAN_IEEE, 1);
+    case CK_NC_FP8_E4M3_FNUZ:
+        return ck_nc_make_format(4, 3, 8, CK_NC_NAN_NEGZ, 0);
+    case CK_NC_FP8_E5M2_FNUZ:
+        return ck_nc_make_format(5, 2, 16, CK_NC_NAN_NEGZ, 0);
+    case CK_NC_FP6_E2M3:
+        return ck_nc_make_format(2, 3, 1, CK_NC_NAN_NONE, 0);
+    case CK_NC_FP6_E3M2:
+        return ck_nc_make_format(3, 2, 3, CK_NC_NAN_NONE, 0);
+    case CK_NC_FP4_E2M1:
+        return ck_nc_make_format(2, 1, 1, CK_NC_NAN_NONE, 0);
+    default:
+        return ck_nc_make_format(0, 0, 0, CK_NC_NAN_NONE, 0);
     }
 }
 
@@ -203,9 +228,12 @@ CK_NC_FN uint64_t ck_nc_max_code(ck_nc_format f)
 {
     uint64_t emask = ((uint64_t)1 << f.ebits) - 1u, mmask = ((uint64_t)1 << f.mbits) - 1u;
     switch (f.nan_kind) {
-    case CK_NC_NAN_IEEE: return ((emask - 1u) << f.mbits) | mmask;
-    case CK_NC_NAN_ONES: return (emask << f.mbits) | (mmask - 1u);
-    default: return (emask << f.mbits) | mmask;
+    case CK_NC_NAN_IEEE:
+        return ((emask - 1u) << f.mbits) | mmask;
+    case CK_NC_NAN_ONES:
+        return (emask << f.mbits) | (mmask - 1u);
+    default:
+        return (emask << f.mbits) | mmask;
     }
 }
 
@@ -215,10 +243,14 @@ CK_NC_FN uint64_t ck_nc_nan_code(ck_nc_format f, uint32_t sign)
     uint64_t emask = ((uint64_t)1 << f.ebits) - 1u, mmask = ((uint64_t)1 << f.mbits) - 1u;
     uint64_t s = (uint64_t)sign << (f.ebits + f.mbits);
     switch (f.nan_kind) {
-    case CK_NC_NAN_IEEE: return s | (emask << f.mbits) | ((uint64_t)1 << (f.mbits - 1));
-    case CK_NC_NAN_ONES: return s | (emask << f.mbits) | mmask;
-    case CK_NC_NAN_NEGZ: return (uint64_t)1 << (f.ebits + f.mbits);
-    default: return ck_nc_max_code(f); /* no NaN: +max */
+    case CK_NC_NAN_IEEE:
+        return s | (emask << f.mbits) | ((uint64_t)1 << (f.mbits - 1));
+    case CK_NC_NAN_ONES:
+        return s | (emask << f.mbits) | mmask;
+    case CK_NC_NAN_NEGZ:
+        return (uint64_t)1 << (f.ebits + f.mbits);
+    default:
+        return ck_nc_max_code(f); /* no NaN: +max */
     }
 }
 
@@ -261,12 +293,30 @@ CK_NC_FN ck_nc_unpacked ck_nc_decode_float(uint64_t code, ck_nc_format f)
 CK_NC_FN int32_t ck_nc_bit_length(uint64_t x)
 {
     int32_t n = 0;
-    if (x >> 32) { n += 32; x >>= 32; }
-    if (x >> 16) { n += 16; x >>= 16; }
-    if (x >> 8) { n += 8; x >>= 8; }
-    if (x >> 4) { n += 4; x >>= 4; }
-    if (x >> 2) { n += 2; x >>= 2; }
-    if (x >> 1) { n += 1; x >>= 1; }
+    if (x >> 32) {
+        n += 32;
+        x >>= 32;
+    }
+    if (x >> 16) {
+        n += 16;
+        x >>= 16;
+    }
+    if (x >> 8) {
+        n += 8;
+        x >>= 8;
+    }
+    if (x >> 4) {
+        n += 4;
+        x >>= 4;
+    }
+    if (x >> 2) {
+        n += 2;
+        x >>= 2;
+    }
+    if (x >> 1) {
+        n += 1;
+        x >>= 1;
+    }
     return n + (int32_t)x;
 }
 
@@ -287,8 +337,12 @@ CK_NC_FN uint64_t ck_nc_round_shift(uint64_t mant, int32_t shift, int32_t round,
     if (rem == 0)
         return q;
     switch (round) {
-    case CK_NC_ROUND_TOWARD_ZERO: up = 0; break;
-    case CK_NC_ROUND_NEAREST_AWAY: up = shift < 64 && rem >= half; break;
+    case CK_NC_ROUND_TOWARD_ZERO:
+        up = 0;
+        break;
+    case CK_NC_ROUND_NEAREST_AWAY:
+        up = shift < 64 && rem >= half;
+        break;
     case CK_NC_ROUND_STOCHASTIC: {
         /* d = floor(rem * 2^32 / 2^shift): the top 32 bits of the discarded fraction. */
         uint64_t d;
@@ -301,7 +355,9 @@ CK_NC_FN uint64_t ck_nc_round_shift(uint64_t mant, int32_t shift, int32_t round,
         up = (uint64_t)rnd < d;
         break;
     }
-    default: up = shift < 64 && (rem > half || (rem == half && (q & 1u))); break;
+    default:
+        up = shift < 64 && (rem > half || (rem == half && (q & 1u)));
+        break;
     }
     return q + (uint64_t)up;
 }
@@ -326,8 +382,8 @@ CK_NC_FN uint64_t ck_nc_encode_float(ck_nc_unpacked u, ck_nc_format f, int32_t r
         return f.nan_kind == CK_NC_NAN_NEGZ ? 0u : sign;
     {
         int32_t top = ck_nc_bit_length(u.mant) - 1 + u.exp; /* floor(log2 |value|) */
-        int32_t eq = top > emin ? top : emin;                /* binade of the quantum */
-        int32_t shift = (eq - f.mbits) - u.exp;              /* bits to discard */
+        int32_t eq = top > emin ? top : emin;               /* binade of the quantum */
+        int32_t shift = (eq - f.mbits) - u.exp;             /* bits to discard */
         uint64_t r, mag;
         if (eq - emin >= ((int32_t)1 << f.ebits)) { /* beyond the exponent field */
             mag = maxc + 1u;
@@ -350,11 +406,11 @@ CK_NC_FN uint64_t ck_nc_encode_float(ck_nc_unpacked u, ck_nc_format f, int32_t r
 
 /* Round an unpacked value to an integer of `bits` bits (signed or not), saturating;
  * NaN gives 0. Returns the two's-complement code in the low `bits` bits. */
-CK_NC_FN uint64_t ck_nc_encode_int(ck_nc_unpacked u, int32_t bits, int32_t is_signed,
-                                   int32_t round, uint32_t rnd)
+CK_NC_FN uint64_t ck_nc_encode_int(ck_nc_unpacked u, int32_t bits, int32_t is_signed, int32_t round,
+                                   uint32_t rnd)
 {
-    uint64_t limit_pos = is_signed ? (((uint64_t)1 << (bits - 1)) - 1u)
-                                   : (((uint64_t)1 << bits) - 1u);
+    uint64_t limit_pos =
+        is_signed ? (((uint64_t)1 << (bits - 1)) - 1u) : (((uint64_t)1 << bits) - 1u);
     uint64_t limit_neg = is_signed ? ((uint64_t)1 << (bits - 1)) : 0u; /* magnitude */
     uint64_t mask = bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1u);
     uint64_t mag;
@@ -400,11 +456,16 @@ CK_NC_FN ck_nc_unpacked ck_nc_decode_int(uint64_t code, int32_t bits, int32_t is
 CK_NC_FN ck_nc_unpacked ck_nc_decode(int32_t type, uint64_t code)
 {
     switch (type) {
-    case CK_NC_I8: return ck_nc_decode_int(code, 8, 1);
-    case CK_NC_U8: return ck_nc_decode_int(code, 8, 0);
-    case CK_NC_I32: return ck_nc_decode_int(code, 32, 1);
-    case CK_NC_TF32: return ck_nc_decode_float((code >> 13) & 0x7FFFFu, ck_nc_format_of(type));
-    default: return ck_nc_decode_float(code, ck_nc_format_of(type));
+    case CK_NC_I8:
+        return ck_nc_decode_int(code, 8, 1);
+    case CK_NC_U8:
+        return ck_nc_decode_int(code, 8, 0);
+    case CK_NC_I32:
+        return ck_nc_decode_int(code, 32, 1);
+    case CK_NC_TF32:
+        return ck_nc_decode_float((code >> 13) & 0x7FFFFu, ck_nc_format_of(type));
+    default:
+        return ck_nc_decode_float(code, ck_nc_format_of(type));
     }
 }
 
@@ -413,11 +474,16 @@ CK_NC_FN uint64_t ck_nc_encode(int32_t type, ck_nc_unpacked u, int32_t round, in
                                uint32_t rnd)
 {
     switch (type) {
-    case CK_NC_I8: return ck_nc_encode_int(u, 8, 1, round, rnd);
-    case CK_NC_U8: return ck_nc_encode_int(u, 8, 0, round, rnd);
-    case CK_NC_I32: return ck_nc_encode_int(u, 32, 1, round, rnd);
-    case CK_NC_TF32: return ck_nc_encode_float(u, ck_nc_format_of(type), round, overflow, rnd) << 13;
-    default: return ck_nc_encode_float(u, ck_nc_format_of(type), round, overflow, rnd);
+    case CK_NC_I8:
+        return ck_nc_encode_int(u, 8, 1, round, rnd);
+    case CK_NC_U8:
+        return ck_nc_encode_int(u, 8, 0, round, rnd);
+    case CK_NC_I32:
+        return ck_nc_encode_int(u, 32, 1, round, rnd);
+    case CK_NC_TF32:
+        return ck_nc_encode_float(u, ck_nc_format_of(type), round, overflow, rnd) << 13;
+    default:
+        return ck_nc_encode_float(u, ck_nc_format_of(type), round, overflow, rnd);
     }
 }
 
@@ -482,7 +548,7 @@ CK_NC_FN ck_nc_unpacked ck_nc_scale(ck_nc_unpacked u, float s)
         return u;
     lo = (a & 0xFFFFFFFFu) * b; /* b < 2^24 */
     hi = (a >> 32) * b;
-    top = hi + (lo >> 32);      /* product = top * 2^32 + low32 */
+    top = hi + (lo >> 32); /* product = top * 2^32 + low32 */
     low32 = lo & 0xFFFFFFFFu;
     sh = ck_nc_bit_length(top) - 30; /* bits to drop to keep 62 */
     if (sh <= 0) {
@@ -503,20 +569,62 @@ CK_NC_FN ck_nc_unpacked ck_nc_scale(ck_nc_unpacked u, float s)
 /* ------------------------------------------------------------------ named helpers */
 /* Defaults most kernels want: round to nearest even; fp8/fp6/fp4 saturate (OCP "satfinite"),
  * fp16/bf16 follow IEEE (non-saturating). */
-CK_NC_FN uint16_t ck_nc_f32_to_f16(float x) { return (uint16_t)ck_nc_from_f32(CK_NC_F16, x, 0, CK_NC_NONSAT, 0); }
-CK_NC_FN uint16_t ck_nc_f32_to_bf16(float x) { return (uint16_t)ck_nc_from_f32(CK_NC_BF16, x, 0, CK_NC_NONSAT, 0); }
-CK_NC_FN uint8_t ck_nc_f32_to_fp8e4m3(float x) { return (uint8_t)ck_nc_from_f32(CK_NC_FP8_E4M3, x, 0, CK_NC_SATURATE, 0); }
-CK_NC_FN uint8_t ck_nc_f32_to_fp8e5m2(float x) { return (uint8_t)ck_nc_from_f32(CK_NC_FP8_E5M2, x, 0, CK_NC_SATURATE, 0); }
-CK_NC_FN uint8_t ck_nc_f32_to_fp6e2m3(float x) { return (uint8_t)ck_nc_from_f32(CK_NC_FP6_E2M3, x, 0, CK_NC_SATURATE, 0); }
-CK_NC_FN uint8_t ck_nc_f32_to_fp6e3m2(float x) { return (uint8_t)ck_nc_from_f32(CK_NC_FP6_E3M2, x, 0, CK_NC_SATURATE, 0); }
-CK_NC_FN uint8_t ck_nc_f32_to_fp4e2m1(float x) { return (uint8_t)ck_nc_from_f32(CK_NC_FP4_E2M1, x, 0, CK_NC_SATURATE, 0); }
-CK_NC_FN float ck_nc_f16_to_f32(uint16_t c) { return ck_nc_to_f32(CK_NC_F16, c); }
-CK_NC_FN float ck_nc_bf16_to_f32(uint16_t c) { return ck_nc_to_f32(CK_NC_BF16, c); }
-CK_NC_FN float ck_nc_fp8e4m3_to_f32(uint8_t c) { return ck_nc_to_f32(CK_NC_FP8_E4M3, c); }
-CK_NC_FN float ck_nc_fp8e5m2_to_f32(uint8_t c) { return ck_nc_to_f32(CK_NC_FP8_E5M2, c); }
-CK_NC_FN float ck_nc_fp6e2m3_to_f32(uint8_t c) { return ck_nc_to_f32(CK_NC_FP6_E2M3, c); }
-CK_NC_FN float ck_nc_fp6e3m2_to_f32(uint8_t c) { return ck_nc_to_f32(CK_NC_FP6_E3M2, c); }
-CK_NC_FN float ck_nc_fp4e2m1_to_f32(uint8_t c) { return ck_nc_to_f32(CK_NC_FP4_E2M1, c); }
+CK_NC_FN uint16_t ck_nc_f32_to_f16(float x)
+{
+    return (uint16_t)ck_nc_from_f32(CK_NC_F16, x, 0, CK_NC_NONSAT, 0);
+}
+CK_NC_FN uint16_t ck_nc_f32_to_bf16(float x)
+{
+    return (uint16_t)ck_nc_from_f32(CK_NC_BF16, x, 0, CK_NC_NONSAT, 0);
+}
+CK_NC_FN uint8_t ck_nc_f32_to_fp8e4m3(float x)
+{
+    return (uint8_t)ck_nc_from_f32(CK_NC_FP8_E4M3, x, 0, CK_NC_SATURATE, 0);
+}
+CK_NC_FN uint8_t ck_nc_f32_to_fp8e5m2(float x)
+{
+    return (uint8_t)ck_nc_from_f32(CK_NC_FP8_E5M2, x, 0, CK_NC_SATURATE, 0);
+}
+CK_NC_FN uint8_t ck_nc_f32_to_fp6e2m3(float x)
+{
+    return (uint8_t)ck_nc_from_f32(CK_NC_FP6_E2M3, x, 0, CK_NC_SATURATE, 0);
+}
+CK_NC_FN uint8_t ck_nc_f32_to_fp6e3m2(float x)
+{
+    return (uint8_t)ck_nc_from_f32(CK_NC_FP6_E3M2, x, 0, CK_NC_SATURATE, 0);
+}
+CK_NC_FN uint8_t ck_nc_f32_to_fp4e2m1(float x)
+{
+    return (uint8_t)ck_nc_from_f32(CK_NC_FP4_E2M1, x, 0, CK_NC_SATURATE, 0);
+}
+CK_NC_FN float ck_nc_f16_to_f32(uint16_t c)
+{
+    return ck_nc_to_f32(CK_NC_F16, c);
+}
+CK_NC_FN float ck_nc_bf16_to_f32(uint16_t c)
+{
+    return ck_nc_to_f32(CK_NC_BF16, c);
+}
+CK_NC_FN float ck_nc_fp8e4m3_to_f32(uint8_t c)
+{
+    return ck_nc_to_f32(CK_NC_FP8_E4M3, c);
+}
+CK_NC_FN float ck_nc_fp8e5m2_to_f32(uint8_t c)
+{
+    return ck_nc_to_f32(CK_NC_FP8_E5M2, c);
+}
+CK_NC_FN float ck_nc_fp6e2m3_to_f32(uint8_t c)
+{
+    return ck_nc_to_f32(CK_NC_FP6_E2M3, c);
+}
+CK_NC_FN float ck_nc_fp6e3m2_to_f32(uint8_t c)
+{
+    return ck_nc_to_f32(CK_NC_FP6_E3M2, c);
+}
+CK_NC_FN float ck_nc_fp4e2m1_to_f32(uint8_t c)
+{
+    return ck_nc_to_f32(CK_NC_FP4_E2M1, c);
+}
 
 /* The random word ck_convert_array uses for element `index` of a stochastic conversion
  * seeded with `seed` (splitmix64 finalizer of seed + (index+1) * golden ratio). */
