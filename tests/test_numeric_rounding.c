@@ -199,6 +199,47 @@ static void test_integers_against_reference(void)
     }
 }
 
+/* Integer boundaries: every k and k +- 1/2 (and their fp32 neighbours) around the ranges of
+ * i8/u8, the extremes of i32, zeros, NaN and Inf, in every mode. */
+static void check_int_value(ck_dtype d, float x, long *bad)
+{
+    uint32_t rnds[3] = {0u, 0xFFFFFFFFu, 0x9E3779B9u};
+    for (int m = 0; m < CK_ROUND_MODE_COUNT; ++m)
+        for (int r = 0; r < (m == CK_ROUND_STOCHASTIC ? 3 : 1); ++r) {
+            uint64_t got = ~0ull;
+            ck_status st =
+                ck_convert_from_f32(d, x, (ck_round_mode)m, CK_OVERFLOW_DEFAULT, rnds[r], &got);
+            uint64_t want = ref_round_int(d, (long double)x, (ck_round_mode)m, rnds[r]);
+            ++n_checked;
+            if ((st != CK_SUCCESS || got != want) && (*bad)++ < 3)
+                CHECK_MSG(0, "%s x=%a mode %d rnd %08x: got 0x%llx want 0x%llx", ck_dtype_name(d),
+                          (double)x, m, rnds[r], (unsigned long long)got, (unsigned long long)want);
+        }
+}
+
+static void test_integer_boundaries(void)
+{
+    const ck_dtype ints[] = {CK_DTYPE_I8, CK_DTYPE_U8, CK_DTYPE_I32};
+    for (int k = 0; k < 3; ++k) {
+        long bad = 0;
+        for (int v = -300; v <= 300; ++v)
+            for (int h = 0; h < 2; ++h) {
+                float x = (float)v + (h ? 0.5f : 0.0f);
+                check_int_value(ints[k], x, &bad);
+                check_int_value(ints[k], nextafterf(x, INFINITY), &bad);
+                check_int_value(ints[k], nextafterf(x, -INFINITY), &bad);
+            }
+        const float extremes[] = {0x1p31f, -0x1p31f,    0x1.fffffep30f, -0x1.fffffep30f,
+                                  0x1p24f, 0x1p24f + 2, 0x1p23f + 0.5f, -0x1p23f - 0.5f,
+                                  FLT_MAX, -FLT_MAX,    FLT_TRUE_MIN,   -FLT_TRUE_MIN,
+                                  0.0f,    -0.0f,       INFINITY,       -INFINITY,
+                                  NAN,     -NAN};
+        for (size_t i = 0; i < sizeof extremes / sizeof extremes[0]; ++i)
+            check_int_value(ints[k], extremes[i], &bad);
+        CHECK_MSG(bad == 0, "%s: %ld boundary mismatches", ck_dtype_name(ints[k]), bad);
+    }
+}
+
 /* fp64 -> fp32 and fp32 -> fp64 against the C compiler's IEEE conversions. */
 static void test_f64_f32_ieee(void)
 {
@@ -238,6 +279,7 @@ int main(void)
     RUN_TEST(test_random_against_reference);
     RUN_TEST(test_random_f64_against_reference);
     RUN_TEST(test_integers_against_reference);
+    RUN_TEST(test_integer_boundaries);
     RUN_TEST(test_f64_f32_ieee);
     printf("%ld conversions compared with the reference\n", n_checked);
     for (int k = 0; k < REF_TYPE_COUNT; ++k)
