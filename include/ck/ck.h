@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "ck/status.h"
+#include "ck/types.h"
 #include "ck/version.h"
 
 #ifdef __cplusplus
