@@ -368,6 +368,13 @@ ck_status ck_descriptor_make_aligned(int n, const ck_ival *lengths, ck_ival alig
 ck_status ck_descriptor_transform(const ck_descriptor *d, int ntransforms,
                                   const ck_transform *transforms, const int *lower_dims,
                                   const int *upper_dims, ck_descriptor **out);
+/* Convenience stage: apply the one transform t to the visible dims
+ * lower_dims[0..t->nlow-1] and keep every other visible dim with a
+ * pass_through, in order. t's upper dims are placed at position `at` of the
+ * new visible dims (0..number of kept dims), or, with at = -1, where the
+ * first consumed dim was (at the end when t consumes nothing). */
+ck_status ck_descriptor_transform_one(const ck_descriptor *d, const ck_transform *t,
+                                      const int *lower_dims, int at, ck_descriptor **out);
 ck_status ck_descriptor_copy(const ck_descriptor *d, ck_descriptor **out);
 void ck_descriptor_destroy(ck_descriptor *d);
 
