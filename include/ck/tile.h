@@ -334,7 +334,9 @@ int ck_adaptor_is_concrete(const ck_adaptor *a);
 /* Bottom index from top index (concrete adaptors). */
 ck_status ck_adaptor_calculate_bottom_index(const ck_adaptor *a, const int64_t *top,
                                             int64_t *bottom);
-/* Replace every symbol by its bound value: a concrete adaptor. */
+/* Replace every bound symbol by its value (checked against the symbol's
+ * range and divisor) and re-check every transform. Symbols without a binding
+ * stay symbolic (partial specialisation); ck_adaptor_is_concrete tells. */
 ck_status ck_adaptor_bind(const ck_adaptor *a, const ck_binding *bindings, int nbindings,
                           ck_adaptor **out);
 /* Vector guarantees of the top dims given those of the bottom dims. */
@@ -392,6 +394,7 @@ ck_status ck_descriptor_calculate_offset(const ck_descriptor *d, const int64_t *
                                          int64_t *offset);
 /* *valid = every index within [0,len) and every padding transform valid. */
 ck_status ck_descriptor_is_valid_index(const ck_descriptor *d, const int64_t *idx, int *valid);
+/* As ck_adaptor_bind, for a descriptor (element space size included). */
 ck_status ck_descriptor_bind(const ck_descriptor *d, const ck_binding *bindings, int nbindings,
                              ck_descriptor **out);
 /* Vector guarantees of the visible dims (the offset dim being memory: any

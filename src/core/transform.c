@@ -142,6 +142,7 @@ ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *
     out->nlow = 1;
     out->low_fits = 1;
     ck_ival extent = ck_ival_int(1);
+    ck_status acc = CK_SUCCESS;
     for (int i = 0; i < n; ++i) {
         char arg[32];
         snprintf(arg, sizeof arg, "lengths[%d]", i);
@@ -153,10 +154,10 @@ ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *
         out->up_lengths[i] = lengths[i];
         out->coefs[i] = coefs[i];
         extent = ck_iv_add(
-            extent, ck_iv_mul(ck_iv_sub(lengths[i], ck_ival_int(1), &st), coefs[i], &st), &st);
+            extent, ck_iv_mul(ck_iv_sub(lengths[i], ck_ival_int(1), &acc), coefs[i], &acc), &acc);
     }
     out->low_lengths[0] = extent;
-    return sum_check(fn, st);
+    return sum_check(fn, acc);
 }
 
 static ck_status make_merge(const char *fn, int n, const ck_ival *lengths, int magic,
@@ -172,17 +173,18 @@ static ck_status make_merge(const char *fn, int n, const ck_ival *lengths, int m
     out->nup = 1;
     out->nlow = n;
     ck_ival prod = ck_ival_int(1);
+    ck_status acc = CK_SUCCESS;
     for (int i = 0; i < n; ++i) {
         char arg[32];
         snprintf(arg, sizeof arg, "lengths[%d]", i);
         if ((st = require_len(fn, arg, lengths[i])))
             return st;
         out->low_lengths[i] = out->coefs[i] = lengths[i];
-        prod = ck_iv_mul(prod, lengths[i], &st);
+        prod = ck_iv_mul(prod, lengths[i], &acc);
     }
     out->up_lengths[0] = prod;
-    if (st)
-        return sum_check(fn, st);
+    if (acc)
+        return sum_check(fn, acc);
     if (magic) {
         if (!ck_ival_is_const(prod) || prod.v > (int64_t)CK_MAGIC_MAX_DIVIDEND + 1)
             return ck_fail(CK_ERROR_UNSUPPORTED,
@@ -223,6 +225,7 @@ ck_status ck_make_unmerge_transform(int n, const ck_ival *lengths, ck_transform 
     out->nup = n;
     out->nlow = 1;
     ck_ival prod = ck_ival_int(1);
+    ck_status acc = CK_SUCCESS;
     for (int i = n - 1; i >= 0; --i) {
         char arg[32];
         snprintf(arg, sizeof arg, "lengths[%d]", i);
@@ -230,10 +233,10 @@ ck_status ck_make_unmerge_transform(int n, const ck_ival *lengths, ck_transform 
             return st;
         out->up_lengths[i] = lengths[i];
         out->coefs[i] = prod; /* row-major stride of upper dim i */
-        prod = ck_iv_mul(prod, lengths[i], &st);
+        prod = ck_iv_mul(prod, lengths[i], &acc);
     }
     out->low_lengths[0] = prod;
-    return sum_check(fn, st);
+    return sum_check(fn, acc);
 }
 
 ck_status ck_make_freeze_transform(ck_ival value, ck_transform *out)
