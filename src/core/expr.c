@@ -334,6 +334,19 @@ ck_status ck_expr_symbol(ck_expr_ctx *ctx, const char *name, int64_t min, int64_
     return CK_SUCCESS;
 }
 
+int ck_expr_find_symbol(ck_expr_ctx *ctx, const char *name, ck_ival *out)
+{
+    if (!ctx || !name)
+        return 0;
+    for (sym_entry *s = ctx->symbols; s; s = s->next)
+        if (strcmp(s->node->name, name) == 0) {
+            out->v = 0;
+            out->e = s->node;
+            return 1;
+        }
+    return 0;
+}
+
 /* ------------------------------------------------------------ builders */
 
 static ck_status overflow(const char *op, int64_t a, int64_t b)
@@ -373,6 +386,17 @@ ck_status ck_ival_add(ck_ival a, ck_ival b, ck_ival *out)
         if (st)
             return st;
         return ck_ival_add(node_ival(a.e->a), c, out);
+    }
+    /* constants move outwards: a + (b + c) -> (a + b) + c, (a + c) + b -> (a + b) + c */
+    if (b.e && is_op_const(b, CK_EXPR_ADD)) {
+        ck_ival t;
+        ck_status st = ck_ival_add(a, node_ival(b.e->a), &t);
+        return st ? st : ck_ival_add(t, ck_ival_int(b.e->b->value), out);
+    }
+    if (b.e && is_op_const(a, CK_EXPR_ADD)) {
+        ck_ival t;
+        ck_status st = ck_ival_add(node_ival(a.e->a), b, &t);
+        return st ? st : ck_ival_add(t, ck_ival_int(a.e->b->value), out);
     }
     return make_binary(CK_EXPR_ADD, a, b, out, "add");
 }
@@ -711,17 +735,45 @@ static void put(pbuf *p, const char *fmt, ...)
         p->len += (size_t)n;
 }
 
-static void print_node(pbuf *p, const ck_expr *e, int top)
+/* C precedence of the printed form: 3 for atoms and calls, 2 for * / %, 1 for
+ * + -, 0 for ^ (always parenthesised inside another operator). */
+static int prec(const ck_expr *e)
+{
+    switch (e->op) {
+    case CK_EXPR_ADD:
+    case CK_EXPR_SUB: return 1;
+    case CK_EXPR_MUL: return 2;
+    case CK_EXPR_DIV:
+    case CK_EXPR_MOD: return (e->a->min >= 0 && e->b->min >= 1) ? 2 : 3;
+    case CK_EXPR_XOR: return 0;
+    case CK_EXPR_CONST: return e->value < 0 ? 1 : 3;
+    default: return 3;
+    }
+}
+
+static void print_node(pbuf *p, const ck_expr *e, int need_parens);
+
+static void print_child(pbuf *p, const ck_expr *parent, const ck_expr *child, int right)
+{
+    int pp = prec(parent), pc = prec(child);
+    int parens = pc < pp || (right && pc == pp && parent->op != CK_EXPR_ADD &&
+                             parent->op != CK_EXPR_MUL) ||
+                 (pc == 0 && pp == 0) ||
+                 (parent->op == CK_EXPR_MUL && pc == 2 && child->op != CK_EXPR_MUL);
+    print_node(p, child, parens);
+}
+
+static void print_node(pbuf *p, const ck_expr *e, int need_parens)
 {
     const char *infix = NULL;
     switch (e->op) {
-    case CK_EXPR_CONST: put(p, "%lld", (long long)e->value); return;
+    case CK_EXPR_CONST: put(p, need_parens ? "(%lld)" : "%lld", (long long)e->value); return;
     case CK_EXPR_SYM: put(p, "%s", e->name); return;
     case CK_EXPR_ADD:
         if (e->b->op == CK_EXPR_CONST && e->b->value < 0 && e->b->value != INT64_MIN) {
-            put(p, "%s", top ? "" : "(");
-            print_node(p, e->a, 0);
-            put(p, " - %lld%s", (long long)-e->b->value, top ? "" : ")");
+            put(p, "%s", need_parens ? "(" : "");
+            print_child(p, e, e->a, 0);
+            put(p, " - %lld%s", (long long)-e->b->value, need_parens ? ")" : "");
             return;
         }
         infix = " + ";
@@ -731,17 +783,17 @@ static void print_node(pbuf *p, const ck_expr *e, int top)
     case CK_EXPR_XOR: infix = " ^ "; break;
     case CK_EXPR_DIV:
     case CK_EXPR_MOD:
-        if (e->a->min >= 0 && e->b->min >= 1)
+        if (prec(e) == 2)
             infix = e->op == CK_EXPR_DIV ? " / " : " % ";
         break;
     default: break;
     }
     if (infix) {
-        put(p, "%s", top ? "" : "(");
-        print_node(p, e->a, 0);
+        put(p, "%s", need_parens ? "(" : "");
+        print_child(p, e, e->a, 0);
         put(p, "%s", infix);
-        print_node(p, e->b, 0);
-        put(p, "%s", top ? "" : ")");
+        print_child(p, e, e->b, 1);
+        put(p, "%s", need_parens ? ")" : "");
         return;
     }
     const char *fn = e->op == CK_EXPR_DIV   ? "CK_FLOORDIV"
@@ -749,9 +801,9 @@ static void print_node(pbuf *p, const ck_expr *e, int top)
                      : e->op == CK_EXPR_MIN ? "CK_MIN"
                                             : "CK_MAX";
     put(p, "%s(", fn);
-    print_node(p, e->a, 1);
+    print_node(p, e->a, 0);
     put(p, ", ");
-    print_node(p, e->b, 1);
+    print_node(p, e->b, 0);
     put(p, ")");
 }
 
@@ -763,7 +815,7 @@ size_t ck_ival_print(ck_ival x, char *buf, size_t size)
     if (!x.e)
         put(&p, "%lld", (long long)x.v);
     else
-        print_node(&p, x.e, 1);
+        print_node(&p, x.e, 0);
     if (p.size && p.len >= p.size)
         buf[p.size - 1] = '\0';
     return p.len;

@@ -68,6 +68,9 @@ static inline int64_t ck_gcd64(int64_t a, int64_t b)
 /* Substitute bound values for symbols, keeping unbound symbols. */
 ck_status ck_ival_substitute(ck_ival x, const ck_binding *bindings, int nbindings, ck_ival *out);
 
+/* The symbol `name` of ctx, if declared (returns 0 otherwise). */
+int ck_expr_find_symbol(ck_expr_ctx *ctx, const char *name, ck_ival *out);
+
 /* Lower bound of x is >= lo (known). */
 static inline int ck_ival_known_ge(ck_ival x, int64_t lo)
 {
