@@ -47,3 +47,16 @@ if(NOT version MATCHES "^[0-9]+\\.[0-9]+\\.[0-9]+$" OR cache STREQUAL "")
 endif()
 run(0 demo)
 expect_match("${OUT}" "demo passed" "ck demo")
+
+# ck desc: the textual descriptor form (see ck desc --help).
+run(0 desc "naive(lengths=[4,8], strides=[8,1]) | pad(dim=1, left=1, right=2)" --at 1,2 --at 1,0)
+expect_match("${OUT}" "element space size 32" "ck desc element space")
+expect_match("${OUT}" "at \\[1, 2\\]: offset 9, valid" "ck desc --at")
+expect_match("${OUT}" "at \\[1, 0\\]: offset 7, invalid" "ck desc --at padding")
+run(0 desc "naive(lengths=[M,K], strides=[lda,1]) | unmerge(dim=0, lengths=[M/4,4])"
+    --sym M=4:4096:4 --bind M=64,K=32,lda=40 --at 3,1,5)
+expect_match("${OUT}" "at \\[3, 1, 5\\]: offset 525, valid" "ck desc symbolic")
+run(1 desc "packed(lengths=[4,8]) | unmerge(dim=0, lengths=[3,2])")
+expect_match("${ERR}" "stage 1" "ck desc error names the stage")
+run(2 desc "packed(lengths=[4])" --bogus)
+run(2 desc "packed(lengths=[4])" --at x)

@@ -83,6 +83,20 @@ static void test_expr_basics(void)
     CHECK_OK(ck_ival_mod(x, I(4), &y));
     CHECK_OK(ck_ival_eval(y, b, 2, &v));
     CHECK_EQ_INT(v, 1);
+    /* round-up padding ((K + 7) / 8) * 8 - K is known non-negative and exact */
+    CHECK_OK(ck_ival_add(K, I(7), &x));
+    CHECK_OK(ck_ival_floordiv(x, I(8), &y));
+    CHECK_OK(ck_ival_mul(y, I(8), &y));
+    CHECK_OK(ck_ival_sub(y, K, &x));
+    int64_t mn, mx;
+    ck_ival_range(x, &mn, &mx);
+    CHECK(mn >= 0 && mx <= 7);
+    for (int64_t k = 1; k <= 100; ++k) {
+        ck_binding kb[] = {{"K", k}};
+        int64_t r;
+        CHECK_OK(ck_ival_eval(x, kb, 1, &r));
+        CHECK_EQ_INT(r, (k + 7) / 8 * 8 - k);
+    }
     /* constant folding with overflow */
     CHECK_STATUS(ck_ival_mul(I(INT64_MAX), I(2), &x), CK_ERROR_OVERFLOW);
     CHECK_STATUS(ck_ival_add(I(INT64_MAX), I(1), &x), CK_ERROR_OVERFLOW);

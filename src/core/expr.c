@@ -416,6 +416,21 @@ ck_status ck_ival_sub(ck_ival a, ck_ival b, ck_ival *out)
         *out = ck_ival_int(0);
         return CK_SUCCESS;
     }
+    /* (b + c) - b -> c */
+    if (is_op_const(a, CK_EXPR_ADD) && ck_ival_equal(node_ival(a.e->a), b)) {
+        *out = ck_ival_int(a.e->b->value);
+        return CK_SUCCESS;
+    }
+    /* round-up remainder: ((b + c) / d) * d - b -> c - (b + c) mod d (its range is then
+     * known: [c - d + 1, c]) */
+    if (is_op_const(a, CK_EXPR_MUL) && a.e->a->op == CK_EXPR_DIV &&
+        a.e->a->b->op == CK_EXPR_CONST && a.e->a->b->value == a.e->b->value &&
+        a.e->b->value > 0) {
+        ck_ival x = node_ival(a.e->a->a), c, m;
+        if (ck_ival_sub(x, b, &c) == CK_SUCCESS && ck_ival_is_const(c) &&
+            ck_ival_mod(x, ck_ival_int(a.e->b->value), &m) == CK_SUCCESS)
+            return ck_ival_sub(c, m, out);
+    }
     return make_binary(CK_EXPR_SUB, a, b, out, "sub");
 }
 
