@@ -83,8 +83,8 @@ static void test_parse_matches_api(void)
         "aligned(lengths=[3,5], align=4) | freeze(dim=0, value=2) | insert(length=3, at=0)",
         "packed(lengths=[2,3]) | replicate(lengths=[2,2], at=1) | merge_magic(dims=[0,1])",
         "packed(lengths=[5,2]) | indexing(dim=0, table=[4,0,3]) | modulo(dim=1, length=6)",
-        "packed(lengths=[7]) | left_pad(dim=0, left=2) | right_pad(dim=0, right=3) | "
-        "pass_through(dim=0)",
+        ("packed(lengths=[7]) | left_pad(dim=0, left=2) | right_pad(dim=0, right=3) | "
+         "pass_through(dim=0)"),
     };
     int64_t lens[][4] = {{5, 3, 4, 0}, {4, 6, 0, 0}, {4, 8, 0, 0}, {3, 4, 0, 0},
                          {3, 5, 0, 0}, {4, 2, 3, 0}, {3, 6, 0, 0}, {12, 0, 0, 0}};
