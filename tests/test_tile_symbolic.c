@@ -317,6 +317,37 @@ static void test_symbolic_descriptors(void)
         ck_descriptor_destroy(bd);
         ck_descriptor_destroy(nd);
     }
+    /* the offset as an expression of symbolic indices (what generated code computes) */
+    ck_ival row, colv, offs;
+    CHECK_OK(ck_expr_symbol(ctx, "row", 0, 1000, 1, &row));
+    CHECK_OK(ck_expr_symbol(ctx, "col", 0, 1000, 1, &colv));
+    ck_descriptor *nv = NULL;
+    CHECK_OK(ck_descriptor_make_naive(2, (ck_ival[]){M, K}, (ck_ival[]){lda, I(1)}, &nv));
+    int nc = -1;
+    CHECK_OK(ck_descriptor_calculate_offset_expr(nv, (ck_ival[]){row, colv}, &offs, NULL, 0, &nc));
+    CHECK_EQ_INT(nc, 0);
+    char buf[256];
+    ck_ival_print(offs, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "row * lda + col");
+    ck_descriptor_destroy(nv);
+    /* a pad gives a condition; a merge gives floor division and modulo */
+    ck_descriptor *pm = NULL;
+    CHECK_OK(ck_descriptor_parse("packed(lengths=[4, K]) | pad(dim=1, left=1, right=0) | "
+                                 "merge(dims=[0, 1])",
+                                 ctx, &pm));
+    ck_index_condition cond[2];
+    CHECK_OK(ck_descriptor_calculate_offset_expr(pm, &row, &offs, cond, 2, &nc));
+    CHECK_EQ_INT(nc, 1);
+    ck_ival_print(offs, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "(row / (K + 1)) * K + row % (K + 1) - 1");
+    ck_ival_print(cond[0].value, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "row % (K + 1)");
+    CHECK_EQ_INT(cond[0].lo.v, 1);
+    ck_ival_print(cond[0].hi, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "K + 1");
+    CHECK_STATUS(ck_descriptor_calculate_offset_expr(pm, &row, &offs, cond, 0, &nc),
+                 CK_ERROR_INVALID_ARGUMENT);
+    ck_descriptor_destroy(pm);
     /* binding errors: a missing symbol, a value outside the declared facts */
     ck_descriptor *bd = NULL;
     ck_binding partial[] = {{"M", 8}, {"K", 3}};

@@ -334,6 +334,29 @@ int ck_adaptor_is_concrete(const ck_adaptor *a);
 /* Bottom index from top index (concrete adaptors). */
 ck_status ck_adaptor_calculate_bottom_index(const ck_adaptor *a, const int64_t *top,
                                             int64_t *bottom);
+/* A validity condition lo <= value < hi (from a padding transform); stage and
+ * transform say where it comes from. Unbounded sides are INT64_MIN/INT64_MAX. */
+typedef struct ck_index_condition {
+    ck_ival value, lo, hi;
+    int stage, transform;
+} ck_index_condition;
+
+/* Symbolic lower index of one transform: `up` holds t->nup expressions (over
+ * any symbols: thread ids, loop counters, sizes), `low` gets t->nlow. An
+ * indexing (gather) transform needs a known upper index (CK_ERROR_UNSUPPORTED
+ * otherwise). */
+ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival *up,
+                                            ck_ival *low);
+
+/* Symbolic bottom index of a top index given as expressions, plus the
+ * padding conditions that must hold for validity (conditions proven by the
+ * known ranges are dropped). At most max_conds are written to conds (may be
+ * NULL with max_conds 0); *nconds gets the number needed (more than max_conds
+ * -> CK_ERROR_INVALID_ARGUMENT after counting). The top range 0 <= idx < len
+ * is not included. Works for concrete and symbolic adaptors. */
+ck_status ck_adaptor_calculate_bottom_expr(const ck_adaptor *a, const ck_ival *top,
+                                           ck_ival *bottom, ck_index_condition *conds,
+                                           int max_conds, int *nconds);
 /* Replace every bound symbol by its value (checked against the symbol's
  * range and divisor) and re-check every transform. Symbols without a binding
  * stay symbolic (partial specialisation); ck_adaptor_is_concrete tells. */
@@ -394,6 +417,11 @@ ck_status ck_descriptor_calculate_offset(const ck_descriptor *d, const int64_t *
                                          int64_t *offset);
 /* *valid = every index within [0,len) and every padding transform valid. */
 ck_status ck_descriptor_is_valid_index(const ck_descriptor *d, const int64_t *idx, int *valid);
+/* Symbolic offset of a visible index given as expressions, with its padding
+ * conditions (see ck_adaptor_calculate_bottom_expr). */
+ck_status ck_descriptor_calculate_offset_expr(const ck_descriptor *d, const ck_ival *idx,
+                                              ck_ival *offset, ck_index_condition *conds,
+                                              int max_conds, int *nconds);
 /* As ck_adaptor_bind, for a descriptor (element space size included). */
 ck_status ck_descriptor_bind(const ck_descriptor *d, const ck_binding *bindings, int nbindings,
                              ck_descriptor **out);
