@@ -13,8 +13,9 @@ static const char usage[] =
     "Usage: ck desc 'DESCRIPTOR' [--at I,J,...]... [--bind NAME=V,...] [--sym NAME=MIN:MAX[:DIV]]...\n"
     "\n"
     "Build a tensor descriptor, print its stages, transforms, hidden ids and lengths, its\n"
-    "element space size and the guaranteed vector length/stride of every dimension, and\n"
-    "the offset and validity of each --at coordinate.\n"
+    "element space size, the guaranteed vector length/stride of every dimension, the offset\n"
+    "as a C expression of the indices i0, i1, ... with the padding conditions of validity,\n"
+    "and the offset and validity of each --at coordinate.\n"
     "\n"
     "DESCRIPTOR is a base followed by stages separated by '|':\n"
     "  naive(lengths=[L0,L1,...], strides=[S0,S1,...])   offset = sum i_k * S_k\n"
@@ -83,6 +84,49 @@ static void print_vectors(const ck_descriptor *d)
                    (long long)vi[i].stride, vi[i].stride == 1 ? " (contiguous)" : "");
         else
             printf("  dim %d: length %lld, offset stride symbolic\n", i, (long long)vi[i].length);
+    }
+}
+
+/* The offset as an expression of symbolic indices i0, i1, ... and the padding
+ * conditions of validity. */
+static void print_offset_expr(const ck_descriptor *d, ck_expr_ctx *ctx)
+{
+    int n = ck_descriptor_ndim(d);
+    ck_ival idx[CK_TILE_MAX_HIDDEN], off;
+    for (int i = 0; i < n; ++i) {
+        char name[16];
+        int64_t mn, mx;
+        ck_ival_range(ck_descriptor_length(d, i), &mn, &mx);
+        snprintf(name, sizeof name, "i%d", i);
+        if (ck_expr_symbol(ctx, name, 0, mx == INT64_MAX ? mx : mx - 1, 1, &idx[i]) != CK_SUCCESS)
+            return;
+    }
+    ck_index_condition conds[64];
+    int nc = 0;
+    if (ck_descriptor_calculate_offset_expr(d, idx, &off, conds, 64, &nc) != CK_SUCCESS) {
+        printf("offset expression: not available (%s)\n", ck_last_error());
+        return;
+    }
+    char buf[4096];
+    ck_ival_print(off, buf, sizeof buf);
+    printf("offset(");
+    for (int i = 0; i < n; ++i)
+        printf("%si%d", i ? ", " : "", i);
+    printf(") = %s\n", buf);
+    for (int c = 0; c < nc; ++c) {
+        char lo[256], hi[256];
+        ck_ival_print(conds[c].value, buf, sizeof buf);
+        ck_ival_print(conds[c].lo, lo, sizeof lo);
+        ck_ival_print(conds[c].hi, hi, sizeof hi);
+        if (ck_ival_is_const(conds[c].lo) && conds[c].lo.v == INT64_MIN)
+            printf("  valid only if %s < %s   (stage %d, transform %d)\n", buf, hi,
+                   conds[c].stage, conds[c].transform);
+        else if (ck_ival_is_const(conds[c].hi) && conds[c].hi.v == INT64_MAX)
+            printf("  valid only if %s <= %s   (stage %d, transform %d)\n", lo, buf,
+                   conds[c].stage, conds[c].transform);
+        else
+            printf("  valid only if %s <= %s < %s   (stage %d, transform %d)\n", lo, buf, hi,
+                   conds[c].stage, conds[c].transform);
     }
 }
 
@@ -174,6 +218,7 @@ int ck_cmd_desc(int argc, char **argv)
     }
     fputs(dump, stdout);
     print_vectors(d);
+    print_offset_expr(d, ctx);
     const ck_descriptor *eval = d;
     if (nbind > 0) {
         if (ck_descriptor_bind(d, bind, nbind, &bound) != CK_SUCCESS) {
