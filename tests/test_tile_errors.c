@@ -231,6 +231,18 @@ static void test_adaptor_errors(void)
     ck_adaptor_destroy(x);
     ck_adaptor_destroy(y);
     ck_adaptor_destroy(NULL);
+    /* hand-made transform values with nonsense parameters are refused, not divided by */
+    ck_transform m;
+    CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(2), I(2)}, &m));
+    m.coefs[1] = I(0);
+    int bb[2] = {0, 1};
+    CHECK_STATUS(ck_adaptor_create(1, &m, bb, (int[]){2}, 2, bb, NULL, 1, (int[]){2}, &a),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK(mentions("transform 0") && mentions("merge"));
+    CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(2), I(2)}, &m));
+    m.nup = 3;
+    CHECK_STATUS(ck_adaptor_create(1, &m, bb, (int[]){2, 3, 4}, 2, bb, NULL, 1, (int[]){2}, &a),
+                 CK_ERROR_INVALID_ARGUMENT);
 }
 
 int main(void)

@@ -287,6 +287,52 @@ static void test_coordinate_examples(void)
     ck_descriptor_destroy(d);
 }
 
+static void test_distribution_style_adaptor(void)
+{
+    /* The construction documented at the top of ck/tile.h: X0 = 8 split (2,4),
+     * X1 = 6 split (3,2), R = 2 replicated, P0 = merge(R, H00); top (P0, H01, H10, H11). */
+    ck_transform t[4];
+    CHECK_OK(ck_make_unmerge_transform(2, (ck_ival[]){I(2), I(4)}, &t[0]));
+    CHECK_OK(ck_make_unmerge_transform(2, (ck_ival[]){I(3), I(2)}, &t[1]));
+    CHECK_OK(ck_make_replicate_transform(1, (ck_ival[]){I(2)}, &t[2]));
+    CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(2), I(2)}, &t[3]));
+    int lower[] = {0, 1, 6, 2};   /* unmerge X0 | unmerge X1 | (none) | merge(R, H00) */
+    int upper[] = {2, 3, 4, 5, 6, 7};
+    int bottom[] = {0, 1}, top[] = {7, 3, 4, 5};
+    ck_adaptor *a = NULL;
+    CHECK_OK(ck_adaptor_create(4, t, lower, upper, 2, bottom, NULL, 4, top, &a));
+    CHECK_EQ_INT(ck_adaptor_nhidden(a), 8);
+    CHECK_EQ_INT(ck_adaptor_top_length(a, 0).v, 4);
+    CHECK_EQ_INT(ck_adaptor_hidden_length(a, 0).v, 8);
+    CHECK_EQ_INT(ck_adaptor_hidden_length(a, 1).v, 6);
+    ck_coordinate c;
+    int64_t prev[4] = {0, 0, 0, 0};
+    CHECK_OK(ck_adaptor_coordinate_make(a, prev, &c));
+    for (int64_t p = 0; p < 4; ++p)
+        for (int64_t y0 = 0; y0 < 4; ++y0)
+            for (int64_t y1 = 0; y1 < 3; ++y1)
+                for (int64_t y2 = 0; y2 < 2; ++y2) {
+                    int64_t tp[4] = {p, y0, y1, y2}, b[2], step[4], bd[2];
+                    CHECK_OK(ck_adaptor_calculate_bottom_index(a, tp, b));
+                    CHECK_EQ_INT(b[0], (p % 2) * 4 + y0); /* R = p / 2 is broadcast */
+                    CHECK_EQ_INT(b[1], y1 * 2 + y2);
+                    int64_t before[2];
+                    ck_adaptor_coordinate_bottom(a, &c, before);
+                    for (int i = 0; i < 4; ++i)
+                        step[i] = tp[i] - prev[i], prev[i] = tp[i];
+                    CHECK_OK(ck_adaptor_coordinate_move(a, &c, step, bd));
+                    ck_adaptor_coordinate_bottom(a, &c, b);
+                    CHECK_EQ_INT(b[0], (p % 2) * 4 + y0);
+                    CHECK_EQ_INT(bd[0], b[0] - before[0]);
+                    CHECK_EQ_INT(bd[1], b[1] - before[1]);
+                }
+    char *s = NULL;
+    CHECK_OK(ck_adaptor_to_string(a, &s));
+    CHECK(s && strstr(s, "replicate([2])") && strstr(s, "merge([2, 2])  lower [h6, h2] -> upper [h7]"));
+    ck_tile_free(s);
+    ck_adaptor_destroy(a);
+}
+
 int main(void)
 {
     RUN_TEST(test_naive_packed_aligned);
@@ -296,5 +342,6 @@ int main(void)
     RUN_TEST(test_reshape_examples);
     RUN_TEST(test_blog_002);
     RUN_TEST(test_coordinate_examples);
+    RUN_TEST(test_distribution_style_adaptor);
     return CK_TEST_REPORT();
 }

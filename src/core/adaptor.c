@@ -186,6 +186,28 @@ ck_status ck_adaptor_create_staged(int ntransforms, const ck_adaptor_entry *entr
         memcpy(a->bottom, bottom_ids, sizeof(int) * (size_t)nbottom);
     if (ntop)
         memcpy(a->top, top_ids, sizeof(int) * (size_t)ntop);
+    /* re-derive every transform from its parameters: a hand-made or corrupted value
+     * is refused here instead of dividing by zero later */
+    for (int i = 0; i < ntransforms; ++i) {
+        ck_transform fixed;
+        ck_status vs = ck_transform_bind(&a->entries[i].t, NULL, 0, &fixed);
+        if (vs == CK_SUCCESS && (fixed.nup != a->entries[i].t.nup ||
+                                 fixed.nlow != a->entries[i].t.nlow))
+            vs = ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                         "the transform value is inconsistent (%d upper, %d lower dims where its "
+                         "parameters give %d and %d)",
+                         a->entries[i].t.nup, a->entries[i].t.nlow, fixed.nup, fixed.nlow);
+        if (vs != CK_SUCCESS) {
+            int stage = a->entries[i].stage;
+            const char *kn = kname(&a->entries[i].t);
+            for (int j = 0; j < ntransforms; ++j)
+                if (a->entries[j].t.kind == CK_TRANSFORM_INDEXING)
+                    a->entries[j].t.table = NULL; /* still borrowed */
+            ck_adaptor_destroy(a);
+            return ck_fail_context(vs, "%s: stage %d, transform %d (%s)", fn, stage, i, kn);
+        }
+        a->entries[i].t = fixed;
+    }
     /* copy indexing tables first so that destroy can free them on any error */
     for (int i = 0; i < ntransforms; ++i) {
         ck_transform *t = &a->entries[i].t;

@@ -27,8 +27,8 @@ ck_status ck_adaptor_coordinate_make(const ck_adaptor *a, const int64_t *top, ck
     ck_status st = require_concrete(fn, a);
     if (st)
         return st;
-    memset(c, 0, sizeof *c);
     c->nhidden = a->nhidden;
+    memset(c->hidden, 0, sizeof(int64_t) * (size_t)a->nhidden);
     for (int i = 0; i < a->ntop; ++i)
         c->hidden[a->top[i]] = top[i];
     for (int i = a->ntransforms - 1; i >= 0; --i) {
@@ -36,8 +36,7 @@ ck_status ck_adaptor_coordinate_make(const ck_adaptor *a, const int64_t *top, ck
         int64_t up[CK_TILE_MAX_TRANSFORM_DIMS], low[CK_TILE_MAX_TRANSFORM_DIMS];
         for (int k = 0; k < e->t.nup; ++k)
             up[k] = c->hidden[e->up[k]];
-        if ((st = ck_transform_calculate_lower_index(&e->t, up, low)))
-            return st;
+        ck_transform_lower_unchecked(&e->t, up, low);
         for (int k = 0; k < e->t.nlow; ++k)
             c->hidden[e->low[k]] = low[k];
     }
@@ -79,8 +78,7 @@ ck_status ck_adaptor_coordinate_move(const ck_adaptor *a, ck_coordinate *c, cons
             continue;
         for (int k = 0; k < e->t.nlow; ++k)
             low[k] = c->hidden[e->low[k]];
-        if ((st = ck_transform_update_lower_index(&e->t, up_old, up_diff, low, low_diff)))
-            return st;
+        ck_transform_update_unchecked(&e->t, up_old, up_diff, low, low_diff);
         for (int k = 0; k < e->t.nlow; ++k) {
             c->hidden[e->low[k]] = low[k];
             diff[e->low[k]] = low_diff[k];

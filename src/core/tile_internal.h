@@ -41,6 +41,12 @@ struct ck_descriptor {
     ck_ival element_space;
 };
 
+/* Index formulas without argument checks (t concrete and valid; arrays of
+ * the right sizes): the fast path of coordinates. */
+void ck_transform_lower_unchecked(const ck_transform *t, const int64_t *up, int64_t *low);
+void ck_transform_update_unchecked(const ck_transform *t, const int64_t *up_old,
+                                   const int64_t *up_diff, int64_t *low, int64_t *low_diff);
+
 /* Whether every parameter of t is a known integer. */
 int ck_transform_is_concrete(const ck_transform *t);
 /* Substitute bindings into every parameter of t (re-running the constructor

@@ -37,18 +37,8 @@ static void merge_div(const ck_transform *t, int64_t up, int64_t *low)
     low[0] = up;
 }
 
-ck_status ck_transform_calculate_lower_index(const ck_transform *t, const int64_t *up, int64_t *low)
+void ck_transform_lower_unchecked(const ck_transform *t, const int64_t *up, int64_t *low)
 {
-    CK_REQUIRE_NOT_NULL(t, "ck_transform_calculate_lower_index");
-    if ((t->nup && !up) || (t->nlow && !low))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_calculate_lower_index: null index array for a %s transform.",
-                       ck_transform_kind_name(t->kind));
-    if (!ck_transform_is_concrete(t))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_calculate_lower_index: the %s transform has symbolic "
-                       "parameters; bind the symbols first.",
-                       ck_transform_kind_name(t->kind));
     switch (t->kind) {
     case CK_TRANSFORM_PASS_THROUGH:
     case CK_TRANSFORM_RIGHT_PAD: low[0] = up[0]; break;
@@ -80,11 +70,27 @@ ck_status ck_transform_calculate_lower_index(const ck_transform *t, const int64_
         low[0] = t->table[i];
         break;
     }
-    default:
+    default: break;
+    }
+}
+
+ck_status ck_transform_calculate_lower_index(const ck_transform *t, const int64_t *up, int64_t *low)
+{
+    CK_REQUIRE_NOT_NULL(t, "ck_transform_calculate_lower_index");
+    if ((t->nup && !up) || (t->nlow && !low))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_transform_calculate_lower_index: null index array for a %s transform.",
+                       ck_transform_kind_name(t->kind));
+    if (!ck_transform_is_concrete(t))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_transform_calculate_lower_index: the %s transform has symbolic "
+                       "parameters; bind the symbols first.",
+                       ck_transform_kind_name(t->kind));
+    if ((unsigned)t->kind >= CK_TRANSFORM_KIND_COUNT_)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_transform_calculate_lower_index: unknown transform kind %d.",
                        (int)t->kind);
-    }
+    ck_transform_lower_unchecked(t, up, low);
     return CK_SUCCESS;
 }
 
@@ -121,19 +127,9 @@ static void merge_update(const ck_transform *t, int64_t up_old, int64_t diff, in
     }
 }
 
-ck_status ck_transform_update_lower_index(const ck_transform *t, const int64_t *up_old,
-                                          const int64_t *up_diff, int64_t *low, int64_t *low_diff)
+void ck_transform_update_unchecked(const ck_transform *t, const int64_t *up_old,
+                                   const int64_t *up_diff, int64_t *low, int64_t *low_diff)
 {
-    CK_REQUIRE_NOT_NULL(t, "ck_transform_update_lower_index");
-    if ((t->nup && (!up_old || !up_diff)) || (t->nlow && !low))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_update_lower_index: null index array for a %s transform.",
-                       ck_transform_kind_name(t->kind));
-    if (!ck_transform_is_concrete(t))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_update_lower_index: the %s transform has symbolic "
-                       "parameters; bind the symbols first.",
-                       ck_transform_kind_name(t->kind));
     int64_t old[CK_TILE_MAX_TRANSFORM_DIMS];
     memcpy(old, low, sizeof(int64_t) * (size_t)t->nlow);
     switch (t->kind) {
@@ -159,14 +155,28 @@ ck_status ck_transform_update_lower_index(const ck_transform *t, const int64_t *
         int64_t up_new[CK_TILE_MAX_TRANSFORM_DIMS];
         for (int i = 0; i < t->nup; ++i)
             up_new[i] = ck_wadd(up_old[i], up_diff[i]);
-        ck_status st = ck_transform_calculate_lower_index(t, up_new, low);
-        if (st)
-            return st;
+        ck_transform_lower_unchecked(t, up_new, low);
     }
     }
     if (low_diff)
         for (int i = 0; i < t->nlow; ++i)
             low_diff[i] = ck_wsub(low[i], old[i]);
+}
+
+ck_status ck_transform_update_lower_index(const ck_transform *t, const int64_t *up_old,
+                                          const int64_t *up_diff, int64_t *low, int64_t *low_diff)
+{
+    CK_REQUIRE_NOT_NULL(t, "ck_transform_update_lower_index");
+    if ((t->nup && (!up_old || !up_diff)) || (t->nlow && !low))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_transform_update_lower_index: null index array for a %s transform.",
+                       ck_transform_kind_name(t->kind));
+    if (!ck_transform_is_concrete(t))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_transform_update_lower_index: the %s transform has symbolic "
+                       "parameters; bind the symbols first.",
+                       ck_transform_kind_name(t->kind));
+    ck_transform_update_unchecked(t, up_old, up_diff, low, low_diff);
     return CK_SUCCESS;
 }
 
