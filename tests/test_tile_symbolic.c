@@ -254,6 +254,92 @@ fail:
     return NULL;
 }
 
+static int next_index(const ck_descriptor *d, int64_t *idx)
+{
+    for (int i = ck_descriptor_ndim(d) - 1; i >= 0; --i) {
+        if (++idx[i] < ck_descriptor_length(d, i).v)
+            return 1;
+        idx[i] = 0;
+    }
+    return 0;
+}
+
+/* Vector claims made on the symbolic descriptor hold, by brute force, on a
+ * bound one: aligned runs uniformly valid, offsets in steps of the stride. */
+static int check_claims(const ck_descriptor *d, const ck_vector_info *vi)
+{
+    int n = ck_descriptor_ndim(d), claims = 0;
+    for (int dim = 0; dim < n; ++dim) {
+        int64_t L = ck_descriptor_length(d, dim).v, V = vi[dim].length ? vi[dim].length : L;
+        if (V <= 1)
+            continue;
+        ++claims;
+        int64_t idx[CK_TILE_MAX_HIDDEN] = {0};
+        do {
+            if (idx[dim] % V || idx[dim] + V > L)
+                continue;
+            int64_t first = 0, j[CK_TILE_MAX_HIDDEN];
+            int v0 = 0;
+            for (int64_t k = 0; k < V; ++k) {
+                memcpy(j, idx, sizeof(int64_t) * (size_t)n);
+                j[dim] += k;
+                int64_t o;
+                int v;
+                CHECK_OK(ck_descriptor_calculate_offset(d, j, &o));
+                CHECK_OK(ck_descriptor_is_valid_index(d, j, &v));
+                if (k == 0)
+                    first = o, v0 = v;
+                CHECK_EQ_INT(v, v0);
+                if (v && vi[dim].stride_known)
+                    CHECK_EQ_INT(o, first + k * vi[dim].stride);
+            }
+        } while (next_index(d, idx));
+    }
+    return claims;
+}
+
+static void test_symbolic_vectors(void)
+{
+    ck_expr_ctx *ctx = NULL;
+    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_ival v;
+    CHECK_OK(ck_expr_symbol(ctx, "M", 4, 24, 4, &v));
+    CHECK_OK(ck_expr_symbol(ctx, "N", 8, 32, 8, &v));
+    CHECK_OK(ck_expr_symbol(ctx, "K", 1, 12, 1, &v));
+    CHECK_OK(ck_expr_symbol(ctx, "ld", 32, 40, 8, &v));
+    const char *texts[] = {
+        "naive(lengths=[M, N], strides=[ld, 1]) | pad(dim=1, left=4, right=4)",
+        "packed(lengths=[M, N]) | merge(dims=[0, 1])",
+        "naive(lengths=[M, N], strides=[ld, 1]) | unmerge(dim=1, lengths=[N/8, 8])",
+        "packed(lengths=[M, K]) | right_pad(dim=1, right=(K+3)/4*4-K)",
+        "naive(lengths=[M, N], strides=[1, ld]) | transpose(perm=[1, 0]) | merge(dims=[0, 1])",
+        "packed(lengths=[K, N]) | slice(dim=1, begin=4, end=N) | pad(dim=0, left=1, right=1)",
+    };
+    int claims = 0;
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; ++k) {
+        ck_descriptor *d = NULL;
+        CHECK_OK(ck_descriptor_parse(texts[k], ctx, &d));
+        if (!d)
+            continue;
+        ck_vector_info vi[CK_TILE_MAX_HIDDEN];
+        CHECK_OK(ck_descriptor_vector_info(d, vi));
+        for (int iter = 0; iter < 6; ++iter) {
+            ck_binding b[] = {{"M", 4 * rnd(1, 6)},
+                              {"N", 8 * rnd(2, 4)},
+                              {"K", rnd(1, 12)},
+                              {"ld", 8 * rnd(4, 5)}};
+            ck_descriptor *bd = NULL;
+            CHECK_OK(ck_descriptor_bind(d, b, 4, &bd));
+            if (bd)
+                claims += check_claims(bd, vi);
+            ck_descriptor_destroy(bd);
+        }
+        ck_descriptor_destroy(d);
+    }
+    CHECK(claims >= 30);
+    ck_expr_ctx_destroy(ctx);
+}
+
 static void test_symbolic_descriptors(void)
 {
     ck_expr_ctx *ctx = NULL;
@@ -372,5 +458,6 @@ int main(void)
     RUN_TEST(test_expr_basics);
     RUN_TEST(test_expr_random);
     RUN_TEST(test_symbolic_descriptors);
+    RUN_TEST(test_symbolic_vectors);
     return CK_TEST_REPORT();
 }
