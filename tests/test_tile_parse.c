@@ -173,6 +173,17 @@ static void test_parse_errors(void)
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "unmerge") && strstr(ck_last_error(), "stage 1"));
     CHECK_STATUS(ck_descriptor_parse(NULL, NULL, &p), CK_ERROR_INVALID_ARGUMENT);
+    /* deep nesting is refused, not a stack overflow */
+    char deep[3000] = "packed(lengths=[";
+    size_t len = strlen(deep);
+    for (int i = 0; i < 1000; ++i)
+        deep[len++] = '(';
+    deep[len++] = '1';
+    for (int i = 0; i < 1000; ++i)
+        deep[len++] = ')';
+    memcpy(deep + len, "])", 3);
+    CHECK_STATUS(ck_descriptor_parse(deep, NULL, &p), CK_ERROR_PARSE);
+    CHECK(strstr(ck_last_error(), "nested") != NULL);
 }
 
 int main(void)

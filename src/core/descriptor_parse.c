@@ -19,6 +19,7 @@ enum { MAX_ARGS = 8, MAX_LIST = 64 };
 typedef struct parser {
     const char *text, *p;
     ck_expr_ctx *ctx;
+    int depth;
 } parser;
 
 typedef struct arg {
@@ -74,15 +75,21 @@ static ck_status expr(parser *ps, ck_ival *out);
 static ck_status factor(parser *ps, ck_ival *out)
 {
     skip(ps);
+    if (ps->depth > 64)
+        return perr(ps, "expression nested too deeply (at most 64 levels).");
     if (accept(ps, '(')) {
+        ++ps->depth;
         ck_status st = expr(ps, out);
+        --ps->depth;
         if (st)
             return st;
         return accept(ps, ')') ? CK_SUCCESS : perr(ps, "expected ')'.");
     }
     if (accept(ps, '-')) {
         ck_ival x;
+        ++ps->depth;
         ck_status st = factor(ps, &x);
+        --ps->depth;
         return st ? st : ck_ival_sub(ck_ival_int(0), x, out);
     }
     if (isdigit((unsigned char)*ps->p)) {
@@ -454,7 +461,7 @@ ck_status ck_descriptor_parse(const char *text, ck_expr_ctx *ctx, ck_descriptor 
     CK_REQUIRE_NOT_NULL(text, "ck_descriptor_parse");
     CK_REQUIRE_NOT_NULL(out, "ck_descriptor_parse");
     *out = NULL;
-    parser ps = {text, text, ctx};
+    parser ps = {text, text, ctx, 0};
     ck_descriptor *d = NULL;
     ck_status st = base(&ps, &d);
     while (!st && accept(&ps, '|'))
