@@ -41,6 +41,17 @@
  *
  * Errors. Every function returning ck_status reports failures with a
  * sentence in ck_last_error(); nothing asserts or crashes on bad input.
+ * Messages about adaptors name the stage, the transform (its index in the
+ * adaptor, as ck_adaptor_to_string numbers it), its kind and the dimension.
+ *
+ * Typical use:
+ *   ck_descriptor *d, *p;
+ *   ck_ival len[2] = {ck_ival_int(4), ck_ival_int(8)}, str[2] = {ck_ival_int(8), ck_ival_int(1)};
+ *   ck_descriptor_make_naive(2, len, str, &d);            // offset = 8 i + j
+ *   ck_transform pad;
+ *   ck_make_pad_transform(len[1], ck_ival_int(1), ck_ival_int(2), &pad);
+ *   ck_descriptor_transform_one(d, &pad, (int[]){1}, -1, &p);   // [4, 11]
+ *   int64_t off; ck_descriptor_calculate_offset(p, (int64_t[]){1, 2}, &off);  // 9
  */
 #ifndef CK_TILE_H
 #define CK_TILE_H
@@ -182,8 +193,8 @@ typedef struct ck_transform {
     ck_ival p0, p1; /* pad: left,right; left_pad: left; right_pad: right;
                        slice: begin,end; offset: offset; freeze: value;
                        modulo: modulus */
-    /* merge with magic-number division (concrete lengths only): per lower
-     * dim k >= 1 the multiplier and shift dividing by prod_{j>=k} len_j. */
+    /* merge with magic-number division (concrete lengths only): for lower dim
+     * i < nlow-1, the multiplier and shift dividing by prod_{j>i} len_j. */
     int use_magic;
     uint32_t magic_mul[CK_TILE_MAX_TRANSFORM_DIMS];
     uint32_t magic_shift[CK_TILE_MAX_TRANSFORM_DIMS];
