@@ -419,8 +419,21 @@ static ck_status append_stage(const char *fn, const ck_adaptor *a, int ntransfor
     ck_status st = ck_adaptor_create_staged(a->ntransforms + ntransforms, e, a->nbottom,
                                             a->bottom, bl, nup, top, out);
     free(e);
-    if (st)
-        return ck_fail_context(st, "%s", fn);
+    if (st) {
+        char *dump = NULL;
+        if (ck_get_log_level() >= CK_LOG_DEBUG && ck_adaptor_to_string(a, &dump) == CK_SUCCESS)
+            CK_LOG(CK_LOG_DEBUG, "%s: the adaptor being extended:\n%s", fn, dump);
+        ck_tile_free(dump);
+        char lens[256];
+        size_t used = 0;
+        lens[0] = '\0';
+        for (int i = 0; i < a->ntop && used < sizeof lens; ++i) {
+            char one[96];
+            ck_ival_print(a->hidden_len[a->top[i]], one, sizeof one);
+            used += (size_t)snprintf(lens + used, sizeof lens - used, "%s%s", i ? ", " : "", one);
+        }
+        return ck_fail_context(st, "%s (visible dims of lengths [%s])", fn, lens);
+    }
     return CK_SUCCESS;
 }
 
