@@ -80,8 +80,7 @@ static void test_descriptor_errors(void)
     CHECK_STATUS(ck_descriptor_make_packed(2, (ck_ival[]){I(4), I(0)}, &d),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(d == NULL);
-    CHECK_STATUS(ck_descriptor_make_naive(2, (ck_ival[]){I(4), I(4)}, (ck_ival[]){I(-4), I(1)},
-                                          &d),
+    CHECK_STATUS(ck_descriptor_make_naive(2, (ck_ival[]){I(4), I(4)}, (ck_ival[]){I(-4), I(1)}, &d),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_descriptor_make_naive(0, (ck_ival[]){I(4)}, (ck_ival[]){I(1)}, &d),
                  CK_ERROR_INVALID_ARGUMENT);
@@ -89,9 +88,9 @@ static void test_descriptor_errors(void)
                  CK_ERROR_INVALID_ARGUMENT);
     /* offsets that would overflow 64 bits */
     int64_t big = (int64_t)1 << 40;
-    CHECK_STATUS(ck_descriptor_make_naive(2, (ck_ival[]){I(big), I(big)},
-                                          (ck_ival[]){I(big), I(1)}, &d),
-                 CK_ERROR_OVERFLOW);
+    CHECK_STATUS(
+        ck_descriptor_make_naive(2, (ck_ival[]){I(big), I(big)}, (ck_ival[]){I(big), I(1)}, &d),
+        CK_ERROR_OVERFLOW);
     CHECK_STATUS(ck_descriptor_make_packed(3, (ck_ival[]){I(big), I(big), I(big)}, &d),
                  CK_ERROR_OVERFLOW);
 
@@ -103,8 +102,7 @@ static void test_descriptor_errors(void)
     CHECK_STATUS(ck_descriptor_transform(d, 2, t, (int[]){0, 1}, (int[]){0, 1, 2}, &o),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(o == NULL);
-    CHECK(mentions("stage 1") && mentions("unmerge") && mentions("length 16") &&
-          mentions("15"));
+    CHECK(mentions("stage 1") && mentions("unmerge") && mentions("length 16") && mentions("15"));
     /* a dimension consumed twice */
     CHECK_OK(ck_make_pass_through_transform(I(16), &t[0]));
     CHECK_OK(ck_make_pass_through_transform(I(16), &t[1]));
@@ -162,52 +160,50 @@ static void test_adaptor_errors(void)
     ck_adaptor_destroy(a);
     a = NULL;
     /* a gap in hidden ids */
-    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){0}, (int[]){2}, 1, &b0, NULL, 1, (int[]){2},
-                                   &a),
+    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){0}, (int[]){2}, 1, &b0, NULL, 1, (int[]){2}, &a),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("hidden id 1"));
     CHECK(a == NULL);
     /* a lower dim nobody defines */
-    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){3}, (int[]){1}, 1, &b0, NULL, 1, (int[]){1},
-                                   &a),
+    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){3}, (int[]){1}, 1, &b0, NULL, 1, (int[]){1}, &a),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("transform 0") && mentions("pass_through") && mentions("hidden id 3"));
     /* a hidden dim defined twice */
     ck_transform two[2] = {pt, pt};
-    CHECK_STATUS(ck_adaptor_create(2, two, (int[]){0, 1}, (int[]){1, 1}, 1, &b0, NULL, 1,
-                                   (int[]){1}, &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(2, two, (int[]){0, 1}, (int[]){1, 1}, 1, &b0, NULL, 1, (int[]){1}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("defined once"));
     /* consumed twice */
-    CHECK_STATUS(ck_adaptor_create(2, two, (int[]){0, 0}, (int[]){1, 2}, 1, &b0, NULL, 2,
-                                   (int[]){1, 2}, &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(2, two, (int[]){0, 0}, (int[]){1, 2}, 1, &b0, NULL, 2, (int[]){1, 2}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("already consumed"));
     /* an upper dim neither consumed nor top */
-    CHECK_STATUS(ck_adaptor_create(1, &um, (int[]){0}, (int[]){1, 2}, 1, &b0, NULL, 1, (int[]){1},
-                                   &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(1, &um, (int[]){0}, (int[]){1, 2}, 1, &b0, NULL, 1, (int[]){1}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("hidden dim 2") && mentions("unmerge"));
     /* a top dim that is consumed */
-    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){0}, (int[]){1}, 1, &b0, NULL, 2,
-                                   (int[]){1, 0}, &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(1, &pt, (int[]){0}, (int[]){1}, 1, &b0, NULL, 2, (int[]){1, 0}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     /* ids out of range, negative */
-    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){0}, (int[]){1000}, 1, &b0, NULL, 1,
-                                   (int[]){1000}, &a),
-                 CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){-1}, (int[]){1}, 1, &b0, NULL, 1, (int[]){1},
-                                   &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(1, &pt, (int[]){0}, (int[]){1000}, 1, &b0, NULL, 1, (int[]){1000}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(1, &pt, (int[]){-1}, (int[]){1}, 1, &b0, NULL, 1, (int[]){1}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     /* bottom length disagreeing with the consumer */
     ck_ival five = I(5);
-    CHECK_STATUS(ck_adaptor_create(1, &pt, (int[]){0}, (int[]){1}, 1, &b0, &five, 1, (int[]){1},
-                                   &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(1, &pt, (int[]){0}, (int[]){1}, 1, &b0, &five, 1, (int[]){1}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("length 5"));
-    CHECK_STATUS(ck_adaptor_create(1, NULL, (int[]){0}, (int[]){1}, 1, &b0, NULL, 1, (int[]){1},
-                                   &a),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_adaptor_create(1, NULL, (int[]){0}, (int[]){1}, 1, &b0, NULL, 1, (int[]){1}, &a),
+        CK_ERROR_INVALID_ARGUMENT);
     /* transpose with a non-permutation, chain with mismatched lengths */
     CHECK_STATUS(ck_adaptor_make_transpose(3, (ck_ival[]){I(2), I(3), I(4)}, (int[]){0, 0, 1}, &a),
                  CK_ERROR_INVALID_ARGUMENT);

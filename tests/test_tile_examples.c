@@ -218,8 +218,8 @@ static void test_blog_002(void)
     /* (256,128) strides (128,1); unmerge dim 0 into (4,64): offset(1,3,2) = 8578,
      * hidden index 8578, 67, 2, 1, 3, 2 */
     ck_descriptor *d = NULL, *t = NULL, *t2 = NULL;
-    CHECK_OK(ck_descriptor_make_naive(2, (ck_ival[]){I(256), I(128)}, (ck_ival[]){I(128), I(1)},
-                                      &d));
+    CHECK_OK(
+        ck_descriptor_make_naive(2, (ck_ival[]){I(256), I(128)}, (ck_ival[]){I(128), I(1)}, &d));
     ck_transform tr[2];
     CHECK_OK(ck_make_unmerge_transform(2, (ck_ival[]){I(4), I(64)}, &tr[0]));
     int64_t low;
@@ -296,7 +296,7 @@ static void test_distribution_style_adaptor(void)
     CHECK_OK(ck_make_unmerge_transform(2, (ck_ival[]){I(3), I(2)}, &t[1]));
     CHECK_OK(ck_make_replicate_transform(1, (ck_ival[]){I(2)}, &t[2]));
     CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(2), I(2)}, &t[3]));
-    int lower[] = {0, 1, 6, 2};   /* unmerge X0 | unmerge X1 | (none) | merge(R, H00) */
+    int lower[] = {0, 1, 6, 2}; /* unmerge X0 | unmerge X1 | (none) | merge(R, H00) */
     int upper[] = {2, 3, 4, 5, 6, 7};
     int bottom[] = {0, 1}, top[] = {7, 3, 4, 5};
     ck_adaptor *a = NULL;
@@ -328,7 +328,8 @@ static void test_distribution_style_adaptor(void)
                 }
     char *s = NULL;
     CHECK_OK(ck_adaptor_to_string(a, &s));
-    CHECK(s && strstr(s, "replicate([2])") && strstr(s, "merge([2, 2])  lower [h6, h2] -> upper [h7]"));
+    CHECK(s && strstr(s, "replicate([2])") &&
+          strstr(s, "merge([2, 2])  lower [h6, h2] -> upper [h7]"));
     ck_tile_free(s);
     ck_adaptor_destroy(a);
 }

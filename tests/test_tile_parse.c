@@ -46,8 +46,8 @@ static void test_parse_matches_api(void)
 {
     ck_descriptor *p = NULL, *d = NULL, *t = NULL;
     /* the example */
-    CHECK_OK(ck_descriptor_parse("naive(lengths=[4,8], strides=[8,1]) | pad(dim=1, left=1, right=2)",
-                                 NULL, &p));
+    CHECK_OK(ck_descriptor_parse(
+        "naive(lengths=[4,8], strides=[8,1]) | pad(dim=1, left=1, right=2)", NULL, &p));
     CHECK_OK(ck_descriptor_make_naive(2, (ck_ival[]){I(4), I(8)}, (ck_ival[]){I(8), I(1)}, &d));
     ck_transform tr[3];
     CHECK_OK(ck_make_pass_through_transform(I(4), &tr[0]));
@@ -122,9 +122,10 @@ static void test_parse_symbols(void)
     ck_ival M;
     CHECK_OK(ck_expr_symbol(ctx, "M", 4, 4096, 4, &M));
     ck_descriptor *p = NULL, *b = NULL, *n = NULL;
-    CHECK_OK(ck_descriptor_parse("naive(lengths=[M, K], strides=[lda, 1]) | "
-                                 "unmerge(dim=0, lengths=[M/4, 4]) | pad(dim=2, left=0, right=(K+7)/8*8-K)",
-                                 ctx, &p));
+    CHECK_OK(ck_descriptor_parse(
+        "naive(lengths=[M, K], strides=[lda, 1]) | "
+        "unmerge(dim=0, lengths=[M/4, 4]) | pad(dim=2, left=0, right=(K+7)/8*8-K)",
+        ctx, &p));
     CHECK(p && !ck_descriptor_is_concrete(p));
     ck_binding bd[] = {{"M", 32}, {"K", 13}, {"lda", 16}};
     CHECK_OK(ck_descriptor_bind(p, bd, 3, &b));
@@ -168,9 +169,9 @@ static void test_parse_errors(void)
     }
     CHECK_STATUS(ck_descriptor_parse("packed(lengths=[4,8]) | ", NULL, &p), CK_ERROR_PARSE);
     CHECK(strstr(ck_last_error(), "column") != NULL);
-    CHECK_STATUS(ck_descriptor_parse("packed(lengths=[4,8]) | unmerge(dim=0, lengths=[3,2])",
-                                     NULL, &p),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ck_descriptor_parse("packed(lengths=[4,8]) | unmerge(dim=0, lengths=[3,2])", NULL, &p),
+        CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "unmerge") && strstr(ck_last_error(), "stage 1"));
     CHECK_STATUS(ck_descriptor_parse(NULL, NULL, &p), CK_ERROR_INVALID_ARGUMENT);
     /* deep nesting is refused, not a stack overflow */

@@ -23,11 +23,17 @@ static void ref_lower(const ck_transform *t, const int64_t *up, int64_t *low)
 {
     switch (t->kind) {
     case CK_TRANSFORM_PASS_THROUGH:
-    case CK_TRANSFORM_RIGHT_PAD: low[0] = up[0]; break;
+    case CK_TRANSFORM_RIGHT_PAD:
+        low[0] = up[0];
+        break;
     case CK_TRANSFORM_PAD:
-    case CK_TRANSFORM_LEFT_PAD: low[0] = up[0] - t->p0.v; break;
+    case CK_TRANSFORM_LEFT_PAD:
+        low[0] = up[0] - t->p0.v;
+        break;
     case CK_TRANSFORM_SLICE:
-    case CK_TRANSFORM_OFFSET: low[0] = up[0] + t->p0.v; break;
+    case CK_TRANSFORM_OFFSET:
+        low[0] = up[0] + t->p0.v;
+        break;
     case CK_TRANSFORM_EMBED:
         low[0] = 0;
         for (int i = t->nup - 1; i >= 0; --i)
@@ -63,8 +69,12 @@ static void ref_lower(const ck_transform *t, const int64_t *up, int64_t *low)
         }
         break;
     }
-    case CK_TRANSFORM_FREEZE: low[0] = t->p0.v; break;
-    case CK_TRANSFORM_MODULO: low[0] = ((up[0] % t->p0.v) + t->p0.v) % t->p0.v; break;
+    case CK_TRANSFORM_FREEZE:
+        low[0] = t->p0.v;
+        break;
+    case CK_TRANSFORM_MODULO:
+        low[0] = ((up[0] % t->p0.v) + t->p0.v) % t->p0.v;
+        break;
     case CK_TRANSFORM_XOR:
         low[0] = up[0];
         low[1] = up[1] ^ (((up[0] % t->coefs[1].v) + t->coefs[1].v) % t->coefs[1].v);
@@ -74,7 +84,8 @@ static void ref_lower(const ck_transform *t, const int64_t *up, int64_t *low)
         low[0] = t->table[i < 0 ? 0 : i >= n ? n - 1 : i];
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -140,9 +151,15 @@ static ck_descriptor *random_stage(const ck_descriptor *d)
     int at = -1;
     ck_status st = CK_ERROR_INVALID_ARGUMENT;
     switch (rnd(0, 13)) {
-    case 0: st = ck_make_pad_transform(I(L), I(rnd(0, 3)), I(rnd(0, 3)), &t); break;
-    case 1: st = ck_make_left_pad_transform(I(L), I(rnd(0, 4)), &t); break;
-    case 2: st = ck_make_right_pad_transform(I(L), I(rnd(0, 4)), &t); break;
+    case 0:
+        st = ck_make_pad_transform(I(L), I(rnd(0, 3)), I(rnd(0, 3)), &t);
+        break;
+    case 1:
+        st = ck_make_left_pad_transform(I(L), I(rnd(0, 4)), &t);
+        break;
+    case 2:
+        st = ck_make_right_pad_transform(I(L), I(rnd(0, 4)), &t);
+        break;
     case 3: { /* unmerge into a factor pair */
         int64_t f = rnd(1, L);
         if (L % f)
@@ -150,7 +167,8 @@ static ck_descriptor *random_stage(const ck_descriptor *d)
         st = ck_make_unmerge_transform(2, (ck_ival[]){I(L / f), I(f)}, &t);
         break;
     }
-    case 4: case 5:
+    case 4:
+    case 5:
         if (n < 2 || dim == n - 1)
             return NULL;
         st = ck_make_merge_transform(2, (ck_ival[]){I(L), ck_descriptor_length(d, dim + 1)}, &t);
@@ -309,7 +327,8 @@ static void check_symbolic(const ck_descriptor *d, int exact_ranges)
     const ck_adaptor *a = ck_descriptor_adaptor(d);
     int n = ck_descriptor_ndim(d), has_gather = 0;
     for (int i = 0; i < ck_adaptor_ntransforms(a); ++i)
-        has_gather |= ck_adaptor_get_transform(a, i, NULL, NULL, NULL)->kind == CK_TRANSFORM_INDEXING;
+        has_gather |=
+            ck_adaptor_get_transform(a, i, NULL, NULL, NULL)->kind == CK_TRANSFORM_INDEXING;
     ck_expr_ctx *ctx = NULL;
     CHECK_OK(ck_expr_ctx_create(&ctx));
     ck_ival top[CK_TILE_MAX_HIDDEN], offset;
@@ -536,8 +555,17 @@ static void test_magic_division(void)
     /* every divisor up to 3000 with boundary and random dividends */
     for (uint32_t dv = 1; dv <= 3000; ++dv) {
         ck_magic_div_init(dv, &mul, &shift);
-        uint32_t ns[] = {0, 1, dv - 1, dv, dv + 1, 2 * dv - 1, 2 * dv, 0x7fffffffu,
-                         0x7ffffffeu, (0x7fffffffu / dv) * dv, (0x7fffffffu / dv) * dv - 1};
+        uint32_t ns[] = {0,
+                         1,
+                         dv - 1,
+                         dv,
+                         dv + 1,
+                         2 * dv - 1,
+                         2 * dv,
+                         0x7fffffffu,
+                         0x7ffffffeu,
+                         (0x7fffffffu / dv) * dv,
+                         (0x7fffffffu / dv) * dv - 1};
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; ++k)
             CHECK_EQ_INT(ck_magic_div(ns[k], mul, shift), ns[k] / dv);
         for (int k = 0; k < 40; ++k) {
@@ -553,8 +581,8 @@ static void test_magic_division(void)
                 continue;
             ck_magic_div_init((uint32_t)dv, &mul, &shift);
             for (int k = 0; k < 200; ++k) {
-                uint32_t n = k < 3 ? (uint32_t)(k == 0 ? 0x7fffffff : dv - k)
-                                   : (uint32_t)rnd(0, 0x7fffffff);
+                uint32_t n =
+                    k < 3 ? (uint32_t)(k == 0 ? 0x7fffffff : dv - k) : (uint32_t)rnd(0, 0x7fffffff);
                 if (n > 0x7fffffffu)
                     continue;
                 CHECK_EQ_INT(ck_magic_div(n, mul, shift), (uint64_t)n / (uint64_t)dv);

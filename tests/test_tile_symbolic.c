@@ -177,27 +177,59 @@ static void test_expr_random(void)
             }
             ck_status st;
             switch (op) {
-            case 0: st = ck_ival_add(a->iv, b->iv, &r->iv); break;
-            case 1: st = ck_ival_sub(a->iv, b->iv, &r->iv); break;
-            case 2: st = ck_ival_mul(a->iv, b->iv, &r->iv); break;
-            case 3: st = ck_ival_floordiv(a->iv, b->iv, &r->iv); break;
-            case 4: st = ck_ival_mod(a->iv, b->iv, &r->iv); break;
-            case 5: st = ck_ival_xor(a->iv, b->iv, &r->iv); break;
-            case 6: st = ck_ival_min(a->iv, b->iv, &r->iv); break;
-            default: st = ck_ival_max(a->iv, b->iv, &r->iv); break;
+            case 0:
+                st = ck_ival_add(a->iv, b->iv, &r->iv);
+                break;
+            case 1:
+                st = ck_ival_sub(a->iv, b->iv, &r->iv);
+                break;
+            case 2:
+                st = ck_ival_mul(a->iv, b->iv, &r->iv);
+                break;
+            case 3:
+                st = ck_ival_floordiv(a->iv, b->iv, &r->iv);
+                break;
+            case 4:
+                st = ck_ival_mod(a->iv, b->iv, &r->iv);
+                break;
+            case 5:
+                st = ck_ival_xor(a->iv, b->iv, &r->iv);
+                break;
+            case 6:
+                st = ck_ival_min(a->iv, b->iv, &r->iv);
+                break;
+            default:
+                st = ck_ival_max(a->iv, b->iv, &r->iv);
+                break;
             }
             CHECK_OK(st);
             for (int k = 0; k < 8; ++k) {
                 int64_t x = a->val[k], y = b->val[k];
                 switch (op) {
-                case 0: r->val[k] = x + y; break;
-                case 1: r->val[k] = x - y; break;
-                case 2: r->val[k] = x * y; break;
-                case 3: r->val[k] = ref_floordiv(x, y); break;
-                case 4: r->val[k] = x - ref_floordiv(x, y) * y; break;
-                case 5: r->val[k] = x ^ y; break;
-                case 6: r->val[k] = x < y ? x : y; break;
-                default: r->val[k] = x > y ? x : y; break;
+                case 0:
+                    r->val[k] = x + y;
+                    break;
+                case 1:
+                    r->val[k] = x - y;
+                    break;
+                case 2:
+                    r->val[k] = x * y;
+                    break;
+                case 3:
+                    r->val[k] = ref_floordiv(x, y);
+                    break;
+                case 4:
+                    r->val[k] = x - ref_floordiv(x, y) * y;
+                    break;
+                case 5:
+                    r->val[k] = x ^ y;
+                    break;
+                case 6:
+                    r->val[k] = x < y ? x : y;
+                    break;
+                default:
+                    r->val[k] = x > y ? x : y;
+                    break;
                 }
             }
         }
@@ -226,7 +258,8 @@ static ck_descriptor *build(ck_ival M, ck_ival K, ck_ival lda, ck_ival P)
     if (ck_descriptor_make_naive(2, (ck_ival[]){M, K}, (ck_ival[]){lda, one}, &d))
         return NULL;
     /* pad the columns: [M, K + 1 + P] */
-    if (ck_make_pad_transform(K, one, P, &t) || ck_descriptor_transform_one(d, &t, (int[]){1}, -1, &n))
+    if (ck_make_pad_transform(K, one, P, &t) ||
+        ck_descriptor_transform_one(d, &t, (int[]){1}, -1, &n))
         goto fail;
     ck_descriptor_destroy(d);
     d = n;

@@ -10,7 +10,8 @@
 #include "cli.h"
 
 static const char usage[] =
-    "Usage: ck desc 'DESCRIPTOR' [--at I,J,...]... [--bind NAME=V,...] [--sym NAME=MIN:MAX[:DIV]]...\n"
+    "Usage: ck desc 'DESCRIPTOR' [--at I,J,...]... [--bind NAME=V,...] [--sym "
+    "NAME=MIN:MAX[:DIV]]...\n"
     "\n"
     "Build a tensor descriptor, print its stages, transforms, hidden ids and lengths, its\n"
     "element space size, the guaranteed vector length/stride of every dimension, the offset\n"
@@ -28,7 +29,8 @@ static const char usage[] =
     "  unmerge(dim=D, lengths=[...])    merge(dims=[D0,D1,...])   merge_magic(dims=[...])\n"
     "  embed(dim=D, lengths=[...], coefs=[...])                   slice(dim=D, begin=B, end=E)\n"
     "  offset(dim=D, offset=O[, length=L])  modulo(dim=D, length=L)  xor(dims=[D0,D1])\n"
-    "  freeze(dim=D, value=V)           insert(length=L[, at=P])  replicate(lengths=[...][, at=P])\n"
+    "  freeze(dim=D, value=V)           insert(length=L[, at=P])  replicate(lengths=[...][, "
+    "at=P])\n"
     "  indexing(dim=D, table=[...])     pass_through(dim=D)       transpose(perm=[...])\n"
     "  (transpose: new dim k is old dim perm[k])\n"
     "Values are integers, symbols (M, K, lda, ...) or expressions of them with + - * / %\n"
@@ -119,11 +121,11 @@ static void print_offset_expr(const ck_descriptor *d, ck_expr_ctx *ctx)
         ck_ival_print(conds[c].lo, lo, sizeof lo);
         ck_ival_print(conds[c].hi, hi, sizeof hi);
         if (ck_ival_is_const(conds[c].lo) && conds[c].lo.v == INT64_MIN)
-            printf("  valid only if %s < %s   (stage %d, transform %d)\n", buf, hi,
-                   conds[c].stage, conds[c].transform);
+            printf("  valid only if %s < %s   (stage %d, transform %d)\n", buf, hi, conds[c].stage,
+                   conds[c].transform);
         else if (ck_ival_is_const(conds[c].hi) && conds[c].hi.v == INT64_MAX)
-            printf("  valid only if %s <= %s   (stage %d, transform %d)\n", lo, buf,
-                   conds[c].stage, conds[c].transform);
+            printf("  valid only if %s <= %s   (stage %d, transform %d)\n", lo, buf, conds[c].stage,
+                   conds[c].transform);
         else
             printf("  valid only if %s <= %s < %s   (stage %d, transform %d)\n", lo, buf, hi,
                    conds[c].stage, conds[c].transform);
@@ -256,7 +258,8 @@ int ck_cmd_desc(int argc, char **argv)
         printf("at [");
         for (int i = 0; i < nat[k]; ++i)
             printf("%s%lld", i ? ", " : "", (long long)at[k][i]);
-        printf("]: offset %lld, %s\n", (long long)off, valid ? "valid" : "invalid (padding or out of range)");
+        printf("]: offset %lld, %s\n", (long long)off,
+               valid ? "valid" : "invalid (padding or out of range)");
     }
 out:
     ck_tile_free(dump);

@@ -98,7 +98,10 @@ static inline ck_ival ck_ival_int(int64_t v)
     return r;
 }
 /* True when x is a known integer. */
-static inline int ck_ival_is_const(ck_ival x) { return x.e == NULL; }
+static inline int ck_ival_is_const(ck_ival x)
+{
+    return x.e == NULL;
+}
 
 /* One symbol's value, for evaluation and binding. */
 typedef struct ck_binding {
@@ -224,7 +227,8 @@ ck_status ck_make_unmerge_transform(int n, const ck_ival *lengths, ck_transform 
 ck_status ck_make_freeze_transform(ck_ival value, ck_transform *out);
 ck_status ck_make_insert_transform(ck_ival length, ck_transform *out);
 ck_status ck_make_replicate_transform(int n, const ck_ival *lengths, ck_transform *out);
-ck_status ck_make_slice_transform(ck_ival low_length, ck_ival begin, ck_ival end, ck_transform *out);
+ck_status ck_make_slice_transform(ck_ival low_length, ck_ival begin, ck_ival end,
+                                  ck_transform *out);
 /* Upper length `length`, low = up mod modulus. */
 ck_status ck_make_modulo_transform(ck_ival modulus, ck_ival length, ck_transform *out);
 /* Lengths len0, len1 of both the upper and the lower dims (known, >= 1). */
@@ -251,8 +255,7 @@ ck_status ck_transform_calculate_lower_index(const ck_transform *t, const int64_
  * new lower index and the lower step `low_diff` (may be NULL), without full
  * recomputation where the transform allows (merge carries digit by digit). */
 ck_status ck_transform_update_lower_index(const ck_transform *t, const int64_t *up_old,
-                                          const int64_t *up_diff, int64_t *low,
-                                          int64_t *low_diff);
+                                          const int64_t *up_diff, int64_t *low, int64_t *low_diff);
 
 /* Whether the upper index `up` maps to a valid lower index (padding).
  * Only pad, left_pad and right_pad can be invalid. */
@@ -309,17 +312,15 @@ ck_status ck_adaptor_make_transpose(int n, const ck_ival *lengths, const int *pe
  * (bottom dims 0..nbottom-1, top dims 0..ntop-1), concatenated per transform
  * as in ck_adaptor_create. Every bottom dim consumed once; upper dims must
  * be a permutation of 0..ntop-1. */
-ck_status ck_adaptor_make_single_stage(int nbottom, const ck_ival *bottom_lengths,
-                                       int ntransforms, const ck_transform *transforms,
-                                       const int *lower_dims, const int *upper_dims,
-                                       ck_adaptor **out);
+ck_status ck_adaptor_make_single_stage(int nbottom, const ck_ival *bottom_lengths, int ntransforms,
+                                       const ck_transform *transforms, const int *lower_dims,
+                                       const int *upper_dims, ck_adaptor **out);
 /* Append a stage (CK's transform_tensor_adaptor): lower_dims are positions
  * among a's top dims (each consumed exactly once), upper_dims the positions
  * of the new top dims (a permutation of 0..ntop_new-1). New hidden ids are
  * old nhidden + new top position. */
-ck_status ck_adaptor_transform(const ck_adaptor *a, int ntransforms,
-                               const ck_transform *transforms, const int *lower_dims,
-                               const int *upper_dims, ck_adaptor **out);
+ck_status ck_adaptor_transform(const ck_adaptor *a, int ntransforms, const ck_transform *transforms,
+                               const int *lower_dims, const int *upper_dims, ck_adaptor **out);
 /* Chain: `lower`'s top dims feed `upper`'s bottom dims (same count and
  * lengths, position by position); the result has lower's bottom and upper's
  * top. */
@@ -356,8 +357,7 @@ typedef struct ck_index_condition {
  * any symbols: thread ids, loop counters, sizes), `low` gets t->nlow. An
  * indexing (gather) transform needs a known upper index (CK_ERROR_UNSUPPORTED
  * otherwise). */
-ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival *up,
-                                            ck_ival *low);
+ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival *up, ck_ival *low);
 
 /* Symbolic bottom index of a top index given as expressions, plus the
  * padding conditions that must hold for validity (conditions proven by the
@@ -365,9 +365,8 @@ ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival
  * NULL with max_conds 0); *nconds gets the number needed (more than max_conds
  * -> CK_ERROR_INVALID_ARGUMENT after counting). The top range 0 <= idx < len
  * is not included. Works for concrete and symbolic adaptors. */
-ck_status ck_adaptor_calculate_bottom_expr(const ck_adaptor *a, const ck_ival *top,
-                                           ck_ival *bottom, ck_index_condition *conds,
-                                           int max_conds, int *nconds);
+ck_status ck_adaptor_calculate_bottom_expr(const ck_adaptor *a, const ck_ival *top, ck_ival *bottom,
+                                           ck_index_condition *conds, int max_conds, int *nconds);
 /* Replace every bound symbol by its value (checked against the symbol's
  * range and divisor) and re-check every transform. Symbols without a binding
  * stay symbolic (partial specialisation); ck_adaptor_is_concrete tells. */
@@ -470,7 +469,10 @@ int ck_adaptor_coordinate_is_valid(const ck_adaptor *a, const ck_coordinate *c);
 ck_status ck_tensor_coordinate_make(const ck_descriptor *d, const int64_t *idx, ck_coordinate *c);
 ck_status ck_tensor_coordinate_move(const ck_descriptor *d, ck_coordinate *c, const int64_t *step);
 /* The element offset (hidden dim 0). */
-static inline int64_t ck_tensor_coordinate_offset(const ck_coordinate *c) { return c->hidden[0]; }
+static inline int64_t ck_tensor_coordinate_offset(const ck_coordinate *c)
+{
+    return c->hidden[0];
+}
 /* Top index within [0,len) and every padding transform valid. */
 int ck_tensor_coordinate_is_valid(const ck_descriptor *d, const ck_coordinate *c);
 

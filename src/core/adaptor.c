@@ -11,7 +11,10 @@
 #include "core/expr.h"
 #include "core/tile_internal.h"
 
-static const char *kname(const ck_transform *t) { return ck_transform_kind_name(t->kind); }
+static const char *kname(const ck_transform *t)
+{
+    return ck_transform_kind_name(t->kind);
+}
 
 void ck_adaptor_destroy(ck_adaptor *a)
 {
@@ -46,8 +49,7 @@ static ck_status check_length(const char *fn, const ck_adaptor_entry *e, int ti,
                    "%s: stage %d, transform %d (%s): lower dim %d consumes hidden dim %d of "
                    "length %s, but the transform %s %s.",
                    fn, e->stage, ti, kname(t), k, h, hb,
-                   t->low_fits ? "reaches indices up to length" : "expects a lower length of",
-                   wb);
+                   t->low_fits ? "reaches indices up to length" : "expects a lower length of", wb);
 }
 
 ck_status ck_adaptor_create_staged(int ntransforms, const ck_adaptor_entry *entries, int nbottom,
@@ -73,14 +75,14 @@ ck_status ck_adaptor_create_staged(int ntransforms, const ck_adaptor_entry *entr
     for (int h = 0; h < CK_TILE_MAX_HIDDEN; ++h)
         defined_by[h] = -2, consumed_by[h] = -1, is_top[h] = 0;
     int nhidden = 0;
-#define CHECK_ID(h, what, ...)                                                                  \
-    do {                                                                                        \
-        if ((h) < 0 || (h) >= CK_TILE_MAX_HIDDEN)                                               \
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT,                                           \
-                           "%s: " what " has hidden id %d; accepted: 0 to %d.", fn,             \
-                           __VA_ARGS__, (h), CK_TILE_MAX_HIDDEN - 1);                           \
-        if ((h) + 1 > nhidden)                                                                  \
-            nhidden = (h) + 1;                                                                  \
+#define CHECK_ID(h, what, ...)                                                                     \
+    do {                                                                                           \
+        if ((h) < 0 || (h) >= CK_TILE_MAX_HIDDEN)                                                  \
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,                                              \
+                           "%s: " what " has hidden id %d; accepted: 0 to %d.", fn, __VA_ARGS__,   \
+                           (h), CK_TILE_MAX_HIDDEN - 1);                                           \
+        if ((h) + 1 > nhidden)                                                                     \
+            nhidden = (h) + 1;                                                                     \
     } while (0)
     for (int i = 0; i < nbottom; ++i) {
         int h = bottom_ids[i];
@@ -191,8 +193,8 @@ ck_status ck_adaptor_create_staged(int ntransforms, const ck_adaptor_entry *entr
     for (int i = 0; i < ntransforms; ++i) {
         ck_transform fixed;
         ck_status vs = ck_transform_bind(&a->entries[i].t, NULL, 0, &fixed);
-        if (vs == CK_SUCCESS && (fixed.nup != a->entries[i].t.nup ||
-                                 fixed.nlow != a->entries[i].t.nlow))
+        if (vs == CK_SUCCESS &&
+            (fixed.nup != a->entries[i].t.nup || fixed.nlow != a->entries[i].t.nlow))
             vs = ck_fail(CK_ERROR_INVALID_ARGUMENT,
                          "the transform value is inconsistent (%d upper, %d lower dims where its "
                          "parameters give %d and %d)",
@@ -223,8 +225,7 @@ ck_status ck_adaptor_create_staged(int ntransforms, const ck_adaptor_entry *entr
                 if (a->entries[j].t.kind == CK_TRANSFORM_INDEXING)
                     a->entries[j].t.table = NULL;
             ck_adaptor_destroy(a);
-            return ck_fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory copying a gather table.",
-                           fn);
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory copying a gather table.", fn);
         }
     }
     ck_status st = CK_SUCCESS;
@@ -416,8 +417,8 @@ static ck_status append_stage(const char *fn, const ck_adaptor *a, int ntransfor
     ck_ival bl[CK_TILE_MAX_HIDDEN];
     for (int i = 0; i < a->nbottom; ++i)
         bl[i] = a->hidden_len[a->bottom[i]];
-    ck_status st = ck_adaptor_create_staged(a->ntransforms + ntransforms, e, a->nbottom,
-                                            a->bottom, bl, nup, top, out);
+    ck_status st = ck_adaptor_create_staged(a->ntransforms + ntransforms, e, a->nbottom, a->bottom,
+                                            bl, nup, top, out);
     free(e);
     if (st) {
         char *dump = NULL;
@@ -437,18 +438,16 @@ static ck_status append_stage(const char *fn, const ck_adaptor *a, int ntransfor
     return CK_SUCCESS;
 }
 
-ck_status ck_adaptor_transform(const ck_adaptor *a, int ntransforms,
-                               const ck_transform *transforms, const int *lower_dims,
-                               const int *upper_dims, ck_adaptor **out)
+ck_status ck_adaptor_transform(const ck_adaptor *a, int ntransforms, const ck_transform *transforms,
+                               const int *lower_dims, const int *upper_dims, ck_adaptor **out)
 {
     return append_stage("ck_adaptor_transform", a, ntransforms, transforms, lower_dims, upper_dims,
                         out);
 }
 
-ck_status ck_adaptor_make_single_stage(int nbottom, const ck_ival *bottom_lengths,
-                                       int ntransforms, const ck_transform *transforms,
-                                       const int *lower_dims, const int *upper_dims,
-                                       ck_adaptor **out)
+ck_status ck_adaptor_make_single_stage(int nbottom, const ck_ival *bottom_lengths, int ntransforms,
+                                       const ck_transform *transforms, const int *lower_dims,
+                                       const int *upper_dims, ck_adaptor **out)
 {
     const char *fn = "ck_adaptor_make_single_stage";
     CK_REQUIRE_NOT_NULL(out, fn);
@@ -462,8 +461,8 @@ ck_status ck_adaptor_make_single_stage(int nbottom, const ck_ival *bottom_length
     for (int i = 0; i < nbottom; ++i)
         ids[i] = i;
     ck_adaptor *base;
-    ck_status st = ck_adaptor_create_staged(0, NULL, nbottom, ids, bottom_lengths, nbottom, ids,
-                                            &base);
+    ck_status st =
+        ck_adaptor_create_staged(0, NULL, nbottom, ids, bottom_lengths, nbottom, ids, &base);
     if (st)
         return ck_fail_context(st, "%s", fn);
     st = append_stage(fn, base, ntransforms, transforms, lower_dims, upper_dims, out);
@@ -566,20 +565,38 @@ ck_status ck_adaptor_chain(const ck_adaptor *lower, const ck_adaptor *upper, ck_
     ck_ival bl[CK_TILE_MAX_HIDDEN];
     for (int i = 0; i < lower->nbottom; ++i)
         bl[i] = lower->hidden_len[lower->bottom[i]];
-    ck_status st = ck_adaptor_create_staged(n, e, lower->nbottom, lower->bottom, bl, upper->ntop,
-                                            top, out);
+    ck_status st =
+        ck_adaptor_create_staged(n, e, lower->nbottom, lower->bottom, bl, upper->ntop, top, out);
     free(e);
     return st ? ck_fail_context(st, "%s", fn) : CK_SUCCESS;
 }
 
 /* ------------------------------------------------------------ queries */
 
-int ck_adaptor_ntop(const ck_adaptor *a) { return a ? a->ntop : -1; }
-int ck_adaptor_nbottom(const ck_adaptor *a) { return a ? a->nbottom : -1; }
-int ck_adaptor_nhidden(const ck_adaptor *a) { return a ? a->nhidden : -1; }
-int ck_adaptor_ntransforms(const ck_adaptor *a) { return a ? a->ntransforms : -1; }
-int ck_adaptor_nstages(const ck_adaptor *a) { return a ? a->nstages : -1; }
-int ck_adaptor_is_concrete(const ck_adaptor *a) { return a ? a->concrete : 0; }
+int ck_adaptor_ntop(const ck_adaptor *a)
+{
+    return a ? a->ntop : -1;
+}
+int ck_adaptor_nbottom(const ck_adaptor *a)
+{
+    return a ? a->nbottom : -1;
+}
+int ck_adaptor_nhidden(const ck_adaptor *a)
+{
+    return a ? a->nhidden : -1;
+}
+int ck_adaptor_ntransforms(const ck_adaptor *a)
+{
+    return a ? a->ntransforms : -1;
+}
+int ck_adaptor_nstages(const ck_adaptor *a)
+{
+    return a ? a->nstages : -1;
+}
+int ck_adaptor_is_concrete(const ck_adaptor *a)
+{
+    return a ? a->concrete : 0;
+}
 int ck_adaptor_top_id(const ck_adaptor *a, int i)
 {
     return a && i >= 0 && i < a->ntop ? a->top[i] : -1;
@@ -641,15 +658,15 @@ ck_status ck_adaptor_bind(const ck_adaptor *a, const ck_binding *bindings, int n
         e[i] = a->entries[i];
         st = ck_transform_bind(&a->entries[i].t, bindings, nbindings, &e[i].t);
         if (st)
-            st = ck_fail_context(st, "%s: stage %d, transform %d (%s)", fn, a->entries[i].stage,
-                                 i, kname(&a->entries[i].t));
+            st = ck_fail_context(st, "%s: stage %d, transform %d (%s)", fn, a->entries[i].stage, i,
+                                 kname(&a->entries[i].t));
     }
     ck_ival bl[CK_TILE_MAX_HIDDEN];
     for (int i = 0; i < a->nbottom && !st; ++i)
         st = ck_ival_substitute(a->hidden_len[a->bottom[i]], bindings, nbindings, &bl[i]);
     if (!st)
-        st = ck_adaptor_create_staged(a->ntransforms, e, a->nbottom, a->bottom, bl, a->ntop,
-                                      a->top, out);
+        st = ck_adaptor_create_staged(a->ntransforms, e, a->nbottom, a->bottom, bl, a->ntop, a->top,
+                                      out);
     free(e);
     return st;
 }

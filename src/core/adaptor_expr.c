@@ -20,11 +20,17 @@ ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival
     ck_status st = CK_SUCCESS;
     switch (t->kind) {
     case CK_TRANSFORM_PASS_THROUGH:
-    case CK_TRANSFORM_RIGHT_PAD: low[0] = up[0]; break;
+    case CK_TRANSFORM_RIGHT_PAD:
+        low[0] = up[0];
+        break;
     case CK_TRANSFORM_PAD:
-    case CK_TRANSFORM_LEFT_PAD: low[0] = ck_iv_sub(up[0], t->p0, &st); break;
+    case CK_TRANSFORM_LEFT_PAD:
+        low[0] = ck_iv_sub(up[0], t->p0, &st);
+        break;
     case CK_TRANSFORM_SLICE:
-    case CK_TRANSFORM_OFFSET: low[0] = ck_iv_add(up[0], t->p0, &st); break;
+    case CK_TRANSFORM_OFFSET:
+        low[0] = ck_iv_add(up[0], t->p0, &st);
+        break;
     case CK_TRANSFORM_EMBED:
     case CK_TRANSFORM_UNMERGE: {
         ck_ival s = ck_ival_int(0);
@@ -42,10 +48,15 @@ ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival
         low[0] = u;
         break;
     }
-    case CK_TRANSFORM_FREEZE: low[0] = t->p0; break;
+    case CK_TRANSFORM_FREEZE:
+        low[0] = t->p0;
+        break;
     case CK_TRANSFORM_INSERT:
-    case CK_TRANSFORM_REPLICATE: break;
-    case CK_TRANSFORM_MODULO: low[0] = ck_iv_mod(up[0], t->p0, &st); break;
+    case CK_TRANSFORM_REPLICATE:
+        break;
+    case CK_TRANSFORM_MODULO:
+        low[0] = ck_iv_mod(up[0], t->p0, &st);
+        break;
     case CK_TRANSFORM_XOR:
         low[0] = up[0];
         if (!st) {
@@ -94,17 +105,16 @@ static ck_status add_condition(ck_ival v, ck_ival lo, ck_ival hi, int stage, int
     return CK_SUCCESS;
 }
 
-ck_status ck_adaptor_calculate_bottom_expr(const ck_adaptor *a, const ck_ival *top,
-                                           ck_ival *bottom, ck_index_condition *conds,
-                                           int max_conds, int *nconds)
+ck_status ck_adaptor_calculate_bottom_expr(const ck_adaptor *a, const ck_ival *top, ck_ival *bottom,
+                                           ck_index_condition *conds, int max_conds, int *nconds)
 {
     const char *fn = "ck_adaptor_calculate_bottom_expr";
     CK_REQUIRE_NOT_NULL(a, fn);
     CK_REQUIRE_NOT_NULL(bottom, fn);
     CK_REQUIRE_NOT_NULL(nconds, fn);
     if ((a->ntop && !top) || (max_conds > 0 && !conds) || max_conds < 0)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: 'top' or 'conds' is NULL (max_conds = %d).", fn, max_conds);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: 'top' or 'conds' is NULL (max_conds = %d).",
+                       fn, max_conds);
     ck_ival h[CK_TILE_MAX_HIDDEN];
     for (int i = 0; i < CK_TILE_MAX_HIDDEN; ++i)
         h[i] = ck_ival_int(0);

@@ -120,8 +120,8 @@ ck_status ck_descriptor_transform(const ck_descriptor *d, int ntransforms,
     CK_REQUIRE_NOT_NULL(out, fn);
     *out = NULL;
     ck_adaptor *ad;
-    ck_status st = ck_adaptor_transform(d->ad, ntransforms, transforms, lower_dims, upper_dims,
-                                        &ad);
+    ck_status st =
+        ck_adaptor_transform(d->ad, ntransforms, transforms, lower_dims, upper_dims, &ad);
     if (st)
         return ck_fail_context(st, "%s", fn);
     return wrap(ad, d->element_space, out);
@@ -138,7 +138,10 @@ ck_status ck_descriptor_copy(const ck_descriptor *d, ck_descriptor **out)
     return wrap(ad, d->element_space, out);
 }
 
-int ck_descriptor_ndim(const ck_descriptor *d) { return d ? d->ad->ntop : -1; }
+int ck_descriptor_ndim(const ck_descriptor *d)
+{
+    return d ? d->ad->ntop : -1;
+}
 ck_ival ck_descriptor_length(const ck_descriptor *d, int i)
 {
     return d ? ck_adaptor_top_length(d->ad, i) : ck_ival_int(0);
@@ -147,8 +150,14 @@ ck_ival ck_descriptor_element_space_size(const ck_descriptor *d)
 {
     return d ? d->element_space : ck_ival_int(0);
 }
-const ck_adaptor *ck_descriptor_adaptor(const ck_descriptor *d) { return d ? d->ad : NULL; }
-int ck_descriptor_is_concrete(const ck_descriptor *d) { return d && d->ad->concrete; }
+const ck_adaptor *ck_descriptor_adaptor(const ck_descriptor *d)
+{
+    return d ? d->ad : NULL;
+}
+int ck_descriptor_is_concrete(const ck_descriptor *d)
+{
+    return d && d->ad->concrete;
+}
 
 ck_status ck_descriptor_calculate_offset(const ck_descriptor *d, const int64_t *idx,
                                          int64_t *offset)

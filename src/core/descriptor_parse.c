@@ -30,7 +30,10 @@ typedef struct arg {
     int used;
 } arg;
 
-static int col(const parser *ps) { return (int)(ps->p - ps->text) + 1; }
+static int col(const parser *ps)
+{
+    return (int)(ps->p - ps->text) + 1;
+}
 
 static ck_status perr(const parser *ps, const char *what)
 {
@@ -125,7 +128,7 @@ static ck_status term(parser *ps, ck_ival *out)
         ck_ival r;
         if ((st = factor(ps, &r)))
             break;
-        st = op == '*' ? ck_ival_mul(*out, r, out)
+        st = op == '*'   ? ck_ival_mul(*out, r, out)
              : op == '/' ? ck_ival_floordiv(*out, r, out)
                          : ck_ival_mod(*out, r, out);
     }
@@ -202,17 +205,15 @@ static arg *find(arg *args, int n, const char *key)
     return NULL;
 }
 
-static ck_status need(const char *call_name, arg *args, int n, const char *key, int list,
-                      arg **out)
+static ck_status need(const char *call_name, arg *args, int n, const char *key, int list, arg **out)
 {
     *out = find(args, n, key);
     if (!*out)
         return ck_fail(CK_ERROR_PARSE, "ck_descriptor_parse: %s(...) needs the argument '%s'.",
                        call_name, key);
     if ((*out)->is_list != list)
-        return ck_fail(CK_ERROR_PARSE,
-                       "ck_descriptor_parse: %s(...): argument '%s' must be %s.", call_name, key,
-                       list ? "a list [a, b, ...]" : "a single value");
+        return ck_fail(CK_ERROR_PARSE, "ck_descriptor_parse: %s(...): argument '%s' must be %s.",
+                       call_name, key, list ? "a list [a, b, ...]" : "a single value");
     return CK_SUCCESS;
 }
 
@@ -265,17 +266,16 @@ static ck_status stage(parser *ps, ck_descriptor **d)
                            "exist; the descriptor has dims 0 to %d.",
                            name, (int)(at_start - ps->text) + 1, dims[i], n - 1);
     ck_ival len0 = ndims ? ck_descriptor_length(cur, dims[0]) : ck_ival_int(0);
-#define NEED(var, key, list)                                                                     \
-    do {                                                                                         \
-        if ((st = need(name, args, nargs, key, list, &var)))                                     \
-            return st;                                                                           \
+#define NEED(var, key, list)                                                                       \
+    do {                                                                                           \
+        if ((st = need(name, args, nargs, key, list, &var)))                                       \
+            return st;                                                                             \
     } while (0)
-#define NEED_DIMS(k)                                                                             \
-    do {                                                                                         \
-        if (ndims != (k))                                                                        \
-            return ck_fail(CK_ERROR_PARSE,                                                       \
-                           "ck_descriptor_parse: %s(...) needs %s.", name,                       \
-                           (k) == 1 ? "dim=D" : "dims=[D0, D1, ...]");                           \
+#define NEED_DIMS(k)                                                                               \
+    do {                                                                                           \
+        if (ndims != (k))                                                                          \
+            return ck_fail(CK_ERROR_PARSE, "ck_descriptor_parse: %s(...) needs %s.", name,         \
+                           (k) == 1 ? "dim=D" : "dims=[D0, D1, ...]");                             \
     } while (0)
     if (strcmp(name, "transpose") == 0) {
         NEED(a0, "perm", 1);

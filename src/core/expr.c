@@ -27,15 +27,18 @@ struct ck_expr_ctx {
     sym_entry *symbols;
 };
 
-void ck_tile_free(void *p) { free(p); }
+void ck_tile_free(void *p)
+{
+    free(p);
+}
 
 ck_status ck_expr_ctx_create(ck_expr_ctx **out)
 {
     CK_REQUIRE_NOT_NULL(out, "ck_expr_ctx_create");
     *out = calloc(1, sizeof **out);
     if (!*out)
-        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_expr_ctx_create: out of memory allocating %zu bytes.",
-                       sizeof **out);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY,
+                       "ck_expr_ctx_create: out of memory allocating %zu bytes.", sizeof **out);
     return CK_SUCCESS;
 }
 
@@ -285,8 +288,7 @@ ck_status ck_expr_symbol(ck_expr_ctx *ctx, const char *name, int64_t min, int64_
               name[0] == '_');
     for (size_t i = 1; ok && i < len; ++i) {
         char c = name[i];
-        ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-             c == '_';
+        ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     }
     if (!ok)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -306,9 +308,8 @@ ck_status ck_expr_symbol(ck_expr_ctx *ctx, const char *name, int64_t min, int64_
                                "ck_expr_symbol: symbol '%s' already declared with range "
                                "[%lld, %lld] divisor %lld, redeclared with [%lld, %lld] "
                                "divisor %lld; a symbol has one set of facts.",
-                               name, (long long)e->min, (long long)e->max,
-                               (long long)e->divisor, (long long)min, (long long)max,
-                               (long long)divisor);
+                               name, (long long)e->min, (long long)e->max, (long long)e->divisor,
+                               (long long)min, (long long)max, (long long)divisor);
             out->v = 0;
             out->e = e;
             return CK_SUCCESS;
@@ -423,8 +424,7 @@ ck_status ck_ival_sub(ck_ival a, ck_ival b, ck_ival *out)
     /* round-up remainder: ((b + c) / d) * d - b -> c - (b + c) mod d (its range is then
      * known: [c - d + 1, c]) */
     if (is_op_const(a, CK_EXPR_MUL) && a.e->a->op == CK_EXPR_DIV &&
-        a.e->a->b->op == CK_EXPR_CONST && a.e->a->b->value == a.e->b->value &&
-        a.e->b->value > 0) {
+        a.e->a->b->op == CK_EXPR_CONST && a.e->a->b->value == a.e->b->value && a.e->b->value > 0) {
         ck_ival x = node_ival(a.e->a->a), c, m;
         if (ck_ival_sub(x, b, &c) == CK_SUCCESS && ck_ival_is_const(c) &&
             ck_ival_mod(x, ck_ival_int(a.e->b->value), &m) == CK_SUCCESS)
@@ -572,17 +572,23 @@ static ck_status minmax(ck_ival a, ck_ival b, ck_ival *out, int is_max)
     return make_binary(is_max ? CK_EXPR_MAX : CK_EXPR_MIN, a, b, out, is_max ? "max" : "min");
 }
 
-ck_status ck_ival_min(ck_ival a, ck_ival b, ck_ival *out) { return minmax(a, b, out, 0); }
-ck_status ck_ival_max(ck_ival a, ck_ival b, ck_ival *out) { return minmax(a, b, out, 1); }
+ck_status ck_ival_min(ck_ival a, ck_ival b, ck_ival *out)
+{
+    return minmax(a, b, out, 0);
+}
+ck_status ck_ival_max(ck_ival a, ck_ival b, ck_ival *out)
+{
+    return minmax(a, b, out, 1);
+}
 
 /* Accumulating forms for library code. */
-#define IV_ACC(fn, pub)                                                                      \
-    ck_ival fn(ck_ival a, ck_ival b, ck_status *st)                                          \
-    {                                                                                        \
-        ck_ival r = ck_ival_int(0);                                                          \
-        if (*st == CK_SUCCESS)                                                               \
-            *st = pub(a, b, &r);                                                             \
-        return r;                                                                            \
+#define IV_ACC(fn, pub)                                                                            \
+    ck_ival fn(ck_ival a, ck_ival b, ck_status *st)                                                \
+    {                                                                                              \
+        ck_ival r = ck_ival_int(0);                                                                \
+        if (*st == CK_SUCCESS)                                                                     \
+            *st = pub(a, b, &r);                                                                   \
+        return r;                                                                                  \
     }
 IV_ACC(ck_iv_add, ck_ival_add)
 IV_ACC(ck_iv_sub, ck_ival_sub)
@@ -652,14 +658,30 @@ static ck_status eval_node(const ck_expr *e, const ck_binding *bd, int nb, int64
         return st;
     ck_ival r;
     switch (e->op) {
-    case CK_EXPR_ADD: st = ck_ival_add(ck_ival_int(a), ck_ival_int(b), &r); break;
-    case CK_EXPR_SUB: st = ck_ival_sub(ck_ival_int(a), ck_ival_int(b), &r); break;
-    case CK_EXPR_MUL: st = ck_ival_mul(ck_ival_int(a), ck_ival_int(b), &r); break;
-    case CK_EXPR_DIV: st = ck_ival_floordiv(ck_ival_int(a), ck_ival_int(b), &r); break;
-    case CK_EXPR_MOD: st = ck_ival_mod(ck_ival_int(a), ck_ival_int(b), &r); break;
-    case CK_EXPR_XOR: r = ck_ival_int(a ^ b); break;
-    case CK_EXPR_MIN: r = ck_ival_int(a < b ? a : b); break;
-    case CK_EXPR_MAX: r = ck_ival_int(a > b ? a : b); break;
+    case CK_EXPR_ADD:
+        st = ck_ival_add(ck_ival_int(a), ck_ival_int(b), &r);
+        break;
+    case CK_EXPR_SUB:
+        st = ck_ival_sub(ck_ival_int(a), ck_ival_int(b), &r);
+        break;
+    case CK_EXPR_MUL:
+        st = ck_ival_mul(ck_ival_int(a), ck_ival_int(b), &r);
+        break;
+    case CK_EXPR_DIV:
+        st = ck_ival_floordiv(ck_ival_int(a), ck_ival_int(b), &r);
+        break;
+    case CK_EXPR_MOD:
+        st = ck_ival_mod(ck_ival_int(a), ck_ival_int(b), &r);
+        break;
+    case CK_EXPR_XOR:
+        r = ck_ival_int(a ^ b);
+        break;
+    case CK_EXPR_MIN:
+        r = ck_ival_int(a < b ? a : b);
+        break;
+    case CK_EXPR_MAX:
+        r = ck_ival_int(a > b ? a : b);
+        break;
     default:
         return ck_fail(CK_ERROR_INTERNAL, "ck_ival_eval: unknown expression operator %d.",
                        (int)e->op);
@@ -679,8 +701,7 @@ ck_status ck_ival_eval(ck_ival x, const ck_binding *bindings, int nbindings, int
     }
     if (nbindings > 0 && !bindings)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_ival_eval: argument 'bindings' is NULL with nbindings = %d.",
-                       nbindings);
+                       "ck_ival_eval: argument 'bindings' is NULL with nbindings = %d.", nbindings);
     return eval_node(x.e, bindings, nbindings, out);
 }
 
@@ -708,14 +729,22 @@ static ck_status subst_node(const ck_expr *e, const ck_binding *bd, int nb, ck_i
     if (st)
         return st;
     switch (e->op) {
-    case CK_EXPR_ADD: return ck_ival_add(a, b, out);
-    case CK_EXPR_SUB: return ck_ival_sub(a, b, out);
-    case CK_EXPR_MUL: return ck_ival_mul(a, b, out);
-    case CK_EXPR_DIV: return ck_ival_floordiv(a, b, out);
-    case CK_EXPR_MOD: return ck_ival_mod(a, b, out);
-    case CK_EXPR_XOR: return ck_ival_xor(a, b, out);
-    case CK_EXPR_MIN: return ck_ival_min(a, b, out);
-    case CK_EXPR_MAX: return ck_ival_max(a, b, out);
+    case CK_EXPR_ADD:
+        return ck_ival_add(a, b, out);
+    case CK_EXPR_SUB:
+        return ck_ival_sub(a, b, out);
+    case CK_EXPR_MUL:
+        return ck_ival_mul(a, b, out);
+    case CK_EXPR_DIV:
+        return ck_ival_floordiv(a, b, out);
+    case CK_EXPR_MOD:
+        return ck_ival_mod(a, b, out);
+    case CK_EXPR_XOR:
+        return ck_ival_xor(a, b, out);
+    case CK_EXPR_MIN:
+        return ck_ival_min(a, b, out);
+    case CK_EXPR_MAX:
+        return ck_ival_max(a, b, out);
     default:
         return ck_fail(CK_ERROR_INTERNAL, "ck_ival_substitute: unknown operator %d.", (int)e->op);
     }

@@ -26,10 +26,10 @@ typedef enum ck_expr_op {
 struct ck_expr {
     ck_expr_op op;
     ck_expr_ctx *ctx;
-    int64_t value;      /* CK_EXPR_CONST */
-    const char *name;   /* CK_EXPR_SYM (arena copy) */
-    int64_t min, max;   /* known range (every node) */
-    int64_t divisor;    /* known divisor >= 1 (every node); 0 for the constant 0 */
+    int64_t value;    /* CK_EXPR_CONST */
+    const char *name; /* CK_EXPR_SYM (arena copy) */
+    int64_t min, max; /* known range (every node) */
+    int64_t divisor;  /* known divisor >= 1 (every node); 0 for the constant 0 */
     const ck_expr *a, *b;
 };
 
@@ -49,7 +49,10 @@ static inline int64_t ck_floordiv64(int64_t a, int64_t b)
         --q;
     return q;
 }
-static inline int64_t ck_floormod64(int64_t a, int64_t b) { return a - ck_floordiv64(a, b) * b; }
+static inline int64_t ck_floormod64(int64_t a, int64_t b)
+{
+    return a - ck_floordiv64(a, b) * b;
+}
 
 static inline int64_t ck_gcd64(int64_t a, int64_t b)
 {

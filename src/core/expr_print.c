@@ -34,13 +34,19 @@ static int prec(const ck_expr *e)
 {
     switch (e->op) {
     case CK_EXPR_ADD:
-    case CK_EXPR_SUB: return 1;
-    case CK_EXPR_MUL: return 2;
+    case CK_EXPR_SUB:
+        return 1;
+    case CK_EXPR_MUL:
+        return 2;
     case CK_EXPR_DIV:
-    case CK_EXPR_MOD: return (e->a->min >= 0 && e->b->min >= 1) ? 2 : 3;
-    case CK_EXPR_XOR: return 0;
-    case CK_EXPR_CONST: return e->value < 0 ? 1 : 3;
-    default: return 3;
+    case CK_EXPR_MOD:
+        return (e->a->min >= 0 && e->b->min >= 1) ? 2 : 3;
+    case CK_EXPR_XOR:
+        return 0;
+    case CK_EXPR_CONST:
+        return e->value < 0 ? 1 : 3;
+    default:
+        return 3;
     }
 }
 
@@ -49,10 +55,9 @@ static void print_node(pbuf *p, const ck_expr *e, int need_parens);
 static void print_child(pbuf *p, const ck_expr *parent, const ck_expr *child, int right)
 {
     int pp = prec(parent), pc = prec(child);
-    int parens = pc < pp || (right && pc == pp && parent->op != CK_EXPR_ADD &&
-                             parent->op != CK_EXPR_MUL) ||
-                 (pc == 0 && pp == 0) ||
-                 (parent->op == CK_EXPR_MUL && pc == 2 && child->op != CK_EXPR_MUL);
+    int parens =
+        pc < pp || (right && pc == pp && parent->op != CK_EXPR_ADD && parent->op != CK_EXPR_MUL) ||
+        (pc == 0 && pp == 0) || (parent->op == CK_EXPR_MUL && pc == 2 && child->op != CK_EXPR_MUL);
     print_node(p, child, parens);
 }
 
@@ -60,8 +65,12 @@ static void print_node(pbuf *p, const ck_expr *e, int need_parens)
 {
     const char *infix = NULL;
     switch (e->op) {
-    case CK_EXPR_CONST: put(p, need_parens ? "(%lld)" : "%lld", (long long)e->value); return;
-    case CK_EXPR_SYM: put(p, "%s", e->name); return;
+    case CK_EXPR_CONST:
+        put(p, need_parens ? "(%lld)" : "%lld", (long long)e->value);
+        return;
+    case CK_EXPR_SYM:
+        put(p, "%s", e->name);
+        return;
     case CK_EXPR_ADD:
         if (e->b->op == CK_EXPR_CONST && e->b->value < 0 && e->b->value != INT64_MIN) {
             put(p, "%s", need_parens ? "(" : "");
@@ -71,15 +80,22 @@ static void print_node(pbuf *p, const ck_expr *e, int need_parens)
         }
         infix = " + ";
         break;
-    case CK_EXPR_SUB: infix = " - "; break;
-    case CK_EXPR_MUL: infix = " * "; break;
-    case CK_EXPR_XOR: infix = " ^ "; break;
+    case CK_EXPR_SUB:
+        infix = " - ";
+        break;
+    case CK_EXPR_MUL:
+        infix = " * ";
+        break;
+    case CK_EXPR_XOR:
+        infix = " ^ ";
+        break;
     case CK_EXPR_DIV:
     case CK_EXPR_MOD:
         if (prec(e) == 2)
             infix = e->op == CK_EXPR_DIV ? " / " : " % ";
         break;
-    default: break;
+    default:
+        break;
     }
     if (infix) {
         put(p, "%s", need_parens ? "(" : "");

@@ -12,9 +12,18 @@
 
 /* Two's-complement wrapping arithmetic: index formulas never invoke undefined
  * behaviour, whatever index a caller passes. */
-static inline int64_t ck_wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static inline int64_t ck_wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static inline int64_t ck_wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t ck_wadd(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t ck_wsub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t ck_wmul(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a * (uint64_t)b);
+}
 
 /* One transform of an adaptor with its hidden ids and the stage that added it. */
 typedef struct ck_adaptor_entry {

@@ -11,15 +11,18 @@
 #include "core/tile_internal.h"
 
 static const char *const kind_names[CK_TRANSFORM_KIND_COUNT_] = {
-    "pass_through", "pad",   "left_pad", "right_pad", "embed",  "merge",  "unmerge", "freeze",
-    "insert",       "replicate", "slice", "modulo",   "xor",    "offset", "indexing"};
+    "pass_through", "pad",       "left_pad", "right_pad", "embed", "merge",  "unmerge", "freeze",
+    "insert",       "replicate", "slice",    "modulo",    "xor",   "offset", "indexing"};
 
 const char *ck_transform_kind_name(ck_transform_kind kind)
 {
     return (unsigned)kind < CK_TRANSFORM_KIND_COUNT_ ? kind_names[kind] : "unknown";
 }
 
-static void ival_str(ck_ival x, char *buf, size_t n) { ck_ival_print(x, buf, n); }
+static void ival_str(ck_ival x, char *buf, size_t n)
+{
+    ck_ival_print(x, buf, n);
+}
 
 /* A length: known >= 1, or a symbolic expression whose minimum is >= 1. */
 static ck_status require_len(const char *fn, const char *arg, ck_ival x)
@@ -35,8 +38,8 @@ static ck_status require_len(const char *fn, const char *arg, ck_ival x)
                        "%s: argument '%s' = %s may be %lld; lengths must be >= 1 (declare the "
                        "symbol with a minimum of at least 1).",
                        fn, arg, b, (long long)mn);
-    return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                   "%s: argument '%s' = %s; lengths must be >= 1.", fn, arg, b);
+    return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: argument '%s' = %s; lengths must be >= 1.", fn,
+                   arg, b);
 }
 
 static ck_status require_nonneg(const char *fn, const char *arg, ck_ival x)
@@ -443,22 +446,35 @@ ck_status ck_transform_bind(const ck_transform *t, const ck_binding *b, int nb, 
     if (st)
         return st;
     switch (t->kind) {
-    case CK_TRANSFORM_PASS_THROUGH: return ck_make_pass_through_transform(len[0], out);
-    case CK_TRANSFORM_PAD: return ck_make_pad_transform(low0, p0, p1, out);
-    case CK_TRANSFORM_LEFT_PAD: return ck_make_left_pad_transform(low0, p0, out);
-    case CK_TRANSFORM_RIGHT_PAD: return ck_make_right_pad_transform(low0, p1, out);
-    case CK_TRANSFORM_EMBED: return ck_make_embed_transform(t->nup, len, coef, out);
+    case CK_TRANSFORM_PASS_THROUGH:
+        return ck_make_pass_through_transform(len[0], out);
+    case CK_TRANSFORM_PAD:
+        return ck_make_pad_transform(low0, p0, p1, out);
+    case CK_TRANSFORM_LEFT_PAD:
+        return ck_make_left_pad_transform(low0, p0, out);
+    case CK_TRANSFORM_RIGHT_PAD:
+        return ck_make_right_pad_transform(low0, p1, out);
+    case CK_TRANSFORM_EMBED:
+        return ck_make_embed_transform(t->nup, len, coef, out);
     case CK_TRANSFORM_MERGE:
         return t->use_magic ? ck_make_merge_magic_transform(t->nlow, coef, out)
                             : ck_make_merge_transform(t->nlow, coef, out);
-    case CK_TRANSFORM_UNMERGE: return ck_make_unmerge_transform(t->nup, len, out);
-    case CK_TRANSFORM_FREEZE: return ck_make_freeze_transform(p0, out);
-    case CK_TRANSFORM_INSERT: return ck_make_insert_transform(len[0], out);
-    case CK_TRANSFORM_REPLICATE: return ck_make_replicate_transform(t->nup, len, out);
-    case CK_TRANSFORM_SLICE: return ck_make_slice_transform(low0, p0, p1, out);
-    case CK_TRANSFORM_MODULO: return ck_make_modulo_transform(p0, len[0], out);
-    case CK_TRANSFORM_XOR: return ck_make_xor_transform(len[0], len[1], out);
-    case CK_TRANSFORM_OFFSET: return ck_make_offset_transform(len[0], p0, out);
+    case CK_TRANSFORM_UNMERGE:
+        return ck_make_unmerge_transform(t->nup, len, out);
+    case CK_TRANSFORM_FREEZE:
+        return ck_make_freeze_transform(p0, out);
+    case CK_TRANSFORM_INSERT:
+        return ck_make_insert_transform(len[0], out);
+    case CK_TRANSFORM_REPLICATE:
+        return ck_make_replicate_transform(t->nup, len, out);
+    case CK_TRANSFORM_SLICE:
+        return ck_make_slice_transform(low0, p0, p1, out);
+    case CK_TRANSFORM_MODULO:
+        return ck_make_modulo_transform(p0, len[0], out);
+    case CK_TRANSFORM_XOR:
+        return ck_make_xor_transform(len[0], len[1], out);
+    case CK_TRANSFORM_OFFSET:
+        return ck_make_offset_transform(len[0], p0, out);
     case CK_TRANSFORM_INDEXING:
         return ck_make_indexing_transform(len[0].v, t->table, low0, out);
     default:
@@ -474,8 +490,8 @@ static size_t list_str(char *buf, size_t size, const ck_ival *v, int n)
     len += (size_t)snprintf(buf, size, "[");
     for (int i = 0; i < n; ++i) {
         ival_str(v[i], tmp, sizeof tmp);
-        len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-                                "%s%s", i ? ", " : "", tmp);
+        len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, "%s%s",
+                                i ? ", " : "", tmp);
     }
     len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, "]");
     return len;
@@ -536,10 +552,11 @@ size_t ck_transform_describe(const ck_transform *t, char *buf, size_t size)
         for (int64_t i = 0; i < t->up_lengths[0].v && i < 8; ++i)
             len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
                                     "%s%lld", i ? ", " : "", (long long)t->table[i]);
-        len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-                                "%s])", t->up_lengths[0].v > 8 ? ", ..." : "");
+        len += (size_t)snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, "%s])",
+                                t->up_lengths[0].v > 8 ? ", ..." : "");
         return len;
     }
-    default: return (size_t)snprintf(buf, size, "unknown(%d)", (int)t->kind);
+    default:
+        return (size_t)snprintf(buf, size, "unknown(%d)", (int)t->kind);
     }
 }

@@ -41,11 +41,17 @@ void ck_transform_lower_unchecked(const ck_transform *t, const int64_t *up, int6
 {
     switch (t->kind) {
     case CK_TRANSFORM_PASS_THROUGH:
-    case CK_TRANSFORM_RIGHT_PAD: low[0] = up[0]; break;
+    case CK_TRANSFORM_RIGHT_PAD:
+        low[0] = up[0];
+        break;
     case CK_TRANSFORM_PAD:
-    case CK_TRANSFORM_LEFT_PAD: low[0] = ck_wsub(up[0], t->p0.v); break;
+    case CK_TRANSFORM_LEFT_PAD:
+        low[0] = ck_wsub(up[0], t->p0.v);
+        break;
     case CK_TRANSFORM_SLICE:
-    case CK_TRANSFORM_OFFSET: low[0] = ck_wadd(up[0], t->p0.v); break;
+    case CK_TRANSFORM_OFFSET:
+        low[0] = ck_wadd(up[0], t->p0.v);
+        break;
     case CK_TRANSFORM_EMBED:
     case CK_TRANSFORM_UNMERGE: {
         int64_t s = 0;
@@ -54,11 +60,18 @@ void ck_transform_lower_unchecked(const ck_transform *t, const int64_t *up, int6
         low[0] = s;
         break;
     }
-    case CK_TRANSFORM_MERGE: merge_div(t, up[0], low); break;
-    case CK_TRANSFORM_FREEZE: low[0] = t->p0.v; break;
+    case CK_TRANSFORM_MERGE:
+        merge_div(t, up[0], low);
+        break;
+    case CK_TRANSFORM_FREEZE:
+        low[0] = t->p0.v;
+        break;
     case CK_TRANSFORM_INSERT:
-    case CK_TRANSFORM_REPLICATE: break;
-    case CK_TRANSFORM_MODULO: low[0] = ck_floormod64(up[0], t->p0.v); break;
+    case CK_TRANSFORM_REPLICATE:
+        break;
+    case CK_TRANSFORM_MODULO:
+        low[0] = ck_floormod64(up[0], t->p0.v);
+        break;
     case CK_TRANSFORM_XOR:
         low[0] = up[0];
         low[1] = up[1] ^ ck_floormod64(up[0], t->coefs[1].v);
@@ -70,7 +83,8 @@ void ck_transform_lower_unchecked(const ck_transform *t, const int64_t *up, int6
         low[0] = t->table[i];
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -138,7 +152,9 @@ void ck_transform_update_unchecked(const ck_transform *t, const int64_t *up_old,
     case CK_TRANSFORM_PAD:
     case CK_TRANSFORM_LEFT_PAD:
     case CK_TRANSFORM_SLICE:
-    case CK_TRANSFORM_OFFSET: low[0] = ck_wadd(low[0], up_diff[0]); break;
+    case CK_TRANSFORM_OFFSET:
+        low[0] = ck_wadd(low[0], up_diff[0]);
+        break;
     case CK_TRANSFORM_EMBED:
     case CK_TRANSFORM_UNMERGE: {
         int64_t s = 0;
@@ -147,10 +163,13 @@ void ck_transform_update_unchecked(const ck_transform *t, const int64_t *up_old,
         low[0] = ck_wadd(low[0], s);
         break;
     }
-    case CK_TRANSFORM_MERGE: merge_update(t, up_old[0], up_diff[0], low); break;
+    case CK_TRANSFORM_MERGE:
+        merge_update(t, up_old[0], up_diff[0], low);
+        break;
     case CK_TRANSFORM_FREEZE:
     case CK_TRANSFORM_INSERT:
-    case CK_TRANSFORM_REPLICATE: break;
+    case CK_TRANSFORM_REPLICATE:
+        break;
     default: { /* modulo, xor, indexing: recompute from the new upper index */
         int64_t up_new[CK_TILE_MAX_TRANSFORM_DIMS];
         for (int i = 0; i < t->nup; ++i)
@@ -189,9 +208,12 @@ int ck_transform_is_valid_upper_index(const ck_transform *t, const int64_t *up)
         int64_t low = ck_wsub(up[0], t->p0.v);
         return low >= 0 && low < t->low_lengths[0].v;
     }
-    case CK_TRANSFORM_LEFT_PAD: return up[0] >= t->p0.v;
-    case CK_TRANSFORM_RIGHT_PAD: return up[0] < t->low_lengths[0].v;
-    default: return 1;
+    case CK_TRANSFORM_LEFT_PAD:
+        return up[0] >= t->p0.v;
+    case CK_TRANSFORM_RIGHT_PAD:
+        return up[0] < t->low_lengths[0].v;
+    default:
+        return 1;
     }
 }
 
@@ -204,7 +226,10 @@ static ck_vector_info vi(int64_t length, int64_t stride, int known)
 }
 
 /* gcd treating 0 as "divisible by anything" */
-static int64_t g(int64_t a, ck_ival x) { return ck_gcd64(a, ck_ival_divisor(x)); }
+static int64_t g(int64_t a, ck_ival x)
+{
+    return ck_gcd64(a, ck_ival_divisor(x));
+}
 
 static void linear_upper(const ck_transform *t, const ck_vector_info *low, ck_vector_info *up)
 {
@@ -218,8 +243,8 @@ static void linear_upper(const ck_transform *t, const ck_vector_info *low, ck_ve
         }
         if (l.length == 0) { /* the lower dim is affine: so is every upper dim */
             int64_t s = 0;
-            int known = l.stride_known && ck_ival_is_const(c) &&
-                        !__builtin_mul_overflow(l.stride, c.v, &s);
+            int known =
+                l.stride_known && ck_ival_is_const(c) && !__builtin_mul_overflow(l.stride, c.v, &s);
             up[i] = vi(0, known ? s : 0, known);
             continue;
         }
@@ -279,11 +304,15 @@ void ck_transform_upper_vector_info(const ck_transform *t, const ck_vector_info 
         return;
     ck_vector_info l = t->nlow ? low[0] : vi(0, 0, 1);
     switch (t->kind) {
-    case CK_TRANSFORM_PASS_THROUGH: up[0] = l; break;
+    case CK_TRANSFORM_PASS_THROUGH:
+        up[0] = l;
+        break;
     case CK_TRANSFORM_PAD:
         up[0] = vi(g(g(l.length, t->p0), t->low_lengths[0]), l.stride, l.stride_known);
         break;
-    case CK_TRANSFORM_LEFT_PAD: up[0] = vi(g(l.length, t->p0), l.stride, l.stride_known); break;
+    case CK_TRANSFORM_LEFT_PAD:
+        up[0] = vi(g(l.length, t->p0), l.stride, l.stride_known);
+        break;
     case CK_TRANSFORM_RIGHT_PAD:
         up[0] = vi(g(l.length, t->low_lengths[0]), l.stride, l.stride_known);
         break;
@@ -291,16 +320,23 @@ void ck_transform_upper_vector_info(const ck_transform *t, const ck_vector_info 
     case CK_TRANSFORM_OFFSET:
         up[0] = vi(l.length == 0 ? 0 : g(l.length, t->p0), l.stride, l.stride_known);
         break;
-    case CK_TRANSFORM_MODULO: up[0] = vi(g(l.length, t->p0), l.stride, l.stride_known); break;
+    case CK_TRANSFORM_MODULO:
+        up[0] = vi(g(l.length, t->p0), l.stride, l.stride_known);
+        break;
     case CK_TRANSFORM_EMBED:
-    case CK_TRANSFORM_UNMERGE: linear_upper(t, low, up); break;
-    case CK_TRANSFORM_MERGE: merge_upper(t, low, up); break;
+    case CK_TRANSFORM_UNMERGE:
+        linear_upper(t, low, up);
+        break;
+    case CK_TRANSFORM_MERGE:
+        merge_upper(t, low, up);
+        break;
     case CK_TRANSFORM_INSERT:
     case CK_TRANSFORM_REPLICATE:
         for (int i = 0; i < t->nup; ++i)
             up[i] = vi(0, 0, 1);
         break;
-    case CK_TRANSFORM_FREEZE: break;
+    case CK_TRANSFORM_FREEZE:
+        break;
     default: /* xor, indexing */
         for (int i = 0; i < t->nup; ++i)
             up[i] = vi(1, 0, 1);
