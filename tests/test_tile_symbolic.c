@@ -449,6 +449,20 @@ static void test_symbolic_descriptors(void)
     ck_ival_print(offs, buf, sizeof buf);
     CHECK_EQ_STR(buf, "row * lda + col");
     ck_descriptor_destroy(nv);
+    /* alignment of a vector start: divisor of the offset with the column a multiple of 4 */
+    ck_ival r4, c4;
+    CHECK_OK(ck_expr_symbol(ctx, "r4", 0, 3, 1, &r4));
+    CHECK_OK(ck_expr_symbol(ctx, "c4", 0, 7, 4, &c4));
+    const int64_t row_strides[] = {8, 12, 7, 6};
+    const int64_t aligned_to[] = {4, 4, 1, 2};
+    for (int k = 0; k < 4; ++k) {
+        ck_descriptor *al = NULL;
+        CHECK_OK(ck_descriptor_make_naive(2, (ck_ival[]){I(4), I(8)},
+                                          (ck_ival[]){I(row_strides[k]), I(1)}, &al));
+        CHECK_OK(ck_descriptor_calculate_offset_expr(al, (ck_ival[]){r4, c4}, &offs, NULL, 0, &nc));
+        CHECK_EQ_INT(ck_ival_divisor(offs), aligned_to[k]);
+        ck_descriptor_destroy(al);
+    }
     /* a pad gives a condition; a merge gives floor division and modulo */
     ck_descriptor *pm = NULL;
     CHECK_OK(ck_descriptor_parse("packed(lengths=[4, K]) | pad(dim=1, left=1, right=0) | "

@@ -39,6 +39,10 @@
  * through `char **out` are freed with ck_tile_free. Values (ck_transform,
  * ck_coordinate, ck_ival) need no freeing.
  *
+ * Threads. Adaptors, descriptors and transforms are immutable once built and
+ * may be read from any number of threads; a ck_expr_ctx must not be used to
+ * build expressions from two threads at once.
+ *
  * Errors. Every function returning ck_status reports failures with a
  * sentence in ck_last_error(); nothing asserts or crashes on bad input.
  * Messages about adaptors name the stage, the transform (its index in the
@@ -267,7 +271,11 @@ int ck_transform_is_valid_upper_index(const ck_transform *t, const int64_t *up);
  * valid with bottom offsets o, o+stride, ..., o+(length-1)*stride.
  * length 0 means "any run": the offset is affine in this index over its
  * whole range with step `stride` and validity does not depend on it.
- * length 1 is no guarantee. stride_known is 0 when the step is symbolic. */
+ * length 1 is no guarantee. stride_known is 0 when the step is symbolic.
+ * Alignment of the run's first offset is not part of the guarantee (it
+ * depends on where the access starts): compute the offset with
+ * ck_descriptor_calculate_offset_expr from index symbols declared multiples
+ * of the vector length and read ck_ival_divisor of the result. */
 typedef struct ck_vector_info {
     int64_t length;
     int64_t stride;
