@@ -71,6 +71,22 @@ static void test_transform_arguments(void)
     int64_t up = 0, low;
     CHECK_STATUS(ck_transform_calculate_lower_index(&t, &up, &low), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_transform_calculate_lower_index(NULL, &up, &low), CK_ERROR_INVALID_ARGUMENT);
+    /* hand-made values are refused by the single-transform entry points */
+    CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(3), I(4)}, &t));
+    t.coefs[1] = I(0);
+    int64_t lows[2];
+    up = 5;
+    CHECK_STATUS(ck_transform_calculate_lower_index(&t, &up, lows), CK_ERROR_INVALID_ARGUMENT);
+    int64_t diff = 1;
+    CHECK_STATUS(ck_transform_update_lower_index(&t, &up, &diff, lows, NULL),
+                 CK_ERROR_INVALID_ARGUMENT);
+    t.nup = 100;
+    CHECK_STATUS(ck_transform_calculate_lower_index(&t, &up, lows), CK_ERROR_INVALID_ARGUMENT);
+    ck_ival iv[2];
+    CHECK_STATUS(ck_transform_calculate_lower_expr(&t, iv, iv), CK_ERROR_INVALID_ARGUMENT);
+    ck_vector_info vin[2] = {{1, 0, 1}, {1, 0, 1}}, vout[2] = {{7, 7, 7}, {7, 7, 7}};
+    ck_transform_upper_vector_info(&t, vin, vout); /* ignored, no write */
+    CHECK_EQ_INT(vout[0].length, 7);
     ck_expr_ctx_destroy(ctx);
 }
 

@@ -14,6 +14,11 @@ ck_status ck_transform_calculate_lower_expr(const ck_transform *t, const ck_ival
 {
     const char *fn = "ck_transform_calculate_lower_expr";
     CK_REQUIRE_NOT_NULL(t, fn);
+    if ((unsigned)t->kind >= CK_TRANSFORM_KIND_COUNT_ || t->nup < 0 || t->nlow < 0 ||
+        t->nup > CK_TILE_MAX_TRANSFORM_DIMS || t->nlow > CK_TILE_MAX_TRANSFORM_DIMS)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: not a valid transform (kind %d, %d upper, %d lower dims).", fn,
+                       (int)t->kind, t->nup, t->nlow);
     if ((t->nup && !up) || (t->nlow && !low))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: null index array for a %s transform.", fn,
                        ck_transform_kind_name(t->kind));

@@ -88,6 +88,35 @@ void ck_transform_lower_unchecked(const ck_transform *t, const int64_t *up, int6
     }
 }
 
+/* Checks of the public single-transform entry points: a known kind, dimension
+ * counts in range, concrete parameters, and parameters that re-derive the
+ * same transform (a hand-made value with, say, a zero merge length is refused
+ * instead of dividing by zero). */
+static ck_status check_public(const char *fn, const ck_transform *t)
+{
+    if ((unsigned)t->kind >= CK_TRANSFORM_KIND_COUNT_ || t->nup < 0 || t->nlow < 0 ||
+        t->nup > CK_TILE_MAX_TRANSFORM_DIMS || t->nlow > CK_TILE_MAX_TRANSFORM_DIMS)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: not a valid transform (kind %d, %d upper, %d lower dims); build "
+                       "transforms with ck_make_*_transform.",
+                       fn, (int)t->kind, t->nup, t->nlow);
+    if (!ck_transform_is_concrete(t))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: the %s transform has symbolic parameters; bind the symbols first.", fn,
+                       ck_transform_kind_name(t->kind));
+    ck_transform fixed;
+    ck_status st = ck_transform_bind(t, NULL, 0, &fixed);
+    if (st)
+        return ck_fail_context(st, "%s: the %s transform is inconsistent", fn,
+                               ck_transform_kind_name(t->kind));
+    if (fixed.nup != t->nup || fixed.nlow != t->nlow)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: the %s transform is inconsistent (%d upper, %d lower dims where its "
+                       "parameters give %d and %d).",
+                       fn, ck_transform_kind_name(t->kind), t->nup, t->nlow, fixed.nup, fixed.nlow);
+    return CK_SUCCESS;
+}
+
 ck_status ck_transform_calculate_lower_index(const ck_transform *t, const int64_t *up, int64_t *low)
 {
     CK_REQUIRE_NOT_NULL(t, "ck_transform_calculate_lower_index");
@@ -95,15 +124,9 @@ ck_status ck_transform_calculate_lower_index(const ck_transform *t, const int64_
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_transform_calculate_lower_index: null index array for a %s transform.",
                        ck_transform_kind_name(t->kind));
-    if (!ck_transform_is_concrete(t))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_calculate_lower_index: the %s transform has symbolic "
-                       "parameters; bind the symbols first.",
-                       ck_transform_kind_name(t->kind));
-    if ((unsigned)t->kind >= CK_TRANSFORM_KIND_COUNT_)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_calculate_lower_index: unknown transform kind %d.",
-                       (int)t->kind);
+    ck_status st = check_public("ck_transform_calculate_lower_index", t);
+    if (st)
+        return st;
     ck_transform_lower_unchecked(t, up, low);
     return CK_SUCCESS;
 }
@@ -190,11 +213,9 @@ ck_status ck_transform_update_lower_index(const ck_transform *t, const int64_t *
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_transform_update_lower_index: null index array for a %s transform.",
                        ck_transform_kind_name(t->kind));
-    if (!ck_transform_is_concrete(t))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_transform_update_lower_index: the %s transform has symbolic "
-                       "parameters; bind the symbols first.",
-                       ck_transform_kind_name(t->kind));
+    ck_status st = check_public("ck_transform_update_lower_index", t);
+    if (st)
+        return st;
     ck_transform_update_unchecked(t, up_old, up_diff, low, low_diff);
     return CK_SUCCESS;
 }
@@ -300,7 +321,9 @@ static void merge_upper(const ck_transform *t, const ck_vector_info *low, ck_vec
 void ck_transform_upper_vector_info(const ck_transform *t, const ck_vector_info *low,
                                     ck_vector_info *up)
 {
-    if (!t || !up || (t->nlow && !low))
+    if (!t || !up || (t->nlow && !low) || (unsigned)t->kind >= CK_TRANSFORM_KIND_COUNT_ ||
+        t->nup < 0 || t->nlow < 0 || t->nup > CK_TILE_MAX_TRANSFORM_DIMS ||
+        t->nlow > CK_TILE_MAX_TRANSFORM_DIMS)
         return;
     ck_vector_info l = t->nlow ? low[0] : vi(0, 0, 1);
     switch (t->kind) {
