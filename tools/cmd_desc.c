@@ -242,6 +242,11 @@ int ck_cmd_desc(int argc, char **argv)
         print_vectors(bound);
         eval = bound;
     }
+    if (nats > 0 && !ck_descriptor_is_concrete(eval)) {
+        rc = cli_usage_error("desc", "the descriptor has symbols without values; give them with "
+                                     "--bind NAME=VALUE,... to evaluate --at");
+        goto out;
+    }
     for (int k = 0; k < nats; ++k) {
         if (nat[k] != ck_descriptor_ndim(eval)) {
             rc = cli_usage_error("desc", "--at has %d values but the descriptor has %d dims",
