@@ -1,0 +1,100 @@
+/* Cooperative fibers (ucontext) with guard pages and AddressSanitizer fiber annotations. */
+#include "rt/emu_fiber.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CK_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CK_FIBER_ASAN 1
+#endif
+#endif
+
+#ifdef CK_FIBER_ASAN
+#include <sanitizer/common_interface_defs.h>
+#define START_SWITCH(save, bottom, size) __sanitizer_start_switch_fiber((save), (bottom), (size))
+#define FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber((save), (bottom), (size))
+#else
+#define START_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#define FINISH_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#endif
+
+size_t ck_fiber_default_stack_size(void)
+{
+    const char *env = getenv("CK_EMU_STACK_KB");
+    if (env && *env) {
+        long kb = strtol(env, NULL, 10);
+        if (kb >= 16 && kb <= 65536)
+            return (size_t)kb * 1024u;
+    }
+#ifdef CK_FIBER_ASAN
+    return 1024u * 1024u;
+#else
+    return 256u * 1024u;
+#endif
+}
+
+ck_status ck_fiber_init(ck_fiber *f, size_t size)
+{
+    memset(f, 0, sizeof *f);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size = (size + page - 1) / page * page;
+    void *map = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (map == MAP_FAILED)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY,
+                       "emulator: could not map a %zu-byte stack for an emulated thread; lower "
+                       "CK_EMU_STACK_KB or the number of threads per block.",
+                       size);
+    mprotect(map, page, PROT_NONE); /* stacks grow down: the guard is the lowest page */
+    f->map = map;
+    f->map_size = size + page;
+    f->stack = (char *)map + page;
+    f->stack_size = size;
+    return CK_SUCCESS;
+}
+
+void ck_fiber_destroy(ck_fiber *f)
+{
+    if (f->map)
+        munmap(f->map, f->map_size);
+    memset(f, 0, sizeof *f);
+}
+
+ck_status ck_fiber_prepare(ck_fiber *f, void (*entry)(void))
+{
+    if (getcontext(&f->ctx) != 0)
+        return ck_fail(CK_ERROR_INTERNAL, "emulator: getcontext failed for an emulated thread.");
+    f->ctx.uc_stack.ss_sp = f->stack;
+    f->ctx.uc_stack.ss_size = f->stack_size;
+    f->ctx.uc_link = NULL;
+    makecontext(&f->ctx, entry, 0);
+    f->asan_fake = NULL;
+    return CK_SUCCESS;
+}
+
+void ck_fiber_enter(ck_fiber_host *host, ck_fiber *f)
+{
+    START_SWITCH(&host->asan_fake, f->stack, f->stack_size);
+    swapcontext(&host->ctx, &f->ctx);
+    FINISH_SWITCH(host->asan_fake, NULL, NULL);
+}
+
+void ck_fiber_started(ck_fiber_host *host)
+{
+    FINISH_SWITCH(NULL, &host->stack_bottom, &host->stack_size);
+    (void)host;
+}
+
+void ck_fiber_leave(ck_fiber_host *host, ck_fiber *f, int finished)
+{
+    START_SWITCH(finished ? NULL : &f->asan_fake, host->stack_bottom, host->stack_size);
+    swapcontext(&f->ctx, &host->ctx);
+    FINISH_SWITCH(f->asan_fake, NULL, NULL);
+}
