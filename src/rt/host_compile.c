@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -266,24 +265,33 @@ ck_status ck_host_compile(const char *unit, const char *const *options, int opti
 ck_status ck_host_load(const void *so, size_t so_size, void **handle)
 {
     *handle = NULL;
-    int fd = memfd_create("ck-kernel", MFD_CLOEXEC);
+    /* A uniquely named temporary file: the loader recognises objects by name, so names must
+     * never repeat within a process. It is unlinked once mapped. */
+    const char *tmpdir = getenv("TMPDIR");
+    char path[CK_PATH_MAX];
+    static unsigned long counter;
+    snprintf(path, sizeof path, "%s/ck-kernel-%ld-%lu-XXXXXX.so",
+             tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid(),
+             __atomic_fetch_add(&counter, 1ul, __ATOMIC_RELAXED));
+    int fd = mkstemps(path, 3);
     if (fd < 0)
-        return ck_fail(CK_ERROR_IO, "emulator: memfd_create failed: %s.", strerror(errno));
+        return ck_fail(CK_ERROR_IO, "emulator: could not create a temporary file '%s': %s.", path,
+                       strerror(errno));
     const char *p = so;
     size_t left = so_size;
     while (left) {
         ssize_t w = write(fd, p, left);
         if (w <= 0) {
             close(fd);
-            return ck_fail(CK_ERROR_IO, "emulator: could not write a kernel object to memory.");
+            unlink(path);
+            return ck_fail(CK_ERROR_IO, "emulator: could not write the kernel object '%s'.", path);
         }
         p += w;
         left -= (size_t)w;
     }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     close(fd);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    unlink(path);
     if (!h)
         return ck_fail(CK_ERROR_COMPILE, "emulator: the compiled kernel object could not be "
                                          "loaded: %s.", dlerror());

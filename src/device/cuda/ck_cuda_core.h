@@ -73,6 +73,10 @@ CK_DEVICE void ck_named_barrier_arrive(unsigned id, unsigned nthreads)
 extern __shared__ __align__(16) unsigned char ck_dynamic_shared_[];
 CK_DEVICE void *ck_dynamic_shared(void) { return ck_dynamic_shared_; }
 
+/* ---- bit casts ---------------------------------------------------------------------------- */
+CK_DEVICE uint32_t ck_f32_as_u32(float f) { return __float_as_uint(f); }
+CK_DEVICE float ck_u32_as_f32(uint32_t u) { return __uint_as_float(u); }
+
 /* ---- warp shuffles (all 32 lanes) --------------------------------------------------------- */
 CK_DEVICE uint32_t ck_shfl_idx_u32(uint32_t v, unsigned l) { return __shfl_sync(CK_FULL_MASK_, v, (int)l); }
 CK_DEVICE uint32_t ck_shfl_up_u32(uint32_t v, unsigned d) { return __shfl_up_sync(CK_FULL_MASK_, v, d); }

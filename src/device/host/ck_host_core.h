@@ -98,6 +98,20 @@ static inline void ck_named_barrier_arrive(unsigned id, unsigned nthreads)
         &ck_shared_site_##name, sizeof(type) * (size_t)(rows) * (size_t)(cols), 16)
 static inline void *ck_dynamic_shared(void) { return CK_EMU_SELF_->dynamic_shared; }
 
+/* ---- bit casts ---------------------------------------------------------------------------- */
+static inline uint32_t ck_f32_as_u32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float ck_u32_as_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 /* ---- warp shuffles ------------------------------------------------------------------------ */
 typedef struct ck_emu_shfl_in_ {
     uint32_t value, arg;
