@@ -15,10 +15,16 @@
 #include "ck/runtime.h"
 #include "test.h"
 
+#if defined(__GNUC__)
+#define CKK_UNUSED __attribute__((unused))
+#else
+#define CKK_UNUSED
+#endif
+
 static ck_device *ckk_device;
 
 /* Open the device once; returns NULL (after printing why) when none can be opened. */
-static ck_device *ckk_open(void)
+CKK_UNUSED static ck_device *ckk_open(void)
 {
     if (ckk_device)
         return ckk_device;
@@ -32,21 +38,21 @@ static ck_device *ckk_open(void)
     return ckk_device;
 }
 
-static int ckk_is_host(void)
+CKK_UNUSED static int ckk_is_host(void)
 {
     ck_device_props p;
     return ckk_open() && ck_device_get_props(ckk_device, &p) == CK_SUCCESS &&
            p.backend == CK_BACKEND_HOST;
 }
 
-static void ckk_close(void)
+CKK_UNUSED static void ckk_close(void)
 {
     ck_device_close(ckk_device);
     ckk_device = NULL;
 }
 
 /* The contents of tests/kernels/<name> (malloc'd), located next to this header. */
-static char *ckk_read_kernel(const char *name)
+CKK_UNUSED static char *ckk_read_kernel(const char *name)
 {
     char path[4096];
     const char *here = __FILE__;
@@ -72,7 +78,7 @@ static char *ckk_read_kernel(const char *name)
 }
 
 /* Kernel `kernel` of tests/kernels/<file>, or NULL (with a failed check). */
-static ck_kernel *ckk_kernel(const char *file, const char *kernel)
+CKK_UNUSED static ck_kernel *ckk_kernel(const char *file, const char *kernel)
 {
     ck_device *d = ckk_open();
     char *src = ckk_read_kernel(file);
@@ -94,7 +100,7 @@ static ck_kernel *ckk_kernel(const char *file, const char *kernel)
 }
 
 /* Device buffer with `bytes` copied from `host` (or filled with 0x5A when host is NULL). */
-static void *ckk_upload(const void *host, size_t bytes)
+CKK_UNUSED static void *ckk_upload(const void *host, size_t bytes)
 {
     void *p = NULL;
     if (ck_malloc(ckk_device, bytes, &p) != CK_SUCCESS) {
@@ -108,13 +114,13 @@ static void *ckk_upload(const void *host, size_t bytes)
     return p;
 }
 
-static void ckk_download(void *host, const void *dev, size_t bytes)
+CKK_UNUSED static void ckk_download(void *host, const void *dev, size_t bytes)
 {
     CHECK_OK(ck_memcpy_d2h(ckk_device, host, dev, bytes, NULL));
 }
 
 /* Launch with n pointer-or-scalar arguments given as (pointer to value, size) pairs. */
-static ck_status ckk_launch(ck_kernel *k, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+CKK_UNUSED static ck_status ckk_launch(ck_kernel *k, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, size_t dyn, int n, ...)
 {
     void *args[16];
@@ -138,7 +144,7 @@ static ck_status ckk_launch(ck_kernel *k, unsigned gx, unsigned gy, unsigned gz,
 #define CKK_ARG(x) (void *)&(x), sizeof(x)
 
 /* Write `bytes` of `data` to $CK_TEST_DUMP_DIR/<name>.<backend>.bin when the variable is set. */
-static void ckk_dump(const char *name, const void *data, size_t bytes)
+CKK_UNUSED static void ckk_dump(const char *name, const void *data, size_t bytes)
 {
     const char *dir = getenv("CK_TEST_DUMP_DIR");
     if (!dir || !*dir)
