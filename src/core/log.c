@@ -11,8 +11,8 @@
 #define LEVEL_UNSET (-1)
 
 static atomic_int log_level = LEVEL_UNSET;
-static _Atomic(ck_log_sink) log_sink = NULL;
-static _Atomic(void *) log_sink_user = NULL;
+static _Atomic(ck_log_sink) log_sink;
+static _Atomic(void *) log_sink_user;
 
 static const char *const level_names[] = {"off", "error", "warn", "info", "debug"};
 

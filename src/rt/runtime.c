@@ -178,7 +178,9 @@ ck_status ck_malloc(ck_device *d, size_t bytes, void **ptr)
         d->allocs = g;
         d->alloc_cap = cap;
     }
-    void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+    void *p = NULL; /* exactly `bytes`, so AddressSanitizer sees overruns in kernels */
+    if (posix_memalign(&p, 256, bytes) != 0)
+        p = NULL;
     if (!p)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY,
                        "ck_malloc: the host has no room for %zu bytes of emulated device memory.",
