@@ -74,6 +74,10 @@ struct ck_cuda_api {
                        unsigned, void *, void **, void **);
     CUresult (*launch_ex)(const cu_launch_config *, void *, void **, void **);
     CUresult (*error_string)(CUresult, const char **);
+    CUresult (*func_param_info)(void *, size_t, size_t *, size_t *); /* CUDA 12.4+, optional */
+    CUresult (*tmap_encode_tiled)(void *, int, unsigned, void *, const uint64_t *,
+                                  const uint64_t *, const uint32_t *, const uint32_t *, int, int,
+                                  int, int); /* CUDA 12.0+, optional */
 };
 
 static struct ck_cuda_api cu;
@@ -121,6 +125,14 @@ static void load(void)
          ck_dynlib_symbol(h, w, "cuLaunchKernelEx", &cu.launch_ex) ||
          ck_dynlib_symbol(h, w, "cuGetErrorString", &cu.error_string))) {
         st = CK_ERROR_BACKEND_UNAVAILABLE;
+    }
+    if (st == CK_SUCCESS) { /* optional entry points */
+        if (ck_dynlib_symbol(h, w, "cuFuncGetParamInfo", &cu.func_param_info) != CK_SUCCESS)
+            cu.func_param_info = NULL;
+        if (ck_dynlib_symbol(h, w, "cuTensorMapEncodeTiled", &cu.tmap_encode_tiled) !=
+            CK_SUCCESS)
+            cu.tmap_encode_tiled = NULL;
+        ck_clear_error();
     }
     /* cuEventElapsedTime_v2 (CUDA 12.8+) or the original entry point */
     if (st == CK_SUCCESS &&
@@ -408,7 +420,18 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     ck_status st = make_current(dev);
     if (st != CK_SUCCESS)
         return st;
-    (void)arg_count;
+    if (cu.func_param_info) { /* check argument sizes against the compiled kernel */
+        for (int i = 0; i < arg_count; ++i) {
+            size_t off = 0, size = 0;
+            if (cu.func_param_info(k->cu_function, (size_t)i, &off, &size) != 0)
+                break;
+            if (size != k->arg_sizes_checked[i])
+                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                               "ck_launch: argument %d of kernel '%s' has %zu bytes but "
+                               "parameter '%s' has %zu.",
+                               i, k->sig->name, k->arg_sizes_checked[i], k->sig->params[i], size);
+        }
+    }
     if (cfg->dynamic_shared_bytes > 48u * 1024u &&
         cfg->dynamic_shared_bytes > k->cu_dyn_shared_set) {
         CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -440,5 +463,27 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     cu_launch_config lc = {g[0], g[1], g[2], b[0], b[1], b[2],
                            (unsigned)cfg->dynamic_shared_bytes, s, &attr, 1};
     CU_CALL(cu.launch_ex(&lc, k->cu_function, (void **)args, NULL), "cuLaunchKernelEx");
+    return CK_SUCCESS;
+}
+
+ck_status ck_cuda_tensor_map_encode_tiled(ck_device *dev, int dtype, unsigned rank,
+                                          void *global_address, const uint64_t *dims,
+                                          const uint64_t *strides, const uint32_t *box,
+                                          const uint32_t *elem_strides, int interleave,
+                                          int swizzle, int l2_promotion, int oob_fill, void *map)
+{
+    ck_status st = make_current(dev);
+    if (st != CK_SUCCESS)
+        return st;
+    if (!cu.tmap_encode_tiled)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       "the CUDA driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer is "
+                       "needed for tensor maps).");
+    if (((uintptr_t)map % 64) != 0)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "tensor map: the 128-byte map must be 64-byte aligned (it is at %p).", map);
+    CU_CALL(cu.tmap_encode_tiled(map, dtype, rank, global_address, dims, strides, box,
+                                 elem_strides, interleave, swizzle, l2_promotion, oob_fill),
+            "cuTensorMapEncodeTiled");
     return CK_SUCCESS;
 }

@@ -266,8 +266,12 @@ ck_status ck_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_launch: the stream belongs to another device than kernel '%s'.",
                        k->sig->name);
-    if (d->backend == CK_BACKEND_CUDA)
-        return ck_cuda_launch(k, cfg, args, n);
+    if (d->backend == CK_BACKEND_CUDA) {
+        k->arg_sizes_checked = sizes;
+        st = ck_cuda_launch(k, cfg, args, n);
+        k->arg_sizes_checked = NULL;
+        return st;
+    }
 
     size_t size = k->layout[1], align = k->layout[2] < 16 ? 16 : k->layout[2];
     unsigned char *packed = aligned_alloc(align, (size + align - 1) / align * align + align);

@@ -108,9 +108,9 @@ ck_status ck_nvrtc_compile(const char *source, const char *arch, const char *con
     ck_status st = ensure();
     if (st != CK_SUCCESS)
         return st;
-    int nh = ck_embedded_header_count;
-    const char **names = malloc(sizeof(char *) * (size_t)(nh + 1));
-    const char **datas = malloc(sizeof(char *) * (size_t)(nh + 1));
+    int count = ck_embedded_header_count, nh = 0;
+    const char **names = malloc(sizeof(char *) * (size_t)(2 * count + 1));
+    const char **datas = malloc(sizeof(char *) * (size_t)(2 * count + 1));
     const char **opts = malloc(sizeof(char *) * (size_t)(option_count + 8));
     if (!names || !datas || !opts) {
         free(names);
@@ -118,9 +118,27 @@ ck_status ck_nvrtc_compile(const char *source, const char *arch, const char *con
         free(opts);
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "NVRTC: no memory for the compile options.");
     }
-    for (int i = 0; i < nh; ++i) {
-        names[i] = ck_embedded_headers[i].name;
-        datas[i] = ck_embedded_headers[i].data;
+    /* Each header under its path relative to src/device, and also under its file name when
+     * that is unique, so that headers including siblings by file name resolve as well. */
+    for (int i = 0; i < count; ++i) {
+        names[nh] = ck_embedded_headers[i].name;
+        datas[nh++] = ck_embedded_headers[i].data;
+    }
+    for (int i = 0; i < count; ++i) {
+        const char *base = strrchr(ck_embedded_headers[i].name, '/');
+        if (!base)
+            continue;
+        base++;
+        int clash = 0;
+        for (int j = 0; j < count; ++j) {
+            const char *other = strrchr(ck_embedded_headers[j].name, '/');
+            other = other ? other + 1 : ck_embedded_headers[j].name;
+            clash |= j != i && strcmp(other, base) == 0;
+        }
+        if (!clash) {
+            names[nh] = base;
+            datas[nh++] = ck_embedded_headers[i].data;
+        }
     }
     char archopt[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);

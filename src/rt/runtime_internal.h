@@ -35,6 +35,7 @@ struct ck_kernel {
     const size_t *layout;       /* host: {count, size, align, offset0, size0, ...} */
     void *cu_function;          /* cuda */
     size_t cu_dyn_shared_set;   /* MAX_DYNAMIC_SHARED_SIZE_BYTES already set */
+    const size_t *arg_sizes_checked; /* cuda: the sizes of the launch being checked */
 };
 
 struct ck_module {
@@ -88,6 +89,16 @@ void ck_cuda_module_unload(ck_device *dev, void *module);
 ck_status ck_cuda_get_function(ck_device *dev, void *module, const char *name, void **fn);
 ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args,
                          int arg_count);
+
+/* cuTensorMapEncodeTiled on the device's context; the enum arguments are the driver's
+ * (CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+ * CUtensorMapFloatOOBfill). `map`: 128 bytes, 64-byte aligned. CK_ERROR_UNSUPPORTED when the
+ * driver lacks it. */
+ck_status ck_cuda_tensor_map_encode_tiled(ck_device *dev, int dtype, unsigned rank,
+                                          void *global_address, const uint64_t *dims,
+                                          const uint64_t *strides, const uint32_t *box,
+                                          const uint32_t *elem_strides, int interleave,
+                                          int swizzle, int l2_promotion, int oob_fill, void *map);
 
 /* ---- NVRTC (nvrtc.c) ---- */
 ck_status ck_nvrtc_version(int *major, int *minor);
