@@ -67,10 +67,9 @@ void ck_fiber_destroy(ck_fiber *f)
     memset(f, 0, sizeof *f);
 }
 
-ck_status ck_fiber_prepare(ck_fiber *f, void (*entry)(void))
+ck_status ck_fiber_prepare(ck_fiber *f, const ucontext_t *base, void (*entry)(void))
 {
-    if (getcontext(&f->ctx) != 0)
-        return ck_fail(CK_ERROR_INTERNAL, "emulator: getcontext failed for an emulated thread.");
+    memcpy(&f->ctx, base, sizeof f->ctx);
     f->ctx.uc_stack.ss_sp = f->stack;
     f->ctx.uc_stack.ss_size = f->stack_size;
     f->ctx.uc_link = NULL;
@@ -88,8 +87,21 @@ void ck_fiber_enter(ck_fiber_host *host, ck_fiber *f)
 
 void ck_fiber_started(ck_fiber_host *host)
 {
-    FINISH_SWITCH(NULL, &host->stack_bottom, &host->stack_size);
-    (void)host;
+    const void *bottom = NULL;
+    size_t size = 0;
+    FINISH_SWITCH(NULL, &bottom, &size);
+    /* the first fiber a worker runs is entered from the worker's own stack */
+    if (!host->stack_bottom) {
+        host->stack_bottom = bottom;
+        host->stack_size = size;
+    }
+}
+
+void ck_fiber_switch(ck_fiber *from, ck_fiber *to, int finished)
+{
+    START_SWITCH(finished ? NULL : &from->asan_fake, to->stack, to->stack_size);
+    swapcontext(&from->ctx, &to->ctx);
+    FINISH_SWITCH(from->asan_fake, NULL, NULL);
 }
 
 void ck_fiber_leave(ck_fiber_host *host, ck_fiber *f, int finished)

@@ -25,6 +25,7 @@ typedef struct ck_fiber_host {
     const void *stack_bottom; /* learnt on the first switch (AddressSanitizer) */
     size_t stack_size;
     void *asan_fake;
+    ucontext_t base; /* getcontext once; copied into fibers by ck_fiber_prepare */
 } ck_fiber_host;
 
 /* Stack size of emulated threads in bytes: $CK_EMU_STACK_KB, else 256 KiB (1 MiB under ASan). */
@@ -34,8 +35,13 @@ size_t ck_fiber_default_stack_size(void);
 ck_status ck_fiber_init(ck_fiber *f, size_t size);
 void ck_fiber_destroy(ck_fiber *f);
 
-/* Prepare `f` to run entry() from the top of its stack when next switched to. */
-ck_status ck_fiber_prepare(ck_fiber *f, void (*entry)(void));
+/* Prepare `f` to run entry() from the top of its stack when next switched to. `base` is a
+ * context filled once by getcontext (copied, so preparing costs no system call). */
+ck_status ck_fiber_prepare(ck_fiber *f, const ucontext_t *base, void (*entry)(void));
+
+/* From the running fiber `from` directly to fiber `to` (returns when `from` is resumed).
+ * `finished` = 1 when `from` will never be resumed. */
+void ck_fiber_switch(ck_fiber *from, ck_fiber *to, int finished);
 
 /* From the host context into fiber `f`; returns when the fiber switches back. */
 void ck_fiber_enter(ck_fiber_host *host, ck_fiber *f);

@@ -124,10 +124,31 @@ static void thread_name(const emu_thread *t, char *buf, size_t size)
              t->id.tid[2], t->id.bid[0], t->id.bid[1], t->id.bid[2]);
 }
 
-/* Leave the running fiber for the scheduler. */
+/* The next ready thread after `t` in round-robin order, `t` excluded; NULL if none. */
+static emu_thread *next_ready(emu_cluster *c, emu_thread *t)
+{
+    size_t i = (size_t)(t - c->threads);
+    for (size_t k = 1; k < c->nthreads; ++k) {
+        emu_thread *o = &c->threads[(i + k) % c->nthreads];
+        if (o->state == T_READY)
+            return o;
+    }
+    return NULL;
+}
+
+/* Leave the running fiber: directly for the next ready thread of the cluster, else for the
+ * scheduler (which completes collectives, detects deadlocks and finishes the cluster). A
+ * ready caller (a yield) with nobody else ready just continues. */
 static void switch_out(emu_thread *t, int finished)
 {
-    ck_fiber_leave(&tls_cluster->host, &t->fiber, finished);
+    emu_cluster *c = tls_cluster;
+    emu_thread *next = c->failed ? NULL : next_ready(c, t);
+    if (next) {
+        c->current = next;
+        ck_fiber_switch(&t->fiber, &next->fiber, finished);
+    } else if (finished || c->failed || t->state != T_READY) {
+        ck_fiber_leave(&c->host, &t->fiber, finished);
+    }
 }
 
 static void trap_current(const char *what)
@@ -211,7 +232,11 @@ static void api_cluster_barrier(void)
 static void api_yield(void)
 {
     emu_cluster *c = tls_cluster;
-    c->spins++;
+    if (++c->spins > CK_EMU_SPIN_LIMIT)
+        cluster_fail(c, CK_ERROR_LAUNCH,
+                     "kernel '%s' hung: its threads kept spinning (ck_emu_yield) %lu times "
+                     "without any barrier, collective or exit making progress.",
+                     c->launch->d->kernel_name, c->spins);
     switch_out(c->current, 0);
 }
 
@@ -416,29 +441,24 @@ static void describe_deadlock(emu_cluster *c)
 static void run_cluster(emu_cluster *c)
 {
     for (;;) {
-        int ran = 0, live = 0;
-        for (unsigned i = 0; i < c->nthreads && !c->failed; ++i) {
+        /* Fibers hand control to each other; it comes back here when none is ready. */
+        emu_thread *ready = NULL;
+        int live = 0;
+        for (unsigned i = 0; i < c->nthreads; ++i) {
             emu_thread *t = &c->threads[i];
-            if (t->state == T_EXITED)
-                continue;
-            live = 1;
-            if (t->state != T_READY)
-                continue;
-            c->current = t;
-            ck_fiber_enter(&c->host, &t->fiber);
-            ran = 1;
+            live |= t->state != T_EXITED;
+            if (t->state == T_READY) {
+                ready = t;
+                break;
+            }
         }
         if (c->failed || !live)
             return;
-        if (c->spins > CK_EMU_SPIN_LIMIT) {
-            cluster_fail(c, CK_ERROR_LAUNCH,
-                         "kernel '%s' hung: its threads kept spinning (ck_emu_yield) %lu times "
-                         "without any barrier, collective or exit making progress.",
-                         c->launch->d->kernel_name, c->spins);
-            return;
-        }
-        if (ran)
+        if (ready) {
+            c->current = ready;
+            ck_fiber_enter(&c->host, &ready->fiber);
             continue;
+        }
         /* Nobody ready: collectives may complete because lanes exited. */
         int progressed = 0;
         for (unsigned i = 0; i < c->nthreads && !c->failed; ++i)
@@ -462,6 +482,8 @@ static ck_status cluster_init(emu_cluster *c, emu_launch *L)
     if (!c->threads)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "emulator: no memory for %u emulated threads.",
                        c->nthreads);
+    if (getcontext(&c->host.base) != 0)
+        return ck_fail(CK_ERROR_INTERNAL, "emulator: getcontext failed.");
     size_t stack = ck_fiber_default_stack_size();
     for (unsigned i = 0; i < c->nthreads; ++i)
         if (ck_fiber_init(&c->threads[i].fiber, stack) != CK_SUCCESS)
@@ -536,7 +558,7 @@ static ck_status cluster_prepare(emu_cluster *c, unsigned long index)
             id->dynamic_shared = b->arena;
             t->state = T_READY;
             t->block = b;
-            if (ck_fiber_prepare(&t->fiber, fiber_entry) != CK_SUCCESS)
+            if (ck_fiber_prepare(&t->fiber, &c->host.base, fiber_entry) != CK_SUCCESS)
                 return CK_ERROR_INTERNAL;
         }
     }
