@@ -9,8 +9,8 @@ enum { CK_EXIT_OK = 0, CK_EXIT_FAILURE = 1, CK_EXIT_USAGE = 2 };
 
 typedef struct ck_command {
     const char *name;
-    const char *summary;                 /* one line for `ck --help` */
-    int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
+    const char *summary;               /* one line for `ck --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 } ck_command;
 
 /* Each subcommand lives in tools/cmd_<name>.c and defines one of these. */

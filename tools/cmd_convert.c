@@ -1,14 +1,176 @@
-/* ck convert: placeholder until its issue lands (see 'issues'). */
+/* ck convert: encode values in a data type (hex code and the value they round to). */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ck/types.h"
 #include "cli.h"
+
+static const char usage[] =
+    "Usage: ck convert [options] TYPE VALUE...\n\n"
+    "Round each decimal VALUE (also nan, inf, -inf, hex floats) once to TYPE and print its\n"
+    "code in hex and the value it represents. TYPE is a name listed by 'ck types'\n"
+    "(f16, bf16, fp8e4m3, fp8e5m2, fp8e4m3fnuz, fp6e2m3, fp4e2m1, i8, ...).\n\n"
+    "  --round MODE    rne (default, nearest even), rtz (toward zero), rna (nearest, ties\n"
+    "                  away), sr (stochastic, with --rand)\n"
+    "  --sat           saturate: out-of-range values and Inf become +-max\n"
+    "  --nonsat        overflow gives Inf where TYPE has it, else NaN, else +-max\n"
+    "                  (default: --sat for fp8/fp6/fp4, --nonsat for the others)\n"
+    "  --rand WORD     32-bit random word of stochastic rounding (default 0x80000000)\n"
+    "  --decode        VALUEs are codes (e.g. 0x7e) to decode instead of values to encode\n"
+    "  --json          one JSON object\n";
+
+typedef struct row {
+    const char *input;
+    uint64_t code;
+    double value;
+    const char *note;
+} row;
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static const char *classify(const ck_dtype_info *t, double in, double out)
+{
+    if (isnan(out))
+        return isnan(in) ? "nan" : "overflow to nan";
+    if (isinf(out))
+        return isinf(in) ? "inf" : "overflow to inf";
+    if (isnan(in))
+        return "nan has no encoding";
+    if (in == out)
+        return "exact";
+    /* beyond max by more than half the top ulp (integers: 0.5) */
+    double half_ulp = 0.5;
+    if (t->is_float) {
+        double prev = 0.0;
+        ck_convert_to_f64(t->dtype, t->max_code - (t->dtype == CK_DTYPE_TF32 ? 0x2000u : 1u),
+                          &prev);
+        half_ulp = (t->max_finite - prev) / 2;
+    }
+    if (isinf(in) || in > t->max_finite + half_ulp || in < t->lowest - half_ulp)
+        return "saturated";
+    if (out == 0.0)
+        return "underflow to zero";
+    return "rounded";
+}
 
 int ck_cmd_convert(int argc, char **argv)
 {
-    if (argc > 1 && cli_is_help(argv[1])) {
-        printf("Usage: ck convert ...\n\nNot available in this build yet.\n");
-        return CK_EXIT_OK;
+    ck_round_mode round = CK_ROUND_NEAREST_EVEN;
+    ck_overflow_mode overflow = CK_OVERFLOW_DEFAULT;
+    uint64_t rand_word = 0x80000000u;
+    int json = 0, decode = 0, first = -1;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (first < 0 && cli_is_help(a)) {
+            fputs(usage, stdout);
+            return CK_EXIT_OK;
+        } else if (first < 0 && strcmp(a, "--round") == 0) {
+            if (++i >= argc)
+                return cli_usage_error("convert", "--round needs a mode (rne, rtz, rna, sr)");
+            if (ck_round_mode_from_name(argv[i], &round) != CK_SUCCESS)
+                return cli_usage_error("convert", "%s", ck_last_error());
+        } else if (first < 0 && strcmp(a, "--sat") == 0) {
+            overflow = CK_OVERFLOW_SATURATE;
+        } else if (first < 0 && strcmp(a, "--nonsat") == 0) {
+            overflow = CK_OVERFLOW_NONSATURATE;
+        } else if (first < 0 && strcmp(a, "--rand") == 0) {
+            if (++i >= argc || !parse_u64(argv[i], &rand_word) || rand_word > 0xFFFFFFFFu)
+                return cli_usage_error("convert", "--rand needs a 32-bit unsigned word");
+        } else if (first < 0 && strcmp(a, "--decode") == 0) {
+            decode = 1;
+        } else if (first < 0 && strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (first < 0 && a[0] == '-' && a[1] == '-') {
+            return cli_usage_error("convert", "unknown option '%s'", a);
+        } else if (first < 0) {
+            first = i;
+        }
     }
-    fprintf(stderr, "ck convert: not available in this build yet.\n");
-    return CK_EXIT_FAILURE;
+    if (first < 0 || first + 1 >= argc)
+        return cli_usage_error("convert", "expected a TYPE and at least one VALUE");
+    ck_dtype dtype;
+    if (ck_dtype_from_name(argv[first], &dtype) != CK_SUCCESS)
+        return cli_usage_error("convert", "%s", ck_last_error());
+    const ck_dtype_info *t = ck_dtype_get(dtype);
+    int n = argc - first - 1;
+    row *rows = calloc((size_t)n, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "ck convert: out of memory\n");
+        return CK_EXIT_FAILURE;
+    }
+    for (int k = 0; k < n; ++k) {
+        const char *s = argv[first + 1 + k];
+        row *r = &rows[k];
+        r->input = s;
+        ck_status st;
+        if (decode) {
+            if (!parse_u64(s, &r->code)) {
+                free(rows);
+                return cli_usage_error("convert", "'%s' is not a code (e.g. 0x7e or 126)", s);
+            }
+            st = ck_convert_to_f64(dtype, r->code, &r->value);
+            r->note = "decoded";
+        } else {
+            char *end;
+            double x = strtod(s, &end);
+            if (end == s || *end) {
+                free(rows);
+                return cli_usage_error("convert", "'%s' is not a number", s);
+            }
+            st = ck_convert_from_f64(dtype, x, round, overflow, (uint32_t)rand_word, &r->code);
+            if (st == CK_SUCCESS)
+                st = ck_convert_to_f64(dtype, r->code, &r->value);
+            r->note = classify(t, x, r->value);
+        }
+        if (st != CK_SUCCESS) {
+            free(rows);
+            return cli_library_error("convert");
+        }
+    }
+    int hexw = (t->storage_bits + 3) / 4;
+    int prec = dtype == CK_DTYPE_F64 ? 17 : 9;
+    if (json) {
+        printf("{\"type\":");
+        cli_json_string(stdout, t->name);
+        printf(",\"round\":\"%s\",\"overflow\":\"%s\",\"results\":[", ck_round_mode_name(round),
+               ck_overflow_mode_name(overflow == CK_OVERFLOW_DEFAULT ? t->default_overflow
+                                                                     : overflow));
+        for (int k = 0; k < n; ++k) {
+            printf("%s{\"input\":", k ? "," : "");
+            cli_json_string(stdout, rows[k].input);
+            char value[64];
+            if (isnan(rows[k].value) || isinf(rows[k].value))
+                snprintf(value, sizeof value, "\"%s\"",
+                         isnan(rows[k].value) ? "nan"
+                         : rows[k].value > 0  ? "inf"
+                                              : "-inf");
+            else
+                snprintf(value, sizeof value, "%.*g", prec, rows[k].value);
+            printf(",\"code\":\"0x%0*llx\",\"value\":%s,\"note\":\"%s\"}", hexw,
+                   (unsigned long long)rows[k].code, value, rows[k].note);
+        }
+        printf("]}\n");
+    } else {
+        printf("%s (%s), round %s, overflow %s\n", t->name, t->description,
+               ck_round_mode_name(round),
+               ck_overflow_mode_name(overflow == CK_OVERFLOW_DEFAULT ? t->default_overflow
+                                                                     : overflow));
+        for (int k = 0; k < n; ++k)
+            printf("%-16s -> 0x%0*llx = %-16.*g (%s)\n", rows[k].input, hexw,
+                   (unsigned long long)rows[k].code, prec, rows[k].value, rows[k].note);
+    }
+    free(rows);
+    return CK_EXIT_OK;
 }

@@ -24,10 +24,9 @@ static void print_help(FILE *f)
             CK_VERSION_STRING);
     for (int i = 0; i < N_COMMANDS; ++i)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f,
-            "\nRun 'ck COMMAND --help' for the options of a command.\n"
-            "Environment: CK_LOG=error|warn|info|debug logs to stderr; CK_CACHE_DIR sets the\n"
-            "kernel cache directory (default ~/.cache/ck).\n");
+    fprintf(f, "\nRun 'ck COMMAND --help' for the options of a command.\n"
+               "Environment: CK_LOG=error|warn|info|debug logs to stderr; CK_CACHE_DIR sets the\n"
+               "kernel cache directory (default ~/.cache/ck).\n");
 }
 
 int main(int argc, char **argv)

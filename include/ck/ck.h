@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "ck/status.h"
+#include "ck/types.h"
 #include "ck/version.h"
 
 #ifdef __cplusplus
@@ -28,24 +29,24 @@ enum { CK_MAX_DEVICES = 16, CK_PATH_MAX = 4096 };
 /* One GPU as the CUDA driver reports it. */
 typedef struct ck_device_info {
     char name[256];
-    int cc_major, cc_minor;     /* compute capability, e.g. 9.0 */
+    int cc_major, cc_minor; /* compute capability, e.g. 9.0 */
     int multiprocessors;
     size_t memory_bytes;
 } ck_device_info;
 
 /* What this process can use, found at run time (nothing is linked at build time). */
 typedef struct ck_system_info {
-    int cuda_driver_found;          /* libcuda could be loaded and cuInit succeeded */
-    int cuda_driver_version;        /* e.g. 13000 for CUDA 13.0; 0 if not found */
-    char cuda_driver_status[512];   /* why the driver is unusable, or its library path */
+    int cuda_driver_found;        /* libcuda could be loaded and cuInit succeeded */
+    int cuda_driver_version;      /* e.g. 13000 for CUDA 13.0; 0 if not found */
+    char cuda_driver_status[512]; /* why the driver is unusable, or its library path */
     int nvrtc_found;
     int nvrtc_major, nvrtc_minor;
-    char nvrtc_status[512];         /* why NVRTC is unusable, or its library path */
-    int device_count;               /* GPUs listed in devices[] (at most CK_MAX_DEVICES) */
+    char nvrtc_status[512]; /* why NVRTC is unusable, or its library path */
+    int device_count;       /* GPUs listed in devices[] (at most CK_MAX_DEVICES) */
     ck_device_info devices[CK_MAX_DEVICES];
-    int host_compiler_found;        /* the C compiler the CPU emulator uses */
+    int host_compiler_found; /* the C compiler the CPU emulator uses */
     char host_compiler[CK_PATH_MAX];
-    char cache_dir[CK_PATH_MAX];    /* kernel cache directory ($CK_CACHE_DIR or ~/.cache/ck) */
+    char cache_dir[CK_PATH_MAX]; /* kernel cache directory ($CK_CACHE_DIR or ~/.cache/ck) */
 } ck_system_info;
 
 /* Probe the CUDA driver, NVRTC, GPUs, the emulator's compiler and the cache

@@ -17,20 +17,20 @@ extern "C" {
 
 typedef enum ck_status {
     CK_SUCCESS = 0,
-    CK_ERROR_INVALID_ARGUMENT,  /* an argument is null, out of range or inconsistent */
-    CK_ERROR_UNSUPPORTED,       /* valid, but not supported by this operation/backend */
-    CK_ERROR_OUT_OF_MEMORY,     /* host or device allocation failed */
-    CK_ERROR_NOT_FOUND,         /* a named thing (type, device, file, entry) does not exist */
+    CK_ERROR_INVALID_ARGUMENT,    /* an argument is null, out of range or inconsistent */
+    CK_ERROR_UNSUPPORTED,         /* valid, but not supported by this operation/backend */
+    CK_ERROR_OUT_OF_MEMORY,       /* host or device allocation failed */
+    CK_ERROR_NOT_FOUND,           /* a named thing (type, device, file, entry) does not exist */
     CK_ERROR_BACKEND_UNAVAILABLE, /* CUDA driver/NVRTC/GPU or host compiler is absent */
-    CK_ERROR_COMPILE,           /* a kernel source failed to compile */
-    CK_ERROR_LAUNCH,            /* a kernel launch or execution failed */
-    CK_ERROR_DEVICE,            /* any other error reported by the device driver */
-    CK_ERROR_IO,                /* a file or directory operation failed */
-    CK_ERROR_OVERFLOW,          /* a size or offset does not fit its representation */
-    CK_ERROR_PARSE,             /* a textual input could not be parsed */
-    CK_ERROR_NOT_IMPLEMENTED,   /* a documented feature that this build does not provide yet */
-    CK_ERROR_INTERNAL,          /* a bug in ck: please report it with the message */
-    CK_STATUS_COUNT_            /* number of status codes; not a status */
+    CK_ERROR_COMPILE,             /* a kernel source failed to compile */
+    CK_ERROR_LAUNCH,              /* a kernel launch or execution failed */
+    CK_ERROR_DEVICE,              /* any other error reported by the device driver */
+    CK_ERROR_IO,                  /* a file or directory operation failed */
+    CK_ERROR_OVERFLOW,            /* a size or offset does not fit its representation */
+    CK_ERROR_PARSE,               /* a textual input could not be parsed */
+    CK_ERROR_NOT_IMPLEMENTED,     /* a documented feature that this build does not provide yet */
+    CK_ERROR_INTERNAL,            /* a bug in ck: please report it with the message */
+    CK_STATUS_COUNT_              /* number of status codes; not a status */
 } ck_status;
 
 /* Short constant name of a status, e.g. "CK_ERROR_INVALID_ARGUMENT".

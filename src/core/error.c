@@ -39,7 +39,10 @@ const char *ck_last_error(void)
     return tls_status == CK_SUCCESS ? "no error" : tls_message;
 }
 
-ck_status ck_last_status(void) { return tls_status; }
+ck_status ck_last_status(void)
+{
+    return tls_status;
+}
 
 void ck_clear_error(void)
 {
@@ -69,7 +72,20 @@ ck_status ck_fail_context(ck_status status, const char *fmt, ...)
     memcpy(previous, tls_message, sizeof previous);
     if (tls_status == CK_SUCCESS)
         previous[0] = '\0';
-    snprintf(tls_message, sizeof tls_message, "%s: %s", prefix, previous);
+    /* "prefix: previous", truncated to the buffer (built by hand: the pieces may be long). */
+    size_t plen = strlen(prefix), rlen = strlen(previous), cap = sizeof tls_message - 1;
+    if (plen > cap)
+        plen = cap;
+    memcpy(tls_message, prefix, plen);
+    size_t used = plen;
+    if (used + 2 <= cap) {
+        memcpy(tls_message + used, ": ", 2);
+        used += 2;
+    }
+    if (rlen > cap - used)
+        rlen = cap - used;
+    memcpy(tls_message + used, previous, rlen);
+    tls_message[used + rlen] = '\0';
     tls_status = status;
     return status;
 }

@@ -25,19 +25,18 @@ ck_status ck_fail_context(ck_status status, const char *fmt, ...) CK_PRINTF_LIKE
 /* Write one log line if `level` is enabled. */
 void ck_log_write(ck_log_level level, const char *fmt, ...) CK_PRINTF_LIKE(2, 3);
 
-#define CK_LOG(level, ...)                                  \
-    do {                                                    \
-        if (ck_get_log_level() >= (level))                  \
-            ck_log_write((level), __VA_ARGS__);             \
+#define CK_LOG(level, ...)                                                                         \
+    do {                                                                                           \
+        if (ck_get_log_level() >= (level))                                                         \
+            ck_log_write((level), __VA_ARGS__);                                                    \
     } while (0)
 
 /* Return CK_ERROR_INVALID_ARGUMENT naming the function and argument when p is NULL. */
-#define CK_REQUIRE_NOT_NULL(p, func)                                                    \
-    do {                                                                                \
-        if ((p) == NULL)                                                                \
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT,                                   \
-                           "%s: argument '%s' is NULL; a valid pointer is required.",   \
-                           (func), #p);                                                 \
+#define CK_REQUIRE_NOT_NULL(p, func)                                                               \
+    do {                                                                                           \
+        if ((p) == NULL)                                                                           \
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,                                              \
+                           "%s: argument '%s' is NULL; a valid pointer is required.", (func), #p); \
     } while (0)
 
 #endif

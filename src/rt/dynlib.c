@@ -29,9 +29,8 @@ ck_status ck_dynlib_open(const char *what, const char *env_override, const char 
             snprintf(found, found_size, "%s", over);
             return CK_SUCCESS;
         }
-        return ck_fail(CK_ERROR_BACKEND_UNAVAILABLE,
-                       "%s could not be loaded from %s=%s: %s.", what, env_override, over,
-                       dlerror());
+        return ck_fail(CK_ERROR_BACKEND_UNAVAILABLE, "%s could not be loaded from %s=%s: %s.", what,
+                       env_override, over, dlerror());
     }
     for (int i = 0; names[i]; ++i) {
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);

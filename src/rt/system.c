@@ -15,11 +15,18 @@ typedef int CUdevice_;
 static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
 static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                           "libnvrtc.so.11.2", NULL};
-static const char *const cuda_dirs[] = {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+static const char *const cuda_dirs[] = {"/usr/local/cuda/lib64",
+                                        "/usr/local/cuda/targets/x86_64-linux/lib",
                                         "/usr/lib/x86_64-linux-gnu", "/usr/lib64", NULL};
 
-const char *ck_version(void) { return CK_VERSION_STRING; }
-const char *ck_build_options(void) { return CK_BUILD_OPTIONS_STRING; }
+const char *ck_version(void)
+{
+    return CK_VERSION_STRING;
+}
+const char *ck_build_options(void)
+{
+    return CK_BUILD_OPTIONS_STRING;
+}
 
 ck_status ck_cache_dir(char *path, size_t size)
 {
@@ -94,8 +101,8 @@ static void probe_cuda(ck_system_info *info)
         if (cuDeviceGet(&dev, i) != 0)
             continue;
         cuDeviceGetName(d->name, (int)sizeof d->name, dev);
-        cuDeviceGetAttribute(&d->cc_major, 75, dev); /* COMPUTE_CAPABILITY_MAJOR */
-        cuDeviceGetAttribute(&d->cc_minor, 76, dev); /* COMPUTE_CAPABILITY_MINOR */
+        cuDeviceGetAttribute(&d->cc_major, 75, dev);        /* COMPUTE_CAPABILITY_MAJOR */
+        cuDeviceGetAttribute(&d->cc_minor, 76, dev);        /* COMPUTE_CAPABILITY_MINOR */
         cuDeviceGetAttribute(&d->multiprocessors, 16, dev); /* MULTIPROCESSOR_COUNT */
         cuDeviceTotalMem(&d->memory_bytes, dev);
         info->device_count++;
@@ -116,13 +123,14 @@ static void probe_nvrtc(ck_system_info *info)
     if (ck_dynlib_symbol(lib, "NVRTC", "nvrtcVersion", &nvrtcVersion) != CK_SUCCESS ||
         nvrtcVersion(&info->nvrtc_major, &info->nvrtc_minor) != 0) {
         snprintf(info->nvrtc_status, sizeof info->nvrtc_status, "%s", ck_last_error());
-    } else {
-        info->nvrtc_found = 1;
-        snprintf(info->nvrtc_status, sizeof info->nvrtc_status, "%s", found);
+        ck_dynlib_close(lib);
+        return;
     }
-    /* NVRTC stays loaded: unloading it drops its C++ runtime's allocations (a leak report under
-     * LeakSanitizer), and the runtime loads it again to compile anyway. */
-    (void)lib;
+    info->nvrtc_found = 1;
+    snprintf(info->nvrtc_status, sizeof info->nvrtc_status, "%s", found);
+    /* NVRTC keeps process-lifetime state from its first call; unloading it would orphan that
+     * memory, so once initialised it stays loaded (dlopen reference counting makes repeated
+     * probes cheap). */
 }
 
 /* The emulator compiles kernels with $CK_HOST_CC, else the compiler ck was built with, else cc. */
