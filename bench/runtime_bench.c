@@ -32,23 +32,22 @@ static const char *small_kernel =
     "}\n";
 
 /* Block-wide tree reduction in shared memory: 8 barriers per block, plus one warp reduction. */
-static const char *barrier_kernel =
-    "#include \"ck_device.h\"\n"
-    "CK_KERNEL void block_sum(const float *x, float *out)\n"
-    "{\n"
-    "    CK_SHARED_ARRAY(float, s, 256);\n"
-    "    unsigned t = ck_thread_linear();\n"
-    "    s[t] = x[ck_block_idx_x() * 256u + t];\n"
-    "    ck_sync_threads();\n"
-    "    for (unsigned h = 128; h >= 32; h /= 2) {\n"
-    "        if (t < h) s[t] += s[t + h];\n"
-    "        ck_sync_threads();\n"
-    "    }\n"
-    "    float v = t < 32 ? s[t] : 0.0f;\n"
-    "    v = ck_warp_reduce_add_f32(v);\n"
-    "    if (t == 0) out[ck_block_idx_x()] = v;\n"
-    "    ck_sync_threads();\n"
-    "}\n";
+static const char *barrier_kernel = "#include \"ck_device.h\"\n"
+                                    "CK_KERNEL void block_sum(const float *x, float *out)\n"
+                                    "{\n"
+                                    "    CK_SHARED_ARRAY(float, s, 256);\n"
+                                    "    unsigned t = ck_thread_linear();\n"
+                                    "    s[t] = x[ck_block_idx_x() * 256u + t];\n"
+                                    "    ck_sync_threads();\n"
+                                    "    for (unsigned h = 128; h >= 32; h /= 2) {\n"
+                                    "        if (t < h) s[t] += s[t + h];\n"
+                                    "        ck_sync_threads();\n"
+                                    "    }\n"
+                                    "    float v = t < 32 ? s[t] : 0.0f;\n"
+                                    "    v = ck_warp_reduce_add_f32(v);\n"
+                                    "    if (t == 0) out[ck_block_idx_x()] = v;\n"
+                                    "    ck_sync_threads();\n"
+                                    "}\n";
 
 int main(void)
 {

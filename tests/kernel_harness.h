@@ -120,8 +120,9 @@ CKK_UNUSED static void ckk_download(void *host, const void *dev, size_t bytes)
 }
 
 /* Launch with n pointer-or-scalar arguments given as (pointer to value, size) pairs. */
-CKK_UNUSED static ck_status ckk_launch(ck_kernel *k, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                            unsigned by, unsigned bz, size_t dyn, int n, ...)
+CKK_UNUSED static ck_status ckk_launch(ck_kernel *k, unsigned gx, unsigned gy, unsigned gz,
+                                       unsigned bx, unsigned by, unsigned bz, size_t dyn, int n,
+                                       ...)
 {
     void *args[16];
     size_t sizes[16];

@@ -103,8 +103,7 @@ static void test_named_barriers(void)
         in[i] = (int)(ckt_rand64(&seed) % 2001) - 1000;
     void *din = ckk_upload(in, sizeof in), *dout = ckk_upload(NULL, sizeof out),
          *dside = ckk_upload(NULL, sizeof side);
-    CHECK_OK(ckk_launch(k, 1, 1, 1, 192, 1, 1, 0, 3, CKK_ARG(din), CKK_ARG(dout),
-                        CKK_ARG(dside)));
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 192, 1, 1, 0, 3, CKK_ARG(din), CKK_ARG(dout), CKK_ARG(dside)));
     ckk_download(out, dout, sizeof out);
     ckk_download(side, dside, sizeof side);
     for (int round = 0; round < 4; ++round)
@@ -140,8 +139,8 @@ static void test_shuffles(void)
     }
     void *a = ckk_upload(in, sizeof in), *b = ckk_upload(fin, sizeof fin),
          *c = ckk_upload(params, sizeof params), *o = ckk_upload(NULL, sizeof out);
-    CHECK_OK(ckk_launch(k, 2, 1, 1, 64, 1, 1, 0, 4, CKK_ARG(a), CKK_ARG(b), CKK_ARG(c),
-                        CKK_ARG(o)));
+    CHECK_OK(
+        ckk_launch(k, 2, 1, 1, 64, 1, 1, 0, 4, CKK_ARG(a), CKK_ARG(b), CKK_ARG(c), CKK_ARG(o)));
     ckk_download(out, o, sizeof out);
     for (int g = 0; g < N; ++g) {
         int w = g / 32 * 32, l = g % 32, p = (int)params[g];
@@ -176,8 +175,10 @@ static void test_votes(void)
     unsigned out[N * 3];
     for (int i = 0; i < N; ++i) {
         int w = i / 32; /* warp 0: random, 1: all zero, 2: all set, 3: one set, 4-5: random */
-        pred[i] = w == 1 ? 0 : w == 2 ? 5 : w == 3 ? (i % 32 == 17) * -3
-                                               : (int)(ckt_rand64(&seed) % 3);
+        pred[i] = w == 1   ? 0
+                  : w == 2 ? 5
+                  : w == 3 ? (i % 32 == 17) * -3
+                           : (int)(ckt_rand64(&seed) % 3);
     }
     void *a = ckk_upload(pred, sizeof pred), *o = ckk_upload(NULL, sizeof out);
     CHECK_OK(ckk_launch(k, 3, 1, 1, 64, 1, 1, 0, 2, CKK_ARG(a), CKK_ARG(o)));
@@ -371,8 +372,8 @@ static void test_vec16(void)
         in[i] = (unsigned)ckt_rand64(&seed);
     void *a = ckk_upload(in, sizeof in), *b = ckk_upload(NULL, sizeof o1),
          *c = ckk_upload(NULL, sizeof o2), *d = ckk_upload(NULL, sizeof o3);
-    CHECK_OK(ckk_launch(k, NB, 1, 1, 64, 1, 1, 0, 4, CKK_ARG(a), CKK_ARG(b), CKK_ARG(c),
-                        CKK_ARG(d)));
+    CHECK_OK(
+        ckk_launch(k, NB, 1, 1, 64, 1, 1, 0, 4, CKK_ARG(a), CKK_ARG(b), CKK_ARG(c), CKK_ARG(d)));
     ckk_download(o1, b, sizeof o1);
     ckk_download(o2, c, sizeof o2);
     ckk_download(o3, d, sizeof o3);

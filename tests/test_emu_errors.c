@@ -43,15 +43,14 @@ static void test_bad_launches(void)
     CHECK_STATUS(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 2, CKK_ARG(buf), CKK_ARG(buf)),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "takes 3 arguments but 2") != NULL);
-    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 3, CKK_ARG(buf), CKK_ARG(buf),
-                            CKK_ARG(small)),
+    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 3, CKK_ARG(buf), CKK_ARG(buf), CKK_ARG(small)),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "int n") != NULL);
     CHECK_STATUS(ckk_launch(k, 1, 1, 1, 33, 32, 1, 0, 3, CKK_ARG(buf), CKK_ARG(buf), CKK_ARG(n)),
                  CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 32, 1, 1, 300000, 3, CKK_ARG(buf), CKK_ARG(buf),
-                            CKK_ARG(n)),
-                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        ckk_launch(k, 1, 1, 1, 32, 1, 1, 300000, 3, CKK_ARG(buf), CKK_ARG(buf), CKK_ARG(n)),
+        CK_ERROR_INVALID_ARGUMENT);
     void *args[3] = {&buf, NULL, &n};
     size_t sizes[3] = {8, 8, 4};
     ck_launch_config c = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 64, NULL};
@@ -70,7 +69,8 @@ static void test_bad_modules(void)
     ck_device *d = ckk_open();
     ck_module *m = NULL;
     ck_kernel *k = NULL;
-    const char *bad = "#include \"ck_device.h\"\nCK_KERNEL void k(int *p) { p[0] = undeclared_x; }\n";
+    const char *bad =
+        "#include \"ck_device.h\"\nCK_KERNEL void k(int *p) { p[0] = undeclared_x; }\n";
     CHECK_STATUS(ck_module_load(d, bad, NULL, 0, &m), CK_ERROR_COMPILE);
     CHECK(strstr(ck_last_error(), "undeclared_x") != NULL);
     const char *kept = strstr(ck_last_error(), "is kept in ");

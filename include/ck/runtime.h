@@ -43,14 +43,14 @@ typedef struct ck_module ck_module;
 typedef struct ck_kernel ck_kernel;
 
 typedef struct ck_device_props {
-    ck_backend backend;         /* CK_BACKEND_CUDA or CK_BACKEND_HOST */
-    char name[256];             /* GPU name, or "ck CPU emulator" */
-    int cc_major, cc_minor;     /* compute capability (the emulator reports 9.0) */
-    char target[16];            /* "sm_80", "sm_89", "sm_90a" or "host" */
-    int multiprocessors;        /* SMs, or worker threads of the emulator */
-    size_t memory_bytes;        /* device memory (0 for the emulator) */
+    ck_backend backend;          /* CK_BACKEND_CUDA or CK_BACKEND_HOST */
+    char name[256];              /* GPU name, or "ck CPU emulator" */
+    int cc_major, cc_minor;      /* compute capability (the emulator reports 9.0) */
+    char target[16];             /* "sm_80", "sm_89", "sm_90a" or "host" */
+    int multiprocessors;         /* SMs, or worker threads of the emulator */
+    size_t memory_bytes;         /* device memory (0 for the emulator) */
     size_t max_shared_per_block; /* dynamic shared memory a launch may request */
-    size_t l2_bytes;            /* L2 cache size (0 for the emulator) */
+    size_t l2_bytes;             /* L2 cache size (0 for the emulator) */
 } ck_device_props;
 
 /* Open device `ordinal` of `backend`. CK_BACKEND_AUTO follows $CK_DEVICE, else picks cuda when
@@ -126,10 +126,10 @@ ck_status ck_launch(ck_kernel *kernel, const ck_launch_config *config, void *con
 
 /* ---- timing (CK's flush_cache and rotating_buffer) ---------------------------------------- */
 typedef struct ck_timing_options {
-    int warmup;          /* untimed runs first (default 0 means 0) */
-    int repetitions;     /* timed runs (at least 1) */
-    int flush_l2;        /* before every timed run, overwrite a buffer twice the L2 size */
-    int rotating_count;  /* the callback is told rotation = iteration % rotating_count (>= 1) */
+    int warmup;         /* untimed runs first (default 0 means 0) */
+    int repetitions;    /* timed runs (at least 1) */
+    int flush_l2;       /* before every timed run, overwrite a buffer twice the L2 size */
+    int rotating_count; /* the callback is told rotation = iteration % rotating_count (>= 1) */
 } ck_timing_options;
 
 typedef struct ck_timing_result {
@@ -147,11 +147,11 @@ ck_status ck_time_runs(ck_device *device, ck_stream *stream, const ck_timing_opt
 
 /* ---- cache -------------------------------------------------------------------------------- */
 typedef struct ck_cache_entry {
-    char file[256];   /* name inside ck_cache_dir() */
-    char kind[16];    /* "cubin", "host-so" or "unknown" */
+    char file[256]; /* name inside ck_cache_dir() */
+    char kind[16];  /* "cubin", "host-so" or "unknown" */
     size_t bytes;
-    long long mtime;  /* seconds since the epoch */
-    int valid;        /* header and checksum verified */
+    long long mtime; /* seconds since the epoch */
+    int valid;       /* header and checksum verified */
 } ck_cache_entry;
 
 /* Entries of the on-disk module cache. *entries is malloc'd (free with free()). An absent cache

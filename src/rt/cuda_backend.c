@@ -70,14 +70,14 @@ struct ck_cuda_api {
     CUresult (*module_unload)(void *);
     CUresult (*module_function)(void **, void *, const char *);
     CUresult (*func_set_attr)(void *, int, int);
-    CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                       unsigned, void *, void **, void **);
+    CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                       void *, void **, void **);
     CUresult (*launch_ex)(const cu_launch_config *, void *, void **, void **);
     CUresult (*error_string)(CUresult, const char **);
     CUresult (*func_param_info)(void *, size_t, size_t *, size_t *); /* CUDA 12.4+, optional */
-    CUresult (*tmap_encode_tiled)(void *, int, unsigned, void *, const uint64_t *,
-                                  const uint64_t *, const uint32_t *, const uint32_t *, int, int,
-                                  int, int); /* CUDA 12.0+, optional */
+    CUresult (*tmap_encode_tiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
+                                  const uint32_t *, const uint32_t *, int, int, int,
+                                  int); /* CUDA 12.0+, optional */
 };
 
 static struct ck_cuda_api cu;
@@ -129,8 +129,7 @@ static void load(void)
     if (st == CK_SUCCESS) { /* optional entry points */
         if (ck_dynlib_symbol(h, w, "cuFuncGetParamInfo", &cu.func_param_info) != CK_SUCCESS)
             cu.func_param_info = NULL;
-        if (ck_dynlib_symbol(h, w, "cuTensorMapEncodeTiled", &cu.tmap_encode_tiled) !=
-            CK_SUCCESS)
+        if (ck_dynlib_symbol(h, w, "cuTensorMapEncodeTiled", &cu.tmap_encode_tiled) != CK_SUCCESS)
             cu.tmap_encode_tiled = NULL;
         ck_clear_error();
     }
@@ -177,16 +176,16 @@ static ck_status cu_fail(CUresult rc, const char *what)
     if (cu.error_string)
         cu.error_string(rc, &s);
     return ck_fail(rc == CUDA_ERROR_OUT_OF_MEMORY ? CK_ERROR_OUT_OF_MEMORY
-                   : (rc >= 700 && rc < 800) ? CK_ERROR_LAUNCH
-                                             : CK_ERROR_DEVICE,
+                   : (rc >= 700 && rc < 800)      ? CK_ERROR_LAUNCH
+                                                  : CK_ERROR_DEVICE,
                    "%s failed with CUDA error %d (%s).", what, rc, s ? s : "unknown");
 }
 
-#define CU_CALL(expr, what)                                                                     \
-    do {                                                                                        \
-        CUresult rc_ = (expr);                                                                  \
-        if (rc_ != 0)                                                                           \
-            return cu_fail(rc_, (what));                                                        \
+#define CU_CALL(expr, what)                                                                        \
+    do {                                                                                           \
+        CUresult rc_ = (expr);                                                                     \
+        if (rc_ != 0)                                                                              \
+            return cu_fail(rc_, (what));                                                           \
     } while (0)
 
 static ck_status make_current(ck_device *dev)
@@ -283,7 +282,8 @@ ck_status ck_cuda_free(ck_device *dev, void *ptr)
     ck_status st = make_current(dev);
     if (st != CK_SUCCESS)
         return st;
-    CU_CALL(cu.mem_free((CUdeviceptr)(uintptr_t)ptr), "cuMemFree (was the pointer from ck_malloc?)");
+    CU_CALL(cu.mem_free((CUdeviceptr)(uintptr_t)ptr),
+            "cuMemFree (was the pointer from ck_malloc?)");
     return CK_SUCCESS;
 }
 
@@ -460,8 +460,8 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     attr.value.cluster_dim.x = c[0];
     attr.value.cluster_dim.y = c[1];
     attr.value.cluster_dim.z = c[2];
-    cu_launch_config lc = {g[0], g[1], g[2], b[0], b[1], b[2],
-                           (unsigned)cfg->dynamic_shared_bytes, s, &attr, 1};
+    cu_launch_config lc = {g[0], g[1],  g[2], b[0], b[1], b[2], (unsigned)cfg->dynamic_shared_bytes,
+                           s,    &attr, 1};
     CU_CALL(cu.launch_ex(&lc, k->cu_function, (void **)args, NULL), "cuLaunchKernelEx");
     return CK_SUCCESS;
 }
@@ -469,8 +469,8 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
 ck_status ck_cuda_tensor_map_encode_tiled(ck_device *dev, int dtype, unsigned rank,
                                           void *global_address, const uint64_t *dims,
                                           const uint64_t *strides, const uint32_t *box,
-                                          const uint32_t *elem_strides, int interleave,
-                                          int swizzle, int l2_promotion, int oob_fill, void *map)
+                                          const uint32_t *elem_strides, int interleave, int swizzle,
+                                          int l2_promotion, int oob_fill, void *map)
 {
     ck_status st = make_current(dev);
     if (st != CK_SUCCESS)
@@ -482,8 +482,8 @@ ck_status ck_cuda_tensor_map_encode_tiled(ck_device *dev, int dtype, unsigned ra
     if (((uintptr_t)map % 64) != 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "tensor map: the 128-byte map must be 64-byte aligned (it is at %p).", map);
-    CU_CALL(cu.tmap_encode_tiled(map, dtype, rank, global_address, dims, strides, box,
-                                 elem_strides, interleave, swizzle, l2_promotion, oob_fill),
+    CU_CALL(cu.tmap_encode_tiled(map, dtype, rank, global_address, dims, strides, box, elem_strides,
+                                 interleave, swizzle, l2_promotion, oob_fill),
             "cuTensorMapEncodeTiled");
     return CK_SUCCESS;
 }

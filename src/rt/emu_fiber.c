@@ -18,10 +18,10 @@
 
 #ifdef CK_FIBER_ASAN
 #include <sanitizer/common_interface_defs.h>
-#define START_SWITCH(save, bottom, size) __sanitizer_start_switch_fiber((save), (bottom), (size))
+#define START_SWITCH(save, bottom, size)  __sanitizer_start_switch_fiber((save), (bottom), (size))
 #define FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber((save), (bottom), (size))
 #else
-#define START_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#define START_SWITCH(save, bottom, size)  ((void)(save), (void)(bottom), (void)(size))
 #define FINISH_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
 #endif
 
@@ -45,8 +45,7 @@ ck_status ck_fiber_init(ck_fiber *f, size_t size)
     memset(f, 0, sizeof *f);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size = (size + page - 1) / page * page;
-    void *map = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
+    void *map = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY,
                        "emulator: could not map a %zu-byte stack for an emulated thread; lower "

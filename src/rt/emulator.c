@@ -20,10 +20,10 @@
 #endif
 #ifdef CK_EMU_ASAN
 #include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#define POISON(p, n) ((void)(p), (void)(n))
+#define POISON(p, n)   ((void)(p), (void)(n))
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
@@ -98,8 +98,7 @@ struct emu_cluster {
 static _Thread_local emu_cluster *tls_cluster;
 
 /* ------------------------------------------------------------------ errors inside a cluster */
-static void cluster_fail(emu_cluster *c, ck_status st, const char *fmt, ...)
-    CK_PRINTF_LIKE(3, 4);
+static void cluster_fail(emu_cluster *c, ck_status st, const char *fmt, ...) CK_PRINTF_LIKE(3, 4);
 static void cluster_fail(emu_cluster *c, ck_status st, const char *fmt, ...)
 {
     if (c->failed)
@@ -165,7 +164,10 @@ static void trap_current(const char *what)
 }
 
 /* ------------------------------------------------------------------ the API of kernel code */
-static const ck_emu_thread *api_self(void) { return &tls_cluster->current->id; }
+static const ck_emu_thread *api_self(void)
+{
+    return &tls_cluster->current->id;
+}
 
 static void release_barrier(emu_thread *first, unsigned n, int state, unsigned id)
 {
@@ -260,8 +262,7 @@ static int try_collective(emu_cluster *c, emu_thread *t)
                      "the lanes of a %u-thread group reached different collective operations "
                      "(%s differs from thread %u); every lane must execute the same one",
                      gs, who, t->id.linear);
-            cluster_fail(c, CK_ERROR_LAUNCH, "kernel '%s': %s.", c->launch->d->kernel_name,
-                         msg);
+            cluster_fail(c, CK_ERROR_LAUNCH, "kernel '%s': %s.", c->launch->d->kernel_name, msg);
             return 0;
         }
     }
@@ -350,7 +351,10 @@ static void *api_shared_static(const void *site, size_t bytes, size_t align)
     return b->arena + off;
 }
 
-static void *api_shared_base(void) { return tls_cluster->current->block->arena; }
+static void *api_shared_base(void)
+{
+    return tls_cluster->current->block->arena;
+}
 static size_t api_shared_bytes(void)
 {
     emu_block *b = tls_cluster->current->block;
@@ -367,20 +371,26 @@ static void *api_cluster_map_shared(const void *p, unsigned rank)
                      "shared memory");
     if (rank >= c->launch->cluster_blocks) {
         char msg[160];
-        snprintf(msg, sizeof msg, "ck_cluster_map_shared was given rank %u; the cluster has %u "
-                 "blocks", rank, c->launch->cluster_blocks);
+        snprintf(msg, sizeof msg,
+                 "ck_cluster_map_shared was given rank %u; the cluster has %u "
+                 "blocks",
+                 rank, c->launch->cluster_blocks);
         trap_current(msg);
     }
     return c->blocks[rank].arena + (q - b->arena);
 }
 
 static const ck_emu_api emu_api = {
-    CK_EMU_API_VERSION, sizeof(ck_emu_api), api_self, api_barrier, api_cluster_barrier,
-    api_yield, api_collective, api_shared_static, api_shared_base, api_shared_bytes,
-    api_cluster_map_shared, trap_current,
+    CK_EMU_API_VERSION, sizeof(ck_emu_api),     api_self,
+    api_barrier,        api_cluster_barrier,    api_yield,
+    api_collective,     api_shared_static,      api_shared_base,
+    api_shared_bytes,   api_cluster_map_shared, trap_current,
 };
 
-const ck_emu_api *ck_emu_api_table(void) { return &emu_api; }
+const ck_emu_api *ck_emu_api_table(void)
+{
+    return &emu_api;
+}
 
 /* ------------------------------------------------------------------ scheduling */
 static void fiber_entry(void)
@@ -406,10 +416,14 @@ static void describe_deadlock(emu_cluster *c)
         unsigned at[MAX_BARRIERS] = {0};
         for (unsigned i = 0; i < nt; ++i) {
             emu_thread *t = &b->threads[i];
-            if (t->state == T_EXITED) exited++;
-            else if (t->state == T_COLLECTIVE) coll++;
-            else if (t->state == T_CLUSTER_BARRIER) cbar++;
-            else if (t->state == T_BARRIER) at[t->bar_id]++;
+            if (t->state == T_EXITED)
+                exited++;
+            else if (t->state == T_COLLECTIVE)
+                coll++;
+            else if (t->state == T_CLUSTER_BARRIER)
+                cbar++;
+            else if (t->state == T_BARRIER)
+                at[t->bar_id]++;
         }
         if (exited == nt)
             continue;

@@ -12,14 +12,14 @@
 #include "device/host/ck_emu_api.h"
 
 /* Most dynamic + static shared memory of one block (as on the H100: 227 KiB). */
-#define CK_EMU_MAX_SHARED_BYTES (227u * 1024u)
-#define CK_EMU_MAX_BLOCK_THREADS 1024u
+#define CK_EMU_MAX_SHARED_BYTES   (227u * 1024u)
+#define CK_EMU_MAX_BLOCK_THREADS  1024u
 #define CK_EMU_MAX_CLUSTER_BLOCKS 16u
 
 typedef struct ck_emu_launch_desc {
-    const char *kernel_name;           /* for messages */
-    void (*run)(const void *args);     /* the kernel trampoline of the loaded object */
-    const void *args;                  /* packed arguments for `run` */
+    const char *kernel_name;                /* for messages */
+    void (*run)(const void *args);          /* the kernel trampoline of the loaded object */
+    const void *args;                       /* packed arguments for `run` */
     unsigned grid[3], block[3], cluster[3]; /* cluster {0,0,0} or {1,1,1}: no clusters */
     size_t dynamic_shared_bytes;
 } ck_emu_launch_desc;

@@ -179,8 +179,8 @@ static ck_status read_all(const char *path, void **data, size_t *size)
     return CK_SUCCESS;
 }
 
-ck_status ck_host_compile(const char *unit, const char *const *options, int option_count,
-                          void **so, size_t *so_size)
+ck_status ck_host_compile(const char *unit, const char *const *options, int option_count, void **so,
+                          size_t *so_size)
 {
     *so = NULL;
     *so_size = 0;
@@ -239,8 +239,8 @@ ck_status ck_host_compile(const char *unit, const char *const *options, int opti
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         remove_tree(dir);
-        return ck_fail(CK_ERROR_BACKEND_UNAVAILABLE, "emulator: could not run the compiler '%s': %s.",
-                       cc, strerror(rc));
+        return ck_fail(CK_ERROR_BACKEND_UNAVAILABLE,
+                       "emulator: could not run the compiler '%s': %s.", cc, strerror(rc));
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -293,8 +293,10 @@ ck_status ck_host_load(const void *so, size_t so_size, void **handle)
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     unlink(path);
     if (!h)
-        return ck_fail(CK_ERROR_COMPILE, "emulator: the compiled kernel object could not be "
-                                         "loaded: %s.", dlerror());
+        return ck_fail(CK_ERROR_COMPILE,
+                       "emulator: the compiled kernel object could not be "
+                       "loaded: %s.",
+                       dlerror());
     int (*bind)(const ck_emu_api *) = NULL;
     void *sym = dlsym(h, "ck_emu_bind");
     memcpy(&bind, &sym, sizeof sym);

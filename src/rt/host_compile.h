@@ -18,8 +18,8 @@ ck_status ck_host_compile_key(ck_hasher *h);
 /* Compile `unit` (C source including "ck_device.h") into a shared object, returned as bytes
  * (*so malloc'd). The embedded prelude headers are written to a temporary include directory.
  * CK_ERROR_COMPILE: the message holds the compiler's log and names the kept source file. */
-ck_status ck_host_compile(const char *unit, const char *const *options, int option_count,
-                          void **so, size_t *so_size);
+ck_status ck_host_compile(const char *unit, const char *const *options, int option_count, void **so,
+                          size_t *so_size);
 
 /* Load shared-object bytes (through a memory file), bind the emulator table (ck_emu_bind).
  * *handle is a dlopen handle (dlclose it). */

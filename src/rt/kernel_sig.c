@@ -67,7 +67,10 @@ static char *strip(const char *src)
     return out;
 }
 
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static int is_ident(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
 
 static void trim_copy(char *dst, size_t size, const char *b, const char *e)
 {
@@ -269,16 +272,19 @@ char *ck_kernel_emu_unit(const char *source, const ck_kernel_sig *sigs, int coun
         sb_add(&b, "struct ck_emu_args_%s {\n", nm);
         for (int i = 0; i < s->param_count; ++i)
             sb_add(&b, "    %s;\n", s->params[i]);
-        sb_add(&b, "};\n__attribute__((visibility(\"default\"))) const size_t ck_emu_layout_%s[] "
-                   "= {%d, sizeof(struct ck_emu_args_%s), _Alignof(struct ck_emu_args_%s)",
+        sb_add(&b,
+               "};\n__attribute__((visibility(\"default\"))) const size_t ck_emu_layout_%s[] "
+               "= {%d, sizeof(struct ck_emu_args_%s), _Alignof(struct ck_emu_args_%s)",
                nm, s->param_count, nm, nm);
         for (int i = 0; i < s->param_count; ++i)
-            sb_add(&b, ",\n    offsetof(struct ck_emu_args_%s, %s), sizeof(((struct "
-                       "ck_emu_args_%s *)0)->%s)",
+            sb_add(&b,
+                   ",\n    offsetof(struct ck_emu_args_%s, %s), sizeof(((struct "
+                   "ck_emu_args_%s *)0)->%s)",
                    nm, s->param_names[i], nm, s->param_names[i]);
-        sb_add(&b, "};\n__attribute__((visibility(\"default\"))) void ck_emu_run_%s(const void "
-                   "*a);\nvoid ck_emu_run_%s(const void *a)\n{\n    const struct ck_emu_args_%s "
-                   "*p = (const struct ck_emu_args_%s *)a;\n    %s(",
+        sb_add(&b,
+               "};\n__attribute__((visibility(\"default\"))) void ck_emu_run_%s(const void "
+               "*a);\nvoid ck_emu_run_%s(const void *a)\n{\n    const struct ck_emu_args_%s "
+               "*p = (const struct ck_emu_args_%s *)a;\n    %s(",
                nm, nm, nm, nm, nm);
         for (int i = 0; i < s->param_count; ++i)
             sb_add(&b, "%sp->%s", i ? ", " : "", s->param_names[i]);

@@ -15,7 +15,7 @@ enum { CK_SIG_MAX_PARAMS = 64, CK_SIG_NAME_MAX = 128, CK_SIG_PARAM_MAX = 256 };
 typedef struct ck_kernel_sig {
     char name[CK_SIG_NAME_MAX];
     int param_count;
-    char params[CK_SIG_MAX_PARAMS][CK_SIG_PARAM_MAX];      /* declarations, e.g. "const float *x" */
+    char params[CK_SIG_MAX_PARAMS][CK_SIG_PARAM_MAX];     /* declarations, e.g. "const float *x" */
     char param_names[CK_SIG_MAX_PARAMS][CK_SIG_NAME_MAX]; /* e.g. "x" */
 } ck_kernel_sig;
 

@@ -29,8 +29,8 @@ static ck_status check_options(const char *const *options, int n)
     return CK_SUCCESS;
 }
 
-static ck_status module_key(ck_device *d, const char *source, const char *const *options,
-                            int n, ck_hash128 *key)
+static ck_status module_key(ck_device *d, const char *source, const char *const *options, int n,
+                            ck_hash128 *key)
 {
     ck_hasher h;
     ck_hasher_init(&h);
@@ -61,8 +61,8 @@ static ck_status module_key(ck_device *d, const char *source, const char *const 
 
 /* Compile, using the disk cache. *bin malloc'd. */
 static ck_status build(ck_device *d, const char *source, const ck_kernel_sig *sigs, int nsigs,
-                       const char *const *options, int n, ck_hash128 key, int use_cache,
-                       void **bin, size_t *size)
+                       const char *const *options, int n, ck_hash128 key, int use_cache, void **bin,
+                       size_t *size)
 {
     const char *kind = d->backend == CK_BACKEND_CUDA ? "cubin" : "host-so";
     if (use_cache && ck_mcache_load(key, kind, bin, size) == CK_SUCCESS)
@@ -97,8 +97,8 @@ static ck_status resolve_kernels(ck_module *m)
         k->module = m;
         k->sig = &m->sigs[i];
         if (m->device->backend == CK_BACKEND_CUDA) {
-            ck_status st = ck_cuda_get_function(m->device, m->cu_module, k->sig->name,
-                                                &k->cu_function);
+            ck_status st =
+                ck_cuda_get_function(m->device, m->cu_module, k->sig->name, &k->cu_function);
             if (st != CK_SUCCESS)
                 return ck_fail_context(st, "ck_module_load: kernel '%s'", k->sig->name);
             continue;
@@ -208,11 +208,13 @@ ck_status ck_module_get_kernel(ck_module *m, const char *name, ck_kernel **kerne
     }
     *kernel = NULL;
     return ck_fail(CK_ERROR_NOT_FOUND,
-                   "ck_module_get_kernel: the module has no kernel '%s'; it has %s.", name,
-                   names);
+                   "ck_module_get_kernel: the module has no kernel '%s'; it has %s.", name, names);
 }
 
-int ck_kernel_param_count(const ck_kernel *k) { return k ? k->sig->param_count : -1; }
+int ck_kernel_param_count(const ck_kernel *k)
+{
+    return k ? k->sig->param_count : -1;
+}
 
 static ck_status check_args(const ck_kernel *k, void *const *args, const size_t *sizes, int n)
 {

@@ -43,7 +43,10 @@ void ck_hasher_field(ck_hasher *h, const void *data, size_t size)
         mix_byte(h, p[i]);
 }
 
-void ck_hasher_str(ck_hasher *h, const char *s) { ck_hasher_field(h, s ? s : "", s ? strlen(s) : 0); }
+void ck_hasher_str(ck_hasher *h, const char *s)
+{
+    ck_hasher_field(h, s ? s : "", s ? strlen(s) : 0);
+}
 
 static uint64_t fmix(uint64_t z)
 {
@@ -190,8 +193,10 @@ ck_status ck_mcache_load(ck_hash128 key, const char *kind, void **data, size_t *
         return ck_fail(CK_ERROR_NOT_FOUND, "module cache: no entry '%s'.", path);
     if (!check_entry(buf, len, &key, kind, &n)) {
         free(buf);
-        CK_LOG(CK_LOG_WARN, "module cache: entry '%s' is corrupted; it is removed and the kernel "
-                            "recompiled.", path);
+        CK_LOG(CK_LOG_WARN,
+               "module cache: entry '%s' is corrupted; it is removed and the kernel "
+               "recompiled.",
+               path);
         unlink(path);
         return ck_fail(CK_ERROR_NOT_FOUND, "module cache: entry '%s' was corrupted.", path);
     }
@@ -239,8 +244,8 @@ ck_status ck_mcache_store(ck_hash128 key, const char *kind, const void *data, si
     if (fd < 0)
         return ck_fail(CK_ERROR_IO, "module cache: could not create '%s': %s.", tmp,
                        strerror(errno));
-    int ok = write(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr &&
-             write(fd, data, size) == (ssize_t)size;
+    int ok =
+        write(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr && write(fd, data, size) == (ssize_t)size;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         int e = errno;

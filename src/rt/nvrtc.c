@@ -41,18 +41,17 @@ static void load(void)
     void *h = NULL;
     char found[256];
     const char *w = "NVRTC";
-    ck_status st = ck_dynlib_open("NVRTC (libnvrtc)", "CK_NVRTC_PATH", nvrtc_names, nvrtc_dirs,
-                                  &h, found, sizeof found);
-    if (st == CK_SUCCESS &&
-        (ck_dynlib_symbol(h, w, "nvrtcVersion", &api.version) ||
-         ck_dynlib_symbol(h, w, "nvrtcCreateProgram", &api.create) ||
-         ck_dynlib_symbol(h, w, "nvrtcDestroyProgram", &api.destroy) ||
-         ck_dynlib_symbol(h, w, "nvrtcCompileProgram", &api.compile) ||
-         ck_dynlib_symbol(h, w, "nvrtcGetProgramLogSize", &api.log_size) ||
-         ck_dynlib_symbol(h, w, "nvrtcGetProgramLog", &api.log) ||
-         ck_dynlib_symbol(h, w, "nvrtcGetCUBINSize", &api.cubin_size) ||
-         ck_dynlib_symbol(h, w, "nvrtcGetCUBIN", &api.cubin) ||
-         ck_dynlib_symbol(h, w, "nvrtcGetErrorString", &api.error_string))) {
+    ck_status st = ck_dynlib_open("NVRTC (libnvrtc)", "CK_NVRTC_PATH", nvrtc_names, nvrtc_dirs, &h,
+                                  found, sizeof found);
+    if (st == CK_SUCCESS && (ck_dynlib_symbol(h, w, "nvrtcVersion", &api.version) ||
+                             ck_dynlib_symbol(h, w, "nvrtcCreateProgram", &api.create) ||
+                             ck_dynlib_symbol(h, w, "nvrtcDestroyProgram", &api.destroy) ||
+                             ck_dynlib_symbol(h, w, "nvrtcCompileProgram", &api.compile) ||
+                             ck_dynlib_symbol(h, w, "nvrtcGetProgramLogSize", &api.log_size) ||
+                             ck_dynlib_symbol(h, w, "nvrtcGetProgramLog", &api.log) ||
+                             ck_dynlib_symbol(h, w, "nvrtcGetCUBINSize", &api.cubin_size) ||
+                             ck_dynlib_symbol(h, w, "nvrtcGetCUBIN", &api.cubin) ||
+                             ck_dynlib_symbol(h, w, "nvrtcGetErrorString", &api.error_string))) {
         st = CK_ERROR_BACKEND_UNAVAILABLE;
         ck_dynlib_close(h); /* the library is kept open for the process otherwise */
     }
@@ -173,10 +172,10 @@ ck_status ck_nvrtc_compile(const char *source, const char *arch, const char *con
     }
     size_t n = 0;
     char *bin = NULL;
-    if (api.cubin_size(prog, &n) != 0 || n == 0 || !(bin = malloc(n)) || api.cubin(prog, bin) != 0) {
+    if (api.cubin_size(prog, &n) != 0 || n == 0 || !(bin = malloc(n)) ||
+        api.cubin(prog, bin) != 0) {
         free(bin);
-        st = ck_fail(CK_ERROR_COMPILE, "NVRTC compiled the source for %s but gave no cubin.",
-                     arch);
+        st = ck_fail(CK_ERROR_COMPILE, "NVRTC compiled the source for %s but gave no cubin.", arch);
         goto done;
     }
     *cubin = bin;

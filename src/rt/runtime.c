@@ -217,8 +217,10 @@ static ck_status copy(ck_device *d, int kind, void *dst, const void *src, size_t
     if (bytes == 0)
         return CK_SUCCESS;
     if (!dst || !src)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: argument '%s' is NULL; a valid pointer is "
-                       "required.", fn, dst ? "src" : "dst");
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: argument '%s' is NULL; a valid pointer is "
+                       "required.",
+                       fn, dst ? "src" : "dst");
     if (d->backend == CK_BACKEND_CUDA)
         return ck_cuda_memcpy(d, kind, dst, src, bytes, s);
     memmove(dst, src, bytes);

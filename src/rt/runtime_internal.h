@@ -31,10 +31,10 @@ struct ck_device {
 struct ck_kernel {
     ck_module *module;
     const ck_kernel_sig *sig;
-    void (*run)(const void *);  /* host */
-    const size_t *layout;       /* host: {count, size, align, offset0, size0, ...} */
-    void *cu_function;          /* cuda */
-    size_t cu_dyn_shared_set;   /* MAX_DYNAMIC_SHARED_SIZE_BYTES already set */
+    void (*run)(const void *);       /* host */
+    const size_t *layout;            /* host: {count, size, align, offset0, size0, ...} */
+    void *cu_function;               /* cuda */
+    size_t cu_dyn_shared_set;        /* MAX_DYNAMIC_SHARED_SIZE_BYTES already set */
     const size_t *arg_sizes_checked; /* cuda: the sizes of the launch being checked */
 };
 
@@ -97,8 +97,8 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
 ck_status ck_cuda_tensor_map_encode_tiled(ck_device *dev, int dtype, unsigned rank,
                                           void *global_address, const uint64_t *dims,
                                           const uint64_t *strides, const uint32_t *box,
-                                          const uint32_t *elem_strides, int interleave,
-                                          int swizzle, int l2_promotion, int oob_fill, void *map);
+                                          const uint32_t *elem_strides, int interleave, int swizzle,
+                                          int l2_promotion, int oob_fill, void *map);
 
 /* ---- NVRTC (nvrtc.c) ---- */
 ck_status ck_nvrtc_version(int *major, int *minor);

@@ -12,8 +12,8 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-ck_status ck_time_runs(ck_device *d, ck_stream *stream, const ck_timing_options *o,
-                       ck_timed_fn fn, void *user, ck_timing_result *r)
+ck_status ck_time_runs(ck_device *d, ck_stream *stream, const ck_timing_options *o, ck_timed_fn fn,
+                       void *user, ck_timing_result *r)
 {
     CK_REQUIRE_NOT_NULL(d, "ck_time_runs");
     CK_REQUIRE_NOT_NULL(o, "ck_time_runs");
@@ -33,8 +33,7 @@ ck_status ck_time_runs(ck_device *d, ck_stream *stream, const ck_timing_options 
     void *flush = NULL;
     float *times = calloc((size_t)o->repetitions, sizeof *times);
     ck_event *start = NULL, *end = NULL;
-    ck_status st = times ? CK_SUCCESS
-                         : ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_time_runs: no memory.");
+    ck_status st = times ? CK_SUCCESS : ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_time_runs: no memory.");
     if (st == CK_SUCCESS && o->flush_l2) {
         flush_bytes = d->props.l2_bytes ? 2 * d->props.l2_bytes : (size_t)64 << 20;
         st = ck_malloc(d, flush_bytes, &flush);
