@@ -87,6 +87,25 @@ static ck_status build(ck_device *d, const char *source, const ck_kernel_sig *si
     return CK_SUCCESS;
 }
 
+/* CK_DUMP=dir: every kernel source is written to dir/<key>.<target>.cu (best effort). */
+static void dump_source(const ck_device *d, const char *source, ck_hash128 key)
+{
+    const char *dir = getenv("CK_DUMP");
+    if (!dir || !*dir)
+        return;
+    char hex[33], path[CK_PATH_MAX + 64];
+    ck_hash_hex(key, hex);
+    snprintf(path, sizeof path, "%s/%s.%s.cu", dir, hex, d->props.target);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        CK_LOG(CK_LOG_WARN, "CK_DUMP: could not write '%s'.", path);
+        return;
+    }
+    fputs(source, f);
+    fclose(f);
+    CK_LOG(CK_LOG_INFO, "CK_DUMP: kernel source written to '%s'.", path);
+}
+
 static ck_status resolve_kernels(ck_module *m)
 {
     m->kernels = calloc(m->sig_count ? (size_t)m->sig_count : 1, sizeof *m->kernels);
@@ -138,6 +157,7 @@ ck_status ck_module_load(ck_device *d, const char *source, const char *const *op
     ck_hash128 key;
     if ((st = module_key(d, source, options, option_count, &key)) != CK_SUCCESS)
         return st;
+    dump_source(d, source, key);
     for (ck_module *m = d->modules; m; m = m->next) {
         if (m->key.a == key.a && m->key.b == key.b) {
             *module = m;
@@ -264,6 +284,21 @@ ck_status ck_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args
                        "ck_launch: kernel '%s' asks for %zu bytes of dynamic shared memory; the "
                        "device allows at most %zu per block.",
                        k->sig->name, cfg->dynamic_shared_bytes, d->props.max_shared_per_block);
+    unsigned long cluster_blocks = 1;
+    for (int i = 0; i < 3; ++i) {
+        unsigned g = cfg->grid[i] ? cfg->grid[i] : 1, c = cfg->cluster[i] ? cfg->cluster[i] : 1;
+        cluster_blocks *= c;
+        if (g % c != 0)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_launch: grid dimension %d of kernel '%s' (%u) is not a multiple of "
+                           "the cluster dimension (%u).",
+                           i, k->sig->name, g, c);
+    }
+    if (cluster_blocks > 1 && d->props.cc_major < 9)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       "ck_launch: kernel '%s' asks for clusters of %lu blocks, which need compute "
+                       "capability 9.0; the device has %d.%d.",
+                       k->sig->name, cluster_blocks, d->props.cc_major, d->props.cc_minor);
     if (cfg->stream && cfg->stream->device != d)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_launch: the stream belongs to another device than kernel '%s'.",
