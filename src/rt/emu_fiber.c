@@ -1,6 +1,7 @@
 /* Cooperative fibers (ucontext) with guard pages and AddressSanitizer fiber annotations. */
 #include "rt/emu_fiber.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +18,7 @@
 #endif
 
 #ifdef CK_FIBER_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define START_SWITCH(save, bottom, size)  __sanitizer_start_switch_fiber((save), (bottom), (size))
 #define FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber((save), (bottom), (size))
@@ -40,18 +42,35 @@ size_t ck_fiber_default_stack_size(void)
 #endif
 }
 
+/* Stacks are kept for reuse across launches (mapping and unmapping hundreds of stacks per
+ * launch would dominate small launches). */
+enum { POOL_MAX = 4096 };
+static struct {
+    pthread_mutex_t lock;
+    size_t size; /* usable size of the pooled stacks */
+    int count;
+    void *maps[POOL_MAX];
+} pool = {PTHREAD_MUTEX_INITIALIZER, 0, 0, {0}};
+
 ck_status ck_fiber_init(ck_fiber *f, size_t size)
 {
     memset(f, 0, sizeof *f);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size = (size + page - 1) / page * page;
-    void *map = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map == MAP_FAILED)
-        return ck_fail(CK_ERROR_OUT_OF_MEMORY,
-                       "emulator: could not map a %zu-byte stack for an emulated thread; lower "
-                       "CK_EMU_STACK_KB or the number of threads per block.",
-                       size);
-    mprotect(map, page, PROT_NONE); /* stacks grow down: the guard is the lowest page */
+    void *map = NULL;
+    pthread_mutex_lock(&pool.lock);
+    if (pool.count > 0 && pool.size == size)
+        map = pool.maps[--pool.count];
+    pthread_mutex_unlock(&pool.lock);
+    if (!map) {
+        map = mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map == MAP_FAILED)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY,
+                           "emulator: could not map a %zu-byte stack for an emulated thread; "
+                           "lower CK_EMU_STACK_KB or the number of threads per block.",
+                           size);
+        mprotect(map, page, PROT_NONE); /* stacks grow down: the guard is the lowest page */
+    }
     f->map = map;
     f->map_size = size + page;
     f->stack = (char *)map + page;
@@ -59,10 +78,32 @@ ck_status ck_fiber_init(ck_fiber *f, size_t size)
     return CK_SUCCESS;
 }
 
+void ck_fiber_scrub(ck_fiber *f)
+{
+#ifdef CK_FIBER_ASAN
+    /* frames of an abandoned fiber were never unwound: clear their poisoned redzones */
+    if (f->stack)
+        ASAN_UNPOISON_MEMORY_REGION(f->stack, f->stack_size);
+#else
+    (void)f;
+#endif
+}
+
 void ck_fiber_destroy(ck_fiber *f)
 {
-    if (f->map)
-        munmap(f->map, f->map_size);
+    if (f->map) {
+        int kept = 0;
+        pthread_mutex_lock(&pool.lock);
+        if (pool.count == 0)
+            pool.size = f->stack_size;
+        if (pool.size == f->stack_size && pool.count < POOL_MAX) {
+            pool.maps[pool.count++] = f->map;
+            kept = 1;
+        }
+        pthread_mutex_unlock(&pool.lock);
+        if (!kept)
+            munmap(f->map, f->map_size);
+    }
     memset(f, 0, sizeof *f);
 }
 

@@ -31,9 +31,14 @@ typedef struct ck_fiber_host {
 /* Stack size of emulated threads in bytes: $CK_EMU_STACK_KB, else 256 KiB (1 MiB under ASan). */
 size_t ck_fiber_default_stack_size(void);
 
-/* Map a stack of `size` bytes (plus a guard page). CK_ERROR_OUT_OF_MEMORY with a sentence. */
+/* A stack of `size` bytes (plus a guard page), from the process's pool of released stacks or
+ * newly mapped. CK_ERROR_OUT_OF_MEMORY with a sentence. */
 ck_status ck_fiber_init(ck_fiber *f, size_t size);
+/* Give the stack back to the pool (or unmap it). The fiber must not be running. */
 void ck_fiber_destroy(ck_fiber *f);
+/* After a fiber was abandoned mid-call (trap, deadlock): make its stack clean for reuse
+ * (clears AddressSanitizer's poisoning; nothing otherwise). */
+void ck_fiber_scrub(ck_fiber *f);
 
 /* Prepare `f` to run entry() from the top of its stack when next switched to. `base` is a
  * context filled once by getcontext (copied, so preparing costs no system call). */

@@ -39,6 +39,7 @@ typedef struct emu_thread {
     ck_emu_thread id;
     ck_fiber fiber;
     int state;
+    int used, clean; /* prepared at least once; returned from the kernel normally */
     unsigned bar_id;
     emu_block *block;
     /* pending collective */
@@ -400,6 +401,7 @@ static void fiber_entry(void)
     emu_thread *t = c->current;
     c->launch->d->run(c->launch->d->args);
     t = c->current;
+    t->clean = 1;
     t->state = T_EXITED;
     c->spins = 0;
     switch_out(t, 1);
@@ -521,8 +523,12 @@ static ck_status cluster_init(emu_cluster *c, emu_launch *L)
 static void cluster_destroy(emu_cluster *c)
 {
     if (c->threads)
-        for (unsigned i = 0; i < c->nthreads; ++i)
-            ck_fiber_destroy(&c->threads[i].fiber);
+        for (unsigned i = 0; i < c->nthreads; ++i) {
+            emu_thread *t = &c->threads[i];
+            if (t->used && !t->clean)
+                ck_fiber_scrub(&t->fiber);
+            ck_fiber_destroy(&t->fiber);
+        }
     free(c->threads);
     for (unsigned bi = 0; bi < CK_EMU_MAX_CLUSTER_BLOCKS; ++bi) {
         if (c->blocks[bi].arena) {
@@ -570,6 +576,10 @@ static ck_status cluster_prepare(emu_cluster *c, unsigned long index)
             id->cluster_rank = bi;
             id->cluster_size = L->cluster_blocks;
             id->dynamic_shared = b->arena;
+            if (t->used && !t->clean)
+                ck_fiber_scrub(&t->fiber);
+            t->used = 1;
+            t->clean = 0;
             t->state = T_READY;
             t->block = b;
             if (ck_fiber_prepare(&t->fiber, &c->host.base, fiber_entry) != CK_SUCCESS)
