@@ -222,6 +222,12 @@ ck_status ck_cuda_open(ck_device *dev, int ordinal)
         p->l2_bytes = (size_t)v;
     cu.device_mem(&p->memory_bytes, d);
     int cc = p->cc_major * 10 + p->cc_minor;
+    if (p->cc_major >= 10)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       "GPU %d (%s) has compute capability %d.%d; ck generates code for sm_80, "
+                       "sm_89 and sm_90a (compute capability 8.0 to 9.0), which does not run on "
+                       "it.",
+                       ordinal, p->name, p->cc_major, p->cc_minor);
     if (cc >= 90)
         snprintf(p->target, sizeof p->target, "sm_90a");
     else if (cc >= 89)

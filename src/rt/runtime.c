@@ -46,10 +46,13 @@ static ck_status choose_backend(ck_backend *backend)
                            env);
         return CK_SUCCESS;
     }
-    if (ck_cuda_usable()) {
+    int major = 0, minor = 0;
+    if (ck_cuda_usable() && ck_nvrtc_version(&major, &minor) == CK_SUCCESS) {
         *backend = CK_BACKEND_CUDA;
     } else {
-        CK_LOG(CK_LOG_INFO, "no usable GPU (%s); running kernels on the CPU emulator.",
+        CK_LOG(CK_LOG_INFO,
+               "no usable GPU or NVRTC (%s); running kernels on the CPU emulator (set "
+               "CK_DEVICE=cuda to make this an error).",
                ck_last_error());
         ck_clear_error();
         *backend = CK_BACKEND_HOST;
