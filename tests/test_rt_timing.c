@@ -41,6 +41,19 @@ static void test_timing(void)
     CHECK_STATUS(ck_time_runs(d, s, &bad, run_once, &c, &r), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_time_runs(d, s, &o, NULL, &c, &r), CK_ERROR_INVALID_ARGUMENT);
     ck_stream_destroy(s);
+
+    /* rotating copies hold the same bytes at different addresses */
+    void *copies[4];
+    CHECK_OK(ck_rotating_copies(d, c.buf, 2 * 64 * 8 * 4, 4, copies));
+    static unsigned x[2 * 64 * 8], y[2 * 64 * 8];
+    CHECK_OK(ck_memcpy_d2h(d, x, c.buf, sizeof x, NULL));
+    for (int i = 0; i < 4; ++i) {
+        CHECK(i == 0 ? copies[i] == c.buf : copies[i] != c.buf);
+        CHECK_OK(ck_memcpy_d2h(d, y, copies[i], sizeof y, NULL));
+        CHECK(memcmp(x, y, sizeof x) == 0);
+    }
+    ck_rotating_free(d, copies, 4);
+    CHECK_STATUS(ck_rotating_copies(d, c.buf, 16, 0, copies), CK_ERROR_INVALID_ARGUMENT);
     ck_free(d, c.buf);
 }
 

@@ -145,6 +145,12 @@ typedef ck_status (*ck_timed_fn)(void *user, ck_stream *stream, int rotation);
 ck_status ck_time_runs(ck_device *device, ck_stream *stream, const ck_timing_options *options,
                        ck_timed_fn fn, void *user, ck_timing_result *result);
 
+/* Rotating inputs: copies[0] = src and copies[1..count-1] new device buffers holding the same
+ * `bytes` (so successive timed runs read different memory, not L2-resident data). Free
+ * copies[1..] with ck_rotating_free. count 1..64. */
+ck_status ck_rotating_copies(ck_device *device, void *src, size_t bytes, int count, void **copies);
+void ck_rotating_free(ck_device *device, void **copies, int count);
+
 /* ---- cache -------------------------------------------------------------------------------- */
 typedef struct ck_cache_entry {
     char file[256]; /* name inside ck_cache_dir() */

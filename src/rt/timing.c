@@ -78,3 +78,36 @@ ck_status ck_time_runs(ck_device *d, ck_stream *stream, const ck_timing_options 
     free(times);
     return st;
 }
+
+ck_status ck_rotating_copies(ck_device *d, void *src, size_t bytes, int count, void **copies)
+{
+    CK_REQUIRE_NOT_NULL(d, "ck_rotating_copies");
+    CK_REQUIRE_NOT_NULL(src, "ck_rotating_copies");
+    CK_REQUIRE_NOT_NULL(copies, "ck_rotating_copies");
+    if (count < 1 || count > 64)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_rotating_copies: count = %d; 1 to 64 copies are accepted.", count);
+    copies[0] = src;
+    for (int i = 1; i < count; ++i) {
+        copies[i] = NULL;
+        ck_status st = ck_malloc(d, bytes, &copies[i]);
+        if (st == CK_SUCCESS)
+            st = ck_memcpy_d2d(d, copies[i], src, bytes, NULL);
+        if (st != CK_SUCCESS) {
+            ck_rotating_free(d, copies, i + 1);
+            return st;
+        }
+    }
+    return CK_SUCCESS;
+}
+
+void ck_rotating_free(ck_device *d, void **copies, int count)
+{
+    if (!d || !copies)
+        return;
+    for (int i = 1; i < count && i < 64; ++i) {
+        if (copies[i])
+            ck_free(d, copies[i]);
+        copies[i] = NULL;
+    }
+}
