@@ -24,6 +24,52 @@ static void test_deadlocks(void)
     CHECK(strstr(ck_last_error(), "collective") != NULL);
 }
 
+static void test_barrier_misuse(void)
+{
+    ck_kernel *k = ckk_kernel("errors.cu", "barrier_counts");
+    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 1, CKK_ARG(buf)), CK_ERROR_LAUNCH);
+    CHECK(strstr(ck_last_error(), "two different thread counts") != NULL);
+    k = ckk_kernel("errors.cu", "barrier_id");
+    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 1, CKK_ARG(buf)), CK_ERROR_LAUNCH);
+    CHECK(strstr(ck_last_error(), "id 16 is out of range") != NULL);
+    /* static shared memory is limited to 48 KiB as on the GPU (where ptxas refuses it) */
+    const char *src = "#include \"ck_device.h\"\n"
+                      "CK_KERNEL void too_much_shared(int *out)\n"
+                      "{\n"
+                      "    CK_SHARED_ARRAY(int, a, 8192);\n"
+                      "    CK_SHARED_ARRAY(int, b, 8192);\n"
+                      "    a[ck_thread_linear()] = 1;\n"
+                      "    b[ck_thread_linear()] = 2;\n"
+                      "    out[0] = a[0] + b[0];\n"
+                      "}\n";
+    ck_module *m = NULL;
+    k = NULL;
+    CHECK_OK(ck_module_load(ckk_open(), src, NULL, 0, &m));
+    if (m)
+        CHECK_OK(ck_module_get_kernel(m, "too_much_shared", &k));
+    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 32, 1, 1, 8192, 1, CKK_ARG(buf)), CK_ERROR_LAUNCH);
+    CHECK(strstr(ck_last_error(), "static shared memory") != NULL);
+}
+
+/* A kernel that spins forever (emulator-only name ck_emu_yield: not a conformance kernel). */
+static void test_spin_hang(void)
+{
+    const char *src = "#include \"ck_device.h\"\n"
+                      "CK_KERNEL void spin(volatile int *flag)\n"
+                      "{\n"
+                      "    while (*flag == 0)\n"
+                      "        ck_emu_yield();\n"
+                      "}\n";
+    ck_module *m = NULL;
+    ck_kernel *k = NULL;
+    CHECK_OK(ck_module_load(ckk_open(), src, NULL, 0, &m));
+    if (m)
+        CHECK_OK(ck_module_get_kernel(m, "spin", &k));
+    memset(buf, 0, 64);
+    CHECK_STATUS(ckk_launch(k, 1, 1, 1, 1, 1, 1, 0, 1, CKK_ARG(buf)), CK_ERROR_LAUNCH);
+    CHECK(strstr(ck_last_error(), "spinning") != NULL);
+}
+
 static void test_trap_and_alignment(void)
 {
     ck_kernel *k = ckk_kernel("errors.cu", "traps");
@@ -275,6 +321,8 @@ int main(void)
     CHECK_OK(ck_malloc(ckk_device, 4096, &buf));
     RUN_TEST(test_deadlocks);
     RUN_TEST(test_trap_and_alignment);
+    RUN_TEST(test_barrier_misuse);
+    RUN_TEST(test_spin_hang);
     RUN_TEST(test_bad_launches);
     RUN_TEST(test_bad_modules);
     ckk_close();

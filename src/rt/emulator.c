@@ -335,12 +335,16 @@ static void *api_shared_static(const void *site, size_t bytes, size_t align)
     if (align < 16 || (align & (align - 1)) != 0)
         align = 16;
     size_t off = (b->static_start + b->static_used + align - 1) / align * align;
-    if (b->nsites == MAX_SITES || off + bytes > b->arena_size) {
-        char msg[200];
+    size_t static_after = off + bytes - b->static_start;
+    if (b->nsites == MAX_SITES || static_after > CK_EMU_MAX_STATIC_SHARED_BYTES ||
+        off + bytes > b->arena_size || off + bytes > CK_EMU_MAX_SHARED_BYTES) {
+        char msg[240];
         snprintf(msg, sizeof msg,
                  "static shared memory of %zu more bytes does not fit: the block already uses "
-                 "%zu of %u bytes (dynamic included)",
-                 bytes, b->static_start + b->static_used, CK_EMU_MAX_SHARED_BYTES);
+                 "%zu bytes of static shared memory (at most %u, as on the GPU; use dynamic "
+                 "shared memory beyond) and %zu of dynamic (at most %u in all)",
+                 bytes, b->static_used, CK_EMU_MAX_STATIC_SHARED_BYTES, b->static_start,
+                 CK_EMU_MAX_SHARED_BYTES);
         trap_current(msg);
     }
     b->sites[b->nsites].site = site;
@@ -511,7 +515,7 @@ static ck_status cluster_init(emu_cluster *c, emu_launch *L)
         b->rank = bi;
         b->threads = c->threads + (size_t)bi * L->block_threads;
         b->static_start = start;
-        b->arena_size = start + CK_EMU_MAX_SHARED_BYTES;
+        b->arena_size = start + CK_EMU_MAX_STATIC_SHARED_BYTES;
         b->arena = aligned_alloc(4096, (b->arena_size + 4095) / 4096 * 4096);
         if (!b->arena)
             return ck_fail(CK_ERROR_OUT_OF_MEMORY,

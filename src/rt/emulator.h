@@ -12,9 +12,11 @@
 #include "device/host/ck_emu_api.h"
 
 /* Most dynamic + static shared memory of one block (as on the H100: 227 KiB). */
-#define CK_EMU_MAX_SHARED_BYTES   (227u * 1024u)
-#define CK_EMU_MAX_BLOCK_THREADS  1024u
-#define CK_EMU_MAX_CLUSTER_BLOCKS 16u
+#define CK_EMU_MAX_SHARED_BYTES (227u * 1024u)
+/* Most static shared memory (CK_SHARED_ARRAY) of one block, as the GPU compilers allow. */
+#define CK_EMU_MAX_STATIC_SHARED_BYTES (48u * 1024u)
+#define CK_EMU_MAX_BLOCK_THREADS       1024u
+#define CK_EMU_MAX_CLUSTER_BLOCKS      16u
 
 typedef struct ck_emu_launch_desc {
     const char *kernel_name;                /* for messages */

@@ -45,3 +45,21 @@ CK_KERNEL void out_of_bounds(const int *in, int *out, int n)
 }
 
 CK_KERNEL void no_params(void) {}
+
+/* Barrier misuse: two thread counts on barrier 2 at once (64 vs 96 threads). */
+CK_KERNEL void barrier_counts(int *out)
+{
+    if (ck_thread_linear() < 32)
+        ck_named_barrier_sync(2, 64);
+    else
+        ck_named_barrier_sync(2, 96);
+    out[0] = 1;
+}
+
+/* Barrier id out of range. */
+CK_KERNEL void barrier_id(int *out)
+{
+    ck_named_barrier_sync(16, 32);
+    out[0] = 1;
+}
+
