@@ -8,6 +8,7 @@
  *
  *   CK_KERNEL void name(params)      declare a kernel (write it exactly like this: the emulator
  *                                    finds kernels by this pattern to pass their arguments)
+ *   CK_KERNEL void CK_LAUNCH_BOUNDS(max_threads[, min_blocks]) name(params)   with bounds
  *   CK_DEVICE                        a device helper function (static inline)
  *   ck_thread_idx_x/y/z(), ck_block_idx_x/y/z(), ck_block_dim_x/y/z(), ck_grid_dim_x/y/z()
  *   ck_thread_linear(), ck_block_threads(), ck_warp_id(), ck_lane_id(), CK_WARP_SIZE
@@ -25,6 +26,10 @@
  *   ck_cluster_ctarank(), ck_cluster_nctarank(), ck_cluster_idx_x/y/z(), ck_cluster_dim_x/y/z(),
  *   ck_cluster_sync(), ck_cluster_map_shared(ptr, rank)
  *   ck_fence_block(), ck_fence_device(), ck_fence_system(), ck_trap()
+ *
+ * Floating-point results are the same bits on both when the expressions are: the GPU compiler
+ * contracts a * b + c into one rounding (FMA), the host compiler does not; write fmaf(a, b, c)
+ * where both must agree.
  *
  * Every #include between headers of src/device names the path relative to src/device (e.g.
  * "host/ck_host_core.h"): NVRTC receives them as named headers under exactly those names.

@@ -170,6 +170,30 @@ ck_status ck_kernel_sigs_parse(const char *source, ck_kernel_sig **sigs, int *co
         const char *nb = ne;
         while (nb > q && is_ident(nb[-1]))
             --nb;
+        /* CK_LAUNCH_BOUNDS(...) may stand between the return type and the name: skip it */
+        if ((size_t)(ne - nb) == strlen("CK_LAUNCH_BOUNDS") &&
+            strncmp(nb, "CK_LAUNCH_BOUNDS", (size_t)(ne - nb)) == 0) {
+            int d = 0;
+            const char *r = open;
+            for (; *r; ++r) {
+                if (*r == '(')
+                    d++;
+                else if (*r == ')' && --d == 0)
+                    break;
+            }
+            q = *r ? r + 1 : r;
+            open = strchr(q, '(');
+            if (!open) {
+                st = ck_fail(CK_ERROR_PARSE, "a CK_KERNEL declaration has no parameter list.");
+                break;
+            }
+            ne = open;
+            while (ne > q && isspace((unsigned char)ne[-1]))
+                --ne;
+            nb = ne;
+            while (nb > q && is_ident(nb[-1]))
+                --nb;
+        }
         int depth = 0;
         const char *close = open;
         for (; *close; ++close) {

@@ -1,7 +1,7 @@
 /* Thread, block, warp and lane ids and grid/block dimensions (conformance kernel). */
 #include "ck_device.h"
 
-CK_KERNEL void ids(unsigned *out)
+CK_KERNEL void CK_LAUNCH_BOUNDS(1024) ids(unsigned *out)
 {
     unsigned b = ck_block_idx_x() + ck_grid_dim_x() * (ck_block_idx_y() + ck_grid_dim_y() * ck_block_idx_z());
     unsigned t = ck_thread_linear();

@@ -2,7 +2,7 @@
 #include "ck_device.h"
 
 /* 256 threads: reverse each block's 256 values through static shared memory. */
-CK_KERNEL void reverse_static(const int *in, int *out)
+CK_KERNEL void CK_LAUNCH_BOUNDS(256, 2) reverse_static(const int *in, int *out)
 {
     CK_SHARED_ARRAY(int, buf, 256);
     unsigned t = ck_thread_linear(), base = ck_block_idx_x() * 256u;

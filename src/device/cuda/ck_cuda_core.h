@@ -27,12 +27,13 @@ typedef unsigned long size_t;
 #include <stdint.h>
 #endif
 
-#define CK_KERNEL     extern "C" __global__
-#define CK_DEVICE     static __device__ __forceinline__
-#define CK_WARP_SIZE  32
-#define CK_RESTRICT   __restrict__
-#define CK_NOINLINE   __noinline__
-#define CK_FULL_MASK_ 0xffffffffu
+#define CK_KERNEL             extern "C" __global__
+#define CK_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
+#define CK_DEVICE             static __device__ __forceinline__
+#define CK_WARP_SIZE          32
+#define CK_RESTRICT           __restrict__
+#define CK_NOINLINE           __noinline__
+#define CK_FULL_MASK_         0xffffffffu
 
 /* ---- ids -------------------------------------------------------------------------------- */
 CK_DEVICE unsigned ck_thread_idx_x(void)

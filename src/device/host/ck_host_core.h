@@ -18,6 +18,7 @@
 #include "host/ck_emu_api.h"
 
 #define CK_KERNEL
+#define CK_LAUNCH_BOUNDS(...)
 #define CK_DEVICE    static inline
 #define CK_WARP_SIZE 32
 #define CK_RESTRICT  restrict
