@@ -435,19 +435,29 @@ static void describe_deadlock(emu_cluster *c)
             continue;
         block_name(b, name, sizeof name);
         int n = snprintf(part, sizeof part, "%s%s:", used ? "; " : "", name);
-        for (unsigned id = 0; id < MAX_BARRIERS; ++id)
-            if (at[id])
-                n += snprintf(part + n, sizeof part - (size_t)n,
-                              " %u threads wait at barrier %u (which expects %u)", at[id], id,
-                              b->bars[id].expected);
-        if (coll)
+        const char *sep = " ";
+        for (unsigned id = 0; id < MAX_BARRIERS; ++id) {
+            if (!at[id])
+                continue;
             n += snprintf(part + n, sizeof part - (size_t)n,
-                          " %u threads wait in a warp-collective operation", coll);
-        if (cbar)
+                          "%s%u thread%s at barrier %u (which expects %u)", sep, at[id],
+                          at[id] == 1 ? " waits" : "s wait", id, b->bars[id].expected);
+            sep = ", ";
+        }
+        if (coll) {
             n += snprintf(part + n, sizeof part - (size_t)n,
-                          " %u threads wait at the cluster barrier", cbar);
+                          "%s%u thread%s in a warp-collective operation", sep, coll,
+                          coll == 1 ? " waits" : "s wait");
+            sep = ", ";
+        }
+        if (cbar) {
+            n += snprintf(part + n, sizeof part - (size_t)n, "%s%u thread%s at the cluster barrier",
+                          sep, cbar, cbar == 1 ? " waits" : "s wait");
+            sep = ", ";
+        }
         if (exited)
-            snprintf(part + n, sizeof part - (size_t)n, " %u threads have exited", exited);
+            snprintf(part + n, sizeof part - (size_t)n, "%s%u thread%s exited", sep, exited,
+                     exited == 1 ? " has" : "s have");
         snprintf(text + used, sizeof text - used, "%s", part);
         used = strlen(text);
     }
