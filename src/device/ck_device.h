@@ -1,0 +1,54 @@
+/*
+ * ck_device.h - the prelude of ck's device C dialect.
+ *
+ * Kernel sources include this one header and use only its names for anything hardware-specific.
+ * A kernel source is C11 that is also valid CUDA C++ for NVRTC. The implementation is selected
+ * here: CUDA (inline PTX, NVRTC) when __CUDACC__ or __CUDACC_RTC__ is defined, else the host
+ * implementation for ck's CPU emulator. Both implement the same names with the same semantics:
+ *
+ *   CK_KERNEL void name(params)      declare a kernel (write it exactly like this: the emulator
+ *                                    finds kernels by this pattern to pass their arguments)
+ *   CK_KERNEL void CK_LAUNCH_BOUNDS(max_threads[, min_blocks]) name(params)   with bounds
+ *   CK_DEVICE                        a device helper function (static inline)
+ *   ck_thread_idx_x/y/z(), ck_block_idx_x/y/z(), ck_block_dim_x/y/z(), ck_grid_dim_x/y/z()
+ *   ck_thread_linear(), ck_block_threads(), ck_warp_id(), ck_lane_id(), CK_WARP_SIZE
+ *   ck_sync_threads()                block barrier (barrier 0, all threads of the block)
+ *   ck_named_barrier_sync(id, n), ck_named_barrier_arrive(id, n)   barriers 1..15, n threads
+ *   CK_SHARED_ARRAY(type, name, count), CK_SHARED_ARRAY_ALIGNED(type, name, count, align)
+ *   CK_SHARED_ARRAY2(type, name, rows, cols)      static shared memory (use name[i] / name[i][j])
+ *   ck_dynamic_shared()              the dynamic shared memory of the launch (16-byte aligned)
+ *   ck_f32_as_u32(f), ck_u32_as_f32(u)   bit casts
+ *   ck_shfl_{idx,up,down,xor}_{u32,i32,f32}(v, lane_or_delta)     full-warp shuffles
+ *   ck_vote_any(p), ck_vote_all(p), ck_vote_ballot(p)              full-warp votes
+ *   ck_warp_reduce_{add,max,min}_{i32,u32,f32}(v)                   full-warp reductions
+ *   ck_atomic_{add,max,min,exch,cas}_{i32,u32,f32}(p, ...)          atomics (global or shared)
+ *   ck_u32x4 ck_ld16(p) / ck_ld16_nc(p) / ck_ld16_cs(p), ck_st16(p, v) / ck_st16_cs(p, v)
+ *   ck_cluster_ctarank(), ck_cluster_nctarank(), ck_cluster_idx_x/y/z(), ck_cluster_dim_x/y/z(),
+ *   ck_cluster_sync(), ck_cluster_map_shared(ptr, rank)
+ *   ck_fence_block(), ck_fence_device(), ck_fence_system(), ck_trap()
+ *
+ * Floating-point results are the same bits on both when the expressions are: the GPU compiler
+ * contracts a * b + c into one rounding (FMA), the host compiler does not; write fmaf(a, b, c)
+ * where both must agree.
+ *
+ * Every #include between headers of src/device names the path relative to src/device (e.g.
+ * "host/ck_host_core.h"): NVRTC receives them as named headers under exactly those names.
+ */
+#ifndef CK_DEVICE_H
+#define CK_DEVICE_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CK_DEVICE_CUDA 1
+#include "cuda/ck_cuda_core.h"
+#else
+#define CK_DEVICE_HOST 1
+#include "host/ck_host_core.h"
+#endif
+
+/* ---- Conversions between numeric types -------------------------------------------------------
+ * Reserved place: the numeric-types helper adds "core/numeric_conv.h"-based conversions for every
+ * numeric type here (device and host implementations of the same rounding). */
+
+#include "ck_device_tensor.h"
+
+#endif /* CK_DEVICE_H */

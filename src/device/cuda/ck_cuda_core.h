@@ -1,0 +1,428 @@
+/*
+ * ck_cuda_core.h - CUDA implementation of the core device prelude (NVRTC, compiled as CUDA C++):
+ * ids, barriers, shared memory, shuffles, votes, warp reductions, atomics, 16-byte vector access
+ * with cache hints, cluster ids and barriers, fences. Inline PTX of ck lives only under
+ * src/device/cuda/. Selected by ck_device.h.
+ */
+#ifndef CK_CUDA_CORE_H
+#define CK_CUDA_CORE_H
+
+/* NVRTC provides no C library headers: the fixed-width types kernels use (LP64, as on the host). */
+#if defined(__CUDACC_RTC__)
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long int64_t;
+typedef unsigned long uint64_t;
+typedef unsigned long uintptr_t;
+typedef unsigned long size_t;
+#ifndef NULL
+#define NULL 0
+#endif
+#else
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#define CK_KERNEL             extern "C" __global__
+#define CK_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
+#define CK_DEVICE             static __device__ __forceinline__
+#define CK_WARP_SIZE          32
+#define CK_RESTRICT           __restrict__
+#define CK_NOINLINE           __noinline__
+#define CK_FULL_MASK_         0xffffffffu
+
+/* ---- ids -------------------------------------------------------------------------------- */
+CK_DEVICE unsigned ck_thread_idx_x(void)
+{
+    return threadIdx.x;
+}
+CK_DEVICE unsigned ck_thread_idx_y(void)
+{
+    return threadIdx.y;
+}
+CK_DEVICE unsigned ck_thread_idx_z(void)
+{
+    return threadIdx.z;
+}
+CK_DEVICE unsigned ck_block_idx_x(void)
+{
+    return blockIdx.x;
+}
+CK_DEVICE unsigned ck_block_idx_y(void)
+{
+    return blockIdx.y;
+}
+CK_DEVICE unsigned ck_block_idx_z(void)
+{
+    return blockIdx.z;
+}
+CK_DEVICE unsigned ck_block_dim_x(void)
+{
+    return blockDim.x;
+}
+CK_DEVICE unsigned ck_block_dim_y(void)
+{
+    return blockDim.y;
+}
+CK_DEVICE unsigned ck_block_dim_z(void)
+{
+    return blockDim.z;
+}
+CK_DEVICE unsigned ck_grid_dim_x(void)
+{
+    return gridDim.x;
+}
+CK_DEVICE unsigned ck_grid_dim_y(void)
+{
+    return gridDim.y;
+}
+CK_DEVICE unsigned ck_grid_dim_z(void)
+{
+    return gridDim.z;
+}
+CK_DEVICE unsigned ck_thread_linear(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+CK_DEVICE unsigned ck_block_threads(void)
+{
+    return blockDim.x * blockDim.y * blockDim.z;
+}
+CK_DEVICE unsigned ck_warp_id(void)
+{
+    return ck_thread_linear() / 32u;
+}
+CK_DEVICE unsigned ck_lane_id(void)
+{
+    return ck_thread_linear() % 32u;
+}
+
+/* ---- barriers ----------------------------------------------------------------------------- */
+CK_DEVICE void ck_sync_threads(void)
+{
+    __syncthreads();
+}
+CK_DEVICE void ck_named_barrier_sync(unsigned id, unsigned nthreads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+CK_DEVICE void ck_named_barrier_arrive(unsigned id, unsigned nthreads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+/* ---- shared memory ------------------------------------------------------------------------ */
+#define CK_SHARED_ARRAY_ALIGNED(type, name, count, align)                                          \
+    __shared__ __align__(align)                                                                    \
+    type name[count]
+#define CK_SHARED_ARRAY(type, name, count)       __shared__ __align__(16) type name[count]
+#define CK_SHARED_ARRAY2(type, name, rows, cols) __shared__ __align__(16) type name[rows][cols]
+extern __shared__ __align__(16) unsigned char ck_dynamic_shared_[];
+CK_DEVICE void *ck_dynamic_shared(void)
+{
+    return ck_dynamic_shared_;
+}
+
+/* ---- bit casts ---------------------------------------------------------------------------- */
+CK_DEVICE uint32_t ck_f32_as_u32(float f)
+{
+    return __float_as_uint(f);
+}
+CK_DEVICE float ck_u32_as_f32(uint32_t u)
+{
+    return __uint_as_float(u);
+}
+
+/* ---- warp shuffles (all 32 lanes) --------------------------------------------------------- */
+CK_DEVICE uint32_t ck_shfl_idx_u32(uint32_t v, unsigned l)
+{
+    return __shfl_sync(CK_FULL_MASK_, v, (int)l);
+}
+CK_DEVICE uint32_t ck_shfl_up_u32(uint32_t v, unsigned d)
+{
+    return __shfl_up_sync(CK_FULL_MASK_, v, d);
+}
+CK_DEVICE uint32_t ck_shfl_down_u32(uint32_t v, unsigned d)
+{
+    return __shfl_down_sync(CK_FULL_MASK_, v, d);
+}
+CK_DEVICE uint32_t ck_shfl_xor_u32(uint32_t v, unsigned m)
+{
+    return __shfl_xor_sync(CK_FULL_MASK_, v, (int)m);
+}
+CK_DEVICE int32_t ck_shfl_idx_i32(int32_t v, unsigned l)
+{
+    return __shfl_sync(CK_FULL_MASK_, v, (int)l);
+}
+CK_DEVICE int32_t ck_shfl_up_i32(int32_t v, unsigned d)
+{
+    return __shfl_up_sync(CK_FULL_MASK_, v, d);
+}
+CK_DEVICE int32_t ck_shfl_down_i32(int32_t v, unsigned d)
+{
+    return __shfl_down_sync(CK_FULL_MASK_, v, d);
+}
+CK_DEVICE int32_t ck_shfl_xor_i32(int32_t v, unsigned m)
+{
+    return __shfl_xor_sync(CK_FULL_MASK_, v, (int)m);
+}
+CK_DEVICE float ck_shfl_idx_f32(float v, unsigned l)
+{
+    return __shfl_sync(CK_FULL_MASK_, v, (int)l);
+}
+CK_DEVICE float ck_shfl_up_f32(float v, unsigned d)
+{
+    return __shfl_up_sync(CK_FULL_MASK_, v, d);
+}
+CK_DEVICE float ck_shfl_down_f32(float v, unsigned d)
+{
+    return __shfl_down_sync(CK_FULL_MASK_, v, d);
+}
+CK_DEVICE float ck_shfl_xor_f32(float v, unsigned m)
+{
+    return __shfl_xor_sync(CK_FULL_MASK_, v, (int)m);
+}
+
+/* ---- votes -------------------------------------------------------------------------------- */
+CK_DEVICE uint32_t ck_vote_ballot(int p)
+{
+    return __ballot_sync(CK_FULL_MASK_, p);
+}
+CK_DEVICE int ck_vote_any(int p)
+{
+    return __any_sync(CK_FULL_MASK_, p);
+}
+CK_DEVICE int ck_vote_all(int p)
+{
+    return __all_sync(CK_FULL_MASK_, p);
+}
+
+/* ---- warp reductions (integers: redux.sync; floats: butterfly xor 16, 8, 4, 2, 1) ---------- */
+#define CK_CUDA_REDUX_(name, T, ptx, reg)                                                          \
+    CK_DEVICE T name(T v)                                                                          \
+    {                                                                                              \
+        T r;                                                                                       \
+        asm volatile("redux.sync." ptx " %0, %1, 0xffffffff;" : "=" reg(r) : reg(v));              \
+        return r;                                                                                  \
+    }
+CK_CUDA_REDUX_(ck_warp_reduce_add_i32, int32_t, "add.s32", "r")
+CK_CUDA_REDUX_(ck_warp_reduce_max_i32, int32_t, "max.s32", "r")
+CK_CUDA_REDUX_(ck_warp_reduce_min_i32, int32_t, "min.s32", "r")
+CK_CUDA_REDUX_(ck_warp_reduce_add_u32, uint32_t, "add.u32", "r")
+CK_CUDA_REDUX_(ck_warp_reduce_max_u32, uint32_t, "max.u32", "r")
+CK_CUDA_REDUX_(ck_warp_reduce_min_u32, uint32_t, "min.u32", "r")
+CK_DEVICE float ck_warp_reduce_add_f32(float v)
+{
+    for (int off = 16; off >= 1; off /= 2)
+        v = v + __shfl_xor_sync(CK_FULL_MASK_, v, off);
+    return v;
+}
+CK_DEVICE float ck_warp_reduce_max_f32(float v)
+{
+    for (int off = 16; off >= 1; off /= 2)
+        v = fmaxf(v, __shfl_xor_sync(CK_FULL_MASK_, v, off));
+    return v;
+}
+CK_DEVICE float ck_warp_reduce_min_f32(float v)
+{
+    for (int off = 16; off >= 1; off /= 2)
+        v = fminf(v, __shfl_xor_sync(CK_FULL_MASK_, v, off));
+    return v;
+}
+
+/* ---- atomics (return the old value; global or shared memory) ------------------------------ */
+CK_DEVICE int32_t ck_atomic_add_i32(int32_t *p, int32_t v)
+{
+    return atomicAdd(p, v);
+}
+CK_DEVICE uint32_t ck_atomic_add_u32(uint32_t *p, uint32_t v)
+{
+    return atomicAdd(p, v);
+}
+CK_DEVICE float ck_atomic_add_f32(float *p, float v)
+{
+    return atomicAdd(p, v);
+}
+CK_DEVICE int32_t ck_atomic_max_i32(int32_t *p, int32_t v)
+{
+    return atomicMax(p, v);
+}
+CK_DEVICE uint32_t ck_atomic_max_u32(uint32_t *p, uint32_t v)
+{
+    return atomicMax(p, v);
+}
+CK_DEVICE int32_t ck_atomic_min_i32(int32_t *p, int32_t v)
+{
+    return atomicMin(p, v);
+}
+CK_DEVICE uint32_t ck_atomic_min_u32(uint32_t *p, uint32_t v)
+{
+    return atomicMin(p, v);
+}
+CK_DEVICE int32_t ck_atomic_exch_i32(int32_t *p, int32_t v)
+{
+    return atomicExch(p, v);
+}
+CK_DEVICE uint32_t ck_atomic_exch_u32(uint32_t *p, uint32_t v)
+{
+    return atomicExch(p, v);
+}
+CK_DEVICE float ck_atomic_exch_f32(float *p, float v)
+{
+    return atomicExch(p, v);
+}
+CK_DEVICE int32_t ck_atomic_cas_i32(int32_t *p, int32_t e, int32_t d)
+{
+    return atomicCAS(p, e, d);
+}
+CK_DEVICE uint32_t ck_atomic_cas_u32(uint32_t *p, uint32_t e, uint32_t d)
+{
+    return atomicCAS(p, e, d);
+}
+#define CK_CUDA_FLOAT_CAS_LOOP_(name, OP)                                                          \
+    CK_DEVICE float name(float *p, float v)                                                        \
+    {                                                                                              \
+        unsigned *q = (unsigned *)p;                                                               \
+        unsigned old = *(volatile unsigned *)q, assumed;                                           \
+        do {                                                                                       \
+            assumed = old;                                                                         \
+            old = atomicCAS(q, assumed, __float_as_uint(OP(__uint_as_float(assumed), v)));         \
+        } while (old != assumed);                                                                  \
+        return __uint_as_float(old);                                                               \
+    }
+CK_CUDA_FLOAT_CAS_LOOP_(ck_atomic_max_f32, fmaxf)
+CK_CUDA_FLOAT_CAS_LOOP_(ck_atomic_min_f32, fminf)
+
+/* ---- 16-byte vector memory access (pointer must be 16-byte aligned) ------------------------
+ * ck_ld16/ck_st16: generic (global or shared); _nc: read-only non-coherent path (global data
+ * not written by the kernel); _cs: streaming, evict-first (global). */
+typedef struct __align__(16) ck_u32x4
+{
+    uint32_t x, y, z, w;
+}
+ck_u32x4;
+CK_DEVICE ck_u32x4 ck_ld16(const void *p)
+{
+    return *(const ck_u32x4 *)p;
+}
+CK_DEVICE ck_u32x4 ck_ld16_nc(const void *p)
+{
+    ck_u32x4 v;
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+CK_DEVICE ck_u32x4 ck_ld16_cs(const void *p)
+{
+    ck_u32x4 v;
+    asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+CK_DEVICE void ck_st16(void *p, ck_u32x4 v)
+{
+    *(ck_u32x4 *)p = v;
+}
+CK_DEVICE void ck_st16_cs(void *p, ck_u32x4 v)
+{
+    asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+/* ---- clusters (sm_90; on older targets every block is a cluster of one) ------------------- */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CK_CUDA_SREG_(name, reg)                                                                   \
+    CK_DEVICE unsigned name(void)                                                                  \
+    {                                                                                              \
+        unsigned r;                                                                                \
+        asm volatile("mov.u32 %0, " reg ";" : "=r"(r));                                            \
+        return r;                                                                                  \
+    }
+CK_CUDA_SREG_(ck_cluster_ctarank, "%%cluster_ctarank")
+CK_CUDA_SREG_(ck_cluster_nctarank, "%%cluster_nctarank")
+CK_CUDA_SREG_(ck_cluster_idx_x, "%%clusterid.x")
+CK_CUDA_SREG_(ck_cluster_idx_y, "%%clusterid.y")
+CK_CUDA_SREG_(ck_cluster_idx_z, "%%clusterid.z")
+CK_CUDA_SREG_(ck_cluster_dim_x, "%%cluster_nctaid.x")
+CK_CUDA_SREG_(ck_cluster_dim_y, "%%cluster_nctaid.y")
+CK_CUDA_SREG_(ck_cluster_dim_z, "%%cluster_nctaid.z")
+CK_DEVICE void ck_cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+CK_DEVICE void *ck_cluster_map_shared(const void *p, unsigned rank)
+{
+    unsigned long long r;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"(p), "r"(rank));
+    return (void *)r;
+}
+#else
+CK_DEVICE unsigned ck_cluster_ctarank(void)
+{
+    return 0;
+}
+CK_DEVICE unsigned ck_cluster_nctarank(void)
+{
+    return 1;
+}
+CK_DEVICE unsigned ck_cluster_idx_x(void)
+{
+    return blockIdx.x;
+}
+CK_DEVICE unsigned ck_cluster_idx_y(void)
+{
+    return blockIdx.y;
+}
+CK_DEVICE unsigned ck_cluster_idx_z(void)
+{
+    return blockIdx.z;
+}
+CK_DEVICE unsigned ck_cluster_dim_x(void)
+{
+    return 1;
+}
+CK_DEVICE unsigned ck_cluster_dim_y(void)
+{
+    return 1;
+}
+CK_DEVICE unsigned ck_cluster_dim_z(void)
+{
+    return 1;
+}
+CK_DEVICE void ck_cluster_sync(void)
+{
+    __syncthreads();
+}
+CK_DEVICE void *ck_cluster_map_shared(const void *p, unsigned rank)
+{
+    (void)rank;
+    return (void *)p;
+}
+#endif
+
+/* ---- fences and traps --------------------------------------------------------------------- */
+CK_DEVICE void ck_fence_block(void)
+{
+    __threadfence_block();
+}
+CK_DEVICE void ck_fence_device(void)
+{
+    __threadfence();
+}
+CK_DEVICE void ck_fence_system(void)
+{
+    __threadfence_system();
+}
+CK_DEVICE void ck_trap(void)
+{
+    __trap();
+}
+
+#endif /* CK_CUDA_CORE_H */
