@@ -240,6 +240,7 @@ int main(void)
     CHECK(compile("k_sm80_on_90.cu", k_sm80, "sm_90a", root, 0) > 0);
     /* a kernel using an sm_90 operation must be refused for sm_80: the test can fail */
     CHECK(compile("k_sm90a_on_80.cu", k_sm90a, "sm_80", root, 1) == 0);
-    ck_dynlib_close(nv.lib);
+    /* NVRTC stays loaded: unloading it makes LeakSanitizer report the C++ runtime's pool that
+     * libnvrtc's dependencies allocate at load time */
     return CK_TEST_REPORT();
 }
