@@ -14,7 +14,10 @@
 
 static uint64_t rng = 0xA5C0FFEE11ull;
 
-static unsigned rnd(unsigned n) { return (unsigned)(ckt_rand64(&rng) % n); }
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)(ckt_rand64(&rng) % n);
+}
 
 /* ---------------------------------------------------------------- swizzle */
 
@@ -36,11 +39,16 @@ static void test_swizzle(void)
         int bad = 0, moved = 0;
         for (uint32_t a = 0; a < R; ++a) {
             uint32_t s = ck_emu_ref_swizzle(a, mode);
-            if (s != model_swizzle(a, mode)) ++bad;
-            if (s >= R || seen[s]++) ++bad;               /* bijection on the range */
-            if (s / 128u != a / 128u) ++bad;              /* stays in its 128-byte line */
-            if (s % 16u != a % 16u) ++bad;                /* 16-byte chunks move whole */
-            if (ck_emu_ref_swizzle(s, mode) != a) ++bad;  /* involution */
+            if (s != model_swizzle(a, mode))
+                ++bad;
+            if (s >= R || seen[s]++)
+                ++bad; /* bijection on the range */
+            if (s / 128u != a / 128u)
+                ++bad; /* stays in its 128-byte line */
+            if (s % 16u != a % 16u)
+                ++bad; /* 16-byte chunks move whole */
+            if (ck_emu_ref_swizzle(s, mode) != a)
+                ++bad; /* involution */
             moved += s != a;
         }
         CHECK_MSG(bad == 0, "swizzle mode %u: %d violations", mode, bad);
@@ -97,7 +105,8 @@ static canon make_canon(unsigned rows, int mn_major, unsigned mode, unsigned lbo
     } else {
         unsigned per = T * s; /* elements per span */
         c.s[0] = T, c.s[1] = s, c.s[2] = rows > per ? rows / per : 1;
-        if (rows < per) c.s[1] = rows / T;
+        if (rows < per)
+            c.s[1] = rows / T;
         c.a[0] = 1, c.a[1] = T, c.a[2] = L;
         c.t[0] = 8, c.t[1] = 2;
         c.b[0] = s * T, c.b[1] = Sb;
@@ -112,22 +121,26 @@ static unsigned pick_offsets(unsigned rows, int mn_major, unsigned mode, unsigne
     unsigned S = 16u << mode;
     if (!mn_major) {
         if (mode == 0) { /* core matrices 128 B; randomly K-adjacent first or row-groups first */
-            if (rnd(2)) *lbo = 128, *sbo = 256;
-            else *lbo = 128 * (rows / 8), *sbo = 128;
+            if (rnd(2))
+                *lbo = 128, *sbo = 256;
+            else
+                *lbo = 128 * (rows / 8), *sbo = 128;
             return 256 * (rows / 8);
         }
         *lbo = 16, *sbo = 8 * S; /* rows of S bytes, k16 = 32 bytes of each row used */
         return 8 * S * (rows / 8);
     }
     if (mode == 0) {
-        if (rnd(2)) *sbo = 128, *lbo = 128 * (rows / 8);
-        else *sbo = 256, *lbo = 128;
+        if (rnd(2))
+            *sbo = 128, *lbo = 128 * (rows / 8);
+        else
+            *sbo = 256, *lbo = 128;
         return 256 * (rows / 8);
     }
     unsigned per = S / 2; /* elements of MN per span */
     unsigned chunks = rows > per ? rows / per : 1;
-    *sbo = 8 * S;            /* next 8 k */
-    *lbo = 2 * 8 * S;        /* next MN span, after both k groups */
+    *sbo = 8 * S;     /* next 8 k */
+    *lbo = 2 * 8 * S; /* next MN span, after both k groups */
     return 2 * 8 * S * chunks;
 }
 
@@ -145,7 +158,8 @@ static long double dec16(ck_emu_elem f, uint16_t v)
 static uint16_t gen16(ck_emu_elem f)
 {
     uint16_t r = (uint16_t)ckt_rand64(&rng);
-    if (f == CK_EMU_BF16) return (uint16_t)((r & 0x807Fu) | ((122u + rnd(10)) << 7));
+    if (f == CK_EMU_BF16)
+        return (uint16_t)((r & 0x807Fu) | ((122u + rnd(10)) << 7));
     return (uint16_t)((r & 0x83FFu) | ((11u + rnd(8)) << 10));
 }
 
@@ -158,11 +172,14 @@ static void check_wgmma(unsigned n, ck_emu_elem fmt, int a_regs, unsigned mode_a
     static float d[128 * 128], d0[128 * 128];
     static uint32_t ar[128][4];
     unsigned lbo_a, sbo_a, lbo_b, sbo_b;
-    for (unsigned i = 0; i < SMEM; ++i) smem[i] = (uint8_t)ckt_rand64(&rng); /* junk around */
+    for (unsigned i = 0; i < SMEM; ++i)
+        smem[i] = (uint8_t)ckt_rand64(&rng); /* junk around */
     for (unsigned m = 0; m < 64; ++m)
-        for (unsigned k = 0; k < 16; ++k) A[m][k] = gen16(fmt);
+        for (unsigned k = 0; k < 16; ++k)
+            A[m][k] = gen16(fmt);
     for (unsigned c = 0; c < n; ++c)
-        for (unsigned k = 0; k < 16; ++k) B[c][k] = gen16(fmt);
+        for (unsigned k = 0; k < 16; ++k)
+            B[c][k] = gen16(fmt);
     /* A at 0 (1024-aligned), B at 32 KiB; with kslice, the descriptor start moves by 32 bytes
      * inside a K-major swizzled row, as kernels do to step through a wider K tile */
     uint32_t base_a = 0, base_b = 32768;
@@ -177,12 +194,14 @@ static void check_wgmma(unsigned n, ck_emu_elem fmt, int a_regs, unsigned mode_a
     if (!a_regs)
         for (unsigned m = 0; m < 64; ++m)
             for (unsigned k = 0; k < 16; ++k) {
-                uint32_t addr = model_swizzle(base_a + sh_a + 2u * (uint32_t)canon_eval(&ca, m, k), mode_a);
+                uint32_t addr =
+                    model_swizzle(base_a + sh_a + 2u * (uint32_t)canon_eval(&ca, m, k), mode_a);
                 memcpy(smem + addr, &A[m][k], 2);
             }
     for (unsigned c = 0; c < n; ++c)
         for (unsigned k = 0; k < 16; ++k) {
-            uint32_t addr = model_swizzle(base_b + sh_b + 2u * (uint32_t)canon_eval(&cb, c, k), mode_b);
+            uint32_t addr =
+                model_swizzle(base_b + sh_b + 2u * (uint32_t)canon_eval(&cb, c, k), mode_b);
             memcpy(smem + addr, &B[c][k], 2);
         }
     /* A registers: warp w holds rows 16w..16w+15 as in mma.m16n8k16 (a0..a7 per lane) */
@@ -191,11 +210,14 @@ static void check_wgmma(unsigned n, ck_emu_elem fmt, int a_regs, unsigned mode_a
         for (unsigned i = 0; i < 8; ++i) {
             unsigned row = 16 * w + ((i < 2 || (i >= 4 && i < 6)) ? g : g + 8);
             unsigned col = i < 4 ? t * 2 + (i & 1) : t * 2 + (i & 1) + 8;
-            if (i % 2 == 0) ar[lane][i / 2] = A[row][col];
-            else ar[lane][i / 2] |= (uint32_t)A[row][col] << 16;
+            if (i % 2 == 0)
+                ar[lane][i / 2] = A[row][col];
+            else
+                ar[lane][i / 2] |= (uint32_t)A[row][col] << 16;
         }
     }
-    for (unsigned i = 0; i < 128 * n / 2; ++i) d0[i] = d[i] = (float)((int)rnd(201) - 100) / 8.0f;
+    for (unsigned i = 0; i < 128 * n / 2; ++i)
+        d0[i] = d[i] = (float)((int)rnd(201) - 100) / 8.0f;
     ck_emu_wgmma_args p;
     memset(&p, 0, sizeof p);
     p.n = n, p.fmt = fmt, p.a_in_regs = a_regs;
@@ -213,11 +235,13 @@ static void check_wgmma(unsigned n, ck_emu_elem fmt, int a_regs, unsigned mode_a
             long double s = scale_d ? (long double)d0[lane * (n / 2) + i] : 0, mag = fabsl(s);
             for (unsigned k = 0; k < 16; ++k) {
                 long double pr = dec16(fmt, A[row][k]) * dec16(fmt, B[col][k]);
-                if (neg_a != neg_b) pr = -pr;
+                if (neg_a != neg_b)
+                    pr = -pr;
                 s += pr;
                 mag += fabsl(pr);
             }
-            if (fabsl(d[lane * (n / 2) + i] - s) > mag * ldexpl(1, -22)) ++bad;
+            if (fabsl(d[lane * (n / 2) + i] - s) > mag * ldexpl(1, -22))
+                ++bad;
         }
     }
     CHECK_MSG(bad == 0,
@@ -232,8 +256,8 @@ static void test_wgmma_layouts(void)
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb)
                 for (unsigned ni = 0; ni < 4; ++ni)
-                    check_wgmma(ns[ni], ni & 1 ? CK_EMU_BF16 : CK_EMU_F16, 0, mode, mode, ta, tb,
-                                1, 0, 0, 0);
+                    check_wgmma(ns[ni], ni & 1 ? CK_EMU_BF16 : CK_EMU_F16, 0, mode, mode, ta, tb, 1,
+                                0, 0, 0);
     /* mixed modes, register A, scale-d 0, negation, k-slices inside a swizzled row */
     for (int rep = 0; rep < 32; ++rep) {
         unsigned mb = rnd(4), n = 8u * (1 + rnd(32));
@@ -241,9 +265,10 @@ static void test_wgmma_layouts(void)
         /* an MN-major swizzled B is made of whole atoms of (span / 2) columns */
         unsigned atom = (tb && mb) ? 8u << mb : 8u;
         n = (n + atom - 1) / atom * atom;
-        if (n > 256) n = 256;
-        check_wgmma(n, rnd(2) ? CK_EMU_BF16 : CK_EMU_F16, (int)rnd(2), rnd(4), mb, (int)rnd(2),
-                    tb, (int)rnd(2), (int)rnd(2), (int)rnd(2), rnd(4));
+        if (n > 256)
+            n = 256;
+        check_wgmma(n, rnd(2) ? CK_EMU_BF16 : CK_EMU_F16, (int)rnd(2), rnd(4), mb, (int)rnd(2), tb,
+                    (int)rnd(2), (int)rnd(2), (int)rnd(2), rnd(4));
     }
 }
 

@@ -23,11 +23,26 @@ static unsigned char g_in[128 * 1024], g_out[128 * 1024];
 static _Alignas(1024) unsigned char g_smem[96 * 1024];
 static int g_bad_group;
 
-unsigned ck_emu_thread_linear(void) { return tl_id; }
-unsigned ck_emu_block_threads(void) { return g_threads; }
-void ck_emu_yield(void) { sched_yield(); }
-void *ck_emu_shared_base(void) { return g_smem; }
-size_t ck_emu_shared_bytes(void) { return sizeof g_smem; }
+unsigned ck_emu_thread_linear(void)
+{
+    return tl_id;
+}
+unsigned ck_emu_block_threads(void)
+{
+    return g_threads;
+}
+void ck_emu_yield(void)
+{
+    sched_yield();
+}
+void *ck_emu_shared_base(void)
+{
+    return g_smem;
+}
+size_t ck_emu_shared_bytes(void)
+{
+    return sizeof g_smem;
+}
 
 /* the test's blocks are exactly one group (a warp or a warpgroup) */
 void ck_emu_group_collective(unsigned group_size, const void *in, size_t in_size, void *out,
@@ -40,9 +55,11 @@ void ck_emu_group_collective(unsigned group_size, const void *in, size_t in_size
         return;
     }
     memcpy(g_in + tl_id * in_size, in, in_size);
-    if (pthread_barrier_wait(&g_bar) == PTHREAD_BARRIER_SERIAL_THREAD) fn(g_in, g_out, ctx);
+    if (pthread_barrier_wait(&g_bar) == PTHREAD_BARRIER_SERIAL_THREAD)
+        fn(g_in, g_out, ctx);
     pthread_barrier_wait(&g_bar);
-    if (out_size) memcpy(out, g_out + tl_id * out_size, out_size);
+    if (out_size)
+        memcpy(out, g_out + tl_id * out_size, out_size);
     pthread_barrier_wait(&g_bar);
 }
 
@@ -70,7 +87,8 @@ static void launch(unsigned threads, void (*kernel)(void *), void *params)
         args[i].id = i, args[i].kernel = kernel, args[i].params = params;
         pthread_create(&th[i], NULL, thread_main, &args[i]);
     }
-    for (unsigned i = 0; i < threads; ++i) pthread_join(th[i], NULL);
+    for (unsigned i = 0; i < threads; ++i)
+        pthread_join(th[i], NULL);
     pthread_barrier_destroy(&g_bar);
 }
 
@@ -100,11 +118,12 @@ static void warp_kernel(void *pp)
 {
     warp_params *p = (warp_params *)pp;
     unsigned t = ck_emu_thread_linear();
-    uint16_t(*sa)[16] = (uint16_t(*)[16])(void *)g_smem;           /* 512 bytes */
-    uint16_t(*sb)[8] = (uint16_t(*)[8])(void *)(g_smem + 1024);      /* 256 bytes */
+    uint16_t(*sa)[16] = (uint16_t(*)[16])(void *)g_smem;        /* 512 bytes */
+    uint16_t(*sb)[8] = (uint16_t(*)[8])(void *)(g_smem + 1024); /* 256 bytes */
     /* cp.async: lanes 0..31 copy the 32 16-byte chunks of A, lanes 0..15 B */
     ck_cp_async_16(&sa[t / 2][(t % 2) * 8], &p->ga[t / 2][(t % 2) * 8]);
-    if (t < 16) ck_cp_async_16(&sb[t][0], &p->gb[t][0]);
+    if (t < 16)
+        ck_cp_async_16(&sb[t][0], &p->gb[t][0]);
     ck_cp_async_commit();
     ck_cp_async_wait(0);
     pthread_barrier_wait(&g_bar);
@@ -129,10 +148,12 @@ static void test_warp_kernel(void)
     static warp_params p;
     for (int i = 0; i < 16; ++i)
         for (int j = 0; j < 16; ++j)
-            p.ga[i][j] = (uint16_t)((ckt_rand64(&rng) & 0x83FFu) | ((12u + ckt_rand64(&rng) % 6) << 10));
+            p.ga[i][j] =
+                (uint16_t)((ckt_rand64(&rng) & 0x83FFu) | ((12u + ckt_rand64(&rng) % 6) << 10));
     for (int i = 0; i < 16; ++i)
         for (int j = 0; j < 8; ++j)
-            p.gb[i][j] = (uint16_t)((ckt_rand64(&rng) & 0x83FFu) | ((12u + ckt_rand64(&rng) % 6) << 10));
+            p.gb[i][j] =
+                (uint16_t)((ckt_rand64(&rng) & 0x83FFu) | ((12u + ckt_rand64(&rng) % 6) << 10));
     launch(32, warp_kernel, &p);
     CHECK(!g_bad_group);
     static const float c[4] = {0.5f, -0.25f, 1.0f, 2.0f};
@@ -145,10 +166,12 @@ static void test_warp_kernel(void)
                 long double pr = f16v(p.ga[row][k]) * f16v(p.gb[k][col]);
                 s += pr, mag += fabsl(pr);
             }
-            if (fabsl(p.d[lane][i] - s) > mag * ldexpl(1, -22)) ++bad;
+            if (fabsl(p.d[lane][i] - s) > mag * ldexpl(1, -22))
+                ++bad;
         }
         unsigned r[4] = {lane * 0x10001u, lane ^ 0xABCD1234u, ~lane, lane << 7};
-        if (memcmp(r, p.st_back[lane], sizeof r) != 0) ++bad;
+        if (memcmp(r, p.st_back[lane], sizeof r) != 0)
+            ++bad;
         elected += p.elected[lane];
     }
     CHECK_MSG(bad == 0, "emulated warp kernel: %d wrong values", bad);
@@ -186,7 +209,8 @@ static void wg_kernel(void *pp)
     p->waited_ok = ck_mbar_try_wait_parity(bar, 0) && !ck_mbar_try_wait_parity(bar, 1);
     CK_SETMAXNREG_INC(240);
     float d[WG_N / 2];
-    for (int i = 0; i < WG_N / 2; ++i) d[i] = 0.0f;
+    for (int i = 0; i < WG_N / 2; ++i)
+        d[i] = 0.0f;
     ck_wgmma_fence();
     for (int ks = 0; ks < WG_K / 16; ++ks) {
         unsigned long long da = ck_wgmma_desc(sa + 32 * ks, 16, 1024, CK_SWIZZLE_128B);
@@ -204,10 +228,12 @@ static void test_warpgroup_tma_wgmma(void)
     static _Alignas(16) uint16_t ga[100][WG_K], gb[WG_N][WG_K]; /* A has extra rows */
     for (int i = 0; i < 100; ++i)
         for (int j = 0; j < WG_K; ++j)
-            ga[i][j] = (uint16_t)((ckt_rand64(&rng) & 0x807Fu) | ((122u + ckt_rand64(&rng) % 8) << 7));
+            ga[i][j] =
+                (uint16_t)((ckt_rand64(&rng) & 0x807Fu) | ((122u + ckt_rand64(&rng) % 8) << 7));
     for (int i = 0; i < WG_N; ++i)
         for (int j = 0; j < WG_K; ++j)
-            gb[i][j] = (uint16_t)((ckt_rand64(&rng) & 0x807Fu) | ((122u + ckt_rand64(&rng) % 8) << 7));
+            gb[i][j] =
+                (uint16_t)((ckt_rand64(&rng) & 0x807Fu) | ((122u + ckt_rand64(&rng) % 8) << 7));
     ck_tensor_map_params mp;
     memset(&mp, 0, sizeof mp);
     mp.elem_bytes = 2, mp.rank = 2, mp.global_address = ga;
@@ -224,14 +250,16 @@ static void test_warpgroup_tma_wgmma(void)
     for (unsigned lane = 0; lane < 128; ++lane)
         for (unsigned i = 0; i < WG_N / 2; ++i) {
             unsigned w = lane / 32, l = lane % 32;
-            unsigned row = 16 * w + l / 4 + ((i % 4) >= 2 ? 8 : 0), col = 8 * (i / 4) + 2 * (l % 4) + (i & 1);
+            unsigned row = 16 * w + l / 4 + ((i % 4) >= 2 ? 8 : 0),
+                     col = 8 * (i / 4) + 2 * (l % 4) + (i & 1);
             long double s = 0, mag = 0;
             for (int k = 0; k < WG_K; ++k) {
                 long double pr = bf16v(ga[row][k]) * bf16v(gb[col][k]);
                 s += pr, mag += fabsl(pr);
             }
             /* four k16 steps, each rounded to float */
-            if (fabsl(p.d[lane][i] - s) > mag * ldexpl(1, -21)) ++bad;
+            if (fabsl(p.d[lane][i] - s) > mag * ldexpl(1, -21))
+                ++bad;
         }
     CHECK_MSG(bad == 0, "emulated TMA + wgmma kernel: %d of %d wrong", bad, 128 * WG_N / 2);
 }
@@ -260,11 +288,11 @@ static void test_tensor_map_params(void)
     CHECK_EQ_INT(d.dims[3], 1);
     CHECK_EQ_INT(sizeof(ck_tensor_map), 128);
     CHECK_EQ_INT(_Alignof(ck_tensor_map), 64);
-#define BAD(field_change)                                                                        \
-    do {                                                                                         \
-        p = ok;                                                                                  \
-        field_change;                                                                            \
-        CHECK_STATUS(ck_tensor_map_encode_emu(&p, &m), CK_ERROR_INVALID_ARGUMENT);               \
+#define BAD(field_change)                                                                          \
+    do {                                                                                           \
+        p = ok;                                                                                    \
+        field_change;                                                                              \
+        CHECK_STATUS(ck_tensor_map_encode_emu(&p, &m), CK_ERROR_INVALID_ARGUMENT);                 \
     } while (0)
     BAD(p.elem_bytes = 3);
     BAD(p.rank = 0);
@@ -277,8 +305,8 @@ static void test_tensor_map_params(void)
     BAD(p.box[2] = 0);
     BAD(p.box[1] = 257);
     BAD(p.elem_strides[1] = 9);
-    BAD(p.box[0] = 2);             /* 8 bytes: not a multiple of 16 */
-    BAD(p.box[0] = 16);            /* 64 bytes > 32-byte swizzle span */
+    BAD(p.box[0] = 2);  /* 8 bytes: not a multiple of 16 */
+    BAD(p.box[0] = 16); /* 64 bytes > 32-byte swizzle span */
     BAD(p.swizzle = 4);
     CHECK_STATUS(ck_tensor_map_encode_emu(NULL, &m), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_tensor_map_encode_emu(&ok, NULL), CK_ERROR_INVALID_ARGUMENT);

@@ -12,7 +12,10 @@
 
 static uint64_t rng = 0x5EED7E4502ull;
 
-static unsigned rnd(unsigned n) { return (unsigned)(ckt_rand64(&rng) % n); }
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)(ckt_rand64(&rng) % n);
+}
 
 /* ---------------------------------------------------------------- independent decoding */
 
@@ -35,8 +38,10 @@ static long double dec(ck_emu_elem f, uint32_t v)
     case CK_EMU_E5M2:
         s = (v >> 7) & 1, e = (v >> 2) & 31, m = v & 3;
         return (s ? -1 : 1) * (e ? ldexpl(4 + m, e - 17) : ldexpl(m, -16));
-    case CK_EMU_S8: return (int8_t)v;
-    case CK_EMU_U8: return (uint8_t)v;
+    case CK_EMU_S8:
+        return (int8_t)v;
+    case CK_EMU_U8:
+        return (uint8_t)v;
     }
     return 0;
 }
@@ -46,15 +51,20 @@ static uint32_t gen(ck_emu_elem f)
 {
     uint32_t r = (uint32_t)ckt_rand64(&rng);
     switch (f) {
-    case CK_EMU_F16: return (r & 0x83FFu) | ((10u + rnd(10)) << 10);
-    case CK_EMU_BF16: return (r & 0x807Fu) | ((120u + rnd(14)) << 7);
-    case CK_EMU_TF32: return (r & 0x807FFFFFu) | ((120u + rnd(14)) << 23); /* low bits junk */
+    case CK_EMU_F16:
+        return (r & 0x83FFu) | ((10u + rnd(10)) << 10);
+    case CK_EMU_BF16:
+        return (r & 0x807Fu) | ((120u + rnd(14)) << 7);
+    case CK_EMU_TF32:
+        return (r & 0x807FFFFFu) | ((120u + rnd(14)) << 23); /* low bits junk */
     case CK_EMU_E4M3: {
         uint32_t b = r & 0xFFu;
         return (b & 0x7Fu) == 0x7Fu ? b ^ 1u : b;
     }
-    case CK_EMU_E5M2: return (r & 0x83u) | (rnd(28) << 2);
-    default: return r & 0xFFu;
+    case CK_EMU_E5M2:
+        return (r & 0x83u) | (rnd(28) << 2);
+    default:
+        return r & 0xFFu;
     }
 }
 
@@ -101,9 +111,12 @@ static void c_elem(unsigned lane, unsigned i, unsigned *row, unsigned *col)
 /* Number of A and B elements per lane and their bit width. */
 static void frag_size(int k, ck_emu_elem f, unsigned *na, unsigned *nb, unsigned *bits)
 {
-    if (f == CK_EMU_TF32) *na = 4, *nb = 2, *bits = 32;
-    else if (k == 32) *na = 16, *nb = 8, *bits = 8;
-    else *na = k / 2, *nb = k / 4, *bits = 16;
+    if (f == CK_EMU_TF32)
+        *na = 4, *nb = 2, *bits = 32;
+    else if (k == 32)
+        *na = 16, *nb = 8, *bits = 8;
+    else
+        *na = k / 2, *nb = k / 4, *bits = 16;
 }
 
 static void put(uint32_t *reg, unsigned i, unsigned bits, uint32_t v)
@@ -125,9 +138,11 @@ static void make_problem(problem *p, int k, ck_emu_elem fa, ck_emu_elem fb)
     unsigned na, nb, bits;
     p->k = k, p->fa = fa, p->fb = fb;
     for (int r = 0; r < 16; ++r)
-        for (int c = 0; c < k; ++c) p->A[r][c] = gen(fa);
+        for (int c = 0; c < k; ++c)
+            p->A[r][c] = gen(fa);
     for (int r = 0; r < k; ++r)
-        for (int c = 0; c < 8; ++c) p->B[r][c] = gen(fb);
+        for (int c = 0; c < 8; ++c)
+            p->B[r][c] = gen(fb);
     frag_size(k, fa, &na, &nb, &bits);
     memset(p->a, 0xA5, sizeof p->a); /* unused registers hold junk */
     memset(p->b, 0x5A, sizeof p->b);
@@ -165,7 +180,8 @@ static void check_f32(int k, ck_emu_elem fa, ck_emu_elem fb, ck_emu_mma_shape sh
     float C[16][8];
     make_problem(&p, k, fa, fb);
     for (int r = 0; r < 16; ++r)
-        for (int cc = 0; cc < 8; ++cc) C[r][cc] = (float)((int)rnd(2001) - 1000) / 64.0f;
+        for (int cc = 0; cc < 8; ++cc)
+            C[r][cc] = (float)((int)rnd(2001) - 1000) / 64.0f;
     for (unsigned lane = 0; lane < 32; ++lane)
         for (unsigned i = 0; i < 4; ++i) {
             unsigned row, col;
@@ -182,7 +198,8 @@ static void check_f32(int k, ck_emu_elem fa, ck_emu_elem fb, ck_emu_mma_shape sh
             c_elem(lane, i, &row, &col);
             long double want = dot(&p, row, col, &mag) + C[row][col];
             long double tol = (mag + fabsl((long double)C[row][col])) * ldexpl(1, -22);
-            if (fabsl(d[lane][i] - want) > tol) ++bad;
+            if (fabsl(d[lane][i] - want) > tol)
+                ++bad;
         }
     CHECK_MSG(bad == 0, "mma f32 k%d fa=%d fb=%d: %d of 128 outputs wrong", k, fa, fb, bad);
 }
@@ -210,7 +227,8 @@ static void test_mma_f16_accumulate(void)
             uint16_t C[16][8];
             make_problem(&p, k, CK_EMU_F16, CK_EMU_F16);
             for (int r = 0; r < 16; ++r)
-                for (int cc = 0; cc < 8; ++cc) C[r][cc] = (uint16_t)gen(CK_EMU_F16);
+                for (int cc = 0; cc < 8; ++cc)
+                    C[r][cc] = (uint16_t)gen(CK_EMU_F16);
             /* C/D f16: c0,c1 row g, c2,c3 row g+8; col 2t + (i & 1); two per register */
             for (unsigned lane = 0; lane < 32; ++lane)
                 for (unsigned i = 0; i < 4; ++i) {
@@ -229,8 +247,10 @@ static void test_mma_f16_accumulate(void)
                     long double got = dec(CK_EMU_F16, (d[lane][i / 2] >> (16 * (i & 1))) & 0xFFFF);
                     /* one f16 rounding: half an ulp of the result, plus double-sum slack */
                     long double ulp = ldexpl(1, (int)floorl(log2l(fabsl(want) + 1e-30L)) - 10);
-                    if (ulp < ldexpl(1, -24)) ulp = ldexpl(1, -24);
-                    if (fabsl(got - want) > 0.5L * ulp + mag * ldexpl(1, -40)) ++bad;
+                    if (ulp < ldexpl(1, -24))
+                        ulp = ldexpl(1, -24);
+                    if (fabsl(got - want) > 0.5L * ulp + mag * ldexpl(1, -40))
+                        ++bad;
                 }
             CHECK_MSG(bad == 0, "mma f16-accumulate k%d: %d of 128 outputs wrong", k, bad);
         }
@@ -269,10 +289,13 @@ static void test_mma_integer(void)
                             c_elem(lane, i, &row, &col);
                             int64_t want = (int64_t)dot(&p, row, col, &mag) + C[row][col];
                             if (sat)
-                                want = want > INT32_MAX ? INT32_MAX : want < INT32_MIN ? INT32_MIN : want;
+                                want = want > INT32_MAX   ? INT32_MAX
+                                       : want < INT32_MIN ? INT32_MIN
+                                                          : want;
                             else
                                 want = (int64_t)(int32_t)(uint32_t)((uint64_t)want & 0xFFFFFFFFu);
-                            if (d[lane][i] != want) ++bad;
+                            if (d[lane][i] != want)
+                                ++bad;
                         }
                     CHECK_MSG(bad == 0, "mma s32 %d/%d sat=%d: %d of 128 outputs wrong", ia, ib,
                               sat, bad);
@@ -284,13 +307,17 @@ static void test_f16_rounding(void)
 {
     int bad = 0;
     for (uint32_t h = 0; h < 0x10000u; ++h) {
-        if ((h & 0x7C00u) == 0x7C00u) continue;
-        if (ck_emu_double_to_f16((double)dec(CK_EMU_F16, h)) != h && (h & 0x7FFFu)) ++bad;
+        if ((h & 0x7C00u) == 0x7C00u)
+            continue;
+        if (ck_emu_double_to_f16((double)dec(CK_EMU_F16, h)) != h && (h & 0x7FFFu))
+            ++bad;
         uint32_t n = h + 1; /* next larger magnitude, same sign */
-        if ((n & 0x7FFFu) == 0 || (h & 0x7FFFu) == 0x7BFFu) continue;
+        if ((n & 0x7FFFu) == 0 || (h & 0x7FFFu) == 0x7BFFu)
+            continue;
         long double mid = (dec(CK_EMU_F16, h) + dec(CK_EMU_F16, n)) / 2;
         uint32_t even = (h & 1u) ? n : h;
-        if (ck_emu_double_to_f16((double)mid) != even) ++bad;
+        if (ck_emu_double_to_f16((double)mid) != even)
+            ++bad;
     }
     CHECK_MSG(bad == 0, "f16 rounding: %d mismatches", bad);
     CHECK_EQ_INT(ck_emu_double_to_f16(65520.0), 0x7C00); /* rounds up past the largest finite */
@@ -310,7 +337,8 @@ static void test_ldmatrix_matches_mma_fragments(void)
         unsigned perm[64];
         for (int i = 0; i < 64; ++i) {
             perm[i] = (unsigned)i;
-            for (int j = 0; j < 8; ++j) pool[i][j] = (uint16_t)ckt_rand64(&rng);
+            for (int j = 0; j < 8; ++j)
+                pool[i][j] = (uint16_t)ckt_rand64(&rng);
         }
         for (int i = 63; i > 0; --i) {
             unsigned j = rnd((unsigned)i + 1), t = perm[i];
@@ -331,13 +359,16 @@ static void test_ldmatrix_matches_mma_fragments(void)
                 unsigned row, col;
                 a_elem(16, CK_EMU_F16, lane, i, &row, &col);
                 uint16_t want = pool[perm[row * 2 + col / 8]][col % 8];
-                if ((uint16_t)(out[lane][i / 2] >> (16 * (i & 1))) != want) ++bad;
+                if ((uint16_t)(out[lane][i / 2] >> (16 * (i & 1))) != want)
+                    ++bad;
             }
         CHECK_MSG(bad == 0, "ldmatrix.x4 vs mma A fragment: %d wrong", bad);
 
         /* B tile 16(k) x 8(n) row-major: row k at pool[perm[k]]; matrices k0-7, k8-15 */
-        for (unsigned lane = 0; lane < 16; ++lane) rows[lane] = pool[perm[lane]];
-        for (unsigned lane = 16; lane < 32; ++lane) rows[lane] = NULL; /* unused for .x2 */
+        for (unsigned lane = 0; lane < 16; ++lane)
+            rows[lane] = pool[perm[lane]];
+        for (unsigned lane = 16; lane < 32; ++lane)
+            rows[lane] = NULL; /* unused for .x2 */
         memset(out, 0, sizeof out);
         ck_emu_ref_ldmatrix(2, 1, out, rows);
         bad = 0;
@@ -346,7 +377,8 @@ static void test_ldmatrix_matches_mma_fragments(void)
                 unsigned row, col;
                 b_elem(16, CK_EMU_F16, lane, i, &row, &col);
                 uint16_t want = pool[perm[row]][col];
-                if ((uint16_t)(out[lane][i / 2] >> (16 * (i & 1))) != want) ++bad;
+                if ((uint16_t)(out[lane][i / 2] >> (16 * (i & 1))) != want)
+                    ++bad;
             }
         CHECK_MSG(bad == 0, "ldmatrix.x2.trans vs mma B fragment: %d wrong", bad);
     }
@@ -362,7 +394,8 @@ static void test_ldmatrix_stmatrix_roundtrip(void)
             const void *rows[32];
             void *wrows[32];
             for (int i = 0; i < 32; ++i) {
-                for (int j = 0; j < 8; ++j) mem[i][j] = (uint16_t)ckt_rand64(&rng);
+                for (int j = 0; j < 8; ++j)
+                    mem[i][j] = (uint16_t)ckt_rand64(&rng);
                 rows[i] = mem[(i * 7 + 3) % 32]; /* a permutation of rows */
                 wrows[i] = back[(i * 7 + 3) % 32];
             }
@@ -376,25 +409,29 @@ static void test_ldmatrix_stmatrix_roundtrip(void)
                     for (unsigned h = 0; h < 2; ++h) {
                         uint16_t got = (uint16_t)(out[lane][i] >> (16 * h));
                         if (i >= num) {
-                            if (got != 0xEEEE) ++bad;
+                            if (got != 0xEEEE)
+                                ++bad;
                             continue;
                         }
                         /* matrix i element (x, y) is at ((const uint16_t *)rows[8i + x])[y] */
                         unsigned x = trans ? (lane % 4) * 2 + h : lane / 4;
                         unsigned y = trans ? lane / 4 : (lane % 4) * 2 + h;
-                        if (got != ((const uint16_t *)rows[8 * i + x])[y]) ++bad;
+                        if (got != ((const uint16_t *)rows[8 * i + x])[y])
+                            ++bad;
                     }
             CHECK_MSG(bad == 0, "ldmatrix x%u trans=%d: %d wrong", num, trans, bad);
             ck_emu_ref_stmatrix(num, trans, wrows, (const uint32_t(*)[4])out);
             bad = 0;
             for (unsigned i = 0; i < 8 * num; ++i) {
                 unsigned r = (i * 7 + 3) % 32;
-                if (memcmp(back[r], mem[r], 16) != 0) ++bad;
+                if (memcmp(back[r], mem[r], 16) != 0)
+                    ++bad;
             }
             for (unsigned i = 8 * num; i < 32; ++i) {
                 unsigned r = (i * 7 + 3) % 32;
                 static const uint16_t zero[8];
-                if (memcmp(back[r], zero, 16) != 0) ++bad;
+                if (memcmp(back[r], zero, 16) != 0)
+                    ++bad;
             }
             CHECK_MSG(bad == 0, "stmatrix x%u trans=%d: %d rows wrong", num, trans, bad);
         }

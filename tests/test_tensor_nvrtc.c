@@ -75,19 +75,19 @@ static const char *k_sm80 =
     "    if (t == 0) ck_mbar_inval(&bar);\n"
     "}\n";
 
-static const char *k_sm89 =
-    "#include \"ck_device.h\"\n"
-    "CK_KERNEL k_sm89(const unsigned *g, float *out)\n"
-    "{\n"
-    "    unsigned t = ck_thread_linear();\n"
-    "    unsigned a[4] = {g[t], g[t + 32], g[t + 64], g[t + 96]}, b[2] = {g[t + 128], g[t + 160]};\n"
-    "    float c[4] = {0, 0, 0, 0}, d[4];\n"
-    "    ck_mma_m16n8k32_f32_e4m3(d, a, b, c);\n"
-    "    ck_mma_m16n8k32_f32_e5m2(c, a, b, d);\n"
-    "    ck_mma_m16n8k32_f32_e4m3_e5m2(d, a, b, c);\n"
-    "    ck_mma_m16n8k32_f32_e5m2_e4m3(c, a, b, d);\n"
-    "    for (int i = 0; i < 4; ++i) out[4 * t + i] = c[i];\n"
-    "}\n";
+static const char *k_sm89 = "#include \"ck_device.h\"\n"
+                            "CK_KERNEL k_sm89(const unsigned *g, float *out)\n"
+                            "{\n"
+                            "    unsigned t = ck_thread_linear();\n"
+                            "    unsigned a[4] = {g[t], g[t + 32], g[t + 64], g[t + 96]}, b[2] = "
+                            "{g[t + 128], g[t + 160]};\n"
+                            "    float c[4] = {0, 0, 0, 0}, d[4];\n"
+                            "    ck_mma_m16n8k32_f32_e4m3(d, a, b, c);\n"
+                            "    ck_mma_m16n8k32_f32_e5m2(c, a, b, d);\n"
+                            "    ck_mma_m16n8k32_f32_e4m3_e5m2(d, a, b, c);\n"
+                            "    ck_mma_m16n8k32_f32_e5m2_e4m3(c, a, b, d);\n"
+                            "    for (int i = 0; i < 4; ++i) out[4 * t + i] = c[i];\n"
+                            "}\n";
 
 static const char *k_sm90a =
     "#include \"ck_device.h\"\n"
@@ -114,7 +114,8 @@ static const char *k_sm90a =
     "        ck_tma_load_1d_multicast(smem + 40960, &map_a, &bar, 0, (unsigned short)1);\n"
     "        ck_tma_load_3d_multicast(smem + 40960, &map_a, &bar, 0, 1, 2, (unsigned short)1);\n"
     "        ck_tma_load_4d_multicast(smem + 40960, &map_a, &bar, 0, 1, 2, 3, (unsigned short)1);\n"
-    "        ck_tma_load_5d_multicast(smem + 40960, &map_a, &bar, 0, 1, 2, 3, 4, (unsigned short)1);\n"
+    "        ck_tma_load_5d_multicast(smem + 40960, &map_a, &bar, 0, 1, 2, 3, 4, (unsigned "
+    "short)1);\n"
     "        ck_mbar_expect_tx(&bar, 16);\n"
     "        ck_mbar_complete_tx(&bar, 16);\n"
     "    }\n"
@@ -206,7 +207,8 @@ static size_t compile(const char *name, const char *src, const char *arch, const
     const char *opts[] = {opt_arch, inc_dev, inc_stub, "-std=c++17"};
     void *prog = NULL;
     size_t cubin = 0, log_size = 0;
-    if (nv.create(&prog, src, name, 0, NULL, NULL) != 0) return 0;
+    if (nv.create(&prog, src, name, 0, NULL, NULL) != 0)
+        return 0;
     int rc = nv.compile(prog, 4, opts);
     if (nv.log_size(prog, &log_size) == 0 && log_size > 1) {
         char *log = (char *)malloc(log_size);
@@ -214,7 +216,8 @@ static size_t compile(const char *name, const char *src, const char *arch, const
             fprintf(stderr, "%s (%s):\n%s\n", name, arch, log);
         free(log);
     }
-    if (rc == 0 && nv.cubin_size(prog, &cubin) != 0) cubin = 0;
+    if (rc == 0 && nv.cubin_size(prog, &cubin) != 0)
+        cubin = 0;
     nv.destroy(&prog);
     return rc == 0 ? cubin : 0;
 }
@@ -226,7 +229,8 @@ int main(void)
         printf("NOTICE: CK_SOURCE_DIR is not set; skipping the NVRTC compile test.\n");
         return CK_TEST_REPORT();
     }
-    if (!load_nvrtc()) return CK_TEST_REPORT();
+    if (!load_nvrtc())
+        return CK_TEST_REPORT();
     size_t n80 = compile("k_sm80.cu", k_sm80, "sm_80", root, 0);
     CHECK_MSG(n80 > 0, "sm_80 sample kernel (cp.async, ldmatrix, mma, mbarrier) failed to compile");
     printf("sm_80  cubin %zu bytes\n", n80);
@@ -234,7 +238,8 @@ int main(void)
     CHECK_MSG(n89 > 0, "sm_89 sample kernel (fp8 mma) failed to compile");
     printf("sm_89  cubin %zu bytes\n", n89);
     size_t n90 = compile("k_sm90a.cu", k_sm90a, "sm_90a", root, 0);
-    CHECK_MSG(n90 > 0, "sm_90a sample kernel (wgmma, TMA, mbarrier tx, stmatrix) failed to compile");
+    CHECK_MSG(n90 > 0,
+              "sm_90a sample kernel (wgmma, TMA, mbarrier tx, stmatrix) failed to compile");
     printf("sm_90a cubin %zu bytes\n", n90);
     /* the sm_80 kernel also builds for sm_90a (try_wait path of ck_mbar_wait_parity) */
     CHECK(compile("k_sm80_on_90.cu", k_sm80, "sm_90a", root, 0) > 0);

@@ -12,7 +12,10 @@
 
 static uint64_t rng = 0x7A1E5EEDull;
 
-static unsigned rnd(unsigned n) { return (unsigned)(ckt_rand64(&rng) % n); }
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)(ckt_rand64(&rng) % n);
+}
 
 /* 16-byte chunk within the span XOR (128-byte line index mod chunks per span) */
 static uint32_t model_swizzle(uint32_t addr, unsigned mode)
@@ -63,10 +66,12 @@ static void make_case(tcase *t)
     }
     t->global_bytes = (size_t)pitch + 64;
     t->global = (uint8_t *)malloc(t->global_bytes);
-    for (size_t i = 0; i < t->global_bytes; ++i) t->global[i] = (uint8_t)ckt_rand64(&rng);
+    for (size_t i = 0; i < t->global_bytes; ++i)
+        t->global[i] = (uint8_t)ckt_rand64(&rng);
     d->global_address = (uint64_t)(uintptr_t)t->global;
     for (unsigned i = 0; i < 5; ++i)
-        t->coords[i] = i < d->rank ? (int32_t)rnd(d->dims[i] + d->box[i]) - (int32_t)d->box[i] / 2 - 1 : 0;
+        t->coords[i] =
+            i < d->rank ? (int32_t)rnd(d->dims[i] + d->box[i]) - (int32_t)d->box[i] / 2 - 1 : 0;
     t->smem_addr = 1024u * (1 + rnd(3)) + (d->swizzle ? 0u : 16u * rnd(8));
 }
 
@@ -86,7 +91,8 @@ static void test_tma_load_store(void)
             cnt[i] = i < d->rank ? (d->box[i] + es - 1) / es : 1;
             total *= cnt[i];
         }
-        for (unsigned i = 0; i < SMEM; ++i) smem0[i] = smem[i] = (uint8_t)ckt_rand64(&rng);
+        for (unsigned i = 0; i < SMEM; ++i)
+            smem0[i] = smem[i] = (uint8_t)ckt_rand64(&rng);
         uint32_t bytes = ck_emu_ref_tma_copy(d, t.coords, smem, SMEM, t.smem_addr, 0);
         CHECK_EQ_INT(bytes, total * eb);
         CHECK_EQ_INT(ck_emu_tmap_box_bytes(d), total * eb);
@@ -97,23 +103,29 @@ static void test_tma_load_store(void)
         int bad = 0;
         for (unsigned lin = 0; lin < total; ++lin) {
             unsigned rest = lin, j[5];
-            for (unsigned i = 0; i < 5; ++i) j[i] = rest % cnt[i], rest /= cnt[i];
+            for (unsigned i = 0; i < 5; ++i)
+                j[i] = rest % cnt[i], rest /= cnt[i];
             int inside = 1;
             size_t off = 0;
             for (unsigned i = 0; i < d->rank; ++i) {
-                long long c = (long long)t.coords[i] + (long long)j[i] * (i ? d->elem_strides[i] : 1);
-                if (c < 0 || c >= (long long)d->dims[i]) inside = 0;
-                else off += (size_t)c * (i ? d->strides[i] : eb);
+                long long c =
+                    (long long)t.coords[i] + (long long)j[i] * (i ? d->elem_strides[i] : 1);
+                if (c < 0 || c >= (long long)d->dims[i])
+                    inside = 0;
+                else
+                    off += (size_t)c * (i ? d->strides[i] : eb);
             }
             uint32_t a = model_swizzle(t.smem_addr + lin * eb, d->swizzle);
             for (unsigned b = 0; b < eb; ++b) {
                 uint8_t want = inside ? t.global[off + b] : 0;
-                if (smem[a + b] != want) ++bad;
+                if (smem[a + b] != want)
+                    ++bad;
                 covered[a + b] = 1;
             }
         }
         for (unsigned i = 0; i < SMEM; ++i)
-            if (!covered[i] && smem[i] != smem0[i]) ++bad;
+            if (!covered[i] && smem[i] != smem0[i])
+                ++bad;
         CHECK_MSG(bad == 0, "tma load rank %u eb %u swz %u: %d bytes wrong", d->rank, eb,
                   d->swizzle, bad);
 
@@ -121,30 +133,38 @@ static void test_tma_load_store(void)
          * everything else in global memory stays as it was */
         uint8_t *g0 = (uint8_t *)malloc(t.global_bytes);
         memcpy(g0, t.global, t.global_bytes);
-        for (unsigned i = 0; i < SMEM; ++i) smem[i] = (uint8_t)ckt_rand64(&rng);
+        for (unsigned i = 0; i < SMEM; ++i)
+            smem[i] = (uint8_t)ckt_rand64(&rng);
         bytes = ck_emu_ref_tma_copy(d, t.coords, smem, SMEM, t.smem_addr, 1);
         CHECK_EQ_INT(bytes, total * eb);
         unsigned char *written = (unsigned char *)calloc(t.global_bytes, 1);
         bad = 0;
         for (unsigned lin = 0; lin < total; ++lin) {
             unsigned rest = lin, j[5];
-            for (unsigned i = 0; i < 5; ++i) j[i] = rest % cnt[i], rest /= cnt[i];
+            for (unsigned i = 0; i < 5; ++i)
+                j[i] = rest % cnt[i], rest /= cnt[i];
             int inside = 1;
             size_t off = 0;
             for (unsigned i = 0; i < d->rank; ++i) {
-                long long c = (long long)t.coords[i] + (long long)j[i] * (i ? d->elem_strides[i] : 1);
-                if (c < 0 || c >= (long long)d->dims[i]) inside = 0;
-                else off += (size_t)c * (i ? d->strides[i] : eb);
+                long long c =
+                    (long long)t.coords[i] + (long long)j[i] * (i ? d->elem_strides[i] : 1);
+                if (c < 0 || c >= (long long)d->dims[i])
+                    inside = 0;
+                else
+                    off += (size_t)c * (i ? d->strides[i] : eb);
             }
-            if (!inside) continue;
+            if (!inside)
+                continue;
             uint32_t a = model_swizzle(t.smem_addr + lin * eb, d->swizzle);
             for (unsigned b = 0; b < eb; ++b) {
-                if (t.global[off + b] != smem[a + b]) ++bad;
+                if (t.global[off + b] != smem[a + b])
+                    ++bad;
                 written[off + b] = 1;
             }
         }
         for (size_t i = 0; i < t.global_bytes; ++i)
-            if (!written[i] && t.global[i] != g0[i]) ++bad;
+            if (!written[i] && t.global[i] != g0[i])
+                ++bad;
         CHECK_MSG(bad == 0, "tma store rank %u eb %u swz %u: %d bytes wrong", d->rank, eb,
                   d->swizzle, bad);
         free(written);
@@ -224,17 +244,26 @@ static void test_mbarrier(void)
             unsigned arrivals = 0;
             long tx = 0;
             switch (rnd(4)) {
-            case 0: arrivals = 1 + rnd(m.pending ? m.pending : 1); break;
-            case 1: tx = 1 + rnd(4096); break;               /* expect_tx */
-            case 2: tx = -(long)(1 + rnd(4096)); break;      /* complete_tx */
-            default: tx = -m.tx, arrivals = m.pending; break; /* everything lands and arrives */
+            case 0:
+                arrivals = 1 + rnd(m.pending ? m.pending : 1);
+                break;
+            case 1:
+                tx = 1 + rnd(4096);
+                break; /* expect_tx */
+            case 2:
+                tx = -(long)(1 + rnd(4096));
+                break; /* complete_tx */
+            default:
+                tx = -m.tx, arrivals = m.pending;
+                break; /* everything lands and arrives */
             }
             model_step(&m, arrivals, tx);
             s = ck_emu_ref_mbar_update(s, arrivals, (int32_t)tx);
             if (ck_emu_mbar_phase(s) != m.phase || ck_emu_mbar_pending(s) != m.pending ||
                 ck_emu_mbar_expected(s) != m.expected || ck_emu_mbar_tx(s) != m.tx)
                 ++bad;
-            if (ck_emu_ref_mbar_test_parity(s, m.phase) || !ck_emu_ref_mbar_test_parity(s, !m.phase))
+            if (ck_emu_ref_mbar_test_parity(s, m.phase) ||
+                !ck_emu_ref_mbar_test_parity(s, !m.phase))
                 ++bad;
         }
     }

@@ -42,8 +42,8 @@
 
 /* Swizzle modes of shared-memory tiles (TMA and wgmma), numbered as CUtensorMapSwizzle. */
 #define CK_SWIZZLE_NONE 0
-#define CK_SWIZZLE_32B 1
-#define CK_SWIZZLE_64B 2
+#define CK_SWIZZLE_32B  1
+#define CK_SWIZZLE_64B  2
 #define CK_SWIZZLE_128B 3
 
 /* A tensor map: on the GPU the driver's 128-byte CUtensorMap (built by the runtime with

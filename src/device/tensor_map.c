@@ -31,12 +31,12 @@ ck_status ck_tensor_map_check(const ck_tensor_map_params *p)
     for (unsigned i = 0; i < p->rank; ++i) {
         if (p->dims[i] < 1 || p->dims[i] > (1ull << 32))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: dims[%u] = %llu is out of range; accepted: 1 to 2^32 elements.",
-                           fn, i, (unsigned long long)p->dims[i]);
+                           "%s: dims[%u] = %llu is out of range; accepted: 1 to 2^32 elements.", fn,
+                           i, (unsigned long long)p->dims[i]);
         if (p->box[i] < 1 || p->box[i] > 256)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: box[%u] = %u is out of range; accepted: 1 to 256 elements.", fn,
-                           i, p->box[i]);
+                           "%s: box[%u] = %u is out of range; accepted: 1 to 256 elements.", fn, i,
+                           p->box[i]);
         if (p->elem_strides[i] < 1 || p->elem_strides[i] > 8)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "%s: elem_strides[%u] = %u is out of range; accepted: 1 to 8.", fn, i,
@@ -66,7 +66,8 @@ ck_status ck_tensor_map_encode_emu(const ck_tensor_map_params *p, void *map)
 {
     CK_REQUIRE_NOT_NULL(map, "ck_tensor_map_encode_emu");
     ck_status st = ck_tensor_map_check(p);
-    if (st != CK_SUCCESS) return ck_fail_context(st, "ck_tensor_map_encode_emu");
+    if (st != CK_SUCCESS)
+        return ck_fail_context(st, "ck_tensor_map_encode_emu");
     ck_emu_tmap_desc d;
     memset(&d, 0, sizeof d);
     d.magic = CK_EMU_TMAP_MAGIC;

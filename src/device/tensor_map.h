@@ -19,10 +19,10 @@ typedef struct ck_tensor_map_params {
     unsigned rank;              /* number of dimensions, 1..5; dimension 0 is contiguous */
     const void *global_address; /* start of the tensor, 16-byte aligned */
     uint64_t dims[5];           /* elements per dimension, 1..2^32 */
-    uint64_t strides[4];        /* strides[i]: byte stride of dimension i+1 (multiple of 16, < 2^40) */
-    uint32_t box[5];            /* box size per dimension, 1..256; box[0]*elem_bytes multiple of 16 */
-    uint32_t elem_strides[5];   /* traversal step per dimension, 1..8 (elem_strides[0] ignored) */
-    int swizzle;                /* CK_SWIZZLE_NONE/32B/64B/128B = 0..3; box[0]*elem_bytes <= span */
+    uint64_t strides[4]; /* strides[i]: byte stride of dimension i+1 (multiple of 16, < 2^40) */
+    uint32_t box[5];     /* box size per dimension, 1..256; box[0]*elem_bytes multiple of 16 */
+    uint32_t elem_strides[5]; /* traversal step per dimension, 1..8 (elem_strides[0] ignored) */
+    int swizzle;              /* CK_SWIZZLE_NONE/32B/64B/128B = 0..3; box[0]*elem_bytes <= span */
 } ck_tensor_map_params;
 
 /* Check `p` against the rules of cuTensorMapEncodeTiled. Returns CK_SUCCESS, or

@@ -7,11 +7,11 @@
 #define CK_TESTS_DEVICE_STUB_CK_DEVICE_H
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define CK_KERNEL extern "C" __global__ void
-#define CK_SHARED(align) __shared__ __align__(align)
+#define CK_KERNEL          extern "C" __global__ void
+#define CK_SHARED(align)   __shared__ __align__(align)
 #define ck_thread_linear() (threadIdx.x)
 #else
-#define CK_KERNEL void
+#define CK_KERNEL        void
 #define CK_SHARED(align) static _Alignas(align)
 #endif
 

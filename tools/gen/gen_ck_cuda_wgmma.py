@@ -3,6 +3,9 @@
 C dialect (one per N, because every accumulator register is an asm operand and the immediates
 must be literals). Run from the repository root: python3 tools/gen/gen_ck_cuda_wgmma.py"""
 
+import shutil
+import subprocess
+
 NS = [8, 16, 24, 32, 48, 64, 96, 128, 192, 256]
 
 HEAD = r'''/*
@@ -109,4 +112,8 @@ out = HEAD % {"ns": ", ".join(map(str, NS))}
 for n in NS:
     out += "\n" + emit(n, False) + "\n" + emit(n, True)
 out += "\n#endif\n"
-open("src/device/cuda/ck_cuda_wgmma.h", "w").write(out)
+PATH = "src/device/cuda/ck_cuda_wgmma.h"
+open(PATH, "w").write(out)
+# keep the file in the repository's style (the `format` target would reformat it anyway)
+if shutil.which("clang-format"):
+    subprocess.run(["clang-format", "-i", PATH], check=True)

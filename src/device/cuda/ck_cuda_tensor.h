@@ -42,99 +42,142 @@ CK_TC_FN void ck_cp_async_16_zfill(void *smem, const void *gmem, unsigned src_by
                  "l"(gmem), "r"(src_bytes)
                  : "memory");
 }
-CK_TC_FN void ck_cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+CK_TC_FN void ck_cp_async_commit(void)
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
 /* Wait until at most n (0..7; larger n waits as for 7) committed groups are pending. */
 CK_TC_FN void ck_cp_async_wait(int n)
 {
     switch (n) {
-    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
-    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
-    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
-    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
-    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+    case 0:
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+        break;
+    case 1:
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+        break;
+    case 2:
+        asm volatile("cp.async.wait_group 2;" ::: "memory");
+        break;
+    case 3:
+        asm volatile("cp.async.wait_group 3;" ::: "memory");
+        break;
+    case 4:
+        asm volatile("cp.async.wait_group 4;" ::: "memory");
+        break;
+    case 5:
+        asm volatile("cp.async.wait_group 5;" ::: "memory");
+        break;
+    case 6:
+        asm volatile("cp.async.wait_group 6;" ::: "memory");
+        break;
+    default:
+        asm volatile("cp.async.wait_group 7;" ::: "memory");
+        break;
     }
 }
-CK_TC_FN void ck_cp_async_wait_all(void) { asm volatile("cp.async.wait_all;" ::: "memory"); }
+CK_TC_FN void ck_cp_async_wait_all(void)
+{
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
 
 /* ------------------------------------------------------------------ ldmatrix / stmatrix */
 
 CK_TC_FN void ck_ldmatrix_x1(unsigned *r, const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];"
-                 : "=r"(r[0]) : "r"(ck_smem_addr(row)) : "memory");
+                 : "=r"(r[0])
+                 : "r"(ck_smem_addr(row))
+                 : "memory");
 }
 CK_TC_FN void ck_ldmatrix_x2(unsigned *r, const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
-                 : "=r"(r[0]), "=r"(r[1]) : "r"(ck_smem_addr(row)) : "memory");
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(ck_smem_addr(row))
+                 : "memory");
 }
 CK_TC_FN void ck_ldmatrix_x4(unsigned *r, const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(ck_smem_addr(row)) : "memory");
+                 : "r"(ck_smem_addr(row))
+                 : "memory");
 }
 CK_TC_FN void ck_ldmatrix_x1_trans(unsigned *r, const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];"
-                 : "=r"(r[0]) : "r"(ck_smem_addr(row)) : "memory");
+                 : "=r"(r[0])
+                 : "r"(ck_smem_addr(row))
+                 : "memory");
 }
 CK_TC_FN void ck_ldmatrix_x2_trans(unsigned *r, const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                 : "=r"(r[0]), "=r"(r[1]) : "r"(ck_smem_addr(row)) : "memory");
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(ck_smem_addr(row))
+                 : "memory");
 }
 CK_TC_FN void ck_ldmatrix_x4_trans(unsigned *r, const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(ck_smem_addr(row)) : "memory");
+                 : "r"(ck_smem_addr(row))
+                 : "memory");
 }
 CK_TC_FN void ck_stmatrix_x1(void *row, const unsigned *r)
 {
-    asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};"
-                 ::"r"(ck_smem_addr(row)), "r"(r[0]) : "memory");
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" ::"r"(ck_smem_addr(row)),
+                 "r"(r[0])
+                 : "memory");
 }
 CK_TC_FN void ck_stmatrix_x2(void *row, const unsigned *r)
 {
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};"
-                 ::"r"(ck_smem_addr(row)), "r"(r[0]), "r"(r[1]) : "memory");
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(ck_smem_addr(row)),
+        "r"(r[0]), "r"(r[1])
+        : "memory");
 }
 CK_TC_FN void ck_stmatrix_x4(void *row, const unsigned *r)
 {
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                 ::"r"(ck_smem_addr(row)), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(ck_smem_addr(row)),
+        "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+        : "memory");
 }
 CK_TC_FN void ck_stmatrix_x1_trans(void *row, const unsigned *r)
 {
-    asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};"
-                 ::"r"(ck_smem_addr(row)), "r"(r[0]) : "memory");
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(ck_smem_addr(row)),
+        "r"(r[0])
+        : "memory");
 }
 CK_TC_FN void ck_stmatrix_x2_trans(void *row, const unsigned *r)
 {
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};"
-                 ::"r"(ck_smem_addr(row)), "r"(r[0]), "r"(r[1]) : "memory");
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(ck_smem_addr(row)),
+        "r"(r[0]), "r"(r[1])
+        : "memory");
 }
 CK_TC_FN void ck_stmatrix_x4_trans(void *row, const unsigned *r)
 {
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                 ::"r"(ck_smem_addr(row)), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
+                     ck_smem_addr(row)),
+                 "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
 }
 
 /* ------------------------------------------------------------------ mma.sync */
 
 /* float accumulator, a: 4 regs, b: 2 regs (k16 16-bit, tf32 k8, 8-bit k32) */
-#define CK_CUDA_MMA_F32_A4B2(name, shape_types)                                                  \
-    CK_TC_FN void name(float *d, const unsigned *a, const unsigned *b, const float *c)           \
-    {                                                                                            \
-        asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, "     \
-                     "{%8, %9}, {%10, %11, %12, %13};"                                           \
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                            \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),         \
-                       "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));                              \
+#define CK_CUDA_MMA_F32_A4B2(name, shape_types)                                                    \
+    CK_TC_FN void name(float *d, const unsigned *a, const unsigned *b, const float *c)             \
+    {                                                                                              \
+        asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, "       \
+                     "{%8, %9}, {%10, %11, %12, %13};"                                             \
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                              \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),           \
+                       "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));                                \
     }
 CK_CUDA_MMA_F32_A4B2(ck_mma_m16n8k16_f32_f16, "m16n8k16.row.col.f32.f16.f16.f32")
 CK_CUDA_MMA_F32_A4B2(ck_mma_m16n8k16_f32_bf16, "m16n8k16.row.col.f32.bf16.bf16.f32")
@@ -145,14 +188,14 @@ CK_CUDA_MMA_F32_A4B2(ck_mma_m16n8k32_f32_e4m3_e5m2, "m16n8k32.row.col.f32.e4m3.e
 CK_CUDA_MMA_F32_A4B2(ck_mma_m16n8k32_f32_e5m2_e4m3, "m16n8k32.row.col.f32.e5m2.e4m3.f32")
 
 /* float accumulator, m16n8k8 16-bit: a 2 regs, b 1 reg */
-#define CK_CUDA_MMA_F32_A2B1(name, shape_types)                                                  \
-    CK_TC_FN void name(float *d, const unsigned *a, const unsigned *b, const float *c)           \
-    {                                                                                            \
-        asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5}, {%6}, "       \
-                     "{%7, %8, %9, %10};"                                                        \
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                            \
-                     : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]),         \
-                       "f"(c[3]));                                                               \
+#define CK_CUDA_MMA_F32_A2B1(name, shape_types)                                                    \
+    CK_TC_FN void name(float *d, const unsigned *a, const unsigned *b, const float *c)             \
+    {                                                                                              \
+        asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5}, {%6}, "         \
+                     "{%7, %8, %9, %10};"                                                          \
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                              \
+                     : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]),           \
+                       "f"(c[3]));                                                                 \
     }
 CK_CUDA_MMA_F32_A2B1(ck_mma_m16n8k8_f32_f16, "m16n8k8.row.col.f32.f16.f16.f32")
 CK_CUDA_MMA_F32_A2B1(ck_mma_m16n8k8_f32_bf16, "m16n8k8.row.col.f32.bf16.bf16.f32")
@@ -177,14 +220,14 @@ CK_TC_FN void ck_mma_m16n8k8_f16_f16(unsigned *d, const unsigned *a, const unsig
 }
 
 /* integer: s32 accumulator, a 4 regs, b 2 regs of packed 8-bit values */
-#define CK_CUDA_MMA_S32(name, shape_types)                                                       \
-    CK_TC_FN void name(int *d, const unsigned *a, const unsigned *b, const int *c)               \
-    {                                                                                            \
-        asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, "     \
-                     "{%8, %9}, {%10, %11, %12, %13};"                                           \
-                     : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                            \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),         \
-                       "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));                              \
+#define CK_CUDA_MMA_S32(name, shape_types)                                                         \
+    CK_TC_FN void name(int *d, const unsigned *a, const unsigned *b, const int *c)                 \
+    {                                                                                              \
+        asm volatile("mma.sync.aligned." shape_types " {%0, %1, %2, %3}, {%4, %5, %6, %7}, "       \
+                     "{%8, %9}, {%10, %11, %12, %13};"                                             \
+                     : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                              \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),           \
+                       "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));                                \
     }
 CK_CUDA_MMA_S32(ck_mma_m16n8k32_s32_s8, "m16n8k32.row.col.s32.s8.s8.s32")
 CK_CUDA_MMA_S32(ck_mma_m16n8k32_s32_u8, "m16n8k32.row.col.s32.u8.u8.s32")
@@ -214,7 +257,9 @@ CK_TC_FN unsigned long long ck_mbar_arrive(unsigned long long *bar)
 {
     unsigned long long st;
     asm volatile("mbarrier.arrive.shared.b64 %0, [%1];"
-                 : "=l"(st) : "r"(ck_smem_addr(bar)) : "memory");
+                 : "=l"(st)
+                 : "r"(ck_smem_addr(bar))
+                 : "memory");
     return st;
 }
 /* expect_tx(bytes) then arrive-on (sm_90). */
@@ -222,18 +267,24 @@ CK_TC_FN unsigned long long ck_mbar_arrive_expect_tx(unsigned long long *bar, un
 {
     unsigned long long st;
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                 : "=l"(st) : "r"(ck_smem_addr(bar)), "r"(bytes) : "memory");
+                 : "=l"(st)
+                 : "r"(ck_smem_addr(bar)), "r"(bytes)
+                 : "memory");
     return st;
 }
 CK_TC_FN void ck_mbar_expect_tx(unsigned long long *bar, unsigned bytes)
 {
-    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;"
-                 ::"r"(ck_smem_addr(bar)), "r"(bytes) : "memory");
+    asm volatile(
+        "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(ck_smem_addr(bar)),
+        "r"(bytes)
+        : "memory");
 }
 CK_TC_FN void ck_mbar_complete_tx(unsigned long long *bar, unsigned bytes)
 {
-    asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;"
-                 ::"r"(ck_smem_addr(bar)), "r"(bytes) : "memory");
+    asm volatile(
+        "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(ck_smem_addr(bar)),
+        "r"(bytes)
+        : "memory");
 }
 /* 1 when the phase with parity `parity` has completed (try_wait on sm_90, test_wait before). */
 CK_TC_FN int ck_mbar_try_wait_parity(unsigned long long *bar, unsigned parity)
@@ -242,11 +293,15 @@ CK_TC_FN int ck_mbar_try_wait_parity(unsigned long long *bar, unsigned parity)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
                  "selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ok) : "r"(ck_smem_addr(bar)), "r"(parity) : "memory");
+                 : "=r"(ok)
+                 : "r"(ck_smem_addr(bar)), "r"(parity)
+                 : "memory");
 #else
     asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; "
                  "selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ok) : "r"(ck_smem_addr(bar)), "r"(parity) : "memory");
+                 : "=r"(ok)
+                 : "r"(ck_smem_addr(bar)), "r"(parity)
+                 : "memory");
 #endif
     return (int)ok;
 }
@@ -267,73 +322,88 @@ CK_TC_FN void ck_tma_prefetch_map(const ck_tensor_map *map)
     asm volatile("prefetch.tensormap [%0];" ::"l"(ck_tmap_addr_(map)) : "memory");
 }
 
-#define CK_CUDA_TMA_LOAD(dim, coord_params, coord_list, mask_op, coord_ops)                     \
-    CK_TC_FN void ck_tma_load_##dim##d(void *smem, const ck_tensor_map *map,                     \
-                                       unsigned long long *bar coord_params)                     \
-    {                                                                                            \
-        asm volatile("cp.async.bulk.tensor." #dim "d.shared::cluster.global.tile"                \
-                     ".mbarrier::complete_tx::bytes [%0], [%1, {" coord_list "}], [%2];"         \
-                     ::"r"(ck_smem_addr(smem)), "l"(ck_tmap_addr_(map)),                         \
-                     "r"(ck_smem_addr(bar)) coord_ops : "memory");                               \
-    }                                                                                            \
-    CK_TC_FN void ck_tma_load_##dim##d_multicast(void *smem, const ck_tensor_map *map,           \
-                                                 unsigned long long *bar coord_params,           \
-                                                 unsigned short cta_mask)                        \
-    {                                                                                            \
-        asm volatile("cp.async.bulk.tensor." #dim "d.shared::cluster.global.tile"                \
-                     ".mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {" coord_list  \
-                     "}], [%2], " mask_op ";" ::"r"(ck_smem_addr(smem)), "l"(ck_tmap_addr_(map)), \
-                     "r"(ck_smem_addr(bar)) coord_ops, "h"(cta_mask) : "memory");                \
+#define CK_CUDA_TMA_LOAD(dim, coord_params, coord_list, mask_op, coord_ops)                        \
+    CK_TC_FN void ck_tma_load_##dim##d(void *smem, const ck_tensor_map *map,                       \
+                                       unsigned long long *bar coord_params)                       \
+    {                                                                                              \
+        asm volatile("cp.async.bulk.tensor." #dim "d.shared::cluster.global.tile"                  \
+                     ".mbarrier::complete_tx::bytes [%0], [%1, {" coord_list                       \
+                     "}], [%2];" ::"r"(ck_smem_addr(smem)),                                        \
+                     "l"(ck_tmap_addr_(map)), "r"(ck_smem_addr(bar))coord_ops                      \
+                     : "memory");                                                                  \
+    }                                                                                              \
+    CK_TC_FN void ck_tma_load_##dim##d_multicast(void *smem, const ck_tensor_map *map,             \
+                                                 unsigned long long *bar coord_params,             \
+                                                 unsigned short cta_mask)                          \
+    {                                                                                              \
+        asm volatile("cp.async.bulk.tensor." #dim "d.shared::cluster.global.tile"                  \
+                     ".mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {" coord_list    \
+                     "}], [%2], " mask_op ";" ::"r"(ck_smem_addr(smem)),                           \
+                     "l"(ck_tmap_addr_(map)), "r"(ck_smem_addr(bar))coord_ops, "h"(cta_mask)       \
+                     : "memory");                                                                  \
     }
 /* operand numbers: %0 smem, %1 map, %2 mbarrier, coordinates from %3, then the multicast mask */
 CK_CUDA_TMA_LOAD(1, CK_TC_COMMA int c0, "%3", "%4", CK_TC_COMMA "r"(c0))
 CK_CUDA_TMA_LOAD(2, CK_TC_COMMA int c0 CK_TC_COMMA int c1, "%3, %4", "%5",
-                 CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1))
+                 CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1))
 CK_CUDA_TMA_LOAD(3, CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2, "%3, %4, %5", "%6",
-                 CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1) CK_TC_COMMA "r"(c2))
+                 CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1)CK_TC_COMMA "r"(c2))
 CK_CUDA_TMA_LOAD(4, CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2 CK_TC_COMMA int c3,
                  "%3, %4, %5, %6", "%7",
-                 CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1) CK_TC_COMMA "r"(c2) CK_TC_COMMA "r"(c3))
-CK_CUDA_TMA_LOAD(5,
-                 CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2 CK_TC_COMMA int c3
-                     CK_TC_COMMA int c4,
-                 "%3, %4, %5, %6, %7", "%8",
-                 CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1) CK_TC_COMMA "r"(c2) CK_TC_COMMA "r"(c3)
-                     CK_TC_COMMA "r"(c4))
+                 CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1)CK_TC_COMMA "r"(c2)CK_TC_COMMA "r"(c3))
+CK_CUDA_TMA_LOAD(
+    5,
+    CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2 CK_TC_COMMA int c3 CK_TC_COMMA int c4,
+    "%3, %4, %5, %6, %7", "%8",
+    CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1)CK_TC_COMMA "r"(c2)CK_TC_COMMA "r"(c3)CK_TC_COMMA "r"(c4))
 
-#define CK_CUDA_TMA_STORE(dim, coord_params, coord_list, coord_ops)                             \
-    CK_TC_FN void ck_tma_store_##dim##d(const ck_tensor_map *map, const void *smem coord_params) \
-    {                                                                                            \
-        asm volatile("cp.async.bulk.tensor." #dim "d.global.shared::cta.tile.bulk_group"         \
-                     " [%0, {" coord_list "}], [%1];" ::"l"(ck_tmap_addr_(map)),                 \
-                     "r"(ck_smem_addr(smem)) coord_ops : "memory");                              \
+#define CK_CUDA_TMA_STORE(dim, coord_params, coord_list, coord_ops)                                \
+    CK_TC_FN void ck_tma_store_##dim##d(const ck_tensor_map *map, const void *smem coord_params)   \
+    {                                                                                              \
+        asm volatile("cp.async.bulk.tensor." #dim "d.global.shared::cta.tile.bulk_group"           \
+                     " [%0, {" coord_list "}], [%1];" ::"l"(ck_tmap_addr_(map)),                   \
+                     "r"(ck_smem_addr(smem))coord_ops                                              \
+                     : "memory");                                                                  \
     }
 CK_CUDA_TMA_STORE(1, CK_TC_COMMA int c0, "%2", CK_TC_COMMA "r"(c0))
-CK_CUDA_TMA_STORE(2, CK_TC_COMMA int c0 CK_TC_COMMA int c1, "%2, %3", CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1))
+CK_CUDA_TMA_STORE(2, CK_TC_COMMA int c0 CK_TC_COMMA int c1, "%2, %3",
+                  CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1))
 CK_CUDA_TMA_STORE(3, CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2, "%2, %3, %4",
-                  CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1) CK_TC_COMMA "r"(c2))
+                  CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1)CK_TC_COMMA "r"(c2))
 CK_CUDA_TMA_STORE(4, CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2 CK_TC_COMMA int c3,
                   "%2, %3, %4, %5",
-                  CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1) CK_TC_COMMA "r"(c2) CK_TC_COMMA "r"(c3))
-CK_CUDA_TMA_STORE(5,
-                  CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2 CK_TC_COMMA int c3
-                      CK_TC_COMMA int c4,
-                  "%2, %3, %4, %5, %6",
-                  CK_TC_COMMA "r"(c0) CK_TC_COMMA "r"(c1) CK_TC_COMMA "r"(c2) CK_TC_COMMA "r"(c3)
-                      CK_TC_COMMA "r"(c4))
+                  CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1)CK_TC_COMMA "r"(c2)CK_TC_COMMA "r"(c3))
+CK_CUDA_TMA_STORE(
+    5,
+    CK_TC_COMMA int c0 CK_TC_COMMA int c1 CK_TC_COMMA int c2 CK_TC_COMMA int c3 CK_TC_COMMA int c4,
+    "%2, %3, %4, %5, %6",
+    CK_TC_COMMA "r"(c0)CK_TC_COMMA "r"(c1)CK_TC_COMMA "r"(c2)CK_TC_COMMA "r"(c3)CK_TC_COMMA "r"(c4))
 
-CK_TC_FN void ck_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+CK_TC_FN void ck_tma_store_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 /* Wait until at most n (0..7) bulk store groups still read shared memory / are incomplete. */
-#define CK_CUDA_BULK_WAIT(name, suffix)                                                          \
-    CK_TC_FN void name(int n)                                                                    \
-    {                                                                                            \
-        switch (n) {                                                                             \
-        case 0: asm volatile("cp.async.bulk.wait_group" suffix " 0;" ::: "memory"); break;       \
-        case 1: asm volatile("cp.async.bulk.wait_group" suffix " 1;" ::: "memory"); break;       \
-        case 2: asm volatile("cp.async.bulk.wait_group" suffix " 2;" ::: "memory"); break;       \
-        case 3: asm volatile("cp.async.bulk.wait_group" suffix " 3;" ::: "memory"); break;       \
-        default: asm volatile("cp.async.bulk.wait_group" suffix " 4;" ::: "memory"); break;      \
-        }                                                                                        \
+#define CK_CUDA_BULK_WAIT(name, suffix)                                                            \
+    CK_TC_FN void name(int n)                                                                      \
+    {                                                                                              \
+        switch (n) {                                                                               \
+        case 0:                                                                                    \
+            asm volatile("cp.async.bulk.wait_group" suffix " 0;" ::: "memory");                    \
+            break;                                                                                 \
+        case 1:                                                                                    \
+            asm volatile("cp.async.bulk.wait_group" suffix " 1;" ::: "memory");                    \
+            break;                                                                                 \
+        case 2:                                                                                    \
+            asm volatile("cp.async.bulk.wait_group" suffix " 2;" ::: "memory");                    \
+            break;                                                                                 \
+        case 3:                                                                                    \
+            asm volatile("cp.async.bulk.wait_group" suffix " 3;" ::: "memory");                    \
+            break;                                                                                 \
+        default:                                                                                   \
+            asm volatile("cp.async.bulk.wait_group" suffix " 4;" ::: "memory");                    \
+            break;                                                                                 \
+        }                                                                                          \
     }
 CK_CUDA_BULK_WAIT(ck_tma_store_wait_read, ".read")
 CK_CUDA_BULK_WAIT(ck_tma_store_wait, "")
@@ -353,8 +423,7 @@ CK_TC_FN void ck_fence_proxy_async(void)
 CK_TC_FN int ck_elect_one(void)
 {
     unsigned ok;
-    asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ok));
+    asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }" : "=r"(ok));
     return (int)ok;
 }
 

@@ -76,19 +76,25 @@ static inline uint16_t ck_emu_double_to_f16(double v)
     uint16_t sign = (uint16_t)((u >> 48) & 0x8000u);
     int e = (int)((u >> 52) & 0x7FFu);
     uint64_t m = u & 0xFFFFFFFFFFFFFull;
-    if (e == 0x7FF) return (uint16_t)(sign | 0x7C00u | (m ? 0x200u : 0u));
-    if (e == 0) return sign; /* double subnormals are far below the f16 range */
+    if (e == 0x7FF)
+        return (uint16_t)(sign | 0x7C00u | (m ? 0x200u : 0u));
+    if (e == 0)
+        return sign; /* double subnormals are far below the f16 range */
     int ue = e - 1023;
-    if (ue > 15) return (uint16_t)(sign | 0x7C00u);
-    if (ue < -26) return sign;
+    if (ue > 15)
+        return (uint16_t)(sign | 0x7C00u);
+    if (ue < -26)
+        return sign;
     /* value = full * 2^(ue-52); unit of the result: 2^(ue-10) normal, 2^-24 subnormal */
     uint64_t full = m | (1ull << 52);
     int unit = ue >= -14 ? ue - 10 : -24;
     int shift = unit - (ue - 52); /* 42 .. 54 */
     uint64_t q = full >> shift, rem = full & ((1ull << shift) - 1u), half = 1ull << (shift - 1);
-    if (rem > half || (rem == half && (q & 1u))) ++q;
+    if (rem > half || (rem == half && (q & 1u)))
+        ++q;
     /* q counts units: for normals q in [1024, 2048] (2048 carries into the exponent) */
-    if (ue >= -14) return (uint16_t)(sign | (uint16_t)(((uint32_t)(ue + 14) << 10) + (uint32_t)q));
+    if (ue >= -14)
+        return (uint16_t)(sign | (uint16_t)(((uint32_t)(ue + 14) << 10) + (uint32_t)q));
     return (uint16_t)(sign | (uint16_t)q); /* q may reach 1024 = smallest normal: correct */
 }
 
@@ -96,9 +102,12 @@ static inline uint16_t ck_emu_double_to_f16(double v)
 static inline double ck_emu_decode(ck_emu_elem fmt, uint32_t bits)
 {
     switch (fmt) {
-    case CK_EMU_F16: return ck_emu_f16_to_double((uint16_t)bits);
-    case CK_EMU_BF16: return (double)ck_emu_bits_to_float((bits & 0xFFFFu) << 16);
-    case CK_EMU_TF32: return (double)ck_emu_bits_to_float(bits & 0xFFFFE000u);
+    case CK_EMU_F16:
+        return ck_emu_f16_to_double((uint16_t)bits);
+    case CK_EMU_BF16:
+        return (double)ck_emu_bits_to_float((bits & 0xFFFFu) << 16);
+    case CK_EMU_TF32:
+        return (double)ck_emu_bits_to_float(bits & 0xFFFFE000u);
     case CK_EMU_E4M3: {
         unsigned s = (bits >> 7) & 1u, e = (bits >> 3) & 0xFu, m = bits & 7u;
         double v;
@@ -112,9 +121,12 @@ static inline double ck_emu_decode(ck_emu_elem fmt, uint32_t bits)
             v = (1.0 + m / 8.0) * (double)((e >= 7) ? (1u << (e - 7)) : 1.0 / (1u << (7 - e)));
         return s ? -v : v;
     }
-    case CK_EMU_E5M2: return ck_emu_f16_to_double((uint16_t)((bits & 0xFFu) << 8));
-    case CK_EMU_S8: return (double)(int8_t)(uint8_t)bits;
-    case CK_EMU_U8: return (double)(uint8_t)bits;
+    case CK_EMU_E5M2:
+        return ck_emu_f16_to_double((uint16_t)((bits & 0xFFu) << 8));
+    case CK_EMU_S8:
+        return (double)(int8_t)(uint8_t)bits;
+    case CK_EMU_U8:
+        return (double)(uint8_t)bits;
     }
     return 0.0;
 }
@@ -225,7 +237,8 @@ static inline void ck_emu_ref_mma_f32(ck_emu_mma_shape shape, ck_emu_elem fa, ck
         for (unsigned r = 0; r < 4; ++r) {
             unsigned row = (lane >> 2) + 8u * (r >> 1), col = 2u * (lane & 3u) + (r & 1u);
             double s = (double)c[lane][r];
-            for (unsigned i = 0; i < k; ++i) s += A[row][i] * B[i][col];
+            for (unsigned i = 0; i < k; ++i)
+                s += A[row][i] * B[i][col];
             out[r] = (float)s;
         }
         memcpy(d[lane], out, sizeof out);
@@ -249,7 +262,8 @@ static inline void ck_emu_ref_mma_f16acc(ck_emu_mma_shape shape, uint32_t d[32][
             for (unsigned h = 0; h < 2; ++h) {
                 unsigned row = (lane >> 2) + 8u * r, col = 2u * (lane & 3u) + h;
                 double s = ck_emu_f16_to_double((uint16_t)(c[lane][r] >> (16 * h)));
-                for (unsigned i = 0; i < k; ++i) s += A[row][i] * B[i][col];
+                for (unsigned i = 0; i < k; ++i)
+                    s += A[row][i] * B[i][col];
                 packed |= (uint32_t)ck_emu_double_to_f16(s) << (16 * h);
             }
             out[r] = packed;
@@ -272,7 +286,8 @@ static inline void ck_emu_ref_mma_s32(ck_emu_elem fa, ck_emu_elem fb, int satfin
         for (unsigned r = 0; r < 4; ++r) {
             unsigned row = (lane >> 2) + 8u * (r >> 1), col = 2u * (lane & 3u) + (r & 1u);
             int64_t s = c[lane][r];
-            for (unsigned i = 0; i < 32; ++i) s += (int64_t)A[row][i] * (int64_t)B[i][col];
+            for (unsigned i = 0; i < 32; ++i)
+                s += (int64_t)A[row][i] * (int64_t)B[i][col];
             if (satfinite)
                 out[r] = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : (int32_t)s;
             else
@@ -293,7 +308,8 @@ static inline void ck_emu_ref_ldmatrix(unsigned num, int trans, uint32_t out[32]
 {
     for (unsigned i = 0; i < num; ++i) {
         uint16_t m[8][8];
-        for (unsigned r = 0; r < 8; ++r) memcpy(m[r], rows[8 * i + r], 16);
+        for (unsigned r = 0; r < 8; ++r)
+            memcpy(m[r], rows[8 * i + r], 16);
         for (unsigned lane = 0; lane < 32; ++lane) {
             unsigned a = lane >> 2, b = 2u * (lane & 3u);
             uint16_t lo = trans ? m[b][a] : m[a][b], hi = trans ? m[b + 1][a] : m[a][b + 1];
@@ -317,14 +333,20 @@ static inline void ck_emu_ref_stmatrix(unsigned num, int trans, void *const rows
             else
                 m[a][b] = lo, m[a][b + 1] = hi;
         }
-        for (unsigned r = 0; r < 8; ++r) memcpy(rows[8 * i + r], m[r], 16);
+        for (unsigned r = 0; r < 8; ++r)
+            memcpy(rows[8 * i + r], m[r], 16);
     }
 }
 
 /* ------------------------------------------------------------------ swizzles */
 
 /* Swizzle modes, numbered as CUtensorMapSwizzle (NONE, 32B, 64B, 128B). */
-enum { CK_EMU_SWIZZLE_NONE = 0, CK_EMU_SWIZZLE_32B = 1, CK_EMU_SWIZZLE_64B = 2, CK_EMU_SWIZZLE_128B = 3 };
+enum {
+    CK_EMU_SWIZZLE_NONE = 0,
+    CK_EMU_SWIZZLE_32B = 1,
+    CK_EMU_SWIZZLE_64B = 2,
+    CK_EMU_SWIZZLE_128B = 3
+};
 
 /* Shared-memory address swizzle of the tensor copy engine and of wgmma: with B = mode (0..3),
  * the B address bits starting at bit 4 (the 16-byte chunk within the 16*2^B-byte row) are
@@ -337,16 +359,28 @@ static inline uint32_t ck_emu_ref_swizzle(uint32_t addr, unsigned mode)
 }
 
 /* Span in bytes of one swizzled row for a mode (16 for NONE: a core-matrix row). */
-static inline uint32_t ck_emu_swizzle_span(unsigned mode) { return 16u << mode; }
+static inline uint32_t ck_emu_swizzle_span(unsigned mode)
+{
+    return 16u << mode;
+}
 
 /* ------------------------------------------------------------------ wgmma (one warpgroup) */
 
 /* Fields of a wgmma shared-memory matrix descriptor. Bits 0-13 start address >> 4, 16-29
  * leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4, 49-51 base offset,
  * 62-63 layout: 0 none (interleave), 1 128B, 2 64B, 3 32B swizzle. */
-static inline uint32_t ck_emu_wgmma_desc_start(uint64_t d) { return (uint32_t)(d & 0x3FFFu) << 4; }
-static inline uint32_t ck_emu_wgmma_desc_lbo(uint64_t d) { return (uint32_t)((d >> 16) & 0x3FFFu) << 4; }
-static inline uint32_t ck_emu_wgmma_desc_sbo(uint64_t d) { return (uint32_t)((d >> 32) & 0x3FFFu) << 4; }
+static inline uint32_t ck_emu_wgmma_desc_start(uint64_t d)
+{
+    return (uint32_t)(d & 0x3FFFu) << 4;
+}
+static inline uint32_t ck_emu_wgmma_desc_lbo(uint64_t d)
+{
+    return (uint32_t)((d >> 16) & 0x3FFFu) << 4;
+}
+static inline uint32_t ck_emu_wgmma_desc_sbo(uint64_t d)
+{
+    return (uint32_t)((d >> 32) & 0x3FFFu) << 4;
+}
 /* Swizzle mode of the descriptor in CK_EMU_SWIZZLE_* numbering. */
 static inline unsigned ck_emu_wgmma_desc_swizzle(uint64_t d)
 {
@@ -398,13 +432,13 @@ static inline uint32_t ck_emu_ref_wgmma_addr(uint64_t desc, int mn_major, unsign
 
 /* Arguments of one wgmma.mma_async.m64nNk16.f32.{f16,bf16} (dense). */
 typedef struct ck_emu_wgmma_args {
-    unsigned n;        /* N: multiple of 8, 8..256 */
-    ck_emu_elem fmt;   /* CK_EMU_F16 or CK_EMU_BF16 (A and B) */
-    int a_in_regs;     /* 1: A from a_regs (4 regs per lane), 0: A from desc_a */
-    uint64_t desc_a;   /* shared-memory descriptor of A (64 x 16) when !a_in_regs */
-    uint64_t desc_b;   /* shared-memory descriptor of B (16 x N, stored N rows by K) */
-    int scale_d;       /* 0: D = A*B, 1: D = A*B + D */
-    int neg_a, neg_b;  /* imm-scale-a/b = -1 */
+    unsigned n;         /* N: multiple of 8, 8..256 */
+    ck_emu_elem fmt;    /* CK_EMU_F16 or CK_EMU_BF16 (A and B) */
+    int a_in_regs;      /* 1: A from a_regs (4 regs per lane), 0: A from desc_a */
+    uint64_t desc_a;    /* shared-memory descriptor of A (64 x 16) when !a_in_regs */
+    uint64_t desc_b;    /* shared-memory descriptor of B (16 x N, stored N rows by K) */
+    int scale_d;        /* 0: D = A*B, 1: D = A*B + D */
+    int neg_a, neg_b;   /* imm-scale-a/b = -1 */
     int tnsp_a, tnsp_b; /* 1: MN-major layout in shared memory */
 } ck_emu_wgmma_args;
 
@@ -457,9 +491,11 @@ static inline int ck_emu_ref_wgmma_f32(const ck_emu_wgmma_args *p, float *d,
     for (unsigned lane = 0; lane < 128; ++lane) {
         unsigned w = lane / 32u, l = lane % 32u, g = l / 4u, t = l % 4u;
         for (unsigned i = 0; i < half; ++i) {
-            unsigned row = 16u * w + g + 8u * ((i % 4u) / 2u), col = 8u * (i / 4u) + 2u * t + i % 2u;
+            unsigned row = 16u * w + g + 8u * ((i % 4u) / 2u),
+                     col = 8u * (i / 4u) + 2u * t + i % 2u;
             double s = p->scale_d ? (double)d[lane * half + i] : 0.0;
-            for (unsigned k = 0; k < K; ++k) s += (double)A[row * K + k] * B[col * K + k];
+            for (unsigned k = 0; k < K; ++k)
+                s += (double)A[row * K + k] * B[col * K + k];
             d[lane * half + i] = (float)s;
         }
     }
@@ -482,14 +518,23 @@ static inline uint64_t ck_emu_ref_mbar_init(unsigned count)
 {
     return (uint64_t)(count & 0x1FFFFFu) | ((uint64_t)(count & 0x1FFFFFu) << 21);
 }
-static inline unsigned ck_emu_mbar_pending(uint64_t s) { return (unsigned)(s & 0x1FFFFFu); }
-static inline unsigned ck_emu_mbar_expected(uint64_t s) { return (unsigned)((s >> 21) & 0x1FFFFFu); }
+static inline unsigned ck_emu_mbar_pending(uint64_t s)
+{
+    return (unsigned)(s & 0x1FFFFFu);
+}
+static inline unsigned ck_emu_mbar_expected(uint64_t s)
+{
+    return (unsigned)((s >> 21) & 0x1FFFFFu);
+}
 static inline int32_t ck_emu_mbar_tx(uint64_t s)
 {
     uint32_t v = (uint32_t)((s >> 42) & 0x1FFFFFu);
     return (v & 0x100000u) ? (int32_t)v - (int32_t)0x200000 : (int32_t)v;
 }
-static inline unsigned ck_emu_mbar_phase(uint64_t s) { return (unsigned)(s >> 63); }
+static inline unsigned ck_emu_mbar_phase(uint64_t s)
+{
+    return (unsigned)(s >> 63);
+}
 
 /* One update: add tx_delta to the transaction count (expect_tx > 0, complete_tx < 0), then
  * perform `arrivals` arrive-on operations, then complete the phase if both counts are zero.
@@ -524,10 +569,10 @@ static inline int ck_emu_ref_mbar_test_parity(uint64_t s, unsigned parity)
  * ck_tensor_map (see ck_device_tensor.h). Filled by ck_tensor_map_encode_emu (src/device/
  * tensor_map_host.c), which validates every field as cuTensorMapEncodeTiled does. */
 typedef struct ck_emu_tmap_desc {
-    uint32_t magic;          /* CK_EMU_TMAP_MAGIC */
-    uint8_t elem_bytes;      /* 1, 2, 4 or 8 */
-    uint8_t rank;            /* 1..5 */
-    uint8_t swizzle;         /* CK_EMU_SWIZZLE_* */
+    uint32_t magic;     /* CK_EMU_TMAP_MAGIC */
+    uint8_t elem_bytes; /* 1, 2, 4 or 8 */
+    uint8_t rank;       /* 1..5 */
+    uint8_t swizzle;    /* CK_EMU_SWIZZLE_* */
     uint8_t reserved;
     uint64_t global_address; /* 16-byte aligned */
     uint32_t dims[5];        /* elements per dimension, dims[0] innermost */
@@ -547,7 +592,8 @@ static inline uint32_t ck_emu_tmap_box_count(const ck_emu_tmap_desc *d, unsigned
 static inline uint32_t ck_emu_tmap_box_bytes(const ck_emu_tmap_desc *d)
 {
     uint32_t n = d->elem_bytes;
-    for (unsigned i = 0; i < d->rank; ++i) n *= ck_emu_tmap_box_count(d, i);
+    for (unsigned i = 0; i < d->rank; ++i)
+        n *= ck_emu_tmap_box_count(d, i);
     return n;
 }
 
@@ -569,8 +615,10 @@ static inline uint32_t ck_emu_ref_tma_copy(const ck_emu_tmap_desc *d, const int3
     }
     /* the swizzle only permutes address bits 4..6: addresses stay in their 128-byte block */
     uint64_t span_end = (uint64_t)smem_addr + (uint64_t)total * eb;
-    if (d->swizzle) span_end = (span_end + 127u) & ~(uint64_t)127u;
-    if (span_end > smem_bytes) return 0;
+    if (d->swizzle)
+        span_end = (span_end + 127u) & ~(uint64_t)127u;
+    if (span_end > smem_bytes)
+        return 0;
     uint8_t *g = (uint8_t *)(uintptr_t)d->global_address;
     uint32_t lin = 0;
     for (uint32_t j4 = 0; j4 < n[4]; ++j4)
@@ -584,12 +632,15 @@ static inline uint32_t ck_emu_ref_tma_copy(const ck_emu_tmap_desc *d, const int3
                         for (unsigned i = 0; i < d->rank; ++i) {
                             int64_t c = (int64_t)coords[i] +
                                         (int64_t)j[i] * (i == 0 ? 1 : d->elem_strides[i]);
-                            if (c < 0 || c >= (int64_t)d->dims[i]) inb = 0;
-                            else goff += (uint64_t)c * d->strides[i];
+                            if (c < 0 || c >= (int64_t)d->dims[i])
+                                inb = 0;
+                            else
+                                goff += (uint64_t)c * d->strides[i];
                         }
                         uint8_t *s = smem + ck_emu_ref_swizzle(smem_addr + lin * eb, d->swizzle);
                         if (store) {
-                            if (inb) memcpy(g + goff, s, eb);
+                            if (inb)
+                                memcpy(g + goff, s, eb);
                         } else if (inb) {
                             memcpy(s, g + goff, eb);
                         } else {

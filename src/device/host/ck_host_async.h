@@ -21,7 +21,10 @@ static inline unsigned long long ck_wgmma_desc(const void *smem, unsigned lbo_by
 }
 static inline void ck_wgmma_fence(void) {}
 static inline void ck_wgmma_commit_group(void) {}
-static inline void ck_wgmma_wait_group(int n) { (void)n; }
+static inline void ck_wgmma_wait_group(int n)
+{
+    (void)n;
+}
 static inline void ck_wgmma_fence_operand(float *d, int n)
 {
     (void)d;
@@ -52,13 +55,14 @@ static inline void ck_emu_wgmma_fn_(const void *all_in, void *all_out, void *ctx
     }
     if (ck_emu_ref_wgmma_f32(&p, d, (const uint32_t(*)[4])a_regs,
                              (const uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes()) != 0)
-        for (size_t i = 0; i < 128u * half; ++i) d[i] = NAN;
+        for (size_t i = 0; i < 128u * half; ++i)
+            d[i] = NAN;
 }
 
 /* One wgmma.mma_async.m64nNk16.f32.{f16,bf16} by the calling thread's warpgroup. */
 static inline void ck_emu_wgmma_(unsigned n, ck_emu_elem fmt, float *d, const unsigned *a,
-                                 unsigned long long desc_a, unsigned long long desc_b,
-                                 int scale_d, int scale_a, int scale_b, int tnsp_a, int tnsp_b)
+                                 unsigned long long desc_a, unsigned long long desc_b, int scale_d,
+                                 int scale_a, int scale_b, int tnsp_a, int tnsp_b)
 {
     ck_emu_wgmma_args cfg;
     ck_emu_wgmma_lane in;
@@ -68,17 +72,18 @@ static inline void ck_emu_wgmma_(unsigned n, ck_emu_elem fmt, float *d, const un
     cfg.neg_a = scale_a < 0, cfg.neg_b = scale_b < 0, cfg.tnsp_a = tnsp_a, cfg.tnsp_b = tnsp_b;
     memset(&in, 0, sizeof in);
     in.desc_a = desc_a, in.desc_b = desc_b, in.scale_d = scale_d;
-    if (a) memcpy(in.a, a, sizeof in.a);
+    if (a)
+        memcpy(in.a, a, sizeof in.a);
     memcpy(in.d, d, 4u * half);
     ck_emu_group_collective(128, &in, offsetof(ck_emu_wgmma_lane, d) + 4u * half, d, 4u * half,
                             ck_emu_wgmma_fn_, &cfg);
 }
 
-#define CK_EMU_WG_FMT_f16 CK_EMU_F16
+#define CK_EMU_WG_FMT_f16  CK_EMU_F16
 #define CK_EMU_WG_FMT_bf16 CK_EMU_BF16
-#define CK_WGMMA_SS(N, TYPE, d, da, db, sd, SA, SB, TA, TB)                                      \
+#define CK_WGMMA_SS(N, TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TYPE, (d), NULL, (da), (db), (sd), (SA), (SB), (TA), (TB))
-#define CK_WGMMA_RS(N, TYPE, d, a, db, sd, SA, SB, TB)                                           \
+#define CK_WGMMA_RS(N, TYPE, d, a, db, sd, SA, SB, TB)                                             \
     ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TYPE, (d), (a), 0ull, (db), (sd), (SA), (SB), 0, (TB))
 
 /* ------------------------------------------------------------------ mbarrier */
@@ -98,8 +103,14 @@ static inline void ck_mbar_init(unsigned long long *bar, unsigned count)
 {
     __atomic_store_n(bar, (unsigned long long)ck_emu_ref_mbar_init(count), __ATOMIC_RELEASE);
 }
-static inline void ck_mbar_inval(unsigned long long *bar) { __atomic_store_n(bar, 0ull, __ATOMIC_RELEASE); }
-static inline void ck_mbar_fence_init(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void ck_mbar_inval(unsigned long long *bar)
+{
+    __atomic_store_n(bar, 0ull, __ATOMIC_RELEASE);
+}
+static inline void ck_mbar_fence_init(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 static inline unsigned long long ck_mbar_arrive(unsigned long long *bar)
 {
     return ck_emu_mbar_apply_(bar, 1, 0);
@@ -120,7 +131,8 @@ static inline void ck_mbar_complete_tx(unsigned long long *bar, unsigned bytes)
  * try_wait also suspends for a while before reporting failure). */
 static inline int ck_mbar_try_wait_parity(unsigned long long *bar, unsigned parity)
 {
-    if (ck_emu_ref_mbar_test_parity(__atomic_load_n(bar, __ATOMIC_ACQUIRE), parity)) return 1;
+    if (ck_emu_ref_mbar_test_parity(__atomic_load_n(bar, __ATOMIC_ACQUIRE), parity))
+        return 1;
     ck_emu_yield();
     return ck_emu_ref_mbar_test_parity(__atomic_load_n(bar, __ATOMIC_ACQUIRE), parity);
 }
@@ -153,7 +165,8 @@ static inline void ck_emu_tma_load_(void *smem, const ck_tensor_map *map, unsign
                                     const int32_t *coords, int multicast, unsigned short mask)
 {
     ck_emu_tmap_desc d;
-    if (!ck_emu_tmap_get_(map, &d)) return;
+    if (!ck_emu_tmap_get_(map, &d))
+        return;
     uint32_t off = ck_smem_addr(smem), boff = ck_smem_addr(bar);
 #ifdef CK_EMU_HAVE_CLUSTER_SHARED
     if (multicast) {
@@ -164,22 +177,27 @@ static inline void ck_emu_tma_load_(void *smem, const ck_tensor_map *map, unsign
         return;
     }
 #else
-    if (multicast && !(mask & 1u)) return; /* the block is rank 0 of a one-block cluster */
+    if (multicast && !(mask & 1u))
+        return; /* the block is rank 0 of a one-block cluster */
 #endif
-    ck_emu_tma_load_into_(&d, coords, (unsigned char *)ck_emu_shared_base(),
-                          ck_emu_shared_bytes(), off, boff);
+    ck_emu_tma_load_into_(&d, coords, (unsigned char *)ck_emu_shared_base(), ck_emu_shared_bytes(),
+                          off, boff);
 }
 
 static inline void ck_emu_tma_store_(const ck_tensor_map *map, const void *smem,
                                      const int32_t *coords)
 {
     ck_emu_tmap_desc d;
-    if (!ck_emu_tmap_get_(map, &d)) return;
+    if (!ck_emu_tmap_get_(map, &d))
+        return;
     ck_emu_ref_tma_copy(&d, coords, (uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes(),
                         ck_smem_addr(smem), 1);
 }
 
-static inline void ck_tma_prefetch_map(const ck_tensor_map *map) { (void)map; }
+static inline void ck_tma_prefetch_map(const ck_tensor_map *map)
+{
+    (void)map;
+}
 
 static inline void ck_tma_load_1d(void *s, const ck_tensor_map *m, unsigned long long *b, int c0)
 {
@@ -210,36 +228,33 @@ static inline void ck_tma_load_5d(void *s, const ck_tensor_map *m, unsigned long
     int32_t c[5] = {c0, c1, c2, c3, c4};
     ck_emu_tma_load_(s, m, b, c, 0, 0);
 }
-static inline void ck_tma_load_1d_multicast(void *s, const ck_tensor_map *m,
-                                            unsigned long long *b, int c0, unsigned short mask)
+static inline void ck_tma_load_1d_multicast(void *s, const ck_tensor_map *m, unsigned long long *b,
+                                            int c0, unsigned short mask)
 {
     int32_t c[5] = {c0, 0, 0, 0, 0};
     ck_emu_tma_load_(s, m, b, c, 1, mask);
 }
-static inline void ck_tma_load_2d_multicast(void *s, const ck_tensor_map *m,
-                                            unsigned long long *b, int c0, int c1,
-                                            unsigned short mask)
+static inline void ck_tma_load_2d_multicast(void *s, const ck_tensor_map *m, unsigned long long *b,
+                                            int c0, int c1, unsigned short mask)
 {
     int32_t c[5] = {c0, c1, 0, 0, 0};
     ck_emu_tma_load_(s, m, b, c, 1, mask);
 }
-static inline void ck_tma_load_3d_multicast(void *s, const ck_tensor_map *m,
-                                            unsigned long long *b, int c0, int c1, int c2,
-                                            unsigned short mask)
+static inline void ck_tma_load_3d_multicast(void *s, const ck_tensor_map *m, unsigned long long *b,
+                                            int c0, int c1, int c2, unsigned short mask)
 {
     int32_t c[5] = {c0, c1, c2, 0, 0};
     ck_emu_tma_load_(s, m, b, c, 1, mask);
 }
-static inline void ck_tma_load_4d_multicast(void *s, const ck_tensor_map *m,
-                                            unsigned long long *b, int c0, int c1, int c2, int c3,
-                                            unsigned short mask)
+static inline void ck_tma_load_4d_multicast(void *s, const ck_tensor_map *m, unsigned long long *b,
+                                            int c0, int c1, int c2, int c3, unsigned short mask)
 {
     int32_t c[5] = {c0, c1, c2, c3, 0};
     ck_emu_tma_load_(s, m, b, c, 1, mask);
 }
-static inline void ck_tma_load_5d_multicast(void *s, const ck_tensor_map *m,
-                                            unsigned long long *b, int c0, int c1, int c2, int c3,
-                                            int c4, unsigned short mask)
+static inline void ck_tma_load_5d_multicast(void *s, const ck_tensor_map *m, unsigned long long *b,
+                                            int c0, int c1, int c2, int c3, int c4,
+                                            unsigned short mask)
 {
     int32_t c[5] = {c0, c1, c2, c3, c4};
     ck_emu_tma_load_(s, m, b, c, 1, mask);
@@ -272,12 +287,21 @@ static inline void ck_tma_store_5d(const ck_tensor_map *m, const void *s, int c0
     ck_emu_tma_store_(m, s, c);
 }
 static inline void ck_tma_store_commit(void) {}
-static inline void ck_tma_store_wait(int n) { (void)n; }
-static inline void ck_tma_store_wait_read(int n) { (void)n; }
+static inline void ck_tma_store_wait(int n)
+{
+    (void)n;
+}
+static inline void ck_tma_store_wait_read(int n)
+{
+    (void)n;
+}
 
 /* ------------------------------------------------------------------ fences, registers, elect */
 
-static inline void ck_fence_proxy_async(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void ck_fence_proxy_async(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 #define CK_SETMAXNREG_INC(n) ((void)0)
 #define CK_SETMAXNREG_DEC(n) ((void)0)
 

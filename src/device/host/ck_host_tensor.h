@@ -43,17 +43,30 @@ static inline unsigned ck_smem_addr(const void *p)
 
 /* ------------------------------------------------------------------ cp.async: copy at issue */
 
-static inline void ck_cp_async_4(void *smem, const void *gmem) { memcpy(smem, gmem, 4); }
-static inline void ck_cp_async_8(void *smem, const void *gmem) { memcpy(smem, gmem, 8); }
-static inline void ck_cp_async_16(void *smem, const void *gmem) { memcpy(smem, gmem, 16); }
+static inline void ck_cp_async_4(void *smem, const void *gmem)
+{
+    memcpy(smem, gmem, 4);
+}
+static inline void ck_cp_async_8(void *smem, const void *gmem)
+{
+    memcpy(smem, gmem, 8);
+}
+static inline void ck_cp_async_16(void *smem, const void *gmem)
+{
+    memcpy(smem, gmem, 16);
+}
 static inline void ck_cp_async_16_zfill(void *smem, const void *gmem, unsigned src_bytes)
 {
     unsigned n = src_bytes < 16u ? src_bytes : 16u;
-    if (n) memcpy(smem, gmem, n);
+    if (n)
+        memcpy(smem, gmem, n);
     memset((char *)smem + n, 0, 16u - n);
 }
 static inline void ck_cp_async_commit(void) {}
-static inline void ck_cp_async_wait(int n) { (void)n; }
+static inline void ck_cp_async_wait(int n)
+{
+    (void)n;
+}
 static inline void ck_cp_async_wait_all(void) {}
 
 /* ------------------------------------------------------------------ ldmatrix / stmatrix */
@@ -95,7 +108,8 @@ static inline void ck_emu_stmatrix_fn_(const void *all_in, void *all_out, void *
         memcpy(regs[i], in[i].r, sizeof regs[i]);
     }
     for (unsigned i = 0; i < 8u * cfg->num; ++i)
-        if (rows[i] == NULL) return;
+        if (rows[i] == NULL)
+            return;
     ck_emu_ref_stmatrix(cfg->num, cfg->trans, rows, (const uint32_t(*)[4])regs);
 }
 
@@ -104,7 +118,8 @@ static inline void ck_emu_ldmatrix_(unsigned num, int trans, unsigned *r, const 
     ck_emu_ldst_cfg cfg = {num, trans};
     uint32_t out[4] = {0, 0, 0, 0};
     ck_emu_group_collective(32, &row, sizeof row, out, sizeof out, ck_emu_ldmatrix_fn_, &cfg);
-    for (unsigned i = 0; i < num; ++i) r[i] = out[i];
+    for (unsigned i = 0; i < num; ++i)
+        r[i] = out[i];
 }
 
 static inline void ck_emu_stmatrix_(unsigned num, int trans, void *row, const unsigned *r)
@@ -116,22 +131,59 @@ static inline void ck_emu_stmatrix_(unsigned num, int trans, void *row, const un
     } in;
     memset(&in, 0, sizeof in);
     in.row = row;
-    for (unsigned i = 0; i < num; ++i) in.r[i] = r[i];
+    for (unsigned i = 0; i < num; ++i)
+        in.r[i] = r[i];
     ck_emu_group_collective(32, &in, sizeof in, NULL, 0, ck_emu_stmatrix_fn_, &cfg);
 }
 
-static inline void ck_ldmatrix_x1(unsigned *r, const void *row) { ck_emu_ldmatrix_(1, 0, r, row); }
-static inline void ck_ldmatrix_x2(unsigned *r, const void *row) { ck_emu_ldmatrix_(2, 0, r, row); }
-static inline void ck_ldmatrix_x4(unsigned *r, const void *row) { ck_emu_ldmatrix_(4, 0, r, row); }
-static inline void ck_ldmatrix_x1_trans(unsigned *r, const void *row) { ck_emu_ldmatrix_(1, 1, r, row); }
-static inline void ck_ldmatrix_x2_trans(unsigned *r, const void *row) { ck_emu_ldmatrix_(2, 1, r, row); }
-static inline void ck_ldmatrix_x4_trans(unsigned *r, const void *row) { ck_emu_ldmatrix_(4, 1, r, row); }
-static inline void ck_stmatrix_x1(void *row, const unsigned *r) { ck_emu_stmatrix_(1, 0, row, r); }
-static inline void ck_stmatrix_x2(void *row, const unsigned *r) { ck_emu_stmatrix_(2, 0, row, r); }
-static inline void ck_stmatrix_x4(void *row, const unsigned *r) { ck_emu_stmatrix_(4, 0, row, r); }
-static inline void ck_stmatrix_x1_trans(void *row, const unsigned *r) { ck_emu_stmatrix_(1, 1, row, r); }
-static inline void ck_stmatrix_x2_trans(void *row, const unsigned *r) { ck_emu_stmatrix_(2, 1, row, r); }
-static inline void ck_stmatrix_x4_trans(void *row, const unsigned *r) { ck_emu_stmatrix_(4, 1, row, r); }
+static inline void ck_ldmatrix_x1(unsigned *r, const void *row)
+{
+    ck_emu_ldmatrix_(1, 0, r, row);
+}
+static inline void ck_ldmatrix_x2(unsigned *r, const void *row)
+{
+    ck_emu_ldmatrix_(2, 0, r, row);
+}
+static inline void ck_ldmatrix_x4(unsigned *r, const void *row)
+{
+    ck_emu_ldmatrix_(4, 0, r, row);
+}
+static inline void ck_ldmatrix_x1_trans(unsigned *r, const void *row)
+{
+    ck_emu_ldmatrix_(1, 1, r, row);
+}
+static inline void ck_ldmatrix_x2_trans(unsigned *r, const void *row)
+{
+    ck_emu_ldmatrix_(2, 1, r, row);
+}
+static inline void ck_ldmatrix_x4_trans(unsigned *r, const void *row)
+{
+    ck_emu_ldmatrix_(4, 1, r, row);
+}
+static inline void ck_stmatrix_x1(void *row, const unsigned *r)
+{
+    ck_emu_stmatrix_(1, 0, row, r);
+}
+static inline void ck_stmatrix_x2(void *row, const unsigned *r)
+{
+    ck_emu_stmatrix_(2, 0, row, r);
+}
+static inline void ck_stmatrix_x4(void *row, const unsigned *r)
+{
+    ck_emu_stmatrix_(4, 0, row, r);
+}
+static inline void ck_stmatrix_x1_trans(void *row, const unsigned *r)
+{
+    ck_emu_stmatrix_(1, 1, row, r);
+}
+static inline void ck_stmatrix_x2_trans(void *row, const unsigned *r)
+{
+    ck_emu_stmatrix_(2, 1, row, r);
+}
+static inline void ck_stmatrix_x4_trans(void *row, const unsigned *r)
+{
+    ck_emu_stmatrix_(4, 1, row, r);
+}
 
 /* ------------------------------------------------------------------ mma.sync */
 
@@ -167,10 +219,12 @@ static inline void ck_emu_mma_fn_(const void *all_in, void *all_out, void *ctx)
         memcpy(d, df, sizeof d);
     } else if (cfg->acc == CK_EMU_ACC_F16) {
         uint32_t c2[32][2], d2[32][2];
-        for (unsigned l = 0; l < 32; ++l) c2[l][0] = c[l][0], c2[l][1] = c[l][1];
+        for (unsigned l = 0; l < 32; ++l)
+            c2[l][0] = c[l][0], c2[l][1] = c[l][1];
         ck_emu_ref_mma_f16acc(cfg->shape, d2, (const uint32_t(*)[4])a, (const uint32_t(*)[2])b,
                               (const uint32_t(*)[2])c2);
-        for (unsigned l = 0; l < 32; ++l) d[l][0] = d2[l][0], d[l][1] = d2[l][1];
+        for (unsigned l = 0; l < 32; ++l)
+            d[l][0] = d2[l][0], d[l][1] = d2[l][1];
     } else {
         int32_t ci[32][4], di[32][4];
         memcpy(ci, c, sizeof ci);
@@ -191,17 +245,19 @@ static inline void ck_emu_mma_(ck_emu_mma_shape shape, ck_emu_elem fa, ck_emu_el
     ck_emu_mma_lane in;
     uint32_t out[4] = {0, 0, 0, 0};
     memset(&in, 0, sizeof in);
-    for (unsigned i = 0; i < na; ++i) in.a[i] = a[i];
-    for (unsigned i = 0; i < nb; ++i) in.b[i] = b[i];
+    for (unsigned i = 0; i < na; ++i)
+        in.a[i] = a[i];
+    for (unsigned i = 0; i < nb; ++i)
+        in.b[i] = b[i];
     memcpy(in.c, c, 4u * nc);
     ck_emu_group_collective(32, &in, sizeof in, out, sizeof out, ck_emu_mma_fn_, &cfg);
     memcpy(d, out, 4u * nc);
 }
 
-#define CK_EMU_MMA_FLOAT_(name, shape, fa, fb, na, nb)                                           \
-    static inline void name(float *d, const unsigned *a, const unsigned *b, const float *c)      \
-    {                                                                                            \
-        ck_emu_mma_(shape, fa, fb, CK_EMU_ACC_F32, d, a, na, b, nb, c, 4);                       \
+#define CK_EMU_MMA_FLOAT_(name, shape, fa, fb, na, nb)                                             \
+    static inline void name(float *d, const unsigned *a, const unsigned *b, const float *c)        \
+    {                                                                                              \
+        ck_emu_mma_(shape, fa, fb, CK_EMU_ACC_F32, d, a, na, b, nb, c, 4);                         \
     }
 CK_EMU_MMA_FLOAT_(ck_mma_m16n8k16_f32_f16, CK_EMU_M16N8K16, CK_EMU_F16, CK_EMU_F16, 4, 2)
 CK_EMU_MMA_FLOAT_(ck_mma_m16n8k16_f32_bf16, CK_EMU_M16N8K16, CK_EMU_BF16, CK_EMU_BF16, 4, 2)
@@ -224,10 +280,10 @@ static inline void ck_mma_m16n8k8_f16_f16(unsigned *d, const unsigned *a, const 
     ck_emu_mma_(CK_EMU_M16N8K8, CK_EMU_F16, CK_EMU_F16, CK_EMU_ACC_F16, d, a, 2, b, 1, c, 2);
 }
 
-#define CK_EMU_MMA_INT_(name, fa, fb, acc)                                                       \
-    static inline void name(int *d, const unsigned *a, const unsigned *b, const int *c)          \
-    {                                                                                            \
-        ck_emu_mma_(CK_EMU_M16N8K32, fa, fb, acc, d, a, 4, b, 2, c, 4);                          \
+#define CK_EMU_MMA_INT_(name, fa, fb, acc)                                                         \
+    static inline void name(int *d, const unsigned *a, const unsigned *b, const int *c)            \
+    {                                                                                              \
+        ck_emu_mma_(CK_EMU_M16N8K32, fa, fb, acc, d, a, 4, b, 2, c, 4);                            \
     }
 CK_EMU_MMA_INT_(ck_mma_m16n8k32_s32_s8, CK_EMU_S8, CK_EMU_S8, CK_EMU_ACC_S32)
 CK_EMU_MMA_INT_(ck_mma_m16n8k32_s32_u8, CK_EMU_U8, CK_EMU_U8, CK_EMU_ACC_S32)
