@@ -2,9 +2,10 @@
  * The host (emulator) implementation of the tensor-core dialect (src/device/ck_device_tensor.h
  * compiled as C) run end to end over a test-only implementation of the emulator contract
  * (EMU_CONTRACT.md): every emulated thread is a POSIX thread, ck_emu_group_collective is a
- * barrier rendezvous, ck_emu_yield is sched_yield. Sample kernels (cp.async → ldmatrix → mma;
- * TMA with 128-byte swizzle → mbarrier wait → wgmma over k-slices; stmatrix; elect) are checked
- * against long double products computed here. Also: the tensor-map encoder's validation.
+ * barrier rendezvous per warp or warpgroup, ck_emu_yield is sched_yield. Sample kernels (cp.async →
+ * ldmatrix → mma; TMA with 128-byte swizzle → mbarrier wait → wgmma over k-slices; stmatrix; elect)
+ * are checked against long double products computed here. Also: the tensor-map encoder's
+ * validation.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -18,8 +19,9 @@
 
 static _Thread_local unsigned tl_id;
 static unsigned g_threads;
-static pthread_barrier_t g_bar;
-static unsigned char g_in[128 * 1024], g_out[128 * 1024];
+static pthread_barrier_t g_bar;             /* the whole block (the test's __syncthreads) */
+static pthread_barrier_t g_group_bar[2][4]; /* [warp, warpgroup][group index] */
+static unsigned char g_in[4][80 * 1024], g_out[4][80 * 1024];
 static _Alignas(1024) unsigned char g_smem[96 * 1024];
 static int g_bad_group;
 
@@ -44,23 +46,26 @@ size_t ck_emu_shared_bytes(void)
     return sizeof g_smem;
 }
 
-/* the test's blocks are exactly one group (a warp or a warpgroup) */
+/* groups of 32 (warps) or 128 (warpgroups), all lanes active */
 void ck_emu_group_collective(unsigned group_size, const void *in, size_t in_size, void *out,
                              size_t out_size,
                              void (*fn)(const void *all_in, void *all_out, void *ctx), void *ctx)
 {
-    if (group_size != g_threads || group_size * in_size > sizeof g_in ||
-        group_size * out_size > sizeof g_out) {
+    int kind = group_size == 32 ? 0 : group_size == 128 ? 1 : -1;
+    unsigned idx = tl_id / group_size, lane = tl_id % group_size;
+    if (kind < 0 || group_size > g_threads || group_size * in_size > sizeof g_in[0] ||
+        group_size * out_size > sizeof g_out[0]) {
         g_bad_group = 1;
         return;
     }
-    memcpy(g_in + tl_id * in_size, in, in_size);
-    if (pthread_barrier_wait(&g_bar) == PTHREAD_BARRIER_SERIAL_THREAD)
-        fn(g_in, g_out, ctx);
-    pthread_barrier_wait(&g_bar);
+    pthread_barrier_t *bar = &g_group_bar[kind][idx];
+    memcpy(g_in[idx] + lane * in_size, in, in_size);
+    if (pthread_barrier_wait(bar) == PTHREAD_BARRIER_SERIAL_THREAD)
+        fn(g_in[idx], g_out[idx], ctx);
+    pthread_barrier_wait(bar);
     if (out_size)
-        memcpy(out, g_out + tl_id * out_size, out_size);
-    pthread_barrier_wait(&g_bar);
+        memcpy(out, g_out[idx] + lane * out_size, out_size);
+    pthread_barrier_wait(bar);
 }
 
 typedef struct launch_arg {
@@ -83,6 +88,10 @@ static void launch(unsigned threads, void (*kernel)(void *), void *params)
     launch_arg args[128];
     g_threads = threads;
     pthread_barrier_init(&g_bar, NULL, threads);
+    for (unsigned i = 0; i < threads / 32; ++i)
+        pthread_barrier_init(&g_group_bar[0][i], NULL, 32);
+    for (unsigned i = 0; i < threads / 128; ++i)
+        pthread_barrier_init(&g_group_bar[1][i], NULL, 128);
     for (unsigned i = 0; i < threads; ++i) {
         args[i].id = i, args[i].kernel = kernel, args[i].params = params;
         pthread_create(&th[i], NULL, thread_main, &args[i]);
@@ -90,6 +99,10 @@ static void launch(unsigned threads, void (*kernel)(void *), void *params)
     for (unsigned i = 0; i < threads; ++i)
         pthread_join(th[i], NULL);
     pthread_barrier_destroy(&g_bar);
+    for (unsigned i = 0; i < threads / 32; ++i)
+        pthread_barrier_destroy(&g_group_bar[0][i]);
+    for (unsigned i = 0; i < threads / 128; ++i)
+        pthread_barrier_destroy(&g_group_bar[1][i]);
 }
 
 static uint64_t rng = 0x40575EEDull;
@@ -264,6 +277,107 @@ static void test_warpgroup_tma_wgmma(void)
     CHECK_MSG(bad == 0, "emulated TMA + wgmma kernel: %d of %d wrong", bad, 128 * WG_N / 2);
 }
 
+/* Register A from ldmatrix (no swizzle, TMA box copy), MN-major B through two 128B-swizzled TMA
+ * boxes (LBO between the 64-column chunks, SBO between groups of 8 k), negated B, N = 128;
+ * then a TMA store of the A tile and a wgmma with an out-of-range descriptor (NaN). */
+enum { RS_N = 128 };
+
+typedef struct rs_params {
+    ck_tensor_map map_a, map_b, map_o;
+    float d[128][RS_N / 2];
+    float bad[128][4];
+} rs_params;
+
+static void rs_kernel(void *pp)
+{
+    rs_params *p = (rs_params *)pp;
+    unsigned t = ck_emu_thread_linear(), w = t / 32, l = t % 32;
+    uint16_t *sa = (uint16_t *)(void *)g_smem; /* 64 x 16 bf16, 2 KiB */
+    unsigned char *sb = g_smem + 4096;         /* two 16 x 64 boxes, 2 KiB each */
+    unsigned long long *bar = (unsigned long long *)(void *)(g_smem + 16384);
+    if (t == 0)
+        ck_mbar_init(bar, 1);
+    pthread_barrier_wait(&g_bar);
+    if (t == 0) {
+        ck_mbar_expect_tx(bar, 2048 + 4096);
+        ck_tma_load_2d(sa, &p->map_a, bar, 0, 0);
+        ck_tma_load_2d(sb, &p->map_b, bar, 0, 0);
+        ck_tma_load_2d(sb + 2048, &p->map_b, bar, 64, 0);
+        ck_mbar_arrive(bar);
+    }
+    ck_mbar_wait_parity(bar, 0);
+    unsigned a[4];
+    unsigned row = 16 * w + (l % 8) + 8 * ((l / 8) % 2), col = 8 * (l / 16);
+    ck_ldmatrix_x4(a, &sa[row * 16 + col]);
+    float d[RS_N / 2];
+    for (int i = 0; i < RS_N / 2; ++i)
+        d[i] = 1.0f; /* ignored: scale-d 0 */
+    unsigned long long db = ck_wgmma_desc(sb, 2048, 1024, CK_SWIZZLE_128B);
+    ck_wgmma_fence();
+    CK_WGMMA_RS(128, bf16, d, a, db, 0, 1, -1, 1);
+    ck_wgmma_commit_group();
+    ck_wgmma_wait_group(0);
+    memcpy(p->d[t], d, sizeof d);
+    if (t == 0) {
+        ck_fence_proxy_async();
+        ck_tma_store_2d(&p->map_o, sa, 0, 0);
+        ck_tma_store_commit();
+        ck_tma_store_wait(0);
+    }
+    float bad[4] = {0, 0, 0, 0};
+    unsigned long long far = (200u * 1024u) >> 4; /* start address 200 KiB: outside */
+    CK_WGMMA_SS(8, f16, bad, far, far, 1, 1, 1, 0, 0);
+    memcpy(p->bad[t], bad, sizeof bad);
+}
+
+static void test_warpgroup_rs_mn_major(void)
+{
+    static rs_params p;
+    static _Alignas(16) uint16_t ga[64][16], gb[16][RS_N], go[64][16];
+    for (int i = 0; i < 64; ++i)
+        for (int j = 0; j < 16; ++j)
+            ga[i][j] =
+                (uint16_t)((ckt_rand64(&rng) & 0x807Fu) | ((122u + ckt_rand64(&rng) % 8) << 7));
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < RS_N; ++j)
+            gb[i][j] =
+                (uint16_t)((ckt_rand64(&rng) & 0x807Fu) | ((122u + ckt_rand64(&rng) % 8) << 7));
+    memset(go, 0, sizeof go);
+    ck_tensor_map_params mp;
+    memset(&mp, 0, sizeof mp);
+    mp.elem_bytes = 2, mp.rank = 2, mp.global_address = ga;
+    mp.dims[0] = 16, mp.dims[1] = 64, mp.strides[0] = 32;
+    mp.box[0] = 16, mp.box[1] = 64, mp.elem_strides[0] = mp.elem_strides[1] = 1;
+    CHECK_OK(ck_tensor_map_encode_emu(&mp, &p.map_a));
+    mp.global_address = go;
+    CHECK_OK(ck_tensor_map_encode_emu(&mp, &p.map_o));
+    mp.global_address = gb, mp.dims[0] = RS_N, mp.dims[1] = 16, mp.strides[0] = 2 * RS_N;
+    mp.box[0] = 64, mp.box[1] = 16, mp.swizzle = CK_SWIZZLE_128B;
+    CHECK_OK(ck_tensor_map_encode_emu(&mp, &p.map_b));
+    launch(128, rs_kernel, &p);
+    CHECK(!g_bad_group);
+    int bad = 0, nan = 0;
+    for (unsigned lane = 0; lane < 128; ++lane) {
+        for (unsigned i = 0; i < RS_N / 2; ++i) {
+            unsigned w = lane / 32, l = lane % 32;
+            unsigned row = 16 * w + l / 4 + ((i % 4) >= 2 ? 8 : 0);
+            unsigned col = 8 * (i / 4) + 2 * (l % 4) + (i & 1);
+            long double s = 0, mag = 0;
+            for (int k = 0; k < 16; ++k) {
+                long double pr = -bf16v(ga[row][k]) * bf16v(gb[k][col]);
+                s += pr, mag += fabsl(pr);
+            }
+            if (fabsl(p.d[lane][i] - s) > mag * ldexpl(1, -22))
+                ++bad;
+        }
+        for (unsigned i = 0; i < 4; ++i)
+            nan += isnan(p.bad[lane][i]) != 0;
+    }
+    CHECK_MSG(bad == 0, "emulated RS wgmma with MN-major B: %d of %d wrong", bad, 128 * RS_N / 2);
+    CHECK_EQ_INT(nan, 512);
+    CHECK(memcmp(go, ga, sizeof ga) == 0); /* TMA store of the A tile */
+}
+
 /* ---------------------------------------------------------------- tensor map validation */
 
 static void test_tensor_map_params(void)
@@ -320,5 +434,6 @@ int main(void)
     RUN_TEST(test_tensor_map_params);
     RUN_TEST(test_warp_kernel);
     RUN_TEST(test_warpgroup_tma_wgmma);
+    RUN_TEST(test_warpgroup_rs_mn_major);
     return CK_TEST_REPORT();
 }
