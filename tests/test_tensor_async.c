@@ -283,6 +283,10 @@ static void test_wgmma_bad_input(void)
     p.desc_b = ck_emu_wgmma_desc_make(4000, 128, 256, 0); /* runs past the 4 KiB */
     CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
     p.desc_b = ck_emu_wgmma_desc_make(2048, 128, 256, 0);
+    p.fmt = CK_EMU_E4M3; /* only f16 and bf16 */
+    CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
+    p.fmt = CK_EMU_BF16;
+    CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), 0);
     p.n = 12; /* not a multiple of 8 */
     CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
     /* descriptor fields round-trip */

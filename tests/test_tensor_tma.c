@@ -188,6 +188,13 @@ static void test_tma_bad_input(void)
     CHECK_EQ_INT(ck_emu_ref_tma_copy(&d, coords, smem, sizeof smem, 4096 - 64, 0), 0);
     CHECK_EQ_INT(smem[4095], 0x77);
     CHECK_EQ_INT(ck_emu_ref_tma_copy(&d, coords, smem, sizeof smem, 4096 - 128, 0), 128);
+    /* a 256^5-element box (2^40 elements) is refused without overflowing the byte count */
+    ck_emu_tmap_desc huge = d;
+    huge.rank = 5;
+    for (int i = 0; i < 5; ++i)
+        huge.box[i] = 256, huge.elem_strides[i] = 1, huge.dims[i] = 1;
+    CHECK_EQ_INT(ck_emu_ref_tma_copy(&huge, coords, smem, sizeof smem, 0, 0), 0);
+    CHECK_EQ_INT(ck_emu_tmap_box_bytes(&huge), 0xFFFFFFFFu);
     d.swizzle = CK_EMU_SWIZZLE_128B; /* swizzled boxes need their whole 128-byte lines */
     CHECK_EQ_INT(ck_emu_ref_tma_copy(&d, coords, smem, sizeof smem, 4096 - 112, 0), 0);
 }

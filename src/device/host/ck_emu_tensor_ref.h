@@ -455,7 +455,8 @@ static inline int ck_emu_ref_wgmma_f32(const ck_emu_wgmma_args *p, float *d,
     unsigned n = p->n, half = p->n / 2;
     /* decoded operands are exact in float; heap keeps emulator fiber stacks small */
     float *A = (float *)malloc(sizeof(float) * (M + 256) * K), *B;
-    if (A == NULL || n == 0 || n > 256 || n % 8u) {
+    if (A == NULL || n == 0 || n > 256 || n % 8u ||
+        (p->fmt != CK_EMU_F16 && p->fmt != CK_EMU_BF16)) {
         free(A);
         return -1;
     }
@@ -591,10 +592,10 @@ static inline uint32_t ck_emu_tmap_box_count(const ck_emu_tmap_desc *d, unsigned
 /* Bytes one box occupies in shared memory (the complete_tx count of a load). */
 static inline uint32_t ck_emu_tmap_box_bytes(const ck_emu_tmap_desc *d)
 {
-    uint32_t n = d->elem_bytes;
+    uint64_t n = d->elem_bytes; /* at most 8 * 256^5 = 2^43: no overflow */
     for (unsigned i = 0; i < d->rank; ++i)
         n *= ck_emu_tmap_box_count(d, i);
-    return n;
+    return n > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)n;
 }
 
 /* cp.async.bulk.tensor tile mode, one box: `store` = 0 copies global → shared (out-of-bounds
@@ -608,17 +609,19 @@ static inline uint32_t ck_emu_ref_tma_copy(const ck_emu_tmap_desc *d, const int3
                                            uint8_t *smem, size_t smem_bytes, uint32_t smem_addr,
                                            int store)
 {
-    uint32_t n[5], total = 1, eb = d->elem_bytes;
+    uint32_t n[5], total, eb = d->elem_bytes;
+    uint64_t total64 = 1;
     for (unsigned i = 0; i < 5; ++i) {
         n[i] = ck_emu_tmap_box_count(d, i);
-        total *= n[i];
+        total64 *= n[i]; /* at most 256^5: no overflow in 64 bits */
     }
     /* the swizzle only permutes address bits 4..6: addresses stay in their 128-byte block */
-    uint64_t span_end = (uint64_t)smem_addr + (uint64_t)total * eb;
+    uint64_t span_end = (uint64_t)smem_addr + total64 * eb;
     if (d->swizzle)
         span_end = (span_end + 127u) & ~(uint64_t)127u;
     if (span_end > smem_bytes)
         return 0;
+    total = (uint32_t)total64;
     uint8_t *g = (uint8_t *)(uintptr_t)d->global_address;
     uint32_t lin = 0;
     for (uint32_t j4 = 0; j4 < n[4]; ++j4)
