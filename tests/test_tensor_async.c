@@ -83,15 +83,17 @@ static unsigned long canon_eval(const canon *c, unsigned mn, unsigned k)
     return off;
 }
 
-/* Canonical layout (16-bit elements, T = 8) of an operand with `rows` M/N rows and 16 k, in
- * mode `mode` (CK_EMU_SWIZZLE_*), MN- or K-major, with LBO/SBO in bytes. From the PTX table:
+/* Canonical layout (elements of es bytes, T = 16/es) of an operand with `rows` M/N rows and
+ * 32 bytes of k, in mode `mode` (CK_EMU_SWIZZLE_*), MN- or K-major (16-bit only), with LBO/SBO in
+ * bytes. From the PTX table:
  *  K-major none  ((8,m),(T,2k)):((1T,SBO),(1,LBO));   K swizzled ((8,m),(T,2k)):((sT,SBO),(1,T))
  *  MN none      ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)); MN swz ((T,s,m),(8,k)):((1,T,LBO),(sT,SBO))
  * with s = span/16. */
-static canon make_canon(unsigned rows, int mn_major, unsigned mode, unsigned lbo, unsigned sbo)
+static canon make_canon(unsigned es, unsigned rows, int mn_major, unsigned mode, unsigned lbo,
+                        unsigned sbo)
 {
     canon c;
-    unsigned T = 8, s = 1u << mode, L = lbo / 2, Sb = sbo / 2;
+    unsigned T = 16 / es, s = 1u << mode, L = lbo / es, Sb = sbo / es;
     if (!mn_major) {
         c.s[0] = 8, c.s[1] = rows / 8, c.s[2] = 1;
         c.a[0] = mode ? s * T : T, c.a[1] = Sb, c.a[2] = 0;
@@ -144,83 +146,127 @@ static unsigned pick_offsets(unsigned rows, int mn_major, unsigned mode, unsigne
     return 2 * 8 * S * chunks;
 }
 
-static long double dec16(ck_emu_elem f, uint16_t v)
+/* value of an element, decoded with ldexp from its fields */
+static long double dec(ck_emu_elem f, uint32_t v)
 {
-    int s = v >> 15, e, m;
-    if (f == CK_EMU_BF16) {
-        e = (v >> 7) & 255, m = v & 127;
-        return (s ? -1 : 1) * (e ? ldexpl(128 + m, e - 134) : ldexpl(m, -133));
+    int sg, e, m;
+    switch (f) {
+    case CK_EMU_BF16:
+        sg = (v >> 15) & 1, e = (v >> 7) & 255, m = v & 127;
+        return (sg ? -1 : 1) * (e ? ldexpl(128 + m, e - 134) : ldexpl(m, -133));
+    case CK_EMU_F16:
+        sg = (v >> 15) & 1, e = (v >> 10) & 31, m = v & 1023;
+        return (sg ? -1 : 1) * (e ? ldexpl(1024 + m, e - 25) : ldexpl(m, -24));
+    case CK_EMU_TF32: /* low 13 bits ignored */
+        sg = (v >> 31) & 1, e = (v >> 23) & 255, m = (v >> 13) & 1023;
+        return (sg ? -1 : 1) * (e ? ldexpl(1024 + m, e - 137) : ldexpl(m, -136));
+    case CK_EMU_E4M3:
+        sg = (v >> 7) & 1, e = (v >> 3) & 15, m = v & 7;
+        return (sg ? -1 : 1) * (e ? ldexpl(8 + m, e - 10) : ldexpl(m, -9));
+    case CK_EMU_E5M2:
+        sg = (v >> 7) & 1, e = (v >> 2) & 31, m = v & 3;
+        return (sg ? -1 : 1) * (e ? ldexpl(4 + m, e - 17) : ldexpl(m, -16));
+    default:
+        return 0;
     }
-    e = (v >> 10) & 31, m = v & 1023;
-    return (s ? -1 : 1) * (e ? ldexpl(1024 + m, e - 25) : ldexpl(m, -24));
 }
 
-static uint16_t gen16(ck_emu_elem f)
+static uint32_t gen(ck_emu_elem f)
 {
-    uint16_t r = (uint16_t)ckt_rand64(&rng);
-    if (f == CK_EMU_BF16)
-        return (uint16_t)((r & 0x807Fu) | ((122u + rnd(10)) << 7));
-    return (uint16_t)((r & 0x83FFu) | ((11u + rnd(8)) << 10));
+    uint32_t r = (uint32_t)ckt_rand64(&rng);
+    switch (f) {
+    case CK_EMU_BF16:
+        return (r & 0x807Fu) | ((122u + rnd(10)) << 7);
+    case CK_EMU_F16:
+        return (r & 0x83FFu) | ((11u + rnd(8)) << 10);
+    case CK_EMU_TF32:
+        return (r & 0x807FFFFFu) | ((122u + rnd(10)) << 23);
+    case CK_EMU_E4M3:
+        return (r & 0xFFu) == 0x7Fu || (r & 0xFFu) == 0xFFu ? (r & 0xFEu) : (r & 0xFFu);
+    default:
+        return (r & 0x83u) | (rnd(30) << 2); /* e5m2 without inf/nan */
+    }
 }
 
-static void check_wgmma(unsigned n, ck_emu_elem fmt, int a_regs, unsigned mode_a, unsigned mode_b,
-                        int tnsp_a, int tnsp_b, int scale_d, int neg_a, int neg_b, unsigned kslice)
+static unsigned esize_of(ck_emu_elem f)
+{
+    return f == CK_EMU_TF32 ? 4 : (f == CK_EMU_E4M3 || f == CK_EMU_E5M2) ? 1 : 2;
+}
+
+/* A register element i of lane l (warp-local rows) per the PTX per-element formulas:
+ * 16-bit a0..a7 (m16n8k16), tf32 a0..a3 (m16n8k8), 8-bit a0..a15 (m16n8k32) */
+static void a_elem(unsigned es, unsigned l, unsigned i, unsigned *row, unsigned *col)
+{
+    unsigned g = l / 4, t = l % 4;
+    if (es == 2) {
+        *row = (i < 2 || (i >= 4 && i < 6)) ? g : g + 8;
+        *col = i < 4 ? t * 2 + (i & 1) : t * 2 + (i & 1) + 8;
+    } else if (es == 4) {
+        *row = (i == 0 || i == 2) ? g : g + 8;
+        *col = i < 2 ? t : t + 4;
+    } else {
+        *row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+        *col = i < 8 ? t * 4 + (i & 3) : t * 4 + (i & 3) + 16;
+    }
+}
+
+static void check_wgmma(unsigned n, ck_emu_elem fa, ck_emu_elem fb, int a_regs, unsigned mode_a,
+                        unsigned mode_b, int tnsp_a, int tnsp_b, int scale_d, int neg_a, int neg_b,
+                        unsigned kslice)
 {
     enum { SMEM = 64 * 1024 };
     static uint8_t smem[SMEM];
-    static uint16_t A[64][16], B[256][16];
+    static uint32_t A[64][32], B[256][32];
     static float d[128 * 128], d0[128 * 128];
     static uint32_t ar[128][4];
-    unsigned lbo_a, sbo_a, lbo_b, sbo_b;
+    unsigned es = esize_of(fa), K = 32 / es, lbo_a, sbo_a, lbo_b, sbo_b;
     for (unsigned i = 0; i < SMEM; ++i)
         smem[i] = (uint8_t)ckt_rand64(&rng); /* junk around */
     for (unsigned m = 0; m < 64; ++m)
-        for (unsigned k = 0; k < 16; ++k)
-            A[m][k] = gen16(fmt);
+        for (unsigned k = 0; k < K; ++k)
+            A[m][k] = gen(fa);
     for (unsigned c = 0; c < n; ++c)
-        for (unsigned k = 0; k < 16; ++k)
-            B[c][k] = gen16(fmt);
+        for (unsigned k = 0; k < K; ++k)
+            B[c][k] = gen(fb);
     /* A at 0 (1024-aligned), B at 32 KiB; with kslice, the descriptor start moves by 32 bytes
      * inside a K-major swizzled row, as kernels do to step through a wider K tile */
     uint32_t base_a = 0, base_b = 32768;
-    unsigned used_a = pick_offsets(64, tnsp_a, mode_a, &lbo_a, &sbo_a);
+    pick_offsets(64, tnsp_a, mode_a, &lbo_a, &sbo_a);
     pick_offsets(n, tnsp_b, mode_b, &lbo_b, &sbo_b);
     /* slice j of a wider K-major swizzled tile starts 32*j bytes into each S-byte row */
     uint32_t sh_a = (!tnsp_a && mode_a > 1) ? 32u * (kslice % (1u << (mode_a - 1))) : 0;
     uint32_t sh_b = (!tnsp_b && mode_b > 1) ? 32u * (kslice % (1u << (mode_b - 1))) : 0;
-    canon ca = make_canon(64, tnsp_a, mode_a, lbo_a, sbo_a);
-    canon cb = make_canon(n, tnsp_b, mode_b, lbo_b, sbo_b);
-    (void)used_a;
+    canon ca = make_canon(es, 64, tnsp_a, mode_a, lbo_a, sbo_a);
+    canon cb = make_canon(es, n, tnsp_b, mode_b, lbo_b, sbo_b);
     if (!a_regs)
         for (unsigned m = 0; m < 64; ++m)
-            for (unsigned k = 0; k < 16; ++k) {
+            for (unsigned k = 0; k < K; ++k) {
                 uint32_t addr =
-                    model_swizzle(base_a + sh_a + 2u * (uint32_t)canon_eval(&ca, m, k), mode_a);
-                memcpy(smem + addr, &A[m][k], 2);
+                    model_swizzle(base_a + sh_a + es * (uint32_t)canon_eval(&ca, m, k), mode_a);
+                memcpy(smem + addr, &A[m][k], es); /* little endian: low bytes */
             }
     for (unsigned c = 0; c < n; ++c)
-        for (unsigned k = 0; k < 16; ++k) {
+        for (unsigned k = 0; k < K; ++k) {
             uint32_t addr =
-                model_swizzle(base_b + sh_b + 2u * (uint32_t)canon_eval(&cb, c, k), mode_b);
-            memcpy(smem + addr, &B[c][k], 2);
+                model_swizzle(base_b + sh_b + es * (uint32_t)canon_eval(&cb, c, k), mode_b);
+            memcpy(smem + addr, &B[c][k], es);
         }
-    /* A registers: warp w holds rows 16w..16w+15 as in mma.m16n8k16 (a0..a7 per lane) */
+    /* A registers: warp w holds rows 16w..16w+15 as the mma.sync A fragment of the type */
+    memset(ar, 0, sizeof ar);
     for (unsigned lane = 0; lane < 128; ++lane) {
-        unsigned w = lane / 32, l = lane % 32, g = l / 4, t = l % 4;
-        for (unsigned i = 0; i < 8; ++i) {
-            unsigned row = 16 * w + ((i < 2 || (i >= 4 && i < 6)) ? g : g + 8);
-            unsigned col = i < 4 ? t * 2 + (i & 1) : t * 2 + (i & 1) + 8;
-            if (i % 2 == 0)
-                ar[lane][i / 2] = A[row][col];
-            else
-                ar[lane][i / 2] |= (uint32_t)A[row][col] << 16;
+        unsigned w = lane / 32, per = 4 / es == 0 ? 1 : 4 / es, bits = 8 * es;
+        for (unsigned i = 0; i < 4 * per; ++i) {
+            unsigned row, col;
+            a_elem(es, lane % 32, i, &row, &col);
+            uint32_t v = A[16 * w + row][col] & (bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1u);
+            ar[lane][i / per] |= v << ((i % per) * bits);
         }
     }
     for (unsigned i = 0; i < 128 * n / 2; ++i)
         d0[i] = d[i] = (float)((int)rnd(201) - 100) / 8.0f;
     ck_emu_wgmma_args p;
     memset(&p, 0, sizeof p);
-    p.n = n, p.fmt = fmt, p.a_in_regs = a_regs;
+    p.n = n, p.fa = fa, p.fb = fb, p.a_in_regs = a_regs;
     p.desc_a = ck_emu_wgmma_desc_make(base_a + sh_a, lbo_a, sbo_a, mode_a);
     p.desc_b = ck_emu_wgmma_desc_make(base_b + sh_b, lbo_b, sbo_b, mode_b);
     p.scale_d = scale_d, p.neg_a = neg_a, p.neg_b = neg_b, p.tnsp_a = tnsp_a, p.tnsp_b = tnsp_b;
@@ -232,21 +278,21 @@ static void check_wgmma(unsigned n, ck_emu_elem fmt, int a_regs, unsigned mode_a
         for (unsigned i = 0; i < n / 2; ++i) {
             /* d_i: row 16w + g (+8 for i%4 in {2,3}), col 8*(i/4) + 2t + (i&1) */
             unsigned row = 16 * w + g + ((i % 4) >= 2 ? 8 : 0), col = (i / 4) * 8 + t * 2 + (i & 1);
-            long double s = scale_d ? (long double)d0[lane * (n / 2) + i] : 0, mag = fabsl(s);
-            for (unsigned k = 0; k < 16; ++k) {
-                long double pr = dec16(fmt, A[row][k]) * dec16(fmt, B[col][k]);
+            long double sum = scale_d ? (long double)d0[lane * (n / 2) + i] : 0, mag = fabsl(sum);
+            for (unsigned k = 0; k < K; ++k) {
+                long double pr = dec(fa, A[row][k]) * dec(fb, B[col][k]);
                 if (neg_a != neg_b)
                     pr = -pr;
-                s += pr;
+                sum += pr;
                 mag += fabsl(pr);
             }
-            if (fabsl(d[lane * (n / 2) + i] - s) > mag * ldexpl(1, -22))
+            if (fabsl(d[lane * (n / 2) + i] - sum) > mag * ldexpl(1, -22))
                 ++bad;
         }
     }
     CHECK_MSG(bad == 0,
-              "wgmma n%u fmt%d regsA%d swz %u/%u tnsp %d/%d scale%d neg %d/%d k%u: %d wrong", n,
-              fmt, a_regs, mode_a, mode_b, tnsp_a, tnsp_b, scale_d, neg_a, neg_b, kslice, bad);
+              "wgmma n%u fa%d fb%d regsA%d swz %u/%u tnsp %d/%d scale%d neg %d/%d k%u: %d wrong", n,
+              fa, fb, a_regs, mode_a, mode_b, tnsp_a, tnsp_b, scale_d, neg_a, neg_b, kslice, bad);
 }
 
 static void test_wgmma_layouts(void)
@@ -256,8 +302,9 @@ static void test_wgmma_layouts(void)
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb)
                 for (unsigned ni = 0; ni < 4; ++ni)
-                    check_wgmma(ns[ni], ni & 1 ? CK_EMU_BF16 : CK_EMU_F16, 0, mode, mode, ta, tb, 1,
-                                0, 0, 0);
+                    check_wgmma(ns[ni], ni & 1 ? CK_EMU_BF16 : CK_EMU_F16,
+                                ni & 1 ? CK_EMU_BF16 : CK_EMU_F16, 0, mode, mode, ta, tb, 1, 0, 0,
+                                0);
     /* mixed modes, register A, scale-d 0, negation, k-slices inside a swizzled row */
     for (int rep = 0; rep < 32; ++rep) {
         unsigned mb = rnd(4), n = 8u * (1 + rnd(32));
@@ -267,8 +314,18 @@ static void test_wgmma_layouts(void)
         n = (n + atom - 1) / atom * atom;
         if (n > 256)
             n = 256;
-        check_wgmma(n, rnd(2) ? CK_EMU_BF16 : CK_EMU_F16, (int)rnd(2), rnd(4), mb, (int)rnd(2), tb,
-                    (int)rnd(2), (int)rnd(2), (int)rnd(2), rnd(4));
+        ck_emu_elem f = rnd(2) ? CK_EMU_BF16 : CK_EMU_F16;
+        check_wgmma(n, f, f, (int)rnd(2), rnd(4), mb, (int)rnd(2), tb, (int)rnd(2), (int)rnd(2),
+                    (int)rnd(2), rnd(4));
+    }
+    /* tf32 (k8) and fp8 (k32, formats may differ): K-major only, every swizzle mode */
+    static const ck_emu_elem f8[2] = {CK_EMU_E4M3, CK_EMU_E5M2};
+    for (int rep = 0; rep < 24; ++rep) {
+        unsigned n = 8u * (1 + rnd(32));
+        int tf = rep % 3 == 0;
+        ck_emu_elem fa = tf ? CK_EMU_TF32 : f8[rnd(2)], fb = tf ? CK_EMU_TF32 : f8[rnd(2)];
+        check_wgmma(n, fa, fb, (int)rnd(2), rnd(4), rnd(4), 0, 0, (int)rnd(2), (int)rnd(2),
+                    (int)rnd(2), rnd(4));
     }
 }
 
@@ -278,14 +335,20 @@ static void test_wgmma_bad_input(void)
     static float d[128 * 4];
     ck_emu_wgmma_args p;
     memset(&p, 0, sizeof p);
-    p.n = 8, p.fmt = CK_EMU_BF16;
+    p.n = 8, p.fa = p.fb = CK_EMU_BF16;
     p.desc_a = ck_emu_wgmma_desc_make(0, 128, 256, 0);
     p.desc_b = ck_emu_wgmma_desc_make(4000, 128, 256, 0); /* runs past the 4 KiB */
     CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
     p.desc_b = ck_emu_wgmma_desc_make(2048, 128, 256, 0);
-    p.fmt = CK_EMU_E4M3; /* only f16 and bf16 */
+    p.fa = CK_EMU_E4M3; /* fp8 with a 16-bit B */
     CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
-    p.fmt = CK_EMU_BF16;
+    p.fa = p.fb = CK_EMU_S8; /* integer: not an f32 wgmma */
+    CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
+    p.fa = p.fb = CK_EMU_TF32, p.tnsp_b = 1; /* transposed layouts are 16-bit only */
+    CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);
+    p.fa = p.fb = CK_EMU_F16, p.tnsp_b = 0;
+    CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), 0);
+    p.fa = p.fb = CK_EMU_BF16;
     CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), 0);
     p.n = 12; /* not a multiple of 8 */
     CHECK_EQ_INT(ck_emu_ref_wgmma_f32(&p, d, NULL, smem, sizeof smem), -1);

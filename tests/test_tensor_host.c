@@ -286,6 +286,7 @@ typedef struct rs_params {
     ck_tensor_map map_a, map_b, map_o;
     float d[128][RS_N / 2];
     float bad[128][4];
+    int acc_ok[128];
 } rs_params;
 
 static void rs_kernel(void *pp)
@@ -328,11 +329,23 @@ static void rs_kernel(void *pp)
     unsigned long long far = (200u * 1024u) >> 4; /* start address 200 KiB: outside */
     CK_WGMMA_SS(8, f16, bad, far, far, 1, 1, 1, 0, 0);
     memcpy(p->bad[t], bad, sizeof bad);
+    /* tf32 and fp8 forms through the same plumbing: A from registers of zeros, B in range
+     * (zero-initialised shared memory past the tiles), D must become exactly the accumulator */
+    unsigned zero[4] = {0, 0, 0, 0};
+    unsigned long long dz = ck_wgmma_desc(g_smem + 32768, 128, 256, CK_SWIZZLE_NONE);
+    float acc[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CK_WGMMA_RS_TF32(8, acc, zero, dz, 1, 1, 1);
+    CK_WGMMA_RS_F8(16, e4m3, e5m2, acc, zero, dz, 1, 1, -1);
+    CK_WGMMA_SS_F8(16, e5m2, e5m2, acc, dz, dz, 1, 1, 1);
+    CK_WGMMA_SS_TF32(16, acc, dz, dz, 1, -1, 1);
+    for (int i = 0; i < 8; ++i)
+        p->acc_ok[t] += acc[i] == (float)(i + 1);
 }
 
 static void test_warpgroup_rs_mn_major(void)
 {
     static rs_params p;
+    memset(g_smem, 0, sizeof g_smem);
     static _Alignas(16) uint16_t ga[64][16], gb[16][RS_N], go[64][16];
     for (int i = 0; i < 64; ++i)
         for (int j = 0; j < 16; ++j)
@@ -375,6 +388,10 @@ static void test_warpgroup_rs_mn_major(void)
     }
     CHECK_MSG(bad == 0, "emulated RS wgmma with MN-major B: %d of %d wrong", bad, 128 * RS_N / 2);
     CHECK_EQ_INT(nan, 512);
+    int acc_ok = 0;
+    for (unsigned lane = 0; lane < 128; ++lane)
+        acc_ok += p.acc_ok[lane];
+    CHECK_EQ_INT(acc_ok, 128 * 8);
     CHECK(memcmp(go, ga, sizeof ga) == 0); /* TMA store of the A tile */
 }
 

@@ -12,7 +12,8 @@
  *                  ck_mma_m16n8k8_f32_tf32, ck_mma_m16n8k32_s32_{s8,u8,s8_u8,u8_s8}[_satfinite],
  *                  ck_mma_m16n8k32_f32_{e4m3,e5m2,e4m3_e5m2,e5m2_e4m3}
  *   wgmma          ck_wgmma_desc, ck_wgmma_fence, ck_wgmma_commit_group, ck_wgmma_wait_group,
- *                  ck_wgmma_fence_operand, CK_WGMMA_SS(...), CK_WGMMA_RS(...)
+ *                  ck_wgmma_fence_operand, CK_WGMMA_SS(...), CK_WGMMA_RS(...),
+ *                  CK_WGMMA_{SS,RS}_TF32(...), CK_WGMMA_{SS,RS}_F8(...)
  *   mbarrier       ck_mbar_init, ck_mbar_inval, ck_mbar_fence_init, ck_mbar_arrive,
  *                  ck_mbar_arrive_expect_tx, ck_mbar_expect_tx, ck_mbar_complete_tx,
  *                  ck_mbar_try_wait_parity, ck_mbar_wait_parity

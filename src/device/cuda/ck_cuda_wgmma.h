@@ -78,7 +78,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_SS_8(TYPE, d, da, db, sd, SA, SB, TA, TB)                                         \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %6, 0; "                                          \
-                 "wgmma.mma_async.sync.aligned.m64n8k16.f32." #TYPE "." #TYPE " "                  \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n8k16.f32." #TYPE "." #TYPE " "                                               \
                  "{%0, %1, %2, %3}"                                                                \
                  ", %4, %5, p, %7, %8, %9, %10; }"                                                 \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3])                          \
@@ -87,7 +88,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_RS_8(TYPE, d, a, db, sd, SA, SB, TB)                                              \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %9, 0; "                                          \
-                 "wgmma.mma_async.sync.aligned.m64n8k16.f32." #TYPE "." #TYPE " "                  \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n8k16.f32." #TYPE "." #TYPE " "                                               \
                  "{%0, %1, %2, %3}"                                                                \
                  ", {%4, %5, %6, %7}, %8, p, %10, %11, %12; }"                                     \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3])                          \
@@ -97,7 +99,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_SS_16(TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %10, 0; "                                         \
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32." #TYPE "." #TYPE " "                 \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n16k16.f32." #TYPE "." #TYPE " "                                              \
                  "{%0, %1, %2, %3, %4, %5, %6, %7}"                                                \
                  ", %8, %9, p, %11, %12, %13, %14; }"                                              \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]),           \
@@ -107,7 +110,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_RS_16(TYPE, d, a, db, sd, SA, SB, TB)                                             \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %13, 0; "                                         \
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32." #TYPE "." #TYPE " "                 \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n16k16.f32." #TYPE "." #TYPE " "                                              \
                  "{%0, %1, %2, %3, %4, %5, %6, %7}"                                                \
                  ", {%8, %9, %10, %11}, %12, p, %14, %15, %16; }"                                  \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]),           \
@@ -118,7 +122,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_SS_24(TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %14, 0; "                                         \
-                 "wgmma.mma_async.sync.aligned.m64n24k16.f32." #TYPE "." #TYPE " "                 \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n24k16.f32." #TYPE "." #TYPE " "                                              \
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}"                              \
                  ", %12, %13, p, %15, %16, %17, %18; }"                                            \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]),           \
@@ -129,7 +134,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_RS_24(TYPE, d, a, db, sd, SA, SB, TB)                                             \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %17, 0; "                                         \
-                 "wgmma.mma_async.sync.aligned.m64n24k16.f32." #TYPE "." #TYPE " "                 \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n24k16.f32." #TYPE "." #TYPE " "                                              \
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}"                              \
                  ", {%12, %13, %14, %15}, %16, p, %18, %19, %20; }"                                \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]),           \
@@ -141,7 +147,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_SS_32(TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %18, 0; "                                         \
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32." #TYPE "." #TYPE " "                 \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n32k16.f32." #TYPE "." #TYPE " "                                              \
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"          \
                  ", %16, %17, p, %19, %20, %21, %22; }"                                            \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]),           \
@@ -153,7 +160,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 
 #define CK_WGMMA_RS_32(TYPE, d, a, db, sd, SA, SB, TB)                                             \
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %21, 0; "                                         \
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32." #TYPE "." #TYPE " "                 \
+                 "wgmma.mma_async.sync.aligned."                                                   \
+                 "m64n32k16.f32." #TYPE "." #TYPE " "                                              \
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"          \
                  ", {%16, %17, %18, %19}, %20, p, %22, %23, %24; }"                                \
                  : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]),           \
@@ -167,7 +175,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_SS_48(TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %26, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n48k16.f32." #TYPE "." #TYPE " "                          \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n48k16.f32." #TYPE "." #TYPE " "                                                       \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23}"                                                               \
         ", %24, %25, p, %27, %28, %29, %30; }"                                                     \
@@ -182,7 +191,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_RS_48(TYPE, d, a, db, sd, SA, SB, TB)                                             \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %29, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n48k16.f32." #TYPE "." #TYPE " "                          \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n48k16.f32." #TYPE "." #TYPE " "                                                       \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23}"                                                               \
         ", {%24, %25, %26, %27}, %28, p, %30, %31, %32; }"                                         \
@@ -198,7 +208,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_SS_64(TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %34, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " "                          \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n64k16.f32." #TYPE "." #TYPE " "                                                       \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"                       \
         ", %32, %33, p, %35, %36, %37, %38; }"                                                     \
@@ -214,7 +225,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_RS_64(TYPE, d, a, db, sd, SA, SB, TB)                                             \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %37, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " "                          \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n64k16.f32." #TYPE "." #TYPE " "                                                       \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"                       \
         ", {%32, %33, %34, %35}, %36, p, %38, %39, %40; }"                                         \
@@ -231,7 +243,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_SS_96(TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %50, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n96k16.f32." #TYPE "." #TYPE " "                          \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n96k16.f32." #TYPE "." #TYPE " "                                                       \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}"                           \
@@ -251,7 +264,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_RS_96(TYPE, d, a, db, sd, SA, SB, TB)                                             \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %53, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n96k16.f32." #TYPE "." #TYPE " "                          \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n96k16.f32." #TYPE "." #TYPE " "                                                       \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}"                           \
@@ -272,7 +286,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_SS_128(TYPE, d, da, db, sd, SA, SB, TA, TB)                                       \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %66, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32." #TYPE "." #TYPE " "                         \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n128k16.f32." #TYPE "." #TYPE " "                                                      \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %"     \
@@ -297,7 +312,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_RS_128(TYPE, d, a, db, sd, SA, SB, TB)                                            \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %69, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32." #TYPE "." #TYPE " "                         \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n128k16.f32." #TYPE "." #TYPE " "                                                      \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %"     \
@@ -323,7 +339,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_SS_192(TYPE, d, da, db, sd, SA, SB, TA, TB)                                       \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %98, 0; "                                                  \
-        "wgmma.mma_async.sync.aligned.m64n192k16.f32." #TYPE "." #TYPE " "                         \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n192k16.f32." #TYPE "." #TYPE " "                                                      \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %"     \
@@ -356,7 +373,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_RS_192(TYPE, d, a, db, sd, SA, SB, TB)                                            \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %101, 0; "                                                 \
-        "wgmma.mma_async.sync.aligned.m64n192k16.f32." #TYPE "." #TYPE " "                         \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n192k16.f32." #TYPE "." #TYPE " "                                                      \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %"     \
@@ -390,7 +408,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_SS_256(TYPE, d, da, db, sd, SA, SB, TA, TB)                                       \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %130, 0; "                                                 \
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                         \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n256k16.f32." #TYPE "." #TYPE " "                                                      \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %"     \
@@ -432,7 +451,8 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
 #define CK_WGMMA_RS_256(TYPE, d, a, db, sd, SA, SB, TB)                                            \
     asm volatile(                                                                                  \
         "{ .reg .pred p; setp.ne.b32 p, %133, 0; "                                                 \
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " "                         \
+        "wgmma.mma_async.sync.aligned."                                                            \
+        "m64n256k16.f32." #TYPE "." #TYPE " "                                                      \
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18"     \
         ", %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %3"     \
         "5, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %"     \
@@ -471,5 +491,7 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
         : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]), "l"(db), "r"(sd), "n"(SA), "n"(SB),  \
           "n"(TB)                                                                                  \
         : "memory")
+
+#include "ck_cuda_wgmma_tf32_f8.h"
 
 #endif

@@ -430,64 +430,110 @@ static inline uint32_t ck_emu_ref_wgmma_addr(uint64_t desc, int mn_major, unsign
     return ck_emu_ref_swizzle(start + off, mode);
 }
 
-/* Arguments of one wgmma.mma_async.m64nNk16.f32.{f16,bf16} (dense). */
+/* Arguments of one dense wgmma.mma_async.m64nNk{8,16,32}.f32 with A and B types fa, fb:
+ * f16/f16 or bf16/bf16 (k16), tf32/tf32 (k8), e4m3|e5m2 / e4m3|e5m2 (k32). K is always 32 bytes
+ * of each row. The MN-major (transposed) layouts exist for the 16-bit types only. */
 typedef struct ck_emu_wgmma_args {
     unsigned n;         /* N: multiple of 8, 8..256 */
-    ck_emu_elem fmt;    /* CK_EMU_F16 or CK_EMU_BF16 (A and B) */
+    ck_emu_elem fa, fb; /* element formats of A and B */
     int a_in_regs;      /* 1: A from a_regs (4 regs per lane), 0: A from desc_a */
-    uint64_t desc_a;    /* shared-memory descriptor of A (64 x 16) when !a_in_regs */
-    uint64_t desc_b;    /* shared-memory descriptor of B (16 x N, stored N rows by K) */
+    uint64_t desc_a;    /* shared-memory descriptor of A (64 x K) when !a_in_regs */
+    uint64_t desc_b;    /* shared-memory descriptor of B (K x N, stored N rows by K) */
     int scale_d;        /* 0: D = A*B, 1: D = A*B + D */
     int neg_a, neg_b;   /* imm-scale-a/b = -1 */
-    int tnsp_a, tnsp_b; /* 1: MN-major layout in shared memory */
+    int tnsp_a, tnsp_b; /* 1: MN-major layout in shared memory (16-bit types only) */
 } ck_emu_wgmma_args;
 
-/* wgmma.mma_async.m64nNk16.f32.{f16,bf16}: d is 128 lanes x n/2 floats, lane-major; a_regs is
- * 128 x 4 (or NULL). Lane L of warp w = L/32 (l = L%32, g = l/4, t = l%4) holds D element
- * (16w + g + 8*((i%4)/2), 8*(i/4) + 2t + (i%2)) in d[L][i], and A registers r as in mma.m16n8k16
- * for rows 16w..16w+15. smem/smem_bytes is the block's shared memory (addresses are offsets in
- * it). Returns 0, or -1 when an operand address falls outside shared memory (d unchanged). */
+/* Element size in bytes of a wgmma input format (0 when wgmma has no such dense f32 form). */
+static inline unsigned ck_emu_wgmma_esize(ck_emu_elem f)
+{
+    switch (f) {
+    case CK_EMU_F16:
+    case CK_EMU_BF16:
+        return 2;
+    case CK_EMU_TF32:
+        return 4;
+    case CK_EMU_E4M3:
+    case CK_EMU_E5M2:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Read one operand element from shared memory; -1 when outside. */
+static inline int ck_emu_wgmma_read_(const uint8_t *smem, size_t smem_bytes, uint32_t addr,
+                                     unsigned esize, uint32_t *bits)
+{
+    if ((size_t)addr + esize > smem_bytes)
+        return -1;
+    *bits = 0;
+    for (unsigned b = 0; b < esize; ++b)
+        *bits |= (uint32_t)smem[addr + b] << (8u * b);
+    return 0;
+}
+
+/* wgmma.mma_async.m64nNk{K}.f32: d is 128 lanes x n/2 floats, lane-major; a_regs is 128 x 4 (or
+ * NULL). Lane L of warp w = L/32 (l = L%32, g = l/4, t = l%4) holds D element
+ * (16w + g + 8*((i%4)/2), 8*(i/4) + 2t + (i%2)) in d[L][i]; A registers are the mma.sync A
+ * fragment of the same element type (m16n8k16 16-bit, m16n8k8 tf32, m16n8k32 8-bit) for rows
+ * 16w..16w+15. smem/smem_bytes is the block's shared memory (addresses are offsets in it).
+ * Returns 0, or -1 (d unchanged) for an unsupported combination or an operand address outside
+ * shared memory. */
 static inline int ck_emu_ref_wgmma_f32(const ck_emu_wgmma_args *p, float *d,
                                        const uint32_t (*a_regs)[4], const uint8_t *smem,
                                        size_t smem_bytes)
 {
-    enum { M = 64, K = 16 };
-    unsigned n = p->n, half = p->n / 2;
+    enum { M = 64 };
+    unsigned n = p->n, half = p->n / 2, es = ck_emu_wgmma_esize(p->fa);
+    int wide = es == 2, ok = es != 0 && ck_emu_wgmma_esize(p->fb) == es;
+    if (ok && es != 1)
+        ok = p->fa == p->fb; /* only fp8 mixes two formats */
+    if (ok && !wide)
+        ok = !p->tnsp_a && !p->tnsp_b;
+    if (!ok || n == 0 || n > 256 || n % 8u)
+        return -1;
+    unsigned K = 32u / es;
+    ck_emu_mma_shape shape = es == 2 ? CK_EMU_M16N8K16 : es == 4 ? CK_EMU_M16N8K8 : CK_EMU_M16N8K32;
     /* decoded operands are exact in float; heap keeps emulator fiber stacks small */
     float *A = (float *)malloc(sizeof(float) * (M + 256) * K), *B;
-    if (A == NULL || n == 0 || n > 256 || n % 8u ||
-        (p->fmt != CK_EMU_F16 && p->fmt != CK_EMU_BF16)) {
-        free(A);
+    if (A == NULL)
         return -1;
-    }
     B = A + M * K;
-    for (unsigned m = 0; m < M; ++m)
-        for (unsigned k = 0; k < K; ++k) {
-            uint16_t bits;
-            if (p->a_in_regs) {
-                unsigned w = m / 16u, rr = m % 16u, g = rr % 8u, hi8 = rr / 8u;
-                unsigned t = (k % 8u) / 2u, h = k % 2u, r = hi8 + 2u * (k / 8u);
-                bits = (uint16_t)(a_regs[32u * w + 4u * g + t][r] >> (16u * h));
-            } else {
-                uint32_t addr = ck_emu_ref_wgmma_addr(p->desc_a, p->tnsp_a, 2, m, k);
-                if ((size_t)addr + 2 > smem_bytes) {
+    if (p->a_in_regs) {
+        unsigned k16, na, nb, per;
+        ck_emu_mma_counts(shape, p->fa, &k16, &na, &nb, &per);
+        uint32_t mask = per == 1 ? 0xFFFFFFFFu : ((1u << (32u / per)) - 1u);
+        for (unsigned lane = 0; lane < 128; ++lane)
+            for (unsigned r = 0; r < na; ++r)
+                for (unsigned e = 0; e < per; ++e) {
+                    unsigned row, col;
+                    ck_emu_mma_a_coord(shape, p->fa, lane % 32u, r, e, &row, &col);
+                    uint32_t bits = (a_regs[lane][r] >> (e * (32u / per))) & mask;
+                    A[(16u * (lane / 32u) + row) * K + col] =
+                        (float)(ck_emu_decode(p->fa, bits) * (p->neg_a ? -1.0 : 1.0));
+                }
+    } else {
+        for (unsigned m = 0; m < M; ++m)
+            for (unsigned k = 0; k < K; ++k) {
+                uint32_t bits;
+                uint32_t addr = ck_emu_ref_wgmma_addr(p->desc_a, p->tnsp_a, es, m, k);
+                if (ck_emu_wgmma_read_(smem, smem_bytes, addr, es, &bits)) {
                     free(A);
                     return -1;
                 }
-                memcpy(&bits, smem + addr, 2);
+                A[m * K + k] = (float)(ck_emu_decode(p->fa, bits) * (p->neg_a ? -1.0 : 1.0));
             }
-            A[m * K + k] = (float)(ck_emu_decode(p->fmt, bits) * (p->neg_a ? -1.0 : 1.0));
-        }
+    }
     for (unsigned nn = 0; nn < n; ++nn)
         for (unsigned k = 0; k < K; ++k) {
-            uint16_t bits;
-            uint32_t addr = ck_emu_ref_wgmma_addr(p->desc_b, p->tnsp_b, 2, nn, k);
-            if ((size_t)addr + 2 > smem_bytes) {
+            uint32_t bits;
+            uint32_t addr = ck_emu_ref_wgmma_addr(p->desc_b, p->tnsp_b, es, nn, k);
+            if (ck_emu_wgmma_read_(smem, smem_bytes, addr, es, &bits)) {
                 free(A);
                 return -1;
             }
-            memcpy(&bits, smem + addr, 2);
-            B[nn * K + k] = (float)(ck_emu_decode(p->fmt, bits) * (p->neg_b ? -1.0 : 1.0));
+            B[nn * K + k] = (float)(ck_emu_decode(p->fb, bits) * (p->neg_b ? -1.0 : 1.0));
         }
     for (unsigned lane = 0; lane < 128; ++lane) {
         unsigned w = lane / 32u, l = lane % 32u, g = l / 4u, t = l % 4u;

@@ -60,15 +60,16 @@ static inline void ck_emu_wgmma_fn_(const void *all_in, void *all_out, void *ctx
 }
 
 /* One wgmma.mma_async.m64nNk16.f32.{f16,bf16} by the calling thread's warpgroup. */
-static inline void ck_emu_wgmma_(unsigned n, ck_emu_elem fmt, float *d, const unsigned *a,
-                                 unsigned long long desc_a, unsigned long long desc_b, int scale_d,
-                                 int scale_a, int scale_b, int tnsp_a, int tnsp_b)
+static inline void ck_emu_wgmma_(unsigned n, ck_emu_elem fa, ck_emu_elem fb, float *d,
+                                 const unsigned *a, unsigned long long desc_a,
+                                 unsigned long long desc_b, int scale_d, int scale_a, int scale_b,
+                                 int tnsp_a, int tnsp_b)
 {
     ck_emu_wgmma_args cfg;
     ck_emu_wgmma_lane in;
     unsigned half = n <= 256u ? n / 2u : 128u;
     memset(&cfg, 0, sizeof cfg);
-    cfg.n = n, cfg.fmt = fmt, cfg.a_in_regs = a != NULL;
+    cfg.n = n, cfg.fa = fa, cfg.fb = fb, cfg.a_in_regs = a != NULL;
     cfg.neg_a = scale_a < 0, cfg.neg_b = scale_b < 0, cfg.tnsp_a = tnsp_a, cfg.tnsp_b = tnsp_b;
     memset(&in, 0, sizeof in);
     in.desc_a = desc_a, in.desc_b = desc_b, in.scale_d = scale_d;
@@ -81,10 +82,24 @@ static inline void ck_emu_wgmma_(unsigned n, ck_emu_elem fmt, float *d, const un
 
 #define CK_EMU_WG_FMT_f16  CK_EMU_F16
 #define CK_EMU_WG_FMT_bf16 CK_EMU_BF16
+#define CK_EMU_WG_FMT_e4m3 CK_EMU_E4M3
+#define CK_EMU_WG_FMT_e5m2 CK_EMU_E5M2
 #define CK_WGMMA_SS(N, TYPE, d, da, db, sd, SA, SB, TA, TB)                                        \
-    ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TYPE, (d), NULL, (da), (db), (sd), (SA), (SB), (TA), (TB))
+    ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TYPE, CK_EMU_WG_FMT_##TYPE, (d), NULL, (da), (db), (sd),    \
+                  (SA), (SB), (TA), (TB))
 #define CK_WGMMA_RS(N, TYPE, d, a, db, sd, SA, SB, TB)                                             \
-    ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TYPE, (d), (a), 0ull, (db), (sd), (SA), (SB), 0, (TB))
+    ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TYPE, CK_EMU_WG_FMT_##TYPE, (d), (a), 0ull, (db), (sd),     \
+                  (SA), (SB), 0, (TB))
+#define CK_WGMMA_SS_TF32(N, d, da, db, sd, SA, SB)                                                 \
+    ck_emu_wgmma_((N), CK_EMU_TF32, CK_EMU_TF32, (d), NULL, (da), (db), (sd), (SA), (SB), 0, 0)
+#define CK_WGMMA_RS_TF32(N, d, a, db, sd, SA, SB)                                                  \
+    ck_emu_wgmma_((N), CK_EMU_TF32, CK_EMU_TF32, (d), (a), 0ull, (db), (sd), (SA), (SB), 0, 0)
+#define CK_WGMMA_SS_F8(N, TA, TB, d, da, db, sd, SA, SB)                                           \
+    ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TA, CK_EMU_WG_FMT_##TB, (d), NULL, (da), (db), (sd), (SA),  \
+                  (SB), 0, 0)
+#define CK_WGMMA_RS_F8(N, TA, TB, d, a, db, sd, SA, SB)                                            \
+    ck_emu_wgmma_((N), CK_EMU_WG_FMT_##TA, CK_EMU_WG_FMT_##TB, (d), (a), 0ull, (db), (sd), (SA),   \
+                  (SB), 0, 0)
 
 /* ------------------------------------------------------------------ mbarrier */
 
