@@ -443,6 +443,12 @@ static void test_tensor_map_params(void)
     CHECK_STATUS(ck_tensor_map_encode_emu(&ok, NULL), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "map") != NULL);
 #undef BAD
+    /* values of CUtensorMapDataType (cuda.h): UINT8 0, UINT16 1, UINT32 2, UINT64 4 */
+    CHECK_EQ_INT(ck_tensor_map_cu_dtype(1), 0);
+    CHECK_EQ_INT(ck_tensor_map_cu_dtype(2), 1);
+    CHECK_EQ_INT(ck_tensor_map_cu_dtype(4), 2);
+    CHECK_EQ_INT(ck_tensor_map_cu_dtype(8), 4);
+    CHECK_EQ_INT(ck_tensor_map_cu_dtype(3), -1);
 }
 
 int main(void)

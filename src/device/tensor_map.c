@@ -88,3 +88,19 @@ ck_status ck_tensor_map_encode_emu(const ck_tensor_map_params *p, void *map)
     memcpy(map, bytes, sizeof bytes);
     return CK_SUCCESS;
 }
+
+int ck_tensor_map_cu_dtype(unsigned elem_bytes)
+{
+    switch (elem_bytes) {
+    case 1:
+        return 0; /* CU_TENSOR_MAP_DATA_TYPE_UINT8 */
+    case 2:
+        return 1; /* CU_TENSOR_MAP_DATA_TYPE_UINT16 */
+    case 4:
+        return 2; /* CU_TENSOR_MAP_DATA_TYPE_UINT32 */
+    case 8:
+        return 4; /* CU_TENSOR_MAP_DATA_TYPE_UINT64 */
+    default:
+        return -1;
+    }
+}

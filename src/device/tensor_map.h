@@ -34,4 +34,9 @@ ck_status ck_tensor_map_check(const ck_tensor_map_params *p);
  * CK_ERROR_INVALID_ARGUMENT when `map` is NULL; `map` is untouched on error. */
 ck_status ck_tensor_map_encode_emu(const ck_tensor_map_params *p, void *map);
 
+/* The CUtensorMapDataType the runtime passes to cuTensorMapEncodeTiled for an element size:
+ * the copy engine moves bits, so unsigned integers of the same width serve every element type
+ * (UINT8 = 0, UINT16 = 1, UINT32 = 2, UINT64 = 4). Returns -1 for a size other than 1, 2, 4, 8. */
+int ck_tensor_map_cu_dtype(unsigned elem_bytes);
+
 #endif
