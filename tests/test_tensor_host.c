@@ -4,18 +4,22 @@
  * (EMU_CONTRACT.md): every emulated thread is a POSIX thread, ck_emu_group_collective is a
  * barrier rendezvous per warp or warpgroup, ck_emu_yield is sched_yield. Sample kernels (cp.async →
  * ldmatrix → mma; TMA with 128-byte swizzle → mbarrier wait → wgmma over k-slices; stmatrix; elect)
- * are checked against long double products computed here. Also: the tensor-map encoder's
- * validation.
+ * are checked against long double products computed here; multicast TMA into a two-block
+ * cluster and faults reported through ck_emu_trap use a stand-in of the runtime prelude's
+ * cluster and trap functions. Also: the tensor-map encoder's validation.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 
-#include "device/ck_device_tensor.h"
 #include "device/tensor_map.h"
 #include "test.h"
 
 /* ---------------------------------------------------------------- contract stub */
+
+/* Stand in for the runtime's host prelude (its include guard), which the tensor header then
+ * uses for ck_emu_trap and the cluster's shared memory: all defined below. */
+#define CK_HOST_CORE_H 1
 
 static _Thread_local unsigned tl_id;
 static unsigned g_threads;
@@ -67,6 +71,27 @@ void ck_emu_group_collective(unsigned group_size, const void *in, size_t in_size
         memcpy(out, g_out[idx] + lane * out_size, out_size);
     pthread_barrier_wait(bar);
 }
+
+/* cluster of g_cluster blocks: rank 0 is g_smem, rank 1 g_smem_peer (only rank 0 runs) */
+static _Alignas(1024) unsigned char g_smem_peer[sizeof g_smem];
+static unsigned g_cluster = 1;
+static const char *g_trap;
+
+static void ck_emu_trap(const char *what)
+{
+    __atomic_store_n(&g_trap, what, __ATOMIC_SEQ_CST);
+}
+static unsigned ck_cluster_nctarank(void)
+{
+    return g_cluster;
+}
+static void *ck_cluster_map_shared(const void *p, unsigned rank)
+{
+    size_t off = (size_t)((const unsigned char *)p - g_smem);
+    return (rank ? g_smem_peer : g_smem) + off;
+}
+
+#include "device/ck_device_tensor.h"
 
 typedef struct launch_arg {
     unsigned id;
@@ -395,6 +420,81 @@ static void test_warpgroup_rs_mn_major(void)
     CHECK(memcmp(go, ga, sizeof ga) == 0); /* TMA store of the A tile */
 }
 
+/* Multicast into a two-block cluster, and faults reported through ck_emu_trap. */
+typedef struct mc_params {
+    ck_tensor_map map, bogus;
+    int own_done, peer_done;
+    const char *trap_map, *trap_box, *trap_wgmma;
+} mc_params;
+
+static void mc_kernel(void *pp)
+{
+    mc_params *p = (mc_params *)pp;
+    unsigned char *s = g_smem + 2048;
+    unsigned long long *bar = (unsigned long long *)(void *)(g_smem + 1024);
+    unsigned long long *peer_bar = (unsigned long long *)ck_cluster_map_shared(bar, 1);
+    if (ck_emu_thread_linear() == 0) {
+        ck_mbar_init(bar, 1);
+        ck_mbar_init(peer_bar, 1); /* the peer block's own initialisation */
+        ck_mbar_arrive_expect_tx(bar, 16 * 8 * 4);
+        ck_mbar_arrive_expect_tx(peer_bar, 16 * 8 * 4);
+        ck_tma_load_2d_multicast(s, &p->map, bar, 4, 2, (unsigned short)3);
+        p->own_done = ck_mbar_try_wait_parity(bar, 0);
+        p->peer_done = ck_mbar_try_wait_parity(peer_bar, 0);
+        ck_tma_load_1d(s, &p->bogus, bar, 0);
+        p->trap_map = __atomic_exchange_n(&g_trap, NULL, __ATOMIC_SEQ_CST);
+        ck_tma_load_2d(g_smem + sizeof g_smem - 64, &p->map, bar, 0, 0);
+        p->trap_box = __atomic_exchange_n(&g_trap, NULL, __ATOMIC_SEQ_CST);
+    }
+    float acc[4] = {0, 0, 0, 0};
+    unsigned long long far = (250u * 1024u) >> 4;
+    CK_WGMMA_SS(8, bf16, acc, far, far, 1, 1, 1, 0, 0);
+    pthread_barrier_wait(&g_bar);
+    if (ck_emu_thread_linear() == 0)
+        p->trap_wgmma = __atomic_exchange_n(&g_trap, NULL, __ATOMIC_SEQ_CST);
+}
+
+static void test_multicast_and_faults(void)
+{
+    static mc_params p;
+    static _Alignas(16) float g[40][24];
+    for (int i = 0; i < 40; ++i)
+        for (int j = 0; j < 24; ++j)
+            g[i][j] = (float)(i * 100 + j);
+    ck_tensor_map_params mp;
+    memset(&mp, 0, sizeof mp);
+    mp.elem_bytes = 4, mp.rank = 2, mp.global_address = g;
+    mp.dims[0] = 24, mp.dims[1] = 40, mp.strides[0] = 24 * 4;
+    mp.box[0] = 8, mp.box[1] = 16, mp.elem_strides[0] = mp.elem_strides[1] = 1;
+    mp.swizzle = CK_SWIZZLE_32B;
+    CHECK_OK(ck_tensor_map_encode_emu(&mp, &p.map));
+    memset(&p.bogus, 0x5A, sizeof p.bogus);
+    memset(g_smem, 0, sizeof g_smem);
+    memset(g_smem_peer, 0, sizeof g_smem_peer);
+    g_cluster = 2;
+    g_trap = NULL;
+    launch(128, mc_kernel, &p);
+    g_cluster = 1;
+    CHECK(p.own_done);
+    CHECK(p.peer_done);
+    int bad = 0;
+    for (unsigned r = 0; r < 16; ++r)
+        for (unsigned c = 0; c < 8; ++c) {
+            /* element (row 2 + r, column 4 + c) at the 32B-swizzled position of box index r*8+c */
+            uint32_t off = 2048 + (r * 8 + c) * 4;
+            uint32_t sw = off ^ (((off >> 7) & 1u) << 4);
+            float own, peer;
+            memcpy(&own, g_smem + sw, 4);
+            memcpy(&peer, g_smem_peer + sw, 4);
+            if (own != g[2 + r][4 + c] || peer != own)
+                ++bad;
+        }
+    CHECK_MSG(bad == 0, "multicast TMA: %d elements wrong", bad);
+    CHECK(p.trap_map && strstr(p.trap_map, "tensor map"));
+    CHECK(p.trap_box && strstr(p.trap_box, "does not fit"));
+    CHECK(p.trap_wgmma && strstr(p.trap_wgmma, "wgmma"));
+}
+
 /* ---------------------------------------------------------------- tensor map validation */
 
 static void test_tensor_map_params(void)
@@ -458,5 +558,6 @@ int main(void)
     RUN_TEST(test_warp_kernel);
     RUN_TEST(test_warpgroup_tma_wgmma);
     RUN_TEST(test_warpgroup_rs_mn_major);
+    RUN_TEST(test_multicast_and_faults);
     return CK_TEST_REPORT();
 }

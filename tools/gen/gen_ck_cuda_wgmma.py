@@ -155,7 +155,7 @@ def write(path, text):
 out = HEAD % {"ns": ", ".join(map(str, NS))}
 for n in NS:
     out += "\n" + emit(n, False, "16") + "\n" + emit(n, True, "16")
-out += '\n#include "ck_cuda_wgmma_tf32_f8.h"\n\n#endif\n'
+out += '\n#include "cuda/ck_cuda_wgmma_tf32_f8.h"\n\n#endif\n'
 write("src/device/cuda/ck_cuda_wgmma.h", out)
 
 out = HEAD2 % {"ns": ", ".join(map(str, NS2))}

@@ -427,6 +427,6 @@ CK_TC_FN int ck_elect_one(void)
     return (int)ok;
 }
 
-#include "ck_cuda_wgmma.h"
+#include "cuda/ck_cuda_wgmma.h"
 
 #endif

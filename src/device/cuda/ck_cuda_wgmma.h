@@ -492,6 +492,6 @@ CK_TC_FN void ck_wgmma_fence_operand(float *d, int n)
           "n"(TB)                                                                                  \
         : "memory")
 
-#include "ck_cuda_wgmma_tf32_f8.h"
+#include "cuda/ck_cuda_wgmma_tf32_f8.h"
 
 #endif

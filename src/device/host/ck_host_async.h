@@ -42,7 +42,9 @@ typedef struct ck_emu_wgmma_lane {
 static inline void ck_emu_wgmma_fn_(const void *all_in, void *all_out, void *ctx)
 {
     ck_emu_wgmma_args p = *(const ck_emu_wgmma_args *)ctx;
-    size_t half = p.n / 2u, stride = offsetof(ck_emu_wgmma_lane, d) + 4u * half;
+    /* as ck_emu_wgmma_: at most 128 floats per lane travel (an invalid N yields NaN) */
+    size_t half = (p.n <= 256u ? p.n : 256u) / 2u;
+    size_t stride = offsetof(ck_emu_wgmma_lane, d) + 4u * half;
     const unsigned char *in = (const unsigned char *)all_in;
     uint32_t a_regs[128][4];
     float *d = (float *)all_out;
@@ -54,12 +56,15 @@ static inline void ck_emu_wgmma_fn_(const void *all_in, void *all_out, void *ctx
         memcpy(d + l * half, in + l * stride + offsetof(ck_emu_wgmma_lane, d), 4u * half);
     }
     if (ck_emu_ref_wgmma_f32(&p, d, (const uint32_t(*)[4])a_regs,
-                             (const uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes()) != 0)
+                             (const uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes()) != 0) {
+        CK_EMU_TC_FAULT("wgmma: an operand descriptor addresses memory outside the block's shared "
+                        "memory, or N / the input types are not a supported combination");
         for (size_t i = 0; i < 128u * half; ++i)
             d[i] = NAN;
+    }
 }
 
-/* One wgmma.mma_async.m64nNk16.f32.{f16,bf16} by the calling thread's warpgroup. */
+/* One wgmma.mma_async.m64nNk{8,16,32}.f32 by the calling thread's warpgroup (formats fa, fb). */
 static inline void ck_emu_wgmma_(unsigned n, ck_emu_elem fa, ck_emu_elem fb, float *d,
                                  const unsigned *a, unsigned long long desc_a,
                                  unsigned long long desc_b, int scale_d, int scale_a, int scale_b,
@@ -162,7 +167,11 @@ static inline void ck_mbar_wait_parity(unsigned long long *bar, unsigned parity)
 static inline int ck_emu_tmap_get_(const ck_tensor_map *map, ck_emu_tmap_desc *d)
 {
     memcpy(d, map->opaque, sizeof *d);
-    return d->magic == CK_EMU_TMAP_MAGIC && d->rank >= 1 && d->rank <= 5;
+    if (d->magic == CK_EMU_TMAP_MAGIC && d->rank >= 1 && d->rank <= 5)
+        return 1;
+    CK_EMU_TC_FAULT(
+        "TMA: the tensor map was not built for the emulator (ck_tensor_map_encode_emu)");
+    return 0;
 }
 
 /* Copy one box into the shared memory at `base` (a block's shared memory) and complete its
@@ -172,7 +181,11 @@ static inline void ck_emu_tma_load_into_(const ck_emu_tmap_desc *d, const int32_
                                          uint32_t bar_off)
 {
     uint32_t n = ck_emu_ref_tma_copy(d, coords, base, bytes, smem_off, 0);
-    if (n && (size_t)bar_off + 8u <= bytes)
+    if (n == 0) {
+        CK_EMU_TC_FAULT("TMA load: the box does not fit in shared memory at the destination");
+        return;
+    }
+    if ((size_t)bar_off + 8u <= bytes)
         ck_emu_mbar_apply_((unsigned long long *)(void *)(base + bar_off), 0, -(int32_t)n);
 }
 
@@ -183,20 +196,21 @@ static inline void ck_emu_tma_load_(void *smem, const ck_tensor_map *map, unsign
     if (!ck_emu_tmap_get_(map, &d))
         return;
     uint32_t off = ck_smem_addr(smem), boff = ck_smem_addr(bar);
-#ifdef CK_EMU_HAVE_CLUSTER_SHARED
-    if (multicast) {
-        for (unsigned r = 0; r < 16; ++r)
-            if (mask & (1u << r))
-                ck_emu_tma_load_into_(&d, coords, (unsigned char *)ck_emu_cluster_shared_base(r),
-                                      ck_emu_shared_bytes(), off, boff);
+    unsigned char *own = (unsigned char *)ck_emu_shared_base();
+    if (!multicast) {
+        ck_emu_tma_load_into_(&d, coords, own, ck_emu_shared_bytes(), off, boff);
         return;
     }
+#ifdef CK_EMU_TC_HAVE_CLUSTER
+    /* the same offsets in each destination block of the cluster */
+    for (unsigned r = 0; r < 16u && r < ck_cluster_nctarank(); ++r)
+        if (mask & (1u << r))
+            ck_emu_tma_load_into_(&d, coords, (unsigned char *)ck_cluster_map_shared(own, r),
+                                  ck_emu_shared_bytes(), off, boff);
 #else
-    if (multicast && !(mask & 1u))
-        return; /* the block is rank 0 of a one-block cluster */
+    if (mask & 1u) /* the block is rank 0 of a one-block cluster */
+        ck_emu_tma_load_into_(&d, coords, own, ck_emu_shared_bytes(), off, boff);
 #endif
-    ck_emu_tma_load_into_(&d, coords, (unsigned char *)ck_emu_shared_base(), ck_emu_shared_bytes(),
-                          off, boff);
 }
 
 static inline void ck_emu_tma_store_(const ck_tensor_map *map, const void *smem,
@@ -205,8 +219,9 @@ static inline void ck_emu_tma_store_(const ck_tensor_map *map, const void *smem,
     ck_emu_tmap_desc d;
     if (!ck_emu_tmap_get_(map, &d))
         return;
-    ck_emu_ref_tma_copy(&d, coords, (uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes(),
-                        ck_smem_addr(smem), 1);
+    if (ck_emu_ref_tma_copy(&d, coords, (uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes(),
+                            ck_smem_addr(smem), 1) == 0)
+        CK_EMU_TC_FAULT("TMA store: the box does not fit in shared memory at the source");
 }
 
 static inline void ck_tma_prefetch_map(const ck_tensor_map *map)

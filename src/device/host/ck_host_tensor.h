@@ -7,12 +7,12 @@
  * TMA, wgmma) complete at issue, so their commit/wait calls are no-ops; mbarrier waits yield the
  * fiber (ck_emu_yield) until the phase completes.
  *
- * Emulator model of faults: an mma/wgmma whose shared-memory operand lies outside the block's
- * shared memory yields NaN accumulators; a TMA copy whose box does not fit in shared memory, or
- * whose tensor map is not an emulator map, copies nothing and completes no transaction bytes
- * (the waiting kernel then never proceeds, which the emulator reports as a hang).
- * Multicast TMA writes the issuing block only unless the runtime defines
- * CK_EMU_HAVE_CLUSTER_SHARED with ck_emu_cluster_rank() / ck_emu_cluster_shared_base(rank).
+ * Faults (a wgmma operand outside shared memory or an unsupported type combination, an ldmatrix
+ * row address from an inactive lane, a TMA box that does not fit in shared memory, a tensor map
+ * that is not an emulator map) stop the launch through ck_emu_trap with a sentence when the
+ * runtime's prelude is present; otherwise the wgmma yields NaN accumulators and the copy does
+ * nothing. Multicast TMA writes every block of the cluster named in the mask through
+ * ck_cluster_map_shared (without the runtime's prelude: the issuing block, as rank 0).
  * Docs: docs/device-tensor.md.
  */
 #ifndef CK_DEVICE_HOST_CK_HOST_TENSOR_H
@@ -23,9 +23,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ck_emu_tensor_ref.h"
+#include "host/ck_emu_tensor_ref.h"
 
-/* Emulator primitives (EMU_CONTRACT.md; defined by the runtime, declared in ck_host_core.h). */
+#ifdef CK_HOST_CORE_H
+/* The runtime's host prelude is included (ck_device.h includes it before this header): besides
+ * the contract's primitives it provides ck_emu_trap (report a kernel fault and stop the launch)
+ * and the cluster's distributed shared memory (ck_cluster_nctarank, ck_cluster_map_shared). */
+#define CK_EMU_TC_FAULT(what)  ck_emu_trap(what)
+#define CK_EMU_TC_HAVE_CLUSTER 1
+#else
+/* Emulator primitives (EMU_CONTRACT.md), for use without the runtime's prelude. */
 unsigned ck_emu_thread_linear(void);
 unsigned ck_emu_block_threads(void);
 void ck_emu_yield(void);
@@ -34,6 +41,8 @@ void ck_emu_group_collective(unsigned group_size, const void *in, size_t in_size
                              void (*fn)(const void *all_in, void *all_out, void *ctx), void *ctx);
 void *ck_emu_shared_base(void);
 size_t ck_emu_shared_bytes(void);
+#define CK_EMU_TC_FAULT(what) ((void)(what))
+#endif
 
 /* Shared-memory address (offset from the block's shared memory base) of a pointer into it. */
 static inline unsigned ck_smem_addr(const void *p)
@@ -85,6 +94,7 @@ static inline void ck_emu_ldmatrix_fn_(const void *all_in, void *all_out, void *
     memset(out, 0, sizeof out);
     for (unsigned i = 0; i < 8u * cfg->num; ++i)
         if (rows[i] == NULL) { /* an inactive lane supplied a needed row address */
+            CK_EMU_TC_FAULT("ldmatrix: a lane that supplies a row address is not active");
             memcpy(all_out, out, sizeof out);
             return;
         }
@@ -108,8 +118,10 @@ static inline void ck_emu_stmatrix_fn_(const void *all_in, void *all_out, void *
         memcpy(regs[i], in[i].r, sizeof regs[i]);
     }
     for (unsigned i = 0; i < 8u * cfg->num; ++i)
-        if (rows[i] == NULL)
+        if (rows[i] == NULL) {
+            CK_EMU_TC_FAULT("stmatrix: a lane that supplies a row address is not active");
             return;
+        }
     ck_emu_ref_stmatrix(cfg->num, cfg->trans, rows, (const uint32_t(*)[4])regs);
 }
 
@@ -292,6 +304,6 @@ CK_EMU_MMA_INT_(ck_mma_m16n8k32_s32_u8_s8, CK_EMU_U8, CK_EMU_S8, CK_EMU_ACC_S32)
 CK_EMU_MMA_INT_(ck_mma_m16n8k32_s32_s8_satfinite, CK_EMU_S8, CK_EMU_S8, CK_EMU_ACC_S32_SAT)
 CK_EMU_MMA_INT_(ck_mma_m16n8k32_s32_u8_satfinite, CK_EMU_U8, CK_EMU_U8, CK_EMU_ACC_S32_SAT)
 
-#include "ck_host_async.h"
+#include "host/ck_host_async.h"
 
 #endif
