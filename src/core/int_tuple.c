@@ -364,7 +364,7 @@ static ck_status parse_children(parser *p, int self, int level, int close)
 
 static ck_status parse_elem(parser *p, int level)
 {
-    int self;
+    int self = 0;
     int c = peek(p);
     if (c == '(') {
         if (level >= CK_INT_TUPLE_MAX_DEPTH)

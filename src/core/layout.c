@@ -379,7 +379,7 @@ ck_status ck_layout_mode(const ck_layout *layout, int i, ck_layout *out)
 ck_status ck_layout_mode_size(const ck_layout *layout, int i, int64_t *size)
 {
     CK_REQUIRE_NOT_NULL(size, "ck_layout_mode_size");
-    int node;
+    int node = 0;
     ck_status st = mode_node(layout, i, "ck_layout_mode_size", &node);
     if (st != CK_SUCCESS)
         return st;

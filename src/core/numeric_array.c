@@ -130,7 +130,7 @@ ck_status ck_convert_array(ck_dtype dst_type, void *dst, ck_dtype src_type, cons
 {
     static const char func[] = "ck_convert_array";
     ck_convert_options o = opt ? *opt : ck_convert_options_default();
-    size_t dbytes, sbytes;
+    size_t dbytes = 0, sbytes = 0;
     int ovf;
     ck_status st = check_dtype(func, "dst_type", dst_type);
     if (st == CK_SUCCESS)
@@ -209,7 +209,7 @@ static ck_status check_packed(const char *func, ck_dtype dtype, const void *a, c
 
 ck_status ck_pack(ck_dtype dtype, const uint8_t *codes, size_t n, void *packed)
 {
-    size_t bytes;
+    size_t bytes = 0;
     ck_status st = check_packed("ck_pack", dtype, codes, packed, n, &bytes);
     if (st != CK_SUCCESS || n == 0)
         return st;
@@ -228,7 +228,7 @@ ck_status ck_pack(ck_dtype dtype, const uint8_t *codes, size_t n, void *packed)
 
 ck_status ck_unpack(ck_dtype dtype, const void *packed, size_t n, uint8_t *codes)
 {
-    size_t bytes;
+    size_t bytes = 0;
     ck_status st = check_packed("ck_unpack", dtype, codes, packed, n, &bytes);
     if (st != CK_SUCCESS || n == 0)
         return st;

@@ -133,7 +133,7 @@ ck_status ck_morton_tiled_offset(int h, int w, int tile, int y, int x, long long
 {
     static const char *fn = "ck_morton_tiled_offset";
     CK_REQUIRE_NOT_NULL(offset, fn);
-    int bits;
+    int bits = 0;
     ck_status st = check_tiled(h, w, tile, &bits, fn);
     if (st)
         return st;
@@ -151,7 +151,7 @@ ck_status ck_morton_tiled_inverse(int h, int w, int tile, long long offset, int 
     static const char *fn = "ck_morton_tiled_inverse";
     CK_REQUIRE_NOT_NULL(y, fn);
     CK_REQUIRE_NOT_NULL(x, fn);
-    int bits;
+    int bits = 0;
     ck_status st = check_tiled(h, w, tile, &bits, fn);
     if (st)
         return st;
