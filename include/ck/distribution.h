@@ -29,10 +29,15 @@
 #include <stddef.h>
 
 #include "ck/status.h"
+#include "ck/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* tile.h's adaptor and descriptor (ck/tile.h includes this header, not the reverse). */
+struct ck_adaptor;
+struct ck_descriptor;
 
 enum {
     CK_DIST_MAX_R = 8,           /* R dims */
@@ -121,6 +126,23 @@ ck_status ck_dist_thread_id(const ck_distribution *dist, const int *p, long long
 /* Register index of Y (row-major over Y lengths), and back. */
 ck_status ck_dist_ys_to_d(const ck_distribution *dist, const int *y, long long *d);
 ck_status ck_dist_d_to_ys(const ck_distribution *dist, long long d, int *y);
+
+/* CK's construction of the distribution as transforms: the ps_ys_to_xs adaptor, bottom dims
+ * X0..X{n-1}, top dims P0..P{np-1} then Y0..Y{ny-1}. Transforms, bottom up: one unmerge per X
+ * dim (X -> its H components), one replicate of the R components owned by some P (an unowned
+ * R component, of length 1, is left out), one merge per P dim of the RH components it lists
+ * (last fastest; an empty P dim is a replicate of one length-1 dim). The Y dims are the
+ * hidden H components they name. Its bottom index for top (P, Y) equals
+ * ck_dist_calculate_x. `dist` is re-validated (ck_dist_make). The caller owns *out
+ * (ck_adaptor_destroy). Fails with CK_ERROR_UNSUPPORTED when the components exceed tile.h's
+ * CK_TILE_MAX_HIDDEN hidden dims. */
+ck_status ck_dist_make_ps_ys_to_xs_adaptor(const ck_distribution *dist, struct ck_adaptor **out);
+
+/* CK's ys_to_d descriptor: packed row-major over the Y lengths, so its offset of Y is the
+ * register index ck_dist_ys_to_d. With no Y dims (every H component owned by P) it has one
+ * dim of length 1. The caller owns *out (ck_descriptor_destroy). */
+ck_status ck_dist_make_ys_to_d_descriptor(const ck_distribution *dist,
+                                          struct ck_descriptor **out);
 
 /* Distributed spans (CK's get_distributed_spans): for each X dim, the lengths of the Y dims
  * naming its H components, in Y order (CK's span minor numbering). lengths[x][k] is the
