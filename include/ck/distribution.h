@@ -230,6 +230,47 @@ ck_status ck_sfc_forward_step(const ck_sfc *sfc, long long i, int *step);
 /* index(i - 1) - index(i), for 1 <= i < num_access. */
 ck_status ck_sfc_backward_step(const ck_sfc *sfc, long long i, int *step);
 
+/* ---------------------------------------------------------------- load/store traits */
+
+enum { CK_LOAD_STORE_MAX_VECTOR_BYTES = 16 }; /* NVIDIA: at most 16 bytes per thread access */
+
+/* CK's load_store_traits for a tile window access: how each thread walks its elements.
+ *   vector_dim_y        the Y dim accessed as vectors (-1 when the encoding has no Y dims)
+ *   scalars_per_vector  elements per access along it (a power of two; 1 means scalar)
+ *   vector_bits/bytes   bits of one access (scalars x storage bits) and bytes (rounded up)
+ *   num_accesses        accesses per thread (elements per thread / scalars_per_vector)
+ *   sfc                 the access order: CK's space-filling curve over the Y lengths, the
+ *                       other Y dims in order (first slowest), vector_dim_y innermost, snake
+ *   y_vector_length/stride  the guarantee the descriptor gives each Y dim (tile.h's
+ *                       ck_vector_info through the ps_ys_to_xs adaptor: runs of `length`
+ *                       consecutive Y indices starting at a multiple of it are `stride` apart
+ *                       in memory; 1 = no guarantee) */
+typedef struct ck_load_store_traits {
+    int vector_dim_y;
+    int scalars_per_vector;
+    int vector_bits;
+    int vector_bytes;
+    long long num_accesses;
+    ck_sfc sfc;
+    long long y_vector_length[CK_DIST_MAX_Y];
+    long long y_vector_stride[CK_DIST_MAX_Y];
+} ck_load_store_traits;
+
+/* Choose the traits of an access of the tile `enc` (validated with ck_dist_make) through the
+ * concrete tensor descriptor `desc` (tile.h; its visible dims are the X dims, with lengths
+ * equal to the X lengths) for elements of type `dtype`. The width along Y dim j is the
+ * largest power of two w dividing both the Y length and its guaranteed run length, when the
+ * guaranteed stride is 1, with w * storage bits <= 128 (16 bytes; sub-byte types count in
+ * bits). vector_dim_y is the Y dim with the widest w, the last one among equals (CK's
+ * "last Y dim that maps to the fastest contiguous X"); when no Y dim allows w > 1 it is the
+ * last Y dim with one scalar per access. Every access (Y index of the sfc, w elements along
+ * vector_dim_y) is then contiguous in memory for every thread and entirely valid or
+ * entirely padding. Errors (CK_ERROR_INVALID_ARGUMENT, naming the argument): invalid
+ * encoding, NULL or symbolic descriptor, dims or lengths that differ from the X dims, an
+ * unknown dtype. */
+ck_status ck_load_store_traits_make(const ck_dist_encoding *enc, const struct ck_descriptor *desc,
+                                    ck_dtype dtype, ck_load_store_traits *out);
+
 /* ---------------------------------------------------------------- swizzles */
 
 /* CK's LDS XOR pre-shuffle of an M x K tile (K contiguous in KPack vectors):
