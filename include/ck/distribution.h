@@ -357,6 +357,13 @@ typedef struct ck_access_report {
     long long sectors_total, sectors_min_total;
     long long bank_ways_total, bank_ways_min_total;
     long long bank_ways_max; /* worst access */
+    /* Lane accesses whose byte address is not a multiple of the vector size, and lane
+     * accesses to padding (not issued, not counted in sectors or banks). */
+    long long misaligned_accesses;
+    long long masked_accesses;
+    /* ck_access_check_desc: the load/store traits used (has_traits = 1). */
+    int has_traits;
+    ck_load_store_traits traits;
 } ck_access_report;
 
 /* Verify the access pattern of `dist` over `layout` with elements of element_bytes bytes:
@@ -367,6 +374,18 @@ typedef struct ck_access_report {
  * hw may be NULL for the default model. */
 ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *layout,
                           int element_bytes, const ck_access_hw *hw, ck_access_report *report);
+
+/* Verify the access pattern of `dist` through the concrete tensor descriptor `desc` (tile.h;
+ * its visible dims are the X dims with the X lengths; padding allowed) with elements of
+ * `dtype`: coverage as above; the vectors and the access order are those of
+ * ck_load_store_traits_make (limited to hw->max_vector_bytes), stored in report->traits;
+ * byte address = base_bytes + descriptor offset * element bytes, then `swizzle`. An access
+ * to padding is not issued (masked_accesses counts them); misaligned_accesses counts lane
+ * accesses not aligned to their size. Types whose storage is not whole bytes (fp4, fp6):
+ * CK_ERROR_UNSUPPORTED. Free the report with ck_access_report_free. */
+ck_status ck_access_check_desc(const ck_distribution *dist, const struct ck_descriptor *desc,
+                               ck_dtype dtype, long long base_bytes, ck_nv_swizzle swizzle,
+                               const ck_access_hw *hw, ck_access_report *report);
 void ck_access_report_free(ck_access_report *report);
 
 #ifdef __cplusplus

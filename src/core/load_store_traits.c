@@ -8,6 +8,7 @@
 #include "ck/distribution.h"
 #include "ck/tile.h"
 #include "core/error.h"
+#include "core/load_store_internal.h"
 
 static const char *const FN = "ck_load_store_traits_make";
 
@@ -56,6 +57,13 @@ static ck_status check_desc(const ck_distribution *d, const ck_descriptor *desc)
 ck_status ck_load_store_traits_make(const ck_dist_encoding *enc, const ck_descriptor *desc,
                                     ck_dtype dtype, ck_load_store_traits *out)
 {
+    return ck_load_store_traits_make_capped(enc, desc, dtype, CK_LOAD_STORE_MAX_VECTOR_BYTES * 8,
+                                            out);
+}
+
+ck_status ck_load_store_traits_make_capped(const ck_dist_encoding *enc, const ck_descriptor *desc,
+                                           ck_dtype dtype, int max_bits, ck_load_store_traits *out)
+{
     CK_REQUIRE_NOT_NULL(enc, FN);
     CK_REQUIRE_NOT_NULL(desc, FN);
     CK_REQUIRE_NOT_NULL(out, FN);
@@ -85,7 +93,12 @@ ck_status ck_load_store_traits_make(const ck_dist_encoding *enc, const ck_descri
     ck_load_store_traits t;
     memset(&t, 0, sizeof t);
     const int ny = d.enc.ndim_y, np = d.enc.ndim_p;
-    const long long max_w = (long long)CK_LOAD_STORE_MAX_VECTOR_BYTES * 8 / ti->storage_bits;
+    if (max_bits < ti->storage_bits)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: the vector limit of %d bits is narrower than one %s element (%d "
+                       "bits).",
+                       FN, max_bits, ti->name, ti->storage_bits);
+    const long long max_w = max_bits / ti->storage_bits;
     long long best = 1;
     t.vector_dim_y = ny - 1;
     for (int j = 0; j < ny; ++j) {
