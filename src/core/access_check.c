@@ -14,6 +14,7 @@
 #include "core/load_store_internal.h"
 
 static const char *const FN = "ck_access_check";
+static const char *const FND = "ck_access_check_desc";
 
 ck_access_hw ck_access_hw_default(void)
 {
@@ -351,9 +352,9 @@ ck_status ck_access_check_desc(const ck_distribution *dist, const ck_descriptor 
                                ck_dtype dtype, long long base_bytes, ck_nv_swizzle swizzle,
                                const ck_access_hw *hw_in, ck_access_report *report)
 {
-    CK_REQUIRE_NOT_NULL(dist, FN);
-    CK_REQUIRE_NOT_NULL(desc, FN);
-    CK_REQUIRE_NOT_NULL(report, FN);
+    CK_REQUIRE_NOT_NULL(dist, FND);
+    CK_REQUIRE_NOT_NULL(desc, FND);
+    CK_REQUIRE_NOT_NULL(report, FND);
     memset(report, 0, sizeof *report);
     const ck_access_hw hw = hw_in ? *hw_in : ck_access_hw_default();
     ck_status st = check_hw(&hw);
@@ -362,18 +363,18 @@ ck_status ck_access_check_desc(const ck_distribution *dist, const ck_descriptor 
     const ck_dtype_info *ti = ck_dtype_get(dtype);
     if (!ti)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: argument 'dtype' = %d is not a ck_dtype value (see ck/types.h).", FN,
+                       "%s: argument 'dtype' = %d is not a ck_dtype value (see ck/types.h).", FND,
                        (int)dtype);
     if (ti->storage_bits % 8)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        "%s: %s elements take %d bits; the access check counts whole bytes "
                        "(use ck_load_store_traits_make for the vectors of packed types).",
-                       FN, ti->name, ti->storage_bits);
+                       FND, ti->name, ti->storage_bits);
     if ((st = check_swizzle_base(swizzle, base_bytes)))
         return st;
     if ((st = ck_load_store_traits_make_capped(&dist->enc, desc, dtype, hw.max_vector_bytes * 8,
                                                &report->traits)))
-        return ck_fail_context(st, "%s", FN);
+        return ck_fail_context(st, "%s", FND);
     report->has_traits = 1;
     if ((st = coverage(dist, report)))
         return st;
