@@ -195,9 +195,9 @@ static void test_known(void)
     CHECK_EQ_INT(brute_check(&d, desc, 2, 2, CK_NV_SWIZZLE_NONE, &rep), 0);
     ck_access_report_free(&rep);
     /* Bad input. */
-    CHECK_STATUS(ck_access_check_desc(&d, desc, CK_DTYPE_FP4_E2M1, 0, CK_NV_SWIZZLE_NONE, NULL,
-                                      &rep),
-                 CK_ERROR_UNSUPPORTED);
+    CHECK_STATUS(
+        ck_access_check_desc(&d, desc, CK_DTYPE_FP4_E2M1, 0, CK_NV_SWIZZLE_NONE, NULL, &rep),
+        CK_ERROR_UNSUPPORTED);
     CHECK_STATUS(ck_access_check_desc(&d, desc, (ck_dtype)-1, 0, CK_NV_SWIZZLE_NONE, NULL, &rep),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_access_check_desc(&d, desc, CK_DTYPE_F16, -2, CK_NV_SWIZZLE_NONE, NULL, &rep),

@@ -60,8 +60,8 @@ static int compare_all(const ck_distribution *d)
                 yidx[j] = y[j];
             CHECK_OK(ck_descriptor_calculate_offset(yd, yidx, &off));
             if (off != dd || dd != r) {
-                CHECK_MSG(0, "ys_to_d: descriptor %lld, direct %lld, register %lld",
-                          (long long)off, dd, r);
+                CHECK_MSG(0, "ys_to_d: descriptor %lld, direct %lld, register %lld", (long long)off,
+                          dd, r);
                 ++bad;
             }
         }

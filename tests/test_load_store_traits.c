@@ -99,8 +99,8 @@ static int check_traits(const ck_distribution *d, const ck_descriptor *desc, int
     if (check_max && 2 * w * bits <= 128)
         for (int j = 0; j < e->ndim_y; ++j)
             if (d->y_lengths[j] % (2 * w) == 0 && brute_ok(d, desc, j, 2 * w)) {
-                CHECK_MSG(0, "Y%d allows %d-wide accesses, the traits chose %d along Y%d", j,
-                          2 * w, w, v);
+                CHECK_MSG(0, "Y%d allows %d-wide accesses, the traits chose %d along Y%d", j, 2 * w,
+                          w, v);
                 ++bad;
             }
     return bad;
@@ -155,8 +155,8 @@ static ck_status random_desc(uint64_t *s, const ck_distribution *d, int kind, ck
 
 static void test_random(void)
 {
-    static const ck_dtype types[] = {CK_DTYPE_F32, CK_DTYPE_F16, CK_DTYPE_F64, CK_DTYPE_I8,
-                                     CK_DTYPE_FP4_E2M1, CK_DTYPE_FP6_E2M3};
+    static const ck_dtype types[] = {CK_DTYPE_F32, CK_DTYPE_F16,      CK_DTYPE_F64,
+                                     CK_DTYPE_I8,  CK_DTYPE_FP4_E2M1, CK_DTYPE_FP6_E2M3};
     uint64_t s = g_seed;
     int done = 0, vectors = 0, failed = 0, max_fail = 0;
     for (int i = 0; i < 600 && failed < 3; ++i) {
@@ -266,8 +266,9 @@ static void test_reference_examples(void)
     static const struct {
         ck_dtype dt;
         int w, bytes;
-    } caps[] = {{CK_DTYPE_F32, 4, 16}, {CK_DTYPE_F16, 8, 16}, {CK_DTYPE_FP8_E4M3, 16, 16},
-                {CK_DTYPE_FP4_E2M1, 32, 16}, {CK_DTYPE_FP6_E2M3, 16, 12}, {CK_DTYPE_F64, 2, 16}};
+    } caps[] = {{CK_DTYPE_F32, 4, 16},       {CK_DTYPE_F16, 8, 16},
+                {CK_DTYPE_FP8_E4M3, 16, 16}, {CK_DTYPE_FP4_E2M1, 32, 16},
+                {CK_DTYPE_FP6_E2M3, 16, 12}, {CK_DTYPE_F64, 2, 16}};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; ++i) {
         CHECK_OK(traits_of(wide, 2, (const int[]){128, 1}, caps[i].dt, &t));
         CHECK_EQ_INT(t.scalars_per_vector, caps[i].w);

@@ -326,7 +326,8 @@ int ck_cmd_dist(int argc, char **argv)
     long long ntid = thread_list(&d, &o, tids);
     if (o.have_strides && o.layout.ndim != d.enc.ndim_x) {
         free(tids);
-        return cli_usage_error("dist", "--strides gives %d strides but the distribution has %d X dims",
+        return cli_usage_error("dist",
+                               "--strides gives %d strides but the distribution has %d X dims",
                                o.layout.ndim, d.enc.ndim_x);
     }
     if (!o.have_strides) {

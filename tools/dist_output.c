@@ -21,7 +21,6 @@ void dist_text_ints(const int *v, int n)
     putchar(']');
 }
 
-
 static void print_traits_json(const ck_dist_encoding *e, const ck_load_store_traits *t)
 {
     long long len[CK_DIST_MAX_Y], str[CK_DIST_MAX_Y];
@@ -152,7 +151,7 @@ static int holders(const ck_distribution *d, long long **tid_out, long long **re
 }
 
 void dist_print_text(const ck_distribution *d, const dist_opts *o, const long long *tids,
-                       long long ntid)
+                     long long ntid)
 {
     const ck_dist_encoding *e = &d->enc;
     char buf[4096];
@@ -279,4 +278,3 @@ void dist_print_check(const ck_distribution *d, const dist_opts *o, const ck_acc
         printf("    ... %lld more accesses (--json gives the totals)\n",
                rep->accesses_per_thread - 16);
 }
-

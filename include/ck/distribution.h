@@ -141,8 +141,7 @@ ck_status ck_dist_make_ps_ys_to_xs_adaptor(const ck_distribution *dist, struct c
 /* CK's ys_to_d descriptor: packed row-major over the Y lengths, so its offset of Y is the
  * register index ck_dist_ys_to_d. With no Y dims (every H component owned by P) it has one
  * dim of length 1. The caller owns *out (ck_descriptor_destroy). */
-ck_status ck_dist_make_ys_to_d_descriptor(const ck_distribution *dist,
-                                          struct ck_descriptor **out);
+ck_status ck_dist_make_ys_to_d_descriptor(const ck_distribution *dist, struct ck_descriptor **out);
 
 /* Distributed spans (CK's get_distributed_spans): for each X dim, the lengths of the Y dims
  * naming its H components, in Y order (CK's span minor numbering). lengths[x][k] is the

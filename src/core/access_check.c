@@ -93,8 +93,8 @@ static ck_status coverage(const ck_distribution *d, ck_access_report *rep)
 
 /* Where the elements are: a strided layout or a descriptor, plus the byte mapping. */
 typedef struct addr_src {
-    const long long *strides;   /* strided layout, or NULL */
-    const ck_descriptor *desc;  /* descriptor, or NULL */
+    const long long *strides;  /* strided layout, or NULL */
+    const ck_descriptor *desc; /* descriptor, or NULL */
     long long base;
     int eb;
     ck_nv_swizzle swizzle;
