@@ -95,6 +95,57 @@ static void test_random(void)
     CHECK_EQ_INT(n, 400);
 }
 
+/* The adaptor is what generation lowers: with the P dims as symbols (thread ids) and Y
+ * known, its symbolic bottom index evaluates to ck_dist_calculate_x for every thread. */
+static void test_symbolic_p(void)
+{
+    uint64_t s = g_seed ^ 0x5151;
+    int checked = 0;
+    for (int i = 0; i < 60; ++i) {
+        ck_dist_encoding e;
+        ck_distribution d;
+        dr_encoding(&s, -1, dr_uniform(&s, 1, 3), &e);
+        CHECK_OK(ck_dist_make(&e, &d));
+        ck_adaptor *a = NULL;
+        ck_expr_ctx *ctx = NULL;
+        CHECK_OK(ck_dist_make_ps_ys_to_xs_adaptor(&d, &a));
+        CHECK_OK(ck_expr_ctx_create(&ctx));
+        if (!a || !ctx) {
+            ck_adaptor_destroy(a);
+            ck_expr_ctx_destroy(ctx);
+            continue;
+        }
+        ck_ival top[CK_DIST_MAX_P + CK_DIST_MAX_Y], bottom[CK_DIST_MAX_X];
+        static const char *const names[] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"};
+        for (int p = 0; p < e.ndim_p; ++p)
+            CHECK_OK(ck_expr_symbol(ctx, names[p], 0, d.p_lengths[p] - 1, 1, &top[p]));
+        int y[CK_DIST_MAX_Y], p[CK_DIST_MAX_P], x[CK_DIST_MAX_X];
+        long long r = (long long)(ckt_rand64(&s) % (uint64_t)d.elements_per_thread);
+        ck_dist_d_to_ys(&d, r, y);
+        for (int j = 0; j < e.ndim_y; ++j)
+            top[e.ndim_p + j] = ck_ival_int(y[j]);
+        int nconds = 0;
+        CHECK_OK(ck_adaptor_calculate_bottom_expr(a, top, bottom, NULL, 0, &nconds));
+        CHECK_EQ_INT(nconds, 0); /* no padding in a distribution */
+        for (long long t = 0; t < d.threads; ++t) {
+            ck_binding b[CK_DIST_MAX_P];
+            ck_dist_partition_index(&d, t, p);
+            for (int k = 0; k < e.ndim_p; ++k)
+                b[k].name = names[k], b[k].value = p[k];
+            ck_dist_calculate_x(&d, p, y, x);
+            for (int k = 0; k < e.ndim_x; ++k) {
+                int64_t v = -1;
+                CHECK_OK(ck_ival_eval(bottom[k], b, e.ndim_p, &v));
+                CHECK_EQ_INT(v, x[k]);
+                ++checked;
+            }
+        }
+        ck_adaptor_destroy(a);
+        ck_expr_ctx_destroy(ctx);
+    }
+    CHECK(checked > 500);
+}
+
 static int parse_make(const char *text, ck_distribution *d)
 {
     ck_dist_encoding e;
@@ -200,6 +251,7 @@ int main(void)
 {
     printf("seed 0x%llx\n", (unsigned long long)g_seed);
     RUN_TEST(test_random);
+    RUN_TEST(test_symbolic_p);
     RUN_TEST(test_corner_cases);
     RUN_TEST(test_structure);
     RUN_TEST(test_bad_input);
