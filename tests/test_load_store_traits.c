@@ -397,6 +397,19 @@ static void test_bad_input(void)
     e.y_minor[0] = 0; /* owned by P0 and Y0 */
     CHECK_STATUS(ck_load_store_traits_make(&e, d8, CK_DTYPE_F32, &t), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "rhs[1][0]") != NULL);
+    /* ERRATA 000:L3916: the document's RowMajorDist (P dims duplicated, Y majors <2, 4> are Y
+     * lengths) is refused, naming the component. */
+    CHECK_OK(ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<2, 2>,"
+                                    " sequence<4, 4>>, tuple<sequence<1>, sequence<1>>, "
+                                    "tuple<sequence<0>, sequence<0>>, sequence<2, 4>, "
+                                    "sequence<1, 1>>",
+                                    &e));
+    ck_ival l416[2] = {ck_ival_int(4), ck_ival_int(16)};
+    ck_descriptor *d416 = NULL;
+    CHECK_OK(ck_descriptor_make_packed(2, l416, &d416));
+    CHECK_STATUS(ck_load_store_traits_make(&e, d416, CK_DTYPE_F32, &t), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "rhs[1][0] (X0, minor 0) is owned by both") != NULL);
+    ck_descriptor_destroy(d416);
     ck_descriptor_destroy(d8);
     ck_descriptor_destroy(d4);
     ck_descriptor_destroy(d88);
