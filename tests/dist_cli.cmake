@@ -119,6 +119,13 @@ string(JSON ways_swz GET "${OUT}" check bank_ways_max)
 expect_eq("${ways} ${ways_swz}" "32 4" "ck dist --check --swizzle")
 run(2 --check --swizzle 16B "${COLS}")
 
+# --adaptor prints CK's construction: unmerge per X, merge per P, and ys_to_d.
+run(0 --adaptor "${ENC}")
+if(NOT OUT MATCHES "ps_ys_to_xs adaptor: 2 bottom, 4 top" OR NOT OUT MATCHES "unmerge\\(\\[2, 2\\]\\)"
+   OR NOT OUT MATCHES "merge\\(\\[2\\]\\)" OR NOT OUT MATCHES "ys_to_d descriptor: 2 dims \\[2, 2\\]")
+  message(FATAL_ERROR "ck dist --adaptor:\n${OUT}")
+endif()
+
 # --svg writes a drawing.
 file(REMOVE "${WORK_DIR}/dist.svg")
 run(0 --svg "${WORK_DIR}/dist.svg" "${ENC}")

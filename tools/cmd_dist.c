@@ -42,6 +42,8 @@ static const char usage[] =
     "  --base BYTES      byte address of element 0 for alignment (default 0)\n"
     "  --swizzle MODE    NVIDIA shared-memory swizzle of the layout for --check: none, 32B,\n"
     "                    64B or 128B (16-byte chunks XORed with the 128-byte row index)\n"
+    "  --adaptor         also print CK's construction: the ps_ys_to_xs adaptor (top dims P0...\n"
+    "                    then Y0..., bottom dims X0...) and the ys_to_d descriptor\n"
     "  --svg FILE        draw the tile: cells coloured by warp, labelled with lane and register\n"
     "  --pattern KIND    generate CK's 2-D encoding pattern (thread, warp or block raked) from\n"
     "                    --block (default 256), --tile and --vector (default 1) instead of\n"
@@ -142,6 +144,27 @@ static int build_desc(const ck_distribution *d, const dist_opts *o, ck_expr_ctx 
     return CK_EXIT_OK;
 }
 
+/* --adaptor: the ps_ys_to_xs adaptor and the ys_to_d descriptor, as tile.h prints them. */
+static int print_construction(const ck_distribution *d)
+{
+    ck_adaptor *a = NULL;
+    ck_descriptor *yd = NULL;
+    char *as = NULL, *ds = NULL;
+    int rc = -1;
+    if (ck_dist_make_ps_ys_to_xs_adaptor(d, &a) == CK_SUCCESS &&
+        ck_dist_make_ys_to_d_descriptor(d, &yd) == CK_SUCCESS &&
+        ck_adaptor_to_string(a, &as) == CK_SUCCESS &&
+        ck_descriptor_to_string(yd, &ds) == CK_SUCCESS) {
+        printf("\nps_ys_to_xs %s\nys_to_d %s", as, ds);
+        rc = 0;
+    }
+    ck_tile_free(as);
+    ck_tile_free(ds);
+    ck_adaptor_destroy(a);
+    ck_descriptor_destroy(yd);
+    return rc;
+}
+
 static int run_check(const ck_distribution *d, dist_opts *o, const ck_descriptor *desc,
                      ck_access_report *rep)
 {
@@ -192,7 +215,7 @@ int ck_cmd_dist(int argc, char **argv)
     char text[16384] = "";
     size_t tlen = 0;
     const char *p_args[64];
-    int np_args = 0, have_enc = 0;
+    int np_args = 0, have_enc = 0, show_adaptor = 0;
     const char *pattern = NULL;
     long long block = 256, rows = 0, cols = 0, vec = 1;
     ck_dist_encoding enc;
@@ -205,6 +228,8 @@ int ck_cmd_dist(int argc, char **argv)
             o.json = 1;
         } else if (strcmp(a, "--check") == 0) {
             o.check = 1;
+        } else if (strcmp(a, "--adaptor") == 0) {
+            show_adaptor = 1;
         } else if (strcmp(a, "--p") == 0 || strcmp(a, "--dtype") == 0 ||
                    strcmp(a, "--strides") == 0 || strcmp(a, "--svg") == 0 ||
                    strcmp(a, "--base") == 0 || strcmp(a, "--swizzle") == 0 ||
@@ -356,6 +381,8 @@ int ck_cmd_dist(int argc, char **argv)
             dist_print_json(&d, tids, ntid, repp, tp);
         else
             dist_print_text(&d, &o, tids, ntid);
+        if (show_adaptor && !o.json && print_construction(&d) != 0)
+            rc = cli_library_error("dist");
         if (repp && !o.json)
             dist_print_check(&d, &o, repp, tp);
         if (o.svg && cmd_dist_svg(&d, o.svg) != 0)
