@@ -474,6 +474,35 @@ static void test_vector_examples(void)
     check_vectors(p);
     ck_descriptor_destroy(p);
     ck_descriptor_destroy(d);
+    /* length-1 lower dims of a merge take no part (a trailing one used to hide the
+     * contiguity): merge(16, 1) of (stride 1, anything) is contiguous over 16, and
+     * merge(4, 1, 8) of a packed 4 x 1 x 8 over 32 */
+    CHECK_OK(ck_descriptor_make_naive(2, (ck_ival[]){I(16), I(1)}, (ck_ival[]){I(1), I(16)}, &d));
+    CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(16), I(1)}, &t));
+    CHECK_OK(ck_descriptor_transform_one(d, &t, (int[]){0, 1}, -1, &p));
+    CHECK_OK(ck_descriptor_vector_info(p, vi));
+    CHECK_EQ_INT(vi[0].length, 16);
+    CHECK_EQ_INT(vi[0].stride, 1);
+    check_vectors(p);
+    ck_descriptor_destroy(p);
+    ck_descriptor_destroy(d);
+    CHECK_OK(ck_descriptor_make_packed(3, (ck_ival[]){I(4), I(1), I(8)}, &d));
+    CHECK_OK(ck_make_merge_transform(3, (ck_ival[]){I(4), I(1), I(8)}, &t));
+    CHECK_OK(ck_descriptor_transform_one(d, &t, (int[]){0, 1, 2}, -1, &p));
+    CHECK_OK(ck_descriptor_vector_info(p, vi));
+    CHECK_EQ_INT(vi[0].length, 32);
+    CHECK_EQ_INT(vi[0].stride, 1);
+    check_vectors(p);
+    ck_descriptor_destroy(p);
+    ck_descriptor_destroy(d);
+    /* all lower dims of length 1: no guarantee to give */
+    CHECK_OK(ck_descriptor_make_packed(2, (ck_ival[]){I(1), I(1)}, &d));
+    CHECK_OK(ck_make_merge_transform(2, (ck_ival[]){I(1), I(1)}, &t));
+    CHECK_OK(ck_descriptor_transform_one(d, &t, (int[]){0, 1}, -1, &p));
+    CHECK_OK(ck_descriptor_vector_info(p, vi));
+    CHECK_EQ_INT(vi[0].length, 1);
+    ck_descriptor_destroy(p);
+    ck_descriptor_destroy(d);
 }
 
 static void test_merge_unmerge_identity(void)

@@ -281,11 +281,25 @@ static void linear_upper(const ck_transform *t, const ck_vector_info *low, ck_ve
     }
 }
 
-static void merge_upper(const ck_transform *t, const ck_vector_info *low, ck_vector_info *up)
+static void merge_upper(const ck_transform *t, const ck_vector_info *low_all, ck_vector_info *up)
 {
-    int n = t->nlow;
+    /* Lower dims of known length 1 always get index 0: the merge is the same mixed radix over
+     * the other dims (without this, a trailing length-1 dim, which has no guarantee of its
+     * own, would hide the contiguity of the dims before it). */
+    ck_vector_info low[CK_TILE_MAX_TRANSFORM_DIMS];
+    ck_ival lens[CK_TILE_MAX_TRANSFORM_DIMS];
+    int n = 0;
+    for (int i = 0; i < t->nlow; ++i)
+        if (!(ck_ival_is_const(t->coefs[i]) && t->coefs[i].v == 1)) {
+            low[n] = low_all[i];
+            lens[n++] = t->coefs[i];
+        }
+    if (n == 0) { /* upper length 1 */
+        up[0] = vi(1, 0, 1);
+        return;
+    }
     ck_vector_info last = low[n - 1];
-    ck_ival len_last = t->coefs[n - 1];
+    ck_ival len_last = lens[n - 1];
     if (last.length != 0) {
         up[0] = vi(g(last.length, len_last), last.stride, last.stride_known);
         return;
@@ -295,7 +309,7 @@ static void merge_upper(const ck_transform *t, const ck_vector_info *low, ck_vec
     int64_t block = 1;
     while (k > 0) {
         ck_vector_info lo = low[k - 1], hi = low[k];
-        ck_ival len = t->coefs[k];
+        ck_ival len = lens[k];
         int64_t expect;
         if (lo.length != 0 || !lo.stride_known || !hi.stride_known || !ck_ival_is_const(len) ||
             __builtin_mul_overflow(len.v, hi.stride, &expect) || expect != lo.stride)
@@ -308,7 +322,7 @@ static void merge_upper(const ck_transform *t, const ck_vector_info *low, ck_vec
     }
     /* lengths k+1..n-1 are known; a symbolic length k contributes its divisor */
     for (int j = k; j < n; ++j) {
-        ck_ival len = t->coefs[j];
+        ck_ival len = lens[j];
         int64_t v = ck_ival_is_const(len) ? len.v : ck_ival_divisor(len);
         if (__builtin_mul_overflow(block, v, &block)) {
             block = ck_ival_is_const(len_last) ? len_last.v : ck_ival_divisor(len_last);
