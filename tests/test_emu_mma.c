@@ -1,0 +1,218 @@
+/* Warp-level tensor-core operations through the runtime (tests/kernels/mma.cu, ldmatrix.cu,
+ * cp_async.cu) on the device CK_DEVICE chooses (the emulator in CI), checked against CPU
+ * references written here from the PTX ISA's fragment formulas: full matrices are gathered from
+ * the fragments and multiplied in long double. Exact results (integer mma, ldmatrix, stmatrix,
+ * cp.async) are dumped for scripts/gpu-check's bit-for-bit GPU = emulator comparison; float mma
+ * results are checked against the reference within a stated tolerance on each backend and not
+ * dumped (tensor cores and the emulator may round sums differently). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/numeric_conv.h"
+#include "kernel_harness.h"
+
+static uint64_t seed = 0x3a3a5eed00060002ull;
+
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)(ckt_rand64(&seed) % n);
+}
+
+/* ------------------------------------------------------------------ mma.sync */
+
+enum { V_F16 = 0, V_BF16, V_TF32, V_E4M3, V_E5M2, V_E4M3_E5M2, V_E5M2_E4M3, V_F16_K8, V_BF16_K8,
+       V_F16ACC, V_F16ACC_K8, V_S8, V_U8, V_S8U8, V_U8S8, V_S8_SAT, V_U8_SAT, V_COUNT };
+
+typedef struct mma_shape {
+    const char *name;
+    int k, bits_a, bits_b; /* element bits of A and B */
+    int type_a, type_b;    /* CK_NC_* element types (I8/U8 for integers) */
+    int acc;               /* 0 f32, 1 f16, 2 s32 */
+    int sat;
+} mma_shape;
+
+static const mma_shape shapes[V_COUNT] = {
+    {"m16n8k16 f32.f16", 16, 16, 16, CK_NC_F16, CK_NC_F16, 0, 0},
+    {"m16n8k16 f32.bf16", 16, 16, 16, CK_NC_BF16, CK_NC_BF16, 0, 0},
+    {"m16n8k8 f32.tf32", 8, 32, 32, CK_NC_TF32, CK_NC_TF32, 0, 0},
+    {"m16n8k32 f32.e4m3", 32, 8, 8, CK_NC_FP8_E4M3, CK_NC_FP8_E4M3, 0, 0},
+    {"m16n8k32 f32.e5m2", 32, 8, 8, CK_NC_FP8_E5M2, CK_NC_FP8_E5M2, 0, 0},
+    {"m16n8k32 f32.e4m3.e5m2", 32, 8, 8, CK_NC_FP8_E4M3, CK_NC_FP8_E5M2, 0, 0},
+    {"m16n8k32 f32.e5m2.e4m3", 32, 8, 8, CK_NC_FP8_E5M2, CK_NC_FP8_E4M3, 0, 0},
+    {"m16n8k8 f32.f16", 8, 16, 16, CK_NC_F16, CK_NC_F16, 0, 0},
+    {"m16n8k8 f32.bf16", 8, 16, 16, CK_NC_BF16, CK_NC_BF16, 0, 0},
+    {"m16n8k16 f16.f16", 16, 16, 16, CK_NC_F16, CK_NC_F16, 1, 0},
+    {"m16n8k8 f16.f16", 8, 16, 16, CK_NC_F16, CK_NC_F16, 1, 0},
+    {"m16n8k32 s32.s8", 32, 8, 8, CK_NC_I8, CK_NC_I8, 2, 0},
+    {"m16n8k32 s32.u8", 32, 8, 8, CK_NC_U8, CK_NC_U8, 2, 0},
+    {"m16n8k32 s32.s8.u8", 32, 8, 8, CK_NC_I8, CK_NC_U8, 2, 0},
+    {"m16n8k32 s32.u8.s8", 32, 8, 8, CK_NC_U8, CK_NC_I8, 2, 0},
+    {"m16n8k32 s32.s8 satfinite", 32, 8, 8, CK_NC_I8, CK_NC_I8, 2, 1},
+    {"m16n8k32 s32.u8 satfinite", 32, 8, 8, CK_NC_U8, CK_NC_U8, 2, 1},
+};
+
+/* Element e of lane l's A fragment (16 x k, row-major) -> (row, col): the ISA's formulas. */
+static void a_pos(int k, int bits, int l, int e, int *row, int *col)
+{
+    int g = l / 4, t = l % 4;
+    if (bits == 32) { /* tf32 m16n8k8: a0..a3 */
+        *row = g + 8 * (e % 2), *col = t + 4 * (e / 2);
+    } else if (bits == 16 && k == 16) { /* a0..a7 */
+        *row = g + 8 * ((e / 2) % 2), *col = 2 * t + (e % 2) + 8 * (e / 4);
+    } else if (bits == 16) { /* k8: a0..a3 */
+        *row = g + 8 * (e / 2), *col = 2 * t + (e % 2);
+    } else { /* 8-bit k32: a0..a15 */
+        *row = g + 8 * ((e / 4) % 2), *col = 4 * t + (e % 4) + 16 * (e / 8);
+    }
+}
+
+/* Element e of lane l's B fragment (k x 8) -> (k row, n col). */
+static void b_pos(int k, int bits, int l, int e, int *row, int *col)
+{
+    int g = l / 4, t = l % 4;
+    *col = g;
+    if (bits == 32)
+        *row = t + 4 * e;
+    else if (bits == 16 && k == 16)
+        *row = 2 * t + (e % 2) + 8 * (e / 2);
+    else if (bits == 16)
+        *row = 2 * t + e;
+    else
+        *row = 4 * t + (e % 4) + 16 * (e / 4);
+}
+
+/* C/D element i of lane l -> (row, col) */
+static void c_pos(int l, int i, int *row, int *col)
+{
+    *row = l / 4 + 8 * (i / 2), *col = 2 * (l % 4) + (i % 2);
+}
+
+static uint32_t gen_elem(int type)
+{
+    uint32_t r = (uint32_t)ckt_rand64(&seed);
+    switch (type) {
+    case CK_NC_F16: return (r & 0x83FFu) | ((11u + rnd(8)) << 10);
+    case CK_NC_BF16: return (r & 0x807Fu) | ((123u + rnd(8)) << 7);
+    case CK_NC_TF32: return (r & 0x807FFFFFu) | ((123u + rnd(8)) << 23); /* low 13 bits: junk */
+    case CK_NC_FP8_E4M3: return (r & 0x87u) | ((4u + rnd(8)) << 3);
+    case CK_NC_FP8_E5M2: return (r & 0x83u) | ((11u + rnd(10)) << 2);
+    default: return r & 0xFFu;
+    }
+}
+
+static long double val(int type, uint32_t code)
+{
+    if (type == CK_NC_I8)
+        return (int8_t)code;
+    if (type == CK_NC_U8)
+        return (uint8_t)code;
+    return (long double)ck_nc_to_f64(type, type == CK_NC_TF32 ? code & ~0x1FFFu : code);
+}
+
+static void test_mma_variant(ck_kernel *k, int v, int *exact_dumped, uint32_t *exact_out)
+{
+    const mma_shape *s = &shapes[v];
+    uint32_t A[16][32], B[32][8]; /* element codes */
+    long double C[16][8];
+    unsigned fa[32][4], fb[32][2], fc[32][4], fd[32][4];
+    memset(fa, 0, sizeof fa), memset(fb, 0, sizeof fb), memset(fc, 0, sizeof fc);
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < s->k; ++c)
+            A[r][c] = gen_elem(s->type_a);
+    for (int r = 0; r < s->k; ++r)
+        for (int c = 0; c < 8; ++c)
+            B[r][c] = gen_elem(s->type_b);
+    int na = 16 * s->k / 32, nb = 8 * s->k / 32; /* elements per lane */
+    for (int l = 0; l < 32; ++l) {
+        for (int e = 0; e < na; ++e) {
+            int r, c, per = 32 / s->bits_a;
+            a_pos(s->k, s->bits_a, l, e, &r, &c);
+            fa[l][e / per] |= A[r][c] << (s->bits_a * (e % per));
+        }
+        for (int e = 0; e < nb; ++e) {
+            int r, c, per = 32 / s->bits_b;
+            b_pos(s->k, s->bits_b, l, e, &r, &c);
+            fb[l][e / per] |= B[r][c] << (s->bits_b * (e % per));
+        }
+        for (int i = 0; i < 4; ++i) {
+            int r, c;
+            c_pos(l, i, &r, &c);
+            if (s->acc == 0) {
+                float f = (float)((int)rnd(2001) - 1000) / 64.0f;
+                fc[l][i] = ck_nc_f32_bits(f);
+                C[r][c] = f;
+            } else if (s->acc == 1) {
+                uint32_t h = gen_elem(CK_NC_F16);
+                fc[l][i / 2] |= h << (16 * (i % 2));
+                C[r][c] = val(CK_NC_F16, h);
+            } else {
+                int32_t x = s->sat && l % 2 ? (l % 4 == 1 ? 2147480000 - (int32_t)rnd(100)
+                                                          : -2147480000 + (int32_t)rnd(100))
+                                            : (int32_t)rnd(2000001) - 1000000;
+                fc[l][i] = (uint32_t)x;
+                C[r][c] = x;
+            }
+        }
+    }
+    void *da = ckk_upload(fa, sizeof fa), *db = ckk_upload(fb, sizeof fb);
+    void *dc = ckk_upload(fc, sizeof fc), *dd = ckk_upload(NULL, sizeof fd);
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 5, CKK_ARG(v), CKK_ARG(da), CKK_ARG(db), CKK_ARG(dc),
+                        CKK_ARG(dd)));
+    ckk_download(fd, dd, sizeof fd);
+    /* tolerance relative to sum |products| + |c|: f32 accumulation of 16/19-bit products
+     * 2^-16, fp8 2^-11 (tensor cores keep fewer accumulator bits), f16 accumulator 2^-8 */
+    long double tol = s->acc == 1 ? ldexpl(1, -8) : s->bits_a == 8 ? ldexpl(1, -11) : ldexpl(1, -16);
+    int bad = 0;
+    for (int l = 0; l < 32; ++l)
+        for (int i = 0; i < 4; ++i) {
+            int r, c;
+            c_pos(l, i, &r, &c);
+            long double sum = C[r][c], mag = fabsl(C[r][c]);
+            for (int kk = 0; kk < s->k; ++kk) {
+                long double p = val(s->type_a, A[r][kk]) * val(s->type_b, B[kk][c]);
+                sum += p, mag += fabsl(p);
+            }
+            if (s->acc == 2) {
+                long double ref = sum;
+                if (s->sat)
+                    ref = ref > 2147483647.0L ? 2147483647.0L : ref < -2147483648.0L ? -2147483648.0L : ref;
+                else /* wraps modulo 2^32 */
+                    ref = (long double)(int32_t)(uint32_t)(int64_t)ref;
+                if ((long double)(int32_t)fd[l][i] != ref && bad++ < 3)
+                    printf("  %s lane %d d[%d]: %d, expected %.0Lf\n", s->name, l, i, (int)fd[l][i], ref);
+            } else {
+                float got = s->acc == 1 ? (float)val(CK_NC_F16, (fd[l][i / 2] >> (16 * (i % 2))) & 0xFFFFu)
+                                        : ck_nc_bits_f32(fd[l][i]);
+                if (!(fabsl((long double)got - sum) <= tol * mag) && bad++ < 3)
+                    printf("  %s lane %d d[%d] (row %d col %d): %.9g, expected %.9Lg\n", s->name, l, i, r, c,
+                           got, sum);
+            }
+        }
+    CHECK_MSG(bad == 0, "mma %s: %d of 128 results wrong", s->name, bad);
+    if (s->acc == 2) {
+        memcpy(exact_out + (size_t)*exact_dumped * 128, fd, sizeof fd);
+        ++*exact_dumped;
+    }
+    ck_free(ckk_device, da), ck_free(ckk_device, db), ck_free(ckk_device, dc), ck_free(ckk_device, dd);
+}
+
+static void test_mma(void)
+{
+    ck_kernel *k = ckk_kernel("mma.cu", "mma_all");
+    uint32_t exact[6 * 128];
+    int dumped = 0;
+    for (int v = 0; v < V_COUNT; ++v)
+        test_mma_variant(k, v, &dumped, exact);
+    CHECK_EQ_INT(dumped, 6);
+    ckk_dump("mma_integer", exact, sizeof exact);
+}
+
+int main(void)
+{
+    if (!ckk_open())
+        return 1;
+    RUN_TEST(test_mma);
+    ckk_close();
+    return CK_TEST_REPORT();
+}
