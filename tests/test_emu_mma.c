@@ -208,11 +208,127 @@ static void test_mma(void)
     ckk_dump("mma_integer", exact, sizeof exact);
 }
 
+/* ------------------------------------------------------------------ ldmatrix / stmatrix */
+
+/* b16 element (r, c) of matrix j: at byte rows[8j + r] + 2c of the buffer */
+static uint16_t elem16(const unsigned char *buf, const unsigned *rows, int j, int r, int c)
+{
+    uint16_t v;
+    memcpy(&v, buf + rows[8 * j + r] + 2 * c, 2);
+    return v;
+}
+
+static void test_ldmatrix_stmatrix(void)
+{
+    ck_kernel *k = ckk_kernel("ldmatrix.cu", "ldst");
+    static unsigned src[1024], regs[6 * 32 * 4], rows[32], ld[6 * 32 * 4], st[6 * 1024];
+    for (int i = 0; i < 1024; ++i)
+        src[i] = (uint32_t)ckt_rand64(&seed);
+    for (int i = 0; i < 6 * 32 * 4; ++i)
+        regs[i] = (uint32_t)ckt_rand64(&seed);
+    unsigned slots[256];
+    for (unsigned i = 0; i < 256; ++i)
+        slots[i] = i;
+    for (unsigned i = 255; i > 0; --i) { /* distinct random 16-byte slots */
+        unsigned j = rnd(i + 1), tmp = slots[i];
+        slots[i] = slots[j], slots[j] = tmp;
+    }
+    for (int l = 0; l < 32; ++l)
+        rows[l] = slots[l] * 16;
+    void *dsrc = ckk_upload(src, sizeof src), *dregs = ckk_upload(regs, sizeof regs);
+    void *drows = ckk_upload(rows, sizeof rows), *dld = ckk_upload(NULL, sizeof ld);
+    void *dst = ckk_upload(NULL, sizeof st);
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 5, CKK_ARG(dsrc), CKK_ARG(dregs), CKK_ARG(drows),
+                        CKK_ARG(dld), CKK_ARG(dst)));
+    ckk_download(ld, dld, sizeof ld);
+    ckk_download(st, dst, sizeof st);
+    const unsigned char *buf = (const unsigned char *)src;
+    int bad = 0;
+    for (int v = 0; v < 6; ++v) {
+        int count = 1 << (v % 3), trans = v >= 3;
+        /* ldmatrix */
+        for (int l = 0; l < 32; ++l)
+            for (int j = 0; j < 4; ++j) {
+                unsigned want = 0;
+                if (j < count) {
+                    int r = l / 4, c = 2 * (l % 4);
+                    uint16_t lo = trans ? elem16(buf, rows, j, c, r) : elem16(buf, rows, j, r, c);
+                    uint16_t hi = trans ? elem16(buf, rows, j, c + 1, r) : elem16(buf, rows, j, r, c + 1);
+                    want = lo | (unsigned)hi << 16;
+                }
+                if (ld[(v * 32 + l) * 4 + j] != want && bad++ < 3)
+                    printf("  ldmatrix variant %d lane %d r[%d]: 0x%08x, expected 0x%08x\n", v, l, j,
+                           ld[(v * 32 + l) * 4 + j], want);
+            }
+        /* stmatrix: build the expected buffer */
+        static unsigned char want[4096];
+        memset(want, 0xEE, sizeof want);
+        for (int l = 0; l < 32; ++l)
+            for (int j = 0; j < count; ++j) {
+                unsigned reg = regs[(v * 32 + l) * 4 + j];
+                int r = l / 4, c = 2 * (l % 4);
+                uint16_t lo = (uint16_t)reg, hi = (uint16_t)(reg >> 16);
+                if (!trans) {
+                    memcpy(want + rows[8 * j + r] + 2 * c, &lo, 2);
+                    memcpy(want + rows[8 * j + r] + 2 * c + 2, &hi, 2);
+                } else {
+                    memcpy(want + rows[8 * j + c] + 2 * r, &lo, 2);
+                    memcpy(want + rows[8 * j + c + 1] + 2 * r, &hi, 2);
+                }
+            }
+        if (memcmp(want, st + v * 1024, 4096) != 0 && bad++ < 3)
+            printf("  stmatrix variant %d: buffer differs\n", v);
+    }
+    CHECK_MSG(bad == 0, "ldmatrix/stmatrix: %d wrong", bad);
+    ckk_dump("ldmatrix", ld, sizeof ld);
+    ckk_dump("stmatrix", st, sizeof st);
+    ck_free(ckk_device, dsrc), ck_free(ckk_device, dregs), ck_free(ckk_device, drows);
+    ck_free(ckk_device, dld), ck_free(ckk_device, dst);
+}
+
+/* ------------------------------------------------------------------ cp.async */
+
+static void test_cp_async(void)
+{
+    ck_kernel *k = ckk_kernel("cp_async.cu", "cp_async_groups");
+    static unsigned char g[8192], out[8192], want[8192];
+    unsigned zb[128], ok[128];
+    for (int i = 0; i < 8192; ++i)
+        g[i] = (unsigned char)(ckt_rand64(&seed) | 1u); /* never zero: zero fill is visible */
+    for (int t = 0; t < 128; ++t)
+        zb[t] = t < 17 ? (unsigned)t : rnd(17); /* 0..16 source bytes */
+    void *dg = ckk_upload(g, sizeof g), *dz = ckk_upload(zb, sizeof zb);
+    void *dout = ckk_upload(NULL, sizeof out), *dok = ckk_upload(NULL, sizeof ok);
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 4, CKK_ARG(dg), CKK_ARG(dz), CKK_ARG(dout),
+                        CKK_ARG(dok)));
+    ckk_download(out, dout, sizeof out);
+    ckk_download(ok, dok, sizeof ok);
+    memset(want, 0xCD, sizeof want);
+    for (int t = 0; t < 128; ++t) {
+        memcpy(want + 16 * (127 - t), g + 16 * t, 16);
+        memcpy(want + 2048 + 8 * t, g + 2048 + 8 * ((37 * t) % 128), 8);
+        memcpy(want + 3072 + 4 * t, g + 3072 + 4 * ((5 * t) % 128), 4);
+        memset(want + 4096 + 16 * t, 0, 16);
+        memcpy(want + 4096 + 16 * t, g + 4096 + 16 * t, zb[t]);
+        CHECK_MSG(ok[t] == 1, "thread %d did not see its copies after ck_cp_async_wait(1)", t);
+    }
+    int first = -1;
+    for (int i = 0; i < 8192 && first < 0; ++i)
+        if (out[i] != want[i])
+            first = i;
+    CHECK_MSG(first < 0, "cp.async: shared byte %d is 0x%02x, expected 0x%02x", first,
+              first >= 0 ? out[first] : 0, first >= 0 ? want[first] : 0);
+    ckk_dump("cp_async", out, sizeof out);
+    ck_free(ckk_device, dg), ck_free(ckk_device, dz), ck_free(ckk_device, dout), ck_free(ckk_device, dok);
+}
+
 int main(void)
 {
     if (!ckk_open())
         return 1;
     RUN_TEST(test_mma);
+    RUN_TEST(test_ldmatrix_stmatrix);
+    RUN_TEST(test_cp_async);
     ckk_close();
     return CK_TEST_REPORT();
 }
