@@ -3,8 +3,10 @@
  * references written here from the PTX ISA's fragment formulas: full matrices are gathered from
  * the fragments and multiplied in long double. Exact results (integer mma, ldmatrix, stmatrix,
  * cp.async) are dumped for scripts/gpu-check's bit-for-bit GPU = emulator comparison; float mma
- * results are checked against the reference within a stated tolerance on each backend and not
- * dumped (tensor cores and the emulator may round sums differently). */
+ * and wgmma results of random values are checked against the reference within a stated
+ * tolerance on each backend and not dumped (tensor cores and the emulator may round sums
+ * differently); wgmma with small-integer values (every partial sum exact) must equal the
+ * reference exactly and is dumped (wgmma_exact). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -322,6 +324,151 @@ static void test_cp_async(void)
     ck_free(ckk_device, dg), ck_free(ckk_device, dz), ck_free(ckk_device, dout), ck_free(ckk_device, dok);
 }
 
+/* ------------------------------------------------------------------ wgmma */
+
+typedef struct wg_variant {
+    const char *name;
+    int n, type_a, type_b, eb; /* eb: element bytes */
+} wg_variant;
+
+static const wg_variant wgv[10] = {
+    {"bf16 N64", 64, CK_NC_BF16, CK_NC_BF16, 2},   {"bf16 N128", 128, CK_NC_BF16, CK_NC_BF16, 2},
+    {"bf16 N256", 256, CK_NC_BF16, CK_NC_BF16, 2}, {"f16 N64", 64, CK_NC_F16, CK_NC_F16, 2},
+    {"f16 N128", 128, CK_NC_F16, CK_NC_F16, 2},    {"f16 N256", 256, CK_NC_F16, CK_NC_F16, 2},
+    {"tf32 N64", 64, CK_NC_TF32, CK_NC_TF32, 4},   {"tf32 N128", 128, CK_NC_TF32, CK_NC_TF32, 4},
+    {"e4m3 x e4m3 N64", 64, CK_NC_FP8_E4M3, CK_NC_FP8_E4M3, 1},
+    {"e5m2 x e4m3 N128", 128, CK_NC_FP8_E5M2, CK_NC_FP8_E4M3, 1},
+};
+
+/* Byte offset of byte kb of row mn in a K-major operand tile (the ISA's canonical layouts:
+ * no swizzle = 8-row x 16-byte core matrices, LBO apart along K and SBO apart along M/N;
+ * swizzled = rows of S bytes, 8-row groups SBO apart, then the 16-byte chunk index XOR-ed with
+ * the row within the 8-row pattern (address bits 4.. ^= bits 7..)). */
+static unsigned tile_off(int swz, int mn, int kb, unsigned lbo, unsigned sbo)
+{
+    if (swz == 0)
+        return (unsigned)(mn % 8) * 16u + (unsigned)(mn / 8) * sbo + (unsigned)kb % 16u +
+               (unsigned)(kb / 16) * lbo;
+    unsigned span = 16u << swz, off = (unsigned)(mn % 8) * span + (unsigned)(mn / 8) * sbo + (unsigned)kb;
+    unsigned chunk = (off >> 4) & ((1u << swz) - 1u), line = (off >> 7) & ((1u << swz) - 1u);
+    return (off & ~(((1u << swz) - 1u) << 4)) | ((chunk ^ line) << 4);
+}
+
+/* Small integers (exactly summed by any accumulator): mode 1; random moderate values: mode 0. */
+static uint32_t wg_elem(int type, int exact)
+{
+    if (!exact)
+        return gen_elem(type);
+    int v = (int)rnd(9) - 4;
+    uint64_t c = ck_nc_from_f32(type, (float)v, CK_NC_ROUND_NEAREST_EVEN, CK_NC_SATURATE, 0);
+    return (uint32_t)c | (type == CK_NC_TF32 ? rnd(0x2000) : 0u); /* tf32: junk low bits */
+}
+
+/* One wgmma configuration: rs 0/1, variant, swizzle 0..3, values exact (1) or random (0).
+ * Returns the number of floats written to *dump (exact mode), else 0. */
+static size_t run_wgmma(ck_kernel *k, int rs, int v, int swz, int exact, float *dump)
+{
+    const wg_variant *w = &wgv[v];
+    int n = w->n, eb = w->eb;
+    int kbytes = swz == 0 ? 64 : 16 << swz; /* bytes of K per row */
+    int ksteps = kbytes / 32, kel = kbytes / eb, kstep_el = 32 / eb;
+    unsigned lbo = swz == 0 ? 128u : 16u, sbo = swz == 0 ? (unsigned)kbytes / 16u * 128u : 8u * (16u << swz);
+    int kadv = swz == 0 ? 2 * (int)lbo : 32;
+    int a_bytes = 64 * kbytes, b_bytes = n * kbytes;
+    static uint32_t A[64][128], B[256][128];
+    static unsigned char ia[8192], ib[32768];
+    static unsigned afrag[4 * 128 * 4];
+    static float out[128 * 128];
+    memset(ia, 0, sizeof ia), memset(ib, 0, sizeof ib), memset(afrag, 0, sizeof afrag);
+    for (int m = 0; m < 64; ++m)
+        for (int kk = 0; kk < kel; ++kk) {
+            A[m][kk] = wg_elem(w->type_a, exact);
+            for (int b = 0; b < eb; ++b)
+                ia[tile_off(swz, m, kk * eb + b, lbo, sbo)] = (unsigned char)(A[m][kk] >> (8 * b));
+        }
+    for (int c = 0; c < n; ++c)
+        for (int kk = 0; kk < kel; ++kk) {
+            B[c][kk] = wg_elem(w->type_b, exact);
+            for (int b = 0; b < eb; ++b)
+                ib[tile_off(swz, c, kk * eb + b, lbo, sbo)] = (unsigned char)(B[c][kk] >> (8 * b));
+        }
+    /* register A: the mma.sync A fragment of the warp's 16 rows, per k-step */
+    int mk = eb == 2 ? 16 : eb == 4 ? 8 : 32, bits = 8 * eb, per = 4 / eb;
+    for (int ks = 0; ks < ksteps; ++ks)
+        for (int t = 0; t < 128; ++t)
+            for (int e = 0; e < 16 * mk / 32; ++e) {
+                int r, c;
+                a_pos(mk, bits, t % 32, e, &r, &c);
+                uint32_t code = A[16 * (t / 32) + r][ks * kstep_el + c];
+                afrag[(ks * 128 + t) * 4 + e / per] |= (bits == 32 ? code : code << (bits * (e % per)));
+            }
+    void *dA = ckk_upload(rs ? (const void *)afrag : (const void *)ia, rs ? sizeof afrag : sizeof ia);
+    void *dB = ckk_upload(ib, sizeof ib), *dout = ckk_upload(NULL, (size_t)128 * n / 2 * 4);
+    int ilbo = (int)lbo, isbo = (int)sbo;
+    ck_status st = rs ? ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 10, CKK_ARG(v), CKK_ARG(swz), CKK_ARG(ilbo),
+                                   CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(dA), CKK_ARG(dB),
+                                   CKK_ARG(b_bytes), CKK_ARG(dout))
+                      : ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 11, CKK_ARG(v), CKK_ARG(swz), CKK_ARG(ilbo),
+                                   CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(dA),
+                                   CKK_ARG(a_bytes), CKK_ARG(dB), CKK_ARG(b_bytes), CKK_ARG(dout));
+    CHECK_MSG(st == CK_SUCCESS, "wgmma launch: %s", ck_last_error());
+    ckk_download(out, dout, (size_t)128 * n / 2 * 4);
+    long double tol = exact ? 0 : eb == 1 ? ldexpl(1, -11) : ldexpl(1, -16);
+    static long double VA[64][128], VB[256][128];
+    for (int m = 0; m < 64; ++m)
+        for (int kk = 0; kk < kel; ++kk)
+            VA[m][kk] = val(w->type_a, A[m][kk]);
+    for (int c = 0; c < n; ++c)
+        for (int kk = 0; kk < kel; ++kk)
+            VB[c][kk] = val(w->type_b, B[c][kk]);
+    int bad = 0;
+    for (int t = 0; t < 128; ++t)
+        for (int i = 0; i < n / 2; ++i) {
+            int wq = t / 32, l = t % 32;
+            int row = 16 * wq + l / 4 + 8 * ((i % 4) / 2), col = 8 * (i / 4) + 2 * (l % 4) + (i % 2);
+            long double sum = 0, mag = 0;
+            for (int kk = 0; kk < kel; ++kk) {
+                long double p = VA[row][kk] * VB[col][kk];
+                sum += p, mag += fabsl(p);
+            }
+            float got = out[t * (n / 2) + i];
+            if (!(fabsl((long double)got - sum) <= tol * mag) && bad++ < 3)
+                printf("  wgmma %s %s swizzle %d%s: D[%d][%d] = %.9g, expected %.9Lg\n", rs ? "RS" : "SS",
+                       w->name, swz, exact ? " (exact)" : "", row, col, got, sum);
+        }
+    CHECK_MSG(bad == 0, "wgmma %s %s swizzle %d%s: %d of %d wrong", rs ? "RS" : "SS", w->name, swz,
+              exact ? " (exact values)" : "", bad, 64 * n);
+    ck_free(ckk_device, dA), ck_free(ckk_device, dB), ck_free(ckk_device, dout);
+    if (!exact)
+        return 0;
+    memcpy(dump, out, (size_t)128 * n / 2 * 4);
+    return (size_t)128 * n / 2;
+}
+
+static void test_wgmma(void)
+{
+    ck_kernel *kss = ckk_kernel("wgmma.cu", "wgmma_ss"), *krs = ckk_kernel("wgmma.cu", "wgmma_rs");
+    size_t cap = 1u << 22, used = 0;
+    float *dump = malloc(cap * sizeof(float));
+    int configs = 0;
+    for (int rs = 0; rs < 2; ++rs)
+        for (int v = 0; v < 10; ++v)
+            for (int swz = 0; swz < 4; ++swz) {
+                /* 16-bit types: every swizzle and N; tf32 and fp8: none and 128B */
+                if (v >= 6 && swz != 0 && swz != 3)
+                    continue;
+                for (int exact = 0; exact < 2; ++exact) {
+                    size_t got = run_wgmma(rs ? krs : kss, rs, v, swz, exact, dump + used);
+                    used += got;
+                    CHECK(used + 128 * 128 <= cap);
+                    ++configs;
+                }
+            }
+    printf("%d wgmma configurations (SS and RS, 10 type/N variants, swizzles)\n", configs);
+    ckk_dump("wgmma_exact", dump, used * sizeof(float));
+    free(dump);
+}
+
 int main(void)
 {
     if (!ckk_open())
@@ -329,6 +476,7 @@ int main(void)
     RUN_TEST(test_mma);
     RUN_TEST(test_ldmatrix_stmatrix);
     RUN_TEST(test_cp_async);
+    RUN_TEST(test_wgmma);
     ckk_close();
     return CK_TEST_REPORT();
 }
