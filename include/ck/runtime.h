@@ -175,7 +175,11 @@ typedef struct ck_tensor_map_desc {
 #ifndef CK_TENSOR_MAP_DEFINED
 #define CK_TENSOR_MAP_DEFINED 1
 typedef struct ck_tensor_map {
+#ifdef __cplusplus
+    alignas(64) unsigned long long opaque[16];
+#else
     _Alignas(64) unsigned long long opaque[16];
+#endif
 } ck_tensor_map;
 #endif
 
