@@ -28,11 +28,16 @@ CK_DEVICE void wg_load_tiles(unsigned char *smem, const unsigned *ga, int a_byte
     ck_sync_threads();
 }
 
+/* Constant indices only (full unrolling): the accumulators stay in registers, never in local
+ * memory the compiler could touch while a wgmma is in flight. */
 CK_DEVICE void wg_store(float *out, const float *d, int n)
 {
     unsigned t = ck_thread_idx_x();
-    for (int i = 0; i < n / 2; ++i)
-        out[(int)t * (n / 2) + i] = d[i];
+    CK_UNROLL for (int i = 0; i < 128; ++i)
+    {
+        if (i < n / 2)
+            out[(int)t * (n / 2) + i] = d[i];
+    }
 }
 
 /* Both operands from shared memory (K-major). out[t * N/2 + i] = d[i] of thread t. */
@@ -44,8 +49,7 @@ CK_KERNEL void CK_LAUNCH_BOUNDS(128) wgmma_ss(int variant, int swizzle, int lbo,
     CK_SHARED_ARRAY_ALIGNED(unsigned char, smem, WG_SMEM, 1024);
     wg_load_tiles(smem, ga, a_bytes, gb, b_bytes);
     float d[128];
-    for (int i = 0; i < 128; ++i)
-        d[i] = 0.0f;
+    CK_UNROLL for (int i = 0; i < 128; ++i) d[i] = 0.0f;
     for (int ks = 0; ks < ksteps; ++ks) {
         ck_wgmma_fence();
         unsigned long long da = ck_wgmma_desc(smem + ks * kadv, (unsigned)lbo, (unsigned)sbo, swizzle);
@@ -64,9 +68,9 @@ CK_KERNEL void CK_LAUNCH_BOUNDS(128) wgmma_ss(int variant, int swizzle, int lbo,
         case 8: CK_WGMMA_SS_F8(64, e4m3, e4m3, d, da, db, sd, 1, 1); break;
         default: CK_WGMMA_SS_F8(128, e5m2, e4m3, d, da, db, sd, 1, 1); break;
         }
+        ck_wgmma_commit_group();
+        ck_wgmma_wait_group(0);
     }
-    ck_wgmma_commit_group();
-    ck_wgmma_wait_group(0);
     wg_store(out, d, wg_n(variant));
 }
 
@@ -80,8 +84,7 @@ CK_KERNEL void CK_LAUNCH_BOUNDS(128) wgmma_rs(int variant, int swizzle, int lbo,
     wg_load_tiles(smem, gb, 0, gb, b_bytes);
     unsigned t = ck_thread_idx_x();
     float d[128];
-    for (int i = 0; i < 128; ++i)
-        d[i] = 0.0f;
+    CK_UNROLL for (int i = 0; i < 128; ++i) d[i] = 0.0f;
     for (int ks = 0; ks < ksteps; ++ks) {
         unsigned a[4];
         for (int i = 0; i < 4; ++i)

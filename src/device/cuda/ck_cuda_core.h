@@ -34,6 +34,7 @@ typedef unsigned long size_t;
 #define CK_WARP_SIZE          32
 #define CK_RESTRICT           __restrict__
 #define CK_NOINLINE           __noinline__
+#define CK_UNROLL             _Pragma("unroll")
 #define CK_FULL_MASK_         0xffffffffu
 
 /* ---- ids -------------------------------------------------------------------------------- */
