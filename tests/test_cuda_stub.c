@@ -159,7 +159,8 @@ static void test_cuda_backend_with_stub(void)
         CHECK_EQ_INT(tm->swizzle, 3);
         CHECK_EQ_INT(tm->l2, 2);
         CHECK_EQ_INT(tm->oob, 0);
-        CHECK(((const unsigned char *)&map)[0] == 0xA5 && ((const unsigned char *)&map)[127] == 0xA5);
+        CHECK(((const unsigned char *)&map)[0] == 0xA5 &&
+              ((const unsigned char *)&map)[127] == 0xA5);
     }
     /* bad input is refused before the driver sees it; a driver failure is reported */
     ck_tensor_map before = map;

@@ -33,20 +33,26 @@ static int code_bits(int t)
 {
     switch (t) {
     case CK_DTYPE_F16:
-    case CK_DTYPE_BF16: return 16;
+    case CK_DTYPE_BF16:
+        return 16;
     case CK_DTYPE_FP8_E4M3:
     case CK_DTYPE_FP8_E5M2:
     case CK_DTYPE_FP8_E4M3_FNUZ:
     case CK_DTYPE_FP8_E5M2_FNUZ:
     case CK_DTYPE_I8:
-    case CK_DTYPE_U8: return 8;
+    case CK_DTYPE_U8:
+        return 8;
     case CK_DTYPE_FP6_E2M3:
-    case CK_DTYPE_FP6_E3M2: return 6;
-    case CK_DTYPE_FP4_E2M1: return 4;
+    case CK_DTYPE_FP6_E3M2:
+        return 6;
+    case CK_DTYPE_FP4_E2M1:
+        return 4;
     case CK_DTYPE_F32:
     case CK_DTYPE_TF32:
-    case CK_DTYPE_I32: return 32;
-    default: return 0;
+    case CK_DTYPE_I32:
+        return 32;
+    default:
+        return 0;
     }
 }
 
@@ -104,8 +110,9 @@ static uint32_t *make_values(int *count)
 {
     size_t cap = 40000, n = 0;
     uint32_t *v = malloc(cap * 4);
-    static const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, FLT_MAX, -FLT_MAX,
-                                     FLT_MIN, -FLT_MIN, 1e-45f, -1e-45f, 0.5f, 1.0f, -1.0f};
+    static const float specials[] = {0.0f,     -0.0f,   INFINITY, -INFINITY, FLT_MAX,
+                                     -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-45f,    -1e-45f,
+                                     0.5f,     1.0f,    -1.0f};
     for (size_t i = 0; i < sizeof specials / sizeof *specials; ++i)
         v[n++] = f2u(specials[i]);
     v[n++] = 0x7FC00000u; /* quiet NaN */
@@ -127,8 +134,9 @@ static uint32_t *make_values(int *count)
             v[n++] = f2u(nextafterf(a, INFINITY));
             v[n++] = f2u(nextafterf(a, -INFINITY));
             /* the next code up in magnitude (same sign), when it is finite: the tie between */
-            if (c + 1 < 1 << bits && ck_convert_to_f32((ck_dtype)t, (uint64_t)c + 1, &b) == CK_SUCCESS &&
-                isfinite(b) && isfinite(a) && (t >= CK_DTYPE_I8 || (signbit(a) == signbit(b)))) {
+            if (c + 1 < 1 << bits &&
+                ck_convert_to_f32((ck_dtype)t, (uint64_t)c + 1, &b) == CK_SUCCESS && isfinite(b) &&
+                isfinite(a) && (t >= CK_DTYPE_I8 || (signbit(a) == signbit(b)))) {
                 float mid = (float)(((double)a + (double)b) / 2);
                 v[n++] = f2u(mid);
             }
@@ -164,7 +172,8 @@ static void test_f32_to_codes(void)
     unsigned long long sd = 0x0123456789abcdefull;
     size_t total = (size_t)n * (size_t)nc;
     uint32_t *got = malloc(total * 4);
-    void *dx = ckk_upload(xs, (size_t)n * 4), *dcombo = ckk_upload(combos, sizeof(int) * 3 * (size_t)nc);
+    void *dx = ckk_upload(xs, (size_t)n * 4),
+         *dcombo = ckk_upload(combos, sizeof(int) * 3 * (size_t)nc);
     void *dout = ckk_upload(NULL, total * 4);
     CHECK_OK(ckk_launch(k, 8, 14, 1, 256, 1, 1, 0, 6, CKK_ARG(dx), CKK_ARG(n), CKK_ARG(dcombo),
                         CKK_ARG(nc), CKK_ARG(sd), CKK_ARG(dout)));
@@ -173,20 +182,21 @@ static void test_f32_to_codes(void)
         ck_dtype t = (ck_dtype)combos[3 * c];
         ck_round_mode r = (ck_round_mode)combos[3 * c + 1];
         /* CK_NC_SATURATE = 0 / CK_NC_NONSAT = 1 are the library's SATURATE / NONSATURATE */
-        ck_overflow_mode o = combos[3 * c + 2] == CK_NC_SATURATE ? CK_OVERFLOW_SATURATE
-                                                                  : CK_OVERFLOW_NONSATURATE;
+        ck_overflow_mode o =
+            combos[3 * c + 2] == CK_NC_SATURATE ? CK_OVERFLOW_SATURATE : CK_OVERFLOW_NONSATURATE;
         long bad = 0;
         for (int i = 0; i < n; ++i) {
             uint64_t ref = 0;
-            CHECK_OK(ck_convert_from_f32(t, u2f(xs[i]), r, o, ck_nc_rand_word(sd, (uint64_t)i), &ref));
+            CHECK_OK(
+                ck_convert_from_f32(t, u2f(xs[i]), r, o, ck_nc_rand_word(sd, (uint64_t)i), &ref));
             uint32_t g = got[(size_t)c * (size_t)n + (size_t)i];
             if (g != (uint32_t)ref && bad++ == 0)
                 CHECK_MSG(0, "%s %s %s of f32 0x%08x: kernel 0x%x, host library 0x%llx",
-                          ck_dtype_name(t), ck_round_mode_name(r), ck_overflow_mode_name(o), xs[i], g,
-                          (unsigned long long)ref);
+                          ck_dtype_name(t), ck_round_mode_name(r), ck_overflow_mode_name(o), xs[i],
+                          g, (unsigned long long)ref);
         }
-        CHECK_MSG(bad == 0, "%s %s %s: %ld of %d values differ", ck_dtype_name(t), ck_round_mode_name(r),
-                  ck_overflow_mode_name(o), bad, n);
+        CHECK_MSG(bad == 0, "%s %s %s: %ld of %d values differ", ck_dtype_name(t),
+                  ck_round_mode_name(r), ck_overflow_mode_name(o), bad, n);
     }
     printf("%d values x %d type/rounding/overflow combinations checked\n", n, nc);
     ckk_dump("convert_f32_to_codes", got, total * 4);
@@ -199,8 +209,8 @@ static void test_f32_to_codes(void)
     uint32_t *sh = malloc((size_t)n * 32);
     dx = ckk_upload(xs, (size_t)n * 4);
     dout = ckk_upload(NULL, (size_t)n * 32);
-    CHECK_OK(ckk_launch(k, (unsigned)(n + 255) / 256, 1, 1, 256, 1, 1, 0, 3, CKK_ARG(dx), CKK_ARG(n),
-                        CKK_ARG(dout)));
+    CHECK_OK(ckk_launch(k, (unsigned)(n + 255) / 256, 1, 1, 256, 1, 1, 0, 3, CKK_ARG(dx),
+                        CKK_ARG(n), CKK_ARG(dout)));
     ckk_download(sh, dout, (size_t)n * 32);
     static const ck_dtype types[7] = {CK_DTYPE_F16,      CK_DTYPE_BF16,     CK_DTYPE_FP8_E4M3,
                                       CK_DTYPE_FP8_E5M2, CK_DTYPE_FP6_E2M3, CK_DTYPE_FP6_E3M2,
@@ -209,8 +219,8 @@ static void test_f32_to_codes(void)
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j < 7; ++j) {
             uint64_t ref = 0;
-            CHECK_OK(ck_convert_from_f32(types[j], u2f(xs[i]), CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT,
-                                         0, &ref));
+            CHECK_OK(ck_convert_from_f32(types[j], u2f(xs[i]), CK_ROUND_NEAREST_EVEN,
+                                         CK_OVERFLOW_DEFAULT, 0, &ref));
             if (sh[8 * i + j] != (uint32_t)ref && bad++ == 0)
                 CHECK_MSG(0, "shorthand to %s of 0x%08x: 0x%x, host library 0x%llx",
                           ck_dtype_name(types[j]), xs[i], sh[8 * i + j], (unsigned long long)ref);

@@ -23,8 +23,26 @@ static unsigned rnd(unsigned n)
 
 /* ------------------------------------------------------------------ mma.sync */
 
-enum { V_F16 = 0, V_BF16, V_TF32, V_E4M3, V_E5M2, V_E4M3_E5M2, V_E5M2_E4M3, V_F16_K8, V_BF16_K8,
-       V_F16ACC, V_F16ACC_K8, V_S8, V_U8, V_S8U8, V_U8S8, V_S8_SAT, V_U8_SAT, V_COUNT };
+enum {
+    V_F16 = 0,
+    V_BF16,
+    V_TF32,
+    V_E4M3,
+    V_E5M2,
+    V_E4M3_E5M2,
+    V_E5M2_E4M3,
+    V_F16_K8,
+    V_BF16_K8,
+    V_F16ACC,
+    V_F16ACC_K8,
+    V_S8,
+    V_U8,
+    V_S8U8,
+    V_U8S8,
+    V_S8_SAT,
+    V_U8_SAT,
+    V_COUNT
+};
 
 typedef struct mma_shape {
     const char *name;
@@ -94,12 +112,18 @@ static uint32_t gen_elem(int type)
 {
     uint32_t r = (uint32_t)ckt_rand64(&seed);
     switch (type) {
-    case CK_NC_F16: return (r & 0x83FFu) | ((11u + rnd(8)) << 10);
-    case CK_NC_BF16: return (r & 0x807Fu) | ((123u + rnd(8)) << 7);
-    case CK_NC_TF32: return (r & 0x807FFFFFu) | ((123u + rnd(8)) << 23); /* low 13 bits: junk */
-    case CK_NC_FP8_E4M3: return (r & 0x87u) | ((4u + rnd(8)) << 3);
-    case CK_NC_FP8_E5M2: return (r & 0x83u) | ((11u + rnd(10)) << 2);
-    default: return r & 0xFFu;
+    case CK_NC_F16:
+        return (r & 0x83FFu) | ((11u + rnd(8)) << 10);
+    case CK_NC_BF16:
+        return (r & 0x807Fu) | ((123u + rnd(8)) << 7);
+    case CK_NC_TF32:
+        return (r & 0x807FFFFFu) | ((123u + rnd(8)) << 23); /* low 13 bits: junk */
+    case CK_NC_FP8_E4M3:
+        return (r & 0x87u) | ((4u + rnd(8)) << 3);
+    case CK_NC_FP8_E5M2:
+        return (r & 0x83u) | ((11u + rnd(10)) << 2);
+    default:
+        return r & 0xFFu;
     }
 }
 
@@ -150,7 +174,8 @@ static void test_mma_variant(ck_kernel *k, int v, int exact, int *exact_dumped, 
             int r, c;
             c_pos(l, i, &r, &c);
             if (s->acc == 0) {
-                float f = exact ? (float)((int)rnd(201) - 100) : (float)((int)rnd(2001) - 1000) / 64.0f;
+                float f =
+                    exact ? (float)((int)rnd(201) - 100) : (float)((int)rnd(2001) - 1000) / 64.0f;
                 fc[l][i] = ck_nc_f32_bits(f);
                 C[r][c] = f;
             } else if (s->acc == 1) {
@@ -168,13 +193,16 @@ static void test_mma_variant(ck_kernel *k, int v, int exact, int *exact_dumped, 
     }
     void *da = ckk_upload(fa, sizeof fa), *db = ckk_upload(fb, sizeof fb);
     void *dc = ckk_upload(fc, sizeof fc), *dd = ckk_upload(NULL, sizeof fd);
-    CHECK_OK(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 5, CKK_ARG(v), CKK_ARG(da), CKK_ARG(db), CKK_ARG(dc),
-                        CKK_ARG(dd)));
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 32, 1, 1, 0, 5, CKK_ARG(v), CKK_ARG(da), CKK_ARG(db),
+                        CKK_ARG(dc), CKK_ARG(dd)));
     ckk_download(fd, dd, sizeof fd);
     /* tolerance relative to sum |products| + |c|: f32 accumulation of 16/19-bit products
      * 2^-16, of fp8 products 2^-8 (Hopper's fp8 accumulation keeps about 14 bits; a wrong
      * fragment layout is off by the order of the sum itself), f16 accumulator 2^-8 */
-    long double tol = exact ? 0 : s->acc == 1 ? ldexpl(1, -8) : s->bits_a == 8 ? ldexpl(1, -8) : ldexpl(1, -16);
+    long double tol = exact            ? 0
+                      : s->acc == 1    ? ldexpl(1, -8)
+                      : s->bits_a == 8 ? ldexpl(1, -8)
+                                       : ldexpl(1, -16);
     int bad = 0;
     for (int l = 0; l < 32; ++l)
         for (int i = 0; i < 4; ++i) {
@@ -188,26 +216,31 @@ static void test_mma_variant(ck_kernel *k, int v, int exact, int *exact_dumped, 
             if (s->acc == 2) {
                 long double ref = sum;
                 if (s->sat)
-                    ref = ref > 2147483647.0L ? 2147483647.0L : ref < -2147483648.0L ? -2147483648.0L : ref;
+                    ref = ref > 2147483647.0L    ? 2147483647.0L
+                          : ref < -2147483648.0L ? -2147483648.0L
+                                                 : ref;
                 else /* wraps modulo 2^32 */
                     ref = (long double)(int32_t)(uint32_t)(int64_t)ref;
                 if ((long double)(int32_t)fd[l][i] != ref && bad++ < 3)
-                    printf("  %s lane %d d[%d]: %d, expected %.0Lf\n", s->name, l, i, (int)fd[l][i], ref);
+                    printf("  %s lane %d d[%d]: %d, expected %.0Lf\n", s->name, l, i, (int)fd[l][i],
+                           ref);
             } else {
-                float got = s->acc == 1 ? (float)val(CK_NC_F16, (fd[l][i / 2] >> (16 * (i % 2))) & 0xFFFFu)
-                                        : ck_nc_bits_f32(fd[l][i]);
+                float got = s->acc == 1
+                                ? (float)val(CK_NC_F16, (fd[l][i / 2] >> (16 * (i % 2))) & 0xFFFFu)
+                                : ck_nc_bits_f32(fd[l][i]);
                 if (!(fabsl((long double)got - sum) <= tol * mag) && bad++ < 3)
-                    printf("  %s lane %d d[%d] (row %d col %d): %.9g, expected %.9Lg\n", s->name, l, i, r, c,
-                           got, sum);
+                    printf("  %s lane %d d[%d] (row %d col %d): %.9g, expected %.9Lg\n", s->name, l,
+                           i, r, c, got, sum);
             }
         }
-    CHECK_MSG(bad == 0, "mma %s%s: %d of 128 results wrong", s->name, exact ? " (small integers)" : "",
-              bad);
+    CHECK_MSG(bad == 0, "mma %s%s: %d of 128 results wrong", s->name,
+              exact ? " (small integers)" : "", bad);
     if (exact) {
         memcpy(exact_out + (size_t)*exact_dumped * 128, fd, sizeof fd);
         ++*exact_dumped;
     }
-    ck_free(ckk_device, da), ck_free(ckk_device, db), ck_free(ckk_device, dc), ck_free(ckk_device, dd);
+    ck_free(ckk_device, da), ck_free(ckk_device, db), ck_free(ckk_device, dc),
+        ck_free(ckk_device, dd);
 }
 
 static void test_mma(void)
@@ -269,12 +302,13 @@ static void test_ldmatrix_stmatrix(void)
                 if (j < count) {
                     int r = l / 4, c = 2 * (l % 4);
                     uint16_t lo = trans ? elem16(buf, rows, j, c, r) : elem16(buf, rows, j, r, c);
-                    uint16_t hi = trans ? elem16(buf, rows, j, c + 1, r) : elem16(buf, rows, j, r, c + 1);
+                    uint16_t hi =
+                        trans ? elem16(buf, rows, j, c + 1, r) : elem16(buf, rows, j, r, c + 1);
                     want = lo | (unsigned)hi << 16;
                 }
                 if (ld[(v * 32 + l) * 4 + j] != want && bad++ < 3)
-                    printf("  ldmatrix variant %d lane %d r[%d]: 0x%08x, expected 0x%08x\n", v, l, j,
-                           ld[(v * 32 + l) * 4 + j], want);
+                    printf("  ldmatrix variant %d lane %d r[%d]: 0x%08x, expected 0x%08x\n", v, l,
+                           j, ld[(v * 32 + l) * 4 + j], want);
             }
         /* stmatrix: build the expected buffer */
         static unsigned char want[4096];
@@ -335,7 +369,8 @@ static void test_cp_async(void)
     CHECK_MSG(first < 0, "cp.async: shared byte %d is 0x%02x, expected 0x%02x", first,
               first >= 0 ? out[first] : 0, first >= 0 ? want[first] : 0);
     ckk_dump("cp_async", out, sizeof out);
-    ck_free(ckk_device, dg), ck_free(ckk_device, dz), ck_free(ckk_device, dout), ck_free(ckk_device, dok);
+    ck_free(ckk_device, dg), ck_free(ckk_device, dz), ck_free(ckk_device, dout),
+        ck_free(ckk_device, dok);
 }
 
 /* ------------------------------------------------------------------ wgmma */
@@ -346,10 +381,14 @@ typedef struct wg_variant {
 } wg_variant;
 
 static const wg_variant wgv[10] = {
-    {"bf16 N64", 64, CK_NC_BF16, CK_NC_BF16, 2},   {"bf16 N128", 128, CK_NC_BF16, CK_NC_BF16, 2},
-    {"bf16 N256", 256, CK_NC_BF16, CK_NC_BF16, 2}, {"f16 N64", 64, CK_NC_F16, CK_NC_F16, 2},
-    {"f16 N128", 128, CK_NC_F16, CK_NC_F16, 2},    {"f16 N256", 256, CK_NC_F16, CK_NC_F16, 2},
-    {"tf32 N64", 64, CK_NC_TF32, CK_NC_TF32, 4},   {"tf32 N128", 128, CK_NC_TF32, CK_NC_TF32, 4},
+    {"bf16 N64", 64, CK_NC_BF16, CK_NC_BF16, 2},
+    {"bf16 N128", 128, CK_NC_BF16, CK_NC_BF16, 2},
+    {"bf16 N256", 256, CK_NC_BF16, CK_NC_BF16, 2},
+    {"f16 N64", 64, CK_NC_F16, CK_NC_F16, 2},
+    {"f16 N128", 128, CK_NC_F16, CK_NC_F16, 2},
+    {"f16 N256", 256, CK_NC_F16, CK_NC_F16, 2},
+    {"tf32 N64", 64, CK_NC_TF32, CK_NC_TF32, 4},
+    {"tf32 N128", 128, CK_NC_TF32, CK_NC_TF32, 4},
     {"e4m3 x e4m3 N64", 64, CK_NC_FP8_E4M3, CK_NC_FP8_E4M3, 1},
     {"e5m2 x e4m3 N128", 128, CK_NC_FP8_E5M2, CK_NC_FP8_E4M3, 1},
 };
@@ -363,7 +402,8 @@ static unsigned tile_off(int swz, int mn, int kb, unsigned lbo, unsigned sbo)
     if (swz == 0)
         return (unsigned)(mn % 8) * 16u + (unsigned)(mn / 8) * sbo + (unsigned)kb % 16u +
                (unsigned)(kb / 16) * lbo;
-    unsigned span = 16u << swz, off = (unsigned)(mn % 8) * span + (unsigned)(mn / 8) * sbo + (unsigned)kb;
+    unsigned span = 16u << swz,
+             off = (unsigned)(mn % 8) * span + (unsigned)(mn / 8) * sbo + (unsigned)kb;
     unsigned chunk = (off >> 4) & ((1u << swz) - 1u), line = (off >> 7) & ((1u << swz) - 1u);
     return (off & ~(((1u << swz) - 1u) << 4)) | ((chunk ^ line) << 4);
 }
@@ -385,7 +425,8 @@ static size_t run_wgmma(ck_kernel *k, int rs, int v, int swz, int exact, float *
     int n = w->n, eb = w->eb;
     int kbytes = swz == 0 ? 64 : 16 << swz; /* bytes of K per row */
     int ksteps = kbytes / 32, kel = kbytes / eb, kstep_el = 32 / eb;
-    unsigned lbo = swz == 0 ? 128u : 16u, sbo = swz == 0 ? (unsigned)kbytes / 16u * 128u : 8u * (16u << swz);
+    unsigned lbo = swz == 0 ? 128u : 16u,
+             sbo = swz == 0 ? (unsigned)kbytes / 16u * 128u : 8u * (16u << swz);
     int kadv = swz == 0 ? 2 * (int)lbo : 32;
     int a_bytes = 64 * kbytes, b_bytes = n * kbytes;
     static uint32_t A[64][128], B[256][128];
@@ -413,17 +454,20 @@ static size_t run_wgmma(ck_kernel *k, int rs, int v, int swz, int exact, float *
                 int r, c;
                 a_pos(mk, bits, t % 32, e, &r, &c);
                 uint32_t code = A[16 * (t / 32) + r][ks * kstep_el + c];
-                afrag[(ks * 128 + t) * 4 + e / per] |= (bits == 32 ? code : code << (bits * (e % per)));
+                afrag[(ks * 128 + t) * 4 + e / per] |=
+                    (bits == 32 ? code : code << (bits * (e % per)));
             }
-    void *dA = ckk_upload(rs ? (const void *)afrag : (const void *)ia, rs ? sizeof afrag : sizeof ia);
+    void *dA =
+        ckk_upload(rs ? (const void *)afrag : (const void *)ia, rs ? sizeof afrag : sizeof ia);
     void *dB = ckk_upload(ib, sizeof ib), *dout = ckk_upload(NULL, (size_t)128 * n / 2 * 4);
     int ilbo = (int)lbo, isbo = (int)sbo;
-    ck_status st = rs ? ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 10, CKK_ARG(v), CKK_ARG(swz), CKK_ARG(ilbo),
-                                   CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(dA), CKK_ARG(dB),
-                                   CKK_ARG(b_bytes), CKK_ARG(dout))
-                      : ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 11, CKK_ARG(v), CKK_ARG(swz), CKK_ARG(ilbo),
-                                   CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(dA),
-                                   CKK_ARG(a_bytes), CKK_ARG(dB), CKK_ARG(b_bytes), CKK_ARG(dout));
+    ck_status st =
+        rs ? ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 10, CKK_ARG(v), CKK_ARG(swz), CKK_ARG(ilbo),
+                        CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(dA), CKK_ARG(dB),
+                        CKK_ARG(b_bytes), CKK_ARG(dout))
+           : ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 11, CKK_ARG(v), CKK_ARG(swz), CKK_ARG(ilbo),
+                        CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(dA),
+                        CKK_ARG(a_bytes), CKK_ARG(dB), CKK_ARG(b_bytes), CKK_ARG(dout));
     CHECK_MSG(st == CK_SUCCESS, "wgmma launch: %s", ck_last_error());
     ckk_download(out, dout, (size_t)128 * n / 2 * 4);
     long double tol = exact ? 0 : eb == 1 ? ldexpl(1, -8) : ldexpl(1, -16); /* as for mma.sync */
@@ -438,7 +482,8 @@ static size_t run_wgmma(ck_kernel *k, int rs, int v, int swz, int exact, float *
     for (int t = 0; t < 128; ++t)
         for (int i = 0; i < n / 2; ++i) {
             int wq = t / 32, l = t % 32;
-            int row = 16 * wq + l / 4 + 8 * ((i % 4) / 2), col = 8 * (i / 4) + 2 * (l % 4) + (i % 2);
+            int row = 16 * wq + l / 4 + 8 * ((i % 4) / 2),
+                col = 8 * (i / 4) + 2 * (l % 4) + (i % 2);
             long double sum = 0, mag = 0;
             for (int kk = 0; kk < kel; ++kk) {
                 long double p = VA[row][kk] * VB[col][kk];
@@ -446,8 +491,8 @@ static size_t run_wgmma(ck_kernel *k, int rs, int v, int swz, int exact, float *
             }
             float got = out[t * (n / 2) + i];
             if (!(fabsl((long double)got - sum) <= tol * mag) && bad++ < 3)
-                printf("  wgmma %s %s swizzle %d%s: D[%d][%d] = %.9g, expected %.9Lg\n", rs ? "RS" : "SS",
-                       w->name, swz, exact ? " (exact)" : "", row, col, got, sum);
+                printf("  wgmma %s %s swizzle %d%s: D[%d][%d] = %.9g, expected %.9Lg\n",
+                       rs ? "RS" : "SS", w->name, swz, exact ? " (exact)" : "", row, col, got, sum);
         }
     CHECK_MSG(bad == 0, "wgmma %s %s swizzle %d%s: %d of %d wrong", rs ? "RS" : "SS", w->name, swz,
               exact ? " (exact values)" : "", bad, 64 * n);

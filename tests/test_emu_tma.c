@@ -28,18 +28,39 @@ typedef struct tma_case {
 } tma_case;
 
 static const tma_case cases[] = {
-    {"2-D bf16, 128B swizzle", 2, 2, {200, 100}, {64, 32}, 3,
+    {"2-D bf16, 128B swizzle",
+     2,
+     2,
+     {200, 100},
+     {64, 32},
+     3,
      {{0, 0}, {64, 32}, {150, 90}, {-16, -5}}},
     {"2-D u8, no swizzle", 1, 2, {300, 70}, {48, 20}, 0, {{0, 0}, {16, 7}, {280, 60}, {-32, 1}}},
-    {"3-D f32, 64B swizzle", 4, 3, {40, 30, 6}, {16, 8, 3}, 2,
+    {"3-D f32, 64B swizzle",
+     4,
+     3,
+     {40, 30, 6},
+     {16, 8, 3},
+     2,
      {{0, 0, 0}, {24, 20, 4}, {8, -3, 1}, {36, 28, 5}}},
-    {"3-D f32, 128B swizzle", 4, 3, {40, 30, 6}, {32, 8, 2}, 3,
+    {"3-D f32, 128B swizzle",
+     4,
+     3,
+     {40, 30, 6},
+     {32, 8, 2},
+     3,
      {{8, 1, 0}, {0, 25, 5}, {-4, 0, 2}, {16, 16, 3}}},
-    {"5-D f16, 32B swizzle", 2, 5, {24, 5, 4, 3, 2}, {16, 3, 2, 2, 2}, 1,
+    {"5-D f16, 32B swizzle",
+     2,
+     5,
+     {24, 5, 4, 3, 2},
+     {16, 3, 2, 2, 2},
+     1,
      {{0, 0, 0, 0, 0}, {8, 3, 2, 1, 1}, {-8, -1, 3, 2, 0}, {16, 4, 1, 0, -1}}},
 };
 
-static void tensor_geometry(const tma_case *c, uint64_t strides[4], size_t *bytes, unsigned *box_bytes)
+static void tensor_geometry(const tma_case *c, uint64_t strides[4], size_t *bytes,
+                            unsigned *box_bytes)
 {
     uint64_t s = c->dims[0] * c->eb;
     s = (s + 15) / 16 * 16; /* rows padded to 16 bytes */
@@ -56,7 +77,8 @@ static void tensor_geometry(const tma_case *c, uint64_t strides[4], size_t *byte
 
 /* The global byte offset of box element j (box-relative index vector) at coordinates co, or -1
  * when it lies outside the tensor. */
-static long elem_offset(const tma_case *c, const uint64_t *strides, const int *co, const unsigned *j)
+static long elem_offset(const tma_case *c, const uint64_t *strides, const int *co,
+                        const unsigned *j)
 {
     long off = 0;
     for (unsigned i = 0; i < c->rank; ++i) {
@@ -94,7 +116,8 @@ static void test_tma(void)
         unsigned bb;
         tensor_geometry(c, strides, &bytes, &bb);
         unsigned char *g = malloc(bytes), *g2 = malloc(bytes), *want = malloc(bytes);
-        unsigned char *out = malloc(4 * (size_t)bb), *exp = malloc(4 * (size_t)bb), *src = malloc(4 * (size_t)bb);
+        unsigned char *out = malloc(4 * (size_t)bb), *exp = malloc(4 * (size_t)bb),
+                      *src = malloc(4 * (size_t)bb);
         for (size_t i = 0; i < bytes; ++i)
             g[i] = (unsigned char)(ckt_rand64(&seed) | 1u); /* never zero: zero fill is visible */
         for (size_t i = 0; i < 4 * (size_t)bb; ++i)
@@ -131,8 +154,9 @@ static void test_tma(void)
         size_t first = 0;
         while (first < 4 * (size_t)bb && out[first] == exp[first])
             ++first;
-        CHECK_MSG(first == 4 * (size_t)bb, "TMA load %s: box %zu byte %zu is 0x%02x, expected 0x%02x", c->name,
-                  first / bb, first % bb, first < 4 * (size_t)bb ? out[first] : 0,
+        CHECK_MSG(first == 4 * (size_t)bb,
+                  "TMA load %s: box %zu byte %zu is 0x%02x, expected 0x%02x", c->name, first / bb,
+                  first % bb, first < 4 * (size_t)bb ? out[first] : 0,
                   first < 4 * (size_t)bb ? exp[first] : 0);
         char name[64];
         snprintf(name, sizeof name, "tma_load_%zu", ci);
@@ -144,11 +168,12 @@ static void test_tma(void)
         first = 0;
         while (first < bytes && g2[first] == want[first])
             ++first;
-        CHECK_MSG(first == bytes, "TMA store %s: tensor byte %zu is 0x%02x, expected 0x%02x", c->name, first,
-                  first < bytes ? g2[first] : 0, first < bytes ? want[first] : 0);
+        CHECK_MSG(first == bytes, "TMA store %s: tensor byte %zu is 0x%02x, expected 0x%02x",
+                  c->name, first, first < bytes ? g2[first] : 0, first < bytes ? want[first] : 0);
         snprintf(name, sizeof name, "tma_store_%zu", ci);
         ckk_dump(name, g2, bytes);
-        ck_free(ckk_device, dg), ck_free(ckk_device, dco), ck_free(ckk_device, dout), ck_free(ckk_device, dsrc);
+        ck_free(ckk_device, dg), ck_free(ckk_device, dco), ck_free(ckk_device, dout),
+            ck_free(ckk_device, dsrc);
         free(g), free(g2), free(want), free(out), free(exp), free(src);
     }
 }
@@ -165,10 +190,12 @@ static void test_mbarrier_phases(void)
     int bad = 0;
     for (int p = 0; p < PHASES; ++p)
         for (int t = 0; t < 128; ++t)
-            bad += out[p * 128 + t] != 6u; /* not complete before arriving; previous complete; done */
+            bad +=
+                out[p * 128 + t] != 6u; /* not complete before arriving; previous complete; done */
     for (int t = 0; t < 128; ++t)
         bad += out[PHASES * 128 + t] != 2u; /* pending transaction holds the phase open */
-    CHECK_MSG(bad == 0, "mbarrier phases: %d of %d threads' observations wrong (first phase words 0x%x 0x%x)",
+    CHECK_MSG(bad == 0,
+              "mbarrier phases: %d of %d threads' observations wrong (first phase words 0x%x 0x%x)",
               bad, (PHASES + 1) * 128, out[0], out[PHASES * 128]);
     ckk_dump("mbarrier_phases", out, sizeof out);
     ck_free(ckk_device, d);
@@ -195,21 +222,41 @@ static void test_tensor_map_refusals(void)
         const char *what;
         int field;
         const char *msg;
-    } bad[] = {{"rank 0", 0, "rank = 0"},         {"elem_bytes 3", 1, "elem_bytes = 3"},
-               {"misaligned", 2, "16-byte aligned"}, {"stride 100", 3, "strides[0] = 100"},
-               {"box 300", 4, "box[1] = 300"},       {"swizzle 7", 5, "swizzle = 7"},
-               {"dims 0", 6, "dims[1] = 0"},         {"elem stride 9", 7, "elem_strides[1] = 9"}};
+    } bad[] = {{"rank 0", 0, "rank = 0"},
+               {"elem_bytes 3", 1, "elem_bytes = 3"},
+               {"misaligned", 2, "16-byte aligned"},
+               {"stride 100", 3, "strides[0] = 100"},
+               {"box 300", 4, "box[1] = 300"},
+               {"swizzle 7", 5, "swizzle = 7"},
+               {"dims 0", 6, "dims[1] = 0"},
+               {"elem stride 9", 7, "elem_strides[1] = 9"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         ck_tensor_map_desc e = d;
         switch (bad[i].field) {
-        case 0: e.rank = 0; break;
-        case 1: e.elem_bytes = 3; break;
-        case 2: e.global_address = (const char *)g + 8; break;
-        case 3: e.strides[0] = 100; break;
-        case 4: e.box[1] = 300; break;
-        case 5: e.swizzle = 7; break;
-        case 6: e.dims[1] = 0; break;
-        default: e.elem_strides[1] = 9; break;
+        case 0:
+            e.rank = 0;
+            break;
+        case 1:
+            e.elem_bytes = 3;
+            break;
+        case 2:
+            e.global_address = (const char *)g + 8;
+            break;
+        case 3:
+            e.strides[0] = 100;
+            break;
+        case 4:
+            e.box[1] = 300;
+            break;
+        case 5:
+            e.swizzle = 7;
+            break;
+        case 6:
+            e.dims[1] = 0;
+            break;
+        default:
+            e.elem_strides[1] = 9;
+            break;
         }
         CHECK_STATUS(ck_tensor_map_create(ckk_device, &e, &map), CK_ERROR_INVALID_ARGUMENT);
         CHECK_MSG(strstr(ck_last_error(), bad[i].msg) != NULL, "%s: '%s' lacks '%s'", bad[i].what,

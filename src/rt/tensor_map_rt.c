@@ -41,10 +41,10 @@ ck_status ck_tensor_map_create(ck_device *device, const ck_tensor_map_desc *desc
     ck_tensor_map out;
     memset(&out, 0, sizeof out);
     if (device->backend == CK_BACKEND_CUDA) {
-        st = ck_cuda_tensor_map_encode_tiled(
-            device, ck_tensor_map_cu_dtype(p.elem_bytes), p.rank, (void *)(uintptr_t)p.global_address,
-            p.dims, p.strides, p.box, p.elem_strides, CU_INTERLEAVE_NONE, p.swizzle,
-            CU_L2_PROMOTION_128B, CU_OOB_FILL_NONE, &out);
+        st = ck_cuda_tensor_map_encode_tiled(device, ck_tensor_map_cu_dtype(p.elem_bytes), p.rank,
+                                             (void *)(uintptr_t)p.global_address, p.dims, p.strides,
+                                             p.box, p.elem_strides, CU_INTERLEAVE_NONE, p.swizzle,
+                                             CU_L2_PROMOTION_128B, CU_OOB_FILL_NONE, &out);
     } else {
         st = ck_tensor_map_encode_emu(&p, &out);
     }
