@@ -4,6 +4,9 @@
  * Build (after building ck in build/):
  *   cc -O2 -std=gnu11 -Iinclude -Ibuild/generated -Isrc bench/runtime_bench.c \
  *      build/lib/libck.a -ldl -lpthread -lm -o build/runtime_bench && build/runtime_bench
+ * One module load on the device CK_DEVICE chooses, timed (scripts/gpu-check runs it with an
+ * empty $CK_CACHE_DIR for a cold compile, then again in a new process for a warm cache load):
+ *   build/runtime_bench module small|FILE.cu
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +52,56 @@ static const char *barrier_kernel = "#include \"ck_device.h\"\n"
                                     "    ck_sync_threads();\n"
                                     "}\n";
 
-int main(void)
+/* `module small|FILE`: time one ck_module_load (and the device opening apart). */
+static int time_module_load(const char *what)
 {
+    char *src = NULL;
+    if (strcmp(what, "small") == 0) {
+        src = strdup(small_kernel);
+    } else {
+        FILE *f = fopen(what, "rb");
+        if (!f) {
+            fprintf(stderr, "runtime_bench: cannot open %s\n", what);
+            return 2;
+        }
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        src = malloc((size_t)n + 1);
+        if (src && fread(src, 1, (size_t)n, f) == (size_t)n)
+            src[n] = '\0';
+        fclose(f);
+    }
+    ck_device *d = NULL;
+    if (!src || ck_device_open(CK_BACKEND_AUTO, 0, &d) != CK_SUCCESS) {
+        fprintf(stderr, "runtime_bench: %s\n", src ? ck_last_error() : "out of memory");
+        free(src);
+        return 1;
+    }
+    ck_device_props p;
+    ck_device_get_props(d, &p);
+    ck_module *m = NULL;
+    double t0 = now();
+    ck_status st = ck_module_load(d, src, NULL, 0, &m);
+    double t = now() - t0;
+    if (st != CK_SUCCESS)
+        fprintf(stderr, "runtime_bench: %s\n", ck_last_error());
+    else
+        printf("ck_module_load %s (%zu bytes of source) on %s (%s): %.1f ms\n", what, strlen(src),
+               p.name, p.target, t * 1e3);
+    ck_device_close(d);
+    free(src);
+    return st == CK_SUCCESS ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "module") == 0)
+        return time_module_load(argv[2]);
+    if (argc != 1) {
+        fprintf(stderr, "Usage: runtime_bench [module small|FILE.cu]\n");
+        return 2;
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "/tmp/ck-bench-cache-%d", (int)getpid());
     setenv("CK_CACHE_DIR", dir, 1);

@@ -13,6 +13,15 @@
 #include "kernel_harness.h"
 #include "rt/runtime_internal.h"
 
+typedef struct stub_tmap {
+    int calls, dtype;
+    unsigned rank;
+    void *addr;
+    unsigned long long dims[5], strides[4];
+    unsigned box[5], estr[5];
+    int interleave, swizzle, l2, oob;
+} stub_tmap;
+
 typedef struct stub_rec {
     unsigned grid[3], block[3], shared, cluster[3];
     int launches, ex, attr_set, attr_value;
@@ -120,6 +129,51 @@ static void test_cuda_backend_with_stub(void)
     CHECK(strstr(ck_last_error(), "int n") != NULL);
     param_sizes[2] = 4;
     CHECK_STATUS(ck_launch(k, &c, args, sizes, 2), CK_ERROR_INVALID_ARGUMENT);
+
+    /* tensor maps: cuTensorMapEncodeTiled with the described arguments */
+    stub_tmap *tm = h ? dlsym(h, "ck_stub_tmap") : NULL;
+    CHECK(tm != NULL);
+    ck_tensor_map_desc td;
+    memset(&td, 0, sizeof td);
+    td.elem_bytes = 2;
+    td.rank = 3;
+    td.global_address = a;
+    td.dims[0] = 64, td.dims[1] = 32, td.dims[2] = 5;
+    td.strides[0] = 128, td.strides[1] = 128 * 32;
+    td.box[0] = 64, td.box[1] = 16, td.box[2] = 2;
+    td.elem_strides[1] = 2;
+    td.swizzle = 3;
+    ck_tensor_map map;
+    memset(&map, 0, sizeof map);
+    CHECK_OK(ck_tensor_map_create(d, &td, &map));
+    if (tm) {
+        CHECK_EQ_INT(tm->calls, 1);
+        CHECK_EQ_INT(tm->dtype, 1); /* UINT16 */
+        CHECK_EQ_INT(tm->rank, 3);
+        CHECK(tm->addr == a);
+        CHECK(tm->dims[0] == 64 && tm->dims[1] == 32 && tm->dims[2] == 5);
+        CHECK(tm->strides[0] == 128 && tm->strides[1] == 4096);
+        CHECK(tm->box[0] == 64 && tm->box[1] == 16 && tm->box[2] == 2);
+        CHECK(tm->estr[0] == 1 && tm->estr[1] == 2 && tm->estr[2] == 1); /* 0 means 1 */
+        CHECK_EQ_INT(tm->interleave, 0);
+        CHECK_EQ_INT(tm->swizzle, 3);
+        CHECK_EQ_INT(tm->l2, 2);
+        CHECK_EQ_INT(tm->oob, 0);
+        CHECK(((const unsigned char *)&map)[0] == 0xA5 &&
+              ((const unsigned char *)&map)[127] == 0xA5);
+    }
+    /* bad input is refused before the driver sees it; a driver failure is reported */
+    ck_tensor_map before = map;
+    td.box[0] = 128; /* 256 bytes > the 128-byte swizzle span */
+    CHECK_STATUS(ck_tensor_map_create(d, &td, &map), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "box[0]*elem_bytes = 256 bytes") != NULL);
+    td.box[0] = 64;
+    CHECK(memcmp(&before, &map, sizeof map) == 0);
+    CHECK(!tm || tm->calls == 1);
+    setenv("CK_STUB_TMAP_FAIL", "1", 1);
+    CHECK_STATUS(ck_tensor_map_create(d, &td, &map), CK_ERROR_DEVICE);
+    CHECK(strstr(ck_last_error(), "cuTensorMapEncodeTiled") != NULL);
+    unsetenv("CK_STUB_TMAP_FAIL");
 
     /* events and timing */
     ck_event *e0 = NULL, *e1 = NULL;

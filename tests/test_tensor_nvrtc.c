@@ -206,17 +206,19 @@ static int load_nvrtc(void)
 static size_t compile(const char *name, const char *src, const char *arch, const char *root,
                       int quiet)
 {
-    char opt_arch[64], inc_dev[1200], inc_stub[1200];
+    char opt_arch[64], inc_dev[1200], inc_stub[1200], inc_src[1200];
     snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
     snprintf(inc_dev, sizeof inc_dev, "-I%s/src/device", root);
     /* the runtime's prelude in src/device wins over the test stand-in when present */
     snprintf(inc_stub, sizeof inc_stub, "-I%s/tests/device_stub", root);
-    const char *opts[] = {opt_arch, inc_dev, inc_stub, "-std=c++17"};
+    /* src: the prelude includes "core/numeric_conv.h" */
+    snprintf(inc_src, sizeof inc_src, "-I%s/src", root);
+    const char *opts[] = {opt_arch, inc_dev, inc_stub, inc_src, "-std=c++17"};
     void *prog = NULL;
     size_t cubin = 0, log_size = 0;
     if (nv.create(&prog, src, name, 0, NULL, NULL) != 0)
         return 0;
-    int rc = nv.compile(prog, 4, opts);
+    int rc = nv.compile(prog, 5, opts);
     if (nv.log_size(prog, &log_size) == 0 && log_size > 1) {
         char *log = (char *)malloc(log_size);
         if (log && nv.log(prog, log) == 0 && !quiet && (rc != 0 || strstr(log, "warning")))

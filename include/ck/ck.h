@@ -2,14 +2,16 @@
  * ck/ck.h - the client API of ck (Composable Kernels in C).
  *
  * Include this one header. It declares status codes and errors (ck/status.h),
- * the version (ck/version.h) and the system query; operations are added to it
- * as they land.
+ * the numeric types (ck/types.h), the version (ck/version.h), the system query and the
+ * runtime (ck/runtime.h: devices, memory, kernel modules, launches, tensor maps);
+ * operations are added to it as they land.
  */
 #ifndef CK_CK_H
 #define CK_CK_H
 
 #include <stddef.h>
 
+#include "ck/runtime.h"
 #include "ck/status.h"
 #include "ck/types.h"
 #include "ck/version.h"

@@ -22,6 +22,7 @@
 #define CK_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ck/status.h"
 
@@ -150,6 +151,44 @@ ck_status ck_time_runs(ck_device *device, ck_stream *stream, const ck_timing_opt
  * copies[1..] with ck_rotating_free. count 1..64. */
 ck_status ck_rotating_copies(ck_device *device, void *src, size_t bytes, int count, void **copies);
 void ck_rotating_free(ck_device *device, void **copies, int count);
+
+/* ---- tensor maps (the tensor memory accelerator, TMA) ------------------------------------- */
+/* A tiled view of a global tensor for the ck_tma_* operations of kernels: a box of up to 256
+ * elements per dimension is copied between global and shared memory (elements outside the tensor
+ * read as zero), optionally swizzled. Dimension 0 is contiguous. */
+typedef struct ck_tensor_map_desc {
+    unsigned elem_bytes;        /* element size: 1, 2, 4 or 8 bytes (the engine moves bits) */
+    unsigned rank;              /* number of dimensions, 1..5 */
+    const void *global_address; /* device memory of `device` (ck_malloc), 16-byte aligned */
+    uint64_t dims[5];           /* elements per dimension, 1..2^32 */
+    uint64_t strides[4];        /* strides[i]: bytes between indices of dimension i+1; a
+                                   non-zero multiple of 16 below 2^40 */
+    uint32_t box[5];            /* box elements per dimension, 1..256; box[0] * elem_bytes a
+                                   multiple of 16 and, with a swizzle, at most its span */
+    uint32_t elem_strides[5];   /* traversal step per dimension, 1..8 (0 means 1) */
+    int swizzle;                /* 0 none, 1 32-byte, 2 64-byte, 3 128-byte (CK_SWIZZLE_*) */
+} ck_tensor_map_desc;
+
+/* The 128-byte map a kernel receives by value (`CK_GRID_CONSTANT const ck_tensor_map map`, the
+ * same type as in src/device/ck_device_tensor.h): the driver's CUtensorMap on the cuda backend,
+ * the emulator's description on the host backend. */
+#ifndef CK_TENSOR_MAP_DEFINED
+#define CK_TENSOR_MAP_DEFINED 1
+typedef struct ck_tensor_map {
+#ifdef __cplusplus
+    alignas(64) unsigned long long opaque[16];
+#else
+    _Alignas(64) unsigned long long opaque[16];
+#endif
+} ck_tensor_map;
+#endif
+
+/* Encode `desc` for `device` into *map: cuTensorMapEncodeTiled (no interleave, 128-byte L2
+ * promotion, out-of-bounds elements zero) on cuda, the emulator's encoding on host. Invalid
+ * fields: CK_ERROR_INVALID_ARGUMENT naming the field, its value and what is accepted; a driver
+ * without tensor maps: CK_ERROR_UNSUPPORTED. *map is untouched on error. */
+ck_status ck_tensor_map_create(ck_device *device, const ck_tensor_map_desc *desc,
+                               ck_tensor_map *map);
 
 /* ---- cache -------------------------------------------------------------------------------- */
 typedef struct ck_cache_entry {

@@ -18,6 +18,8 @@
  *   CK_SHARED_ARRAY2(type, name, rows, cols)      static shared memory (use name[i] / name[i][j])
  *   ck_dynamic_shared()              the dynamic shared memory of the launch (16-byte aligned)
  *   ck_f32_as_u32(f), ck_u32_as_f32(u)   bit casts
+ *   CK_UNROLL for (...)              unroll the loop fully on the GPU (keeps constant-indexed
+ *                                    arrays such as wgmma accumulators in registers)
  *   ck_shfl_{idx,up,down,xor}_{u32,i32,f32}(v, lane_or_delta)     full-warp shuffles
  *   ck_vote_any(p), ck_vote_all(p), ck_vote_ballot(p)              full-warp votes
  *   ck_warp_reduce_{add,max,min}_{i32,u32,f32}(v)                   full-warp reductions
@@ -46,8 +48,19 @@
 #endif
 
 /* ---- Conversions between numeric types -------------------------------------------------------
- * Reserved place: the numeric-types helper adds "core/numeric_conv.h"-based conversions for every
- * numeric type here (device and host implementations of the same rounding). */
+ * The host library's own conversion code (src/core/numeric_conv.h, embedded into libck as
+ * "core/numeric_conv.h"): integer-only, so kernels convert exactly as ck_convert_* on the host, on
+ * the GPU and in the emulator alike. Type codes CK_NC_F32 ... CK_NC_I32 (= ck_dtype values),
+ * rounding CK_NC_ROUND_{NEAREST_EVEN,TOWARD_ZERO,NEAREST_AWAY,STOCHASTIC}, overflow
+ * CK_NC_{SATURATE,NONSAT}:
+ *   uint64_t ck_nc_from_f32(type, float x, round, overflow, uint32_t rnd)   f32 -> code
+ *   float    ck_nc_to_f32(type, uint64_t code)                              code -> f32
+ *   ck_nc_from_f64 / ck_nc_to_f64, ck_nc_rand_word(seed, index) (stochastic rounding's words)
+ *   ck_nc_f32_to_{f16,bf16,fp8e4m3,fp8e5m2,fp6e2m3,fp6e3m2,fp4e2m1}(x)     nearest even; fp8/6/4
+ *                                                      saturate, f16/bf16 overflow to infinity
+ *   ck_nc_{f16,bf16,fp8e4m3,fp8e5m2,fp6e2m3,fp6e3m2,fp4e2m1}_to_f32(c)
+ * docs/types.md describes the formats and modes. */
+#include "core/numeric_conv.h"
 
 #include "ck_device_tensor.h"
 

@@ -51,9 +51,12 @@
  * cuTensorMapEncodeTiled); in the emulator the same 128 bytes hold the emulator's description
  * (ck_emu_tmap_desc). Pass it to kernels by value as `CK_GRID_CONSTANT const ck_tensor_map map`
  * and to the ck_tma_* functions by address. */
+#ifndef CK_TENSOR_MAP_DEFINED /* include/ck/runtime.h defines the same type for the host side */
+#define CK_TENSOR_MAP_DEFINED 1
 typedef struct __attribute__((aligned(64))) ck_tensor_map {
     unsigned long long opaque[16];
 } ck_tensor_map;
+#endif
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #include "cuda/ck_cuda_tensor.h"

@@ -282,7 +282,7 @@ static int try_collective(emu_cluster *c, emu_thread *t)
     memset(c->scratch, 0, need);
     for (unsigned l = first; l < first + gs && l < nlanes; ++l) {
         emu_thread *o = &b->threads[l];
-        if (o->state == T_COLLECTIVE)
+        if (o->state == T_COLLECTIVE && t->c_in_size) /* in/out may be NULL when empty */
             memcpy(all_in + (size_t)(l - first) * t->c_in_size, o->c_in, t->c_in_size);
     }
     t->c_fn(all_in, all_out, t->c_ctx);
@@ -290,7 +290,8 @@ static int try_collective(emu_cluster *c, emu_thread *t)
         emu_thread *o = &b->threads[l];
         if (o->state != T_COLLECTIVE)
             continue;
-        memcpy(o->c_out, all_out + (size_t)(l - first) * t->c_out_size, t->c_out_size);
+        if (t->c_out_size)
+            memcpy(o->c_out, all_out + (size_t)(l - first) * t->c_out_size, t->c_out_size);
         o->state = T_READY;
     }
     c->spins = 0;

@@ -261,3 +261,39 @@ R cuDriverGetVersion(int *v)
     *v = 13000;
     return 0;
 }
+/* cuTensorMapEncodeTiled: records its arguments, fills the map with a pattern; $CK_STUB_TMAP_FAIL
+ * makes it fail with CUDA_ERROR_INVALID_VALUE (1). */
+struct tmap_rec {
+    int calls, dtype;
+    unsigned rank;
+    void *addr;
+    unsigned long long dims[5], strides[4];
+    unsigned box[5], estr[5];
+    int interleave, swizzle, l2, oob;
+};
+__attribute__((visibility("default"))) struct tmap_rec ck_stub_tmap;
+R cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *addr,
+                         const unsigned long long *dims, const unsigned long long *strides,
+                         const unsigned *box, const unsigned *estr, int interleave, int swizzle,
+                         int l2, int oob)
+{
+    if (getenv("CK_STUB_TMAP_FAIL"))
+        return 1;
+    ck_stub_tmap.calls++;
+    ck_stub_tmap.dtype = dtype;
+    ck_stub_tmap.rank = rank;
+    ck_stub_tmap.addr = addr;
+    for (unsigned i = 0; i < rank && i < 5; ++i) {
+        ck_stub_tmap.dims[i] = dims[i];
+        ck_stub_tmap.box[i] = box[i];
+        ck_stub_tmap.estr[i] = estr[i];
+        if (i + 1 < rank)
+            ck_stub_tmap.strides[i] = strides[i];
+    }
+    ck_stub_tmap.interleave = interleave;
+    ck_stub_tmap.swizzle = swizzle;
+    ck_stub_tmap.l2 = l2;
+    ck_stub_tmap.oob = oob;
+    memset(map, 0xA5, 128);
+    return 0;
+}

@@ -19,6 +19,7 @@ typedef long int64_t;
 typedef unsigned long uint64_t;
 typedef unsigned long uintptr_t;
 typedef unsigned long size_t;
+#define CK_FIXED_WIDTH_TYPES_DEFINED 1 /* core/numeric_conv.h: these typedefs already exist */
 #ifndef NULL
 #define NULL 0
 #endif
@@ -33,6 +34,7 @@ typedef unsigned long size_t;
 #define CK_WARP_SIZE          32
 #define CK_RESTRICT           __restrict__
 #define CK_NOINLINE           __noinline__
+#define CK_UNROLL             _Pragma("unroll")
 #define CK_FULL_MASK_         0xffffffffu
 
 /* ---- ids -------------------------------------------------------------------------------- */

@@ -23,6 +23,7 @@
 #define CK_WARP_SIZE 32
 #define CK_RESTRICT  restrict
 #define CK_NOINLINE  __attribute__((noinline))
+#define CK_UNROLL    /* the host compiler unrolls as it sees fit */
 
 /* The emulator's table, installed by ck_emu_bind when the kernel object is loaded. */
 static const ck_emu_api *ck_emu_api_;

@@ -1,0 +1,43 @@
+/* mbarrier phases and parity: 128 threads arrive on one barrier (count 128) for `phases`
+ * phases, then one phase also waits for a 64-byte transaction count.
+ * ck-min-target: sm_90a (transaction counts) */
+#include "ck_device.h"
+
+/* out[p * 128 + t], for phase p < phases: bit 0 = try_wait(parity of p) before t arrived (must
+ * be 0), bit 1 = try_wait(parity of p - 1) before t arrived (1: the previous phase is complete),
+ * bit 2 = try_wait(parity of p) after wait_parity returned (1).
+ * out[phases * 128 + t]: bit 0 = try_wait after everyone arrived but before the transaction
+ * completed (0), bit 1 = after complete_tx (1). */
+CK_KERNEL void mbar_phases(int phases, unsigned *out)
+{
+    CK_SHARED_ARRAY_ALIGNED(unsigned long long, bar, 1, 8);
+    unsigned t = ck_thread_idx_x();
+    if (t == 0) {
+        ck_mbar_init(bar, 128);
+        ck_mbar_fence_init();
+    }
+    ck_sync_threads();
+    for (int p = 0; p < phases; ++p) {
+        unsigned par = (unsigned)p & 1u;
+        unsigned r = (unsigned)ck_mbar_try_wait_parity(bar, par);
+        r |= (unsigned)ck_mbar_try_wait_parity(bar, par ^ 1u) << 1;
+        (void)ck_mbar_arrive(bar);
+        ck_mbar_wait_parity(bar, par);
+        r |= (unsigned)ck_mbar_try_wait_parity(bar, par) << 2;
+        out[p * 128 + (int)t] = r;
+    }
+    /* phase `phases`: arrivals plus a transaction of 64 bytes */
+    unsigned par = (unsigned)phases & 1u;
+    if (t == 0)
+        (void)ck_mbar_arrive_expect_tx(bar, 64);
+    else
+        (void)ck_mbar_arrive(bar);
+    ck_sync_threads();
+    unsigned r = (unsigned)ck_mbar_try_wait_parity(bar, par);
+    ck_sync_threads();
+    if (t == 1)
+        ck_mbar_complete_tx(bar, 64);
+    ck_mbar_wait_parity(bar, par);
+    r |= (unsigned)ck_mbar_try_wait_parity(bar, par) << 1;
+    out[phases * 128 + (int)t] = r;
+}
