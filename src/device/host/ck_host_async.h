@@ -189,11 +189,24 @@ static inline void ck_emu_tma_load_into_(const ck_emu_tmap_desc *d, const int32_
         ck_emu_mbar_apply_((unsigned long long *)(void *)(base + bar_off), 0, -(int32_t)n);
 }
 
+/* The H100 raises an illegal instruction when the box's innermost coordinate is not a multiple
+ * of 16 bytes (measured on 2026-11-22 for loads of every swizzle mode, positive and negative
+ * coordinates; stores are assumed to follow the same rule). The emulator stops the launch
+ * instead of copying, so it never accepts what the hardware refuses. */
+static inline int ck_emu_tma_coord_ok_(const ck_emu_tmap_desc *d, const int32_t *coords)
+{
+    if (((int64_t)coords[0] * (int64_t)d->elem_bytes) % 16 == 0)
+        return 1;
+    CK_EMU_TC_FAULT("TMA: the innermost box coordinate times the element size is not a multiple "
+                    "of 16 bytes (the GPU raises an illegal instruction)");
+    return 0;
+}
+
 static inline void ck_emu_tma_load_(void *smem, const ck_tensor_map *map, unsigned long long *bar,
                                     const int32_t *coords, int multicast, unsigned short mask)
 {
     ck_emu_tmap_desc d;
-    if (!ck_emu_tmap_get_(map, &d))
+    if (!ck_emu_tmap_get_(map, &d) || !ck_emu_tma_coord_ok_(&d, coords))
         return;
     uint32_t off = ck_smem_addr(smem), boff = ck_smem_addr(bar);
     unsigned char *own = (unsigned char *)ck_emu_shared_base();
@@ -217,7 +230,7 @@ static inline void ck_emu_tma_store_(const ck_tensor_map *map, const void *smem,
                                      const int32_t *coords)
 {
     ck_emu_tmap_desc d;
-    if (!ck_emu_tmap_get_(map, &d))
+    if (!ck_emu_tmap_get_(map, &d) || !ck_emu_tma_coord_ok_(&d, coords))
         return;
     if (ck_emu_ref_tma_copy(&d, coords, (uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes(),
                             ck_smem_addr(smem), 1) == 0)
