@@ -122,7 +122,14 @@ static void test_tma(void)
             g[i] = (unsigned char)(ckt_rand64(&seed) | 1u); /* never zero: zero fill is visible */
         for (size_t i = 0; i < 4 * (size_t)bb; ++i)
             src[i] = (unsigned char)ckt_rand64(&seed);
+        /* Stores use the same boxes moved to non-negative coordinates: a TMA store at a
+         * negative coordinate is an illegal instruction on the H100 (measured), loads are not. */
+        int scoords[4][5];
+        for (int p = 0; p < 4; ++p)
+            for (int i = 0; i < 5; ++i)
+                scoords[p][i] = c->coords[p][i] < 0 ? 0 : c->coords[p][i];
         void *dg = ckk_upload(g, bytes), *dco = ckk_upload(c->coords, sizeof c->coords);
+        void *dsco = ckk_upload(scoords, sizeof scoords);
         void *dout = ckk_upload(NULL, 4 * (size_t)bb), *dsrc = ckk_upload(src, 4 * (size_t)bb);
         ck_tensor_map map;
         int rank = (int)c->rank, n = 4, box_bytes = (int)bb;
@@ -147,8 +154,9 @@ static void test_tma(void)
                 else
                     memcpy(e + so, g + go, c->eb);
                 /* stores: global element j <- shared bytes at the swizzled offset of j */
-                if (go >= 0)
-                    memcpy(want + go, src + (size_t)p * bb + so, c->eb);
+                long sgo = elem_offset(c, strides, scoords[p], j);
+                if (sgo >= 0)
+                    memcpy(want + sgo, src + (size_t)p * bb + so, c->eb);
             }
         }
         size_t first = 0;
@@ -163,7 +171,7 @@ static void test_tma(void)
         ckk_dump(name, out, 4 * (size_t)bb);
         /* stores into the same tensor */
         CHECK_OK(ckk_launch(ks, 1, 1, 1, 128, 1, 1, 0, 6, CKK_ARG(map), CKK_ARG(rank), CKK_ARG(n),
-                            CKK_ARG(dco), CKK_ARG(dsrc), CKK_ARG(box_bytes)));
+                            CKK_ARG(dsco), CKK_ARG(dsrc), CKK_ARG(box_bytes)));
         ckk_download(g2, dg, bytes);
         first = 0;
         while (first < bytes && g2[first] == want[first])
@@ -172,7 +180,8 @@ static void test_tma(void)
                   c->name, first, first < bytes ? g2[first] : 0, first < bytes ? want[first] : 0);
         snprintf(name, sizeof name, "tma_store_%zu", ci);
         ckk_dump(name, g2, bytes);
-        ck_free(ckk_device, dg), ck_free(ckk_device, dco), ck_free(ckk_device, dout),
+        ck_free(ckk_device, dg), ck_free(ckk_device, dco), ck_free(ckk_device, dsco),
+            ck_free(ckk_device, dout),
             ck_free(ckk_device, dsrc);
         free(g), free(g2), free(want), free(out), free(exp), free(src);
     }
@@ -293,6 +302,18 @@ static void test_tma_misaligned_coordinate_faults(void)
                      CK_ERROR_LAUNCH);
         CHECK(strstr(ck_last_error(), "16 bytes") != NULL);
     }
+    /* A store at a negative coordinate also faults on the H100 (measured). */
+    ck_kernel *ks = ckk_kernel("tma.cu", "tma_stores");
+    int neg[5] = {-16, 0, 0, 0, 0};
+    void *dneg = ckk_upload(neg, sizeof neg), *dsrc = ckk_upload(NULL, bb);
+    if (make_map(c, dg, strides, &map)) {
+        CHECK_STATUS(ckk_launch(ks, 1, 1, 1, 128, 1, 1, 0, 6, CKK_ARG(map), CKK_ARG(rank),
+                                CKK_ARG(n), CKK_ARG(dneg), CKK_ARG(dsrc), CKK_ARG(box_bytes)),
+                     CK_ERROR_LAUNCH);
+        CHECK(strstr(ck_last_error(), "negative") != NULL);
+    }
+    ck_free(ckk_device, dneg);
+    ck_free(ckk_device, dsrc);
     ck_free(ckk_device, dg);
     ck_free(ckk_device, dco);
     ck_free(ckk_device, dout);

@@ -232,6 +232,14 @@ static inline void ck_emu_tma_store_(const ck_tensor_map *map, const void *smem,
     ck_emu_tmap_desc d;
     if (!ck_emu_tmap_get_(map, &d) || !ck_emu_tma_coord_ok_(&d, coords))
         return;
+    /* A store at a negative coordinate (any dimension, any swizzle) is an illegal instruction
+     * on the H100 (measured 2026-11-22); loads accept negative coordinates (zero fill). */
+    for (unsigned i = 0; i < d.rank; ++i)
+        if (coords[i] < 0) {
+            CK_EMU_TC_FAULT("TMA store: a box coordinate is negative (the GPU raises an illegal "
+                            "instruction; only loads may start outside the tensor)");
+            return;
+        }
     if (ck_emu_ref_tma_copy(&d, coords, (uint8_t *)ck_emu_shared_base(), ck_emu_shared_bytes(),
                             ck_smem_addr(smem), 1) == 0)
         CK_EMU_TC_FAULT("TMA store: the box does not fit in shared memory at the source");
