@@ -67,7 +67,10 @@ CK_KERNEL void tma_stores(CK_GRID_CONSTANT const ck_tensor_map map, int rank, in
             default: ck_tma_store_5d(&map, smem, c[0], c[1], c[2], c[3], c[4]); break;
             }
             ck_tma_store_commit();
-            ck_tma_store_wait_read(0); /* shared memory may be overwritten */
+            /* Wait for the global writes, not only the shared-memory reads: boxes of successive
+             * stores overlap, and bulk groups complete in no guaranteed order (on the H100 a
+             * later box was overwritten by an earlier one with wait_read only). */
+            ck_tma_store_wait(0);
         }
         ck_sync_threads();
     }
