@@ -68,8 +68,7 @@ CK_KERNEL void tma_stores(CK_GRID_CONSTANT const ck_tensor_map map, int rank, in
             }
             ck_tma_store_commit();
             /* Wait for the global writes, not only the shared-memory reads: boxes of successive
-             * stores overlap, and bulk groups complete in no guaranteed order (on the H100 a
-             * later box was overwritten by an earlier one with wait_read only). */
+             * stores overlap, and bulk groups are not ordered with each other. */
             ck_tma_store_wait(0);
         }
         ck_sync_threads();
