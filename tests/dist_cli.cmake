@@ -66,6 +66,50 @@ string(JSON ok GET "${OUT}" check coverage_ok)
 string(JSON ve GET "${OUT}" check vector_elements)
 expect_eq("${ok} ${ve}" "ON 2" "ck dist --json --check")
 
+# --desc: a real descriptor (ck desc syntax) and the load/store traits' vectors.
+run(0 --json --check --dtype f16 --desc "naive(lengths=[64,64], strides=[72,1])"
+    --pattern thread --block 256 --tile 64x64 --vector 8)
+string(JSON tv GET "${OUT}" traits scalars_per_vector)
+string(JSON td GET "${OUT}" traits vector_dim_y)
+string(JSON tb GET "${OUT}" traits vector_bytes)
+string(JSON tn GET "${OUT}" traits num_accesses)
+string(JSON to GET "${OUT}" traits access_order 1)
+string(JSON ve GET "${OUT}" check vector_elements)
+string(JSON ok GET "${OUT}" check coverage_ok)
+expect_eq("${tv} ${td} ${tb} ${tn} ${to} ${ve} ${ok}" "8 1 16 2 1 8 ON" "ck dist --desc traits")
+# Columns 60..63 are padding: vectors of 4 (60 is no multiple of 8), padded accesses masked.
+run(0 --json --check --dtype f16 --desc "naive(lengths=[16,60], strides=[64,1]) | right_pad(dim=1, right=4)"
+    --pattern thread --block 64 --tile 16x64 --vector 8)
+string(JSON tv GET "${OUT}" traits scalars_per_vector)
+string(JSON masked GET "${OUT}" check masked_accesses)
+string(JSON mis GET "${OUT}" check misaligned_accesses)
+expect_eq("${tv} ${masked} ${mis}" "4 16 0" "ck dist --desc with padding")
+run(0 --check --dtype f16 --desc "naive(lengths=[16,60], strides=[64,1]) | right_pad(dim=1, right=4)"
+    --pattern thread --block 64 --tile 16x64 --vector 8)
+if(NOT OUT MATCHES "traits: +4 elements \\(64 bits\\) per access along Y1" OR NOT OUT MATCHES "16 on padding")
+  message(FATAL_ERROR "ck dist --check --desc text:\n${OUT}")
+endif()
+# Traits without --check (default f32, packed): Y1 names X1's last component, 2 per vector.
+run(0 --json "${ENC}")
+string(JSON tv GET "${OUT}" traits scalars_per_vector)
+string(JSON td GET "${OUT}" traits vector_dim_y)
+expect_eq("${tv} ${td}" "2 1" "ck dist --json traits")
+# Sub-byte types: traits in bits (fp4: 32 per 16 bytes), but --check counts whole bytes.
+run(0 --json --dtype fp4e2m1 --pattern thread --block 64 --tile 64x64 --vector 32)
+string(JSON tv GET "${OUT}" traits scalars_per_vector)
+string(JSON tbits GET "${OUT}" traits vector_bits)
+expect_eq("${tv} ${tbits}" "32 128" "ck dist --json fp4 traits")
+run(2 --check --dtype fp4e2m1 "${ENC}")
+run(1 --check --dtype fp4e2m1 --desc "packed(lengths=[4,4])" "${ENC}")
+run(2 --check --desc "packed(lengths=[4,4])" --strides 4,1 "${ENC}")
+run(1 --check --desc "packed(lengths=[4,8])" "${ENC}")
+if(NOT ERR MATCHES "length 8")
+  message(FATAL_ERROR "ck dist --desc length mismatch message: ${ERR}")
+endif()
+run(1 --check --desc "packed(lengths=[4,4]" "${ENC}")
+run(2 --check --desc "packed(lengths=[M,4])" "${ENC}")
+run(2 --strides 4,4,1 "${ENC}")
+
 # Column reads of 128-byte rows: 32-way bank conflicts, 4-way (the minimum) under the 128B swizzle.
 set(COLS "tile_distribution_encoding<sequence<>, tuple<sequence<32>, sequence<8, 8>>, tuple<sequence<1>>, tuple<sequence<0>>, sequence<2, 2>, sequence<0, 1>>")
 run(0 --json --check --dtype f16 "${COLS}")

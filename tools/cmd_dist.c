@@ -5,8 +5,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ck/distribution.h"
+#include "ck/tile.h"
 #include "cli.h"
+#include "dist_cmd.h"
 
 static const char usage[] =
     "Usage: ck dist [OPTIONS] ENCODING\n"
@@ -21,14 +22,23 @@ static const char usage[] =
     "register d is the row-major index of Y over the Y lengths.\n\n"
     "  --json            one JSON object: x_lengths, y_lengths, p_lengths, r_lengths,\n"
     "                    elements_per_thread, map (a list of {\"p\",\"y\",\"x\",\"d\"} for every\n"
-    "                    (P, Y)), and check (with --check)\n"
+    "                    (P, Y)), traits (CK's load/store traits: vector dim and width,\n"
+    "                    accesses, access order, for the descriptor and dtype) and check\n"
+    "                    (with --check)\n"
     "  --p P0,P1,...     only the thread with this partition index (repeatable)\n"
     "  --check           verify coverage, vector width, global-memory sectors per warp access\n"
     "                    and shared-memory bank conflicts (32 lanes, 32 banks of 4 bytes,\n"
     "                    32-byte sectors)\n"
-    "  --dtype T         element type for --check: f64 f32 f16 bf16 f8 i8 i16 i32 i64, or a\n"
-    "                    size in bytes (default f32)\n"
-    "  --strides S0,...  element strides of the memory layout (default packed row-major)\n"
+    "  --dtype T         element type for --check and the traits: a type of `ck types` (f32,\n"
+    "                    f16, bf16, fp8e4m3, fp4e2m1, i8, ...; default f32), i16, i64, or a\n"
+    "                    size in bytes\n"
+    "  --desc 'DESC'     the tensor descriptor of the tile in `ck desc` syntax (see\n"
+    "                    ck desc --help), e.g. 'naive(lengths=[64,64], strides=[72,1])' or\n"
+    "                    '... | pad(dim=1, left=0, right=4)'; its dims are the X dims with\n"
+    "                    the X lengths. --check then uses its offsets, masks accesses to\n"
+    "                    padding and takes the vectors of the load/store traits\n"
+    "  --strides S0,...  element strides of a plain layout instead of --desc (default packed\n"
+    "                    row-major); vectors: the widest aligned one on a stride-1 X dim\n"
     "  --base BYTES      byte address of element 0 for alignment (default 0)\n"
     "  --swizzle MODE    NVIDIA shared-memory swizzle of the layout for --check: none, 32B,\n"
     "                    64B or 128B (16-byte chunks XORed with the 128-byte row index)\n"
@@ -36,15 +46,6 @@ static const char usage[] =
     "  --pattern KIND    generate CK's 2-D encoding pattern (thread, warp or block raked) from\n"
     "                    --block (default 256), --tile and --vector (default 1) instead of\n"
     "                    giving ENCODING\n";
-
-typedef struct opts {
-    int json, check, npsel;
-    int psel[64][CK_DIST_MAX_P];
-    int element_bytes;
-    int have_strides;
-    ck_access_layout layout;
-    const char *svg;
-} opts;
 
 /* Comma-separated integers into v (at most cap); returns the count or -1. */
 static int parse_ints(const char *s, long long *v, int cap)
@@ -82,24 +83,8 @@ static int dtype_bytes(const char *t)
     return (*t && !*end && v >= 1 && v <= 64) ? (int)v : -1;
 }
 
-static void json_ints(const int *v, int n)
-{
-    putchar('[');
-    for (int i = 0; i < n; ++i)
-        printf("%s%d", i ? "," : "", v[i]);
-    putchar(']');
-}
-
-static void text_ints(const int *v, int n)
-{
-    putchar('[');
-    for (int i = 0; i < n; ++i)
-        printf("%s%d", i ? ", " : "", v[i]);
-    putchar(']');
-}
-
 /* Threads to list: the selected ones, or all. Returns the count; tid[] filled. */
-static long long thread_list(const ck_distribution *d, const opts *o, long long *tid)
+static long long thread_list(const ck_distribution *d, const dist_opts *o, long long *tid)
 {
     if (!o->npsel) {
         for (long long t = 0; t < d->threads; ++t)
@@ -111,213 +96,70 @@ static long long thread_list(const ck_distribution *d, const opts *o, long long 
     return o->npsel;
 }
 
-static void print_json(const ck_distribution *d, const long long *tids, long long ntid,
-                       const ck_access_report *rep)
+/* --dtype: a ck_dtype name, or one of the old byte-size names / a size in bytes. Returns 0 or
+ * -1. A size of 1, 2, 4 or 8 bytes stands for a type of that size for the traits. */
+static int parse_dtype(const char *t, dist_opts *o)
 {
-    const ck_dist_encoding *e = &d->enc;
-    printf("{\"x_lengths\":");
-    json_ints(d->x_lengths, e->ndim_x);
-    printf(",\"y_lengths\":");
-    json_ints(d->y_lengths, e->ndim_y);
-    printf(",\"p_lengths\":");
-    json_ints(d->p_lengths, e->ndim_p);
-    printf(",\"r_lengths\":");
-    json_ints(e->r_lengths, e->ndim_r);
-    printf(",\"elements_per_thread\":%lld,\"threads\":%lld,\"replication\":%lld,\"map\":[",
-           d->elements_per_thread, d->threads, d->replication);
-    for (long long i = 0; i < ntid; ++i) {
-        int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y], x[CK_DIST_MAX_X];
-        ck_dist_partition_index(d, tids[i], p);
-        for (long long r = 0; r < d->elements_per_thread; ++r) {
-            ck_dist_d_to_ys(d, r, y);
-            ck_dist_calculate_x(d, p, y, x);
-            printf("%s{\"p\":", i || r ? "," : "");
-            json_ints(p, e->ndim_p);
-            printf(",\"y\":");
-            json_ints(y, e->ndim_y);
-            printf(",\"x\":");
-            json_ints(x, e->ndim_x);
-            printf(",\"d\":%lld}", r);
-        }
+    ck_dtype dt;
+    if (ck_dtype_from_name(t, &dt) == CK_SUCCESS) {
+        int bits = ck_dtype_get(dt)->storage_bits;
+        o->dtype = dt;
+        o->have_dtype = 1;
+        o->element_bytes = bits % 8 ? 0 : bits / 8; /* 0: sub-byte, refused by --check */
+        return 0;
     }
-    printf("]");
-    if (rep) {
-        printf(",\"check\":{\"coverage_ok\":%s,\"expected_holders\":%lld",
-               rep->coverage_ok ? "true" : "false", rep->expected_holders);
-        if (!rep->coverage_ok) {
-            printf(",\"first_bad_x\":");
-            json_ints(rep->first_bad_x, e->ndim_x);
-            printf(",\"first_bad_holders\":%lld", rep->first_bad_holders);
-        }
-        printf(
-            ",\"element_bytes\":%d,\"vector_y_dim\":%d,\"vector_elements\":%d,\"vector_bytes\":%d,"
-            "\"accesses_per_thread\":%lld,\"warps\":%d,\"sectors\":%lld,\"sectors_min\":%lld,"
-            "\"bank_ways\":%lld,\"bank_ways_min\":%lld,\"bank_ways_max\":%lld}",
-            rep->element_bytes, rep->vector_y_dim, rep->vector_elems, rep->vector_bytes,
-            rep->accesses_per_thread, rep->warps, rep->sectors_total, rep->sectors_min_total,
-            rep->bank_ways_total, rep->bank_ways_min_total, rep->bank_ways_max);
-    }
-    printf("}\n");
-}
-
-/* Rows x cols view of the tile: the last X dim is the column, the others the row. */
-static void grid_shape(const ck_distribution *d, long long *rows, long long *cols)
-{
-    int nx = d->enc.ndim_x;
-    *cols = d->x_lengths[nx - 1];
-    *rows = d->tile_elements / *cols;
-}
-
-/* First holder (lowest thread id) and its register for every element; -1 when none. */
-static int holders(const ck_distribution *d, long long **tid_out, long long **reg_out)
-{
-    long long n = d->tile_elements;
-    long long *tid = malloc(sizeof *tid * (size_t)n), *reg = malloc(sizeof *reg * (size_t)n);
-    if (!tid || !reg) {
-        free(tid);
-        free(reg);
+    int b = dtype_bytes(t);
+    if (b < 0)
         return -1;
-    }
-    for (long long i = 0; i < n; ++i)
-        tid[i] = reg[i] = -1;
-    for (long long t = 0; t < d->threads; ++t) {
-        int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y], x[CK_DIST_MAX_X];
-        ck_dist_partition_index(d, t, p);
-        for (long long r = 0; r < d->elements_per_thread; ++r) {
-            ck_dist_d_to_ys(d, r, y);
-            ck_dist_calculate_x(d, p, y, x);
-            long long lin = 0;
-            for (int i = 0; i < d->enc.ndim_x; ++i)
-                lin = lin * d->x_lengths[i] + x[i];
-            if (tid[lin] < 0) {
-                tid[lin] = t;
-                reg[lin] = r;
-            }
-        }
-    }
-    *tid_out = tid;
-    *reg_out = reg;
+    o->element_bytes = b;
+    o->have_dtype = b == 1 || b == 2 || b == 4 || b == 8;
+    o->dtype = b == 1 ? CK_DTYPE_I8 : b == 2 ? CK_DTYPE_F16 : b == 4 ? CK_DTYPE_F32 : CK_DTYPE_F64;
     return 0;
 }
 
-static void print_text(const ck_distribution *d, const opts *o, const long long *tids,
-                       long long ntid)
+/* The descriptor for the traits and --desc checks: --desc, or naive over the layout strides. */
+static int build_desc(const ck_distribution *d, const dist_opts *o, ck_expr_ctx **ctx,
+                      ck_descriptor **desc)
 {
-    const ck_dist_encoding *e = &d->enc;
-    char buf[4096];
-    if (ck_dist_encoding_format(e, buf, sizeof buf) == CK_SUCCESS)
-        printf("encoding:  %s\n", buf);
-    printf("X lengths: ");
-    text_ints(d->x_lengths, e->ndim_x);
-    printf("  (tile of %lld elements)\nY lengths: ", d->tile_elements);
-    text_ints(d->y_lengths, e->ndim_y);
-    printf("  (%lld elements per thread)\nP lengths: ", d->elements_per_thread);
-    text_ints(d->p_lengths, e->ndim_p);
-    printf("  (%lld threads)\nR lengths: ", d->threads);
-    text_ints(e->r_lengths, e->ndim_r);
-    printf("  (each element held by %lld thread%s)\n", d->replication,
-           d->replication == 1 ? "" : "s");
-    ck_dist_spans sp;
-    ck_dist_get_spans(d, &sp);
-    printf("spans:     ");
-    for (int x = 0; x < e->ndim_x; ++x) {
-        printf("%sX%d ", x ? ", " : "", x);
-        text_ints(sp.lengths[x], sp.count[x]);
+    if (o->desc_text) {
+        if (ck_expr_ctx_create(ctx) != CK_SUCCESS ||
+            ck_descriptor_parse(o->desc_text, *ctx, desc) != CK_SUCCESS)
+            return cli_library_error("dist");
+        if (!ck_descriptor_is_concrete(*desc))
+            return cli_usage_error("dist",
+                                   "--desc '%s' has symbolic sizes; give numbers (the window "
+                                   "of one tile)",
+                                   o->desc_text);
+        return CK_EXIT_OK;
     }
-    printf("\n");
-    if (o->npsel) {
-        for (long long i = 0; i < ntid; ++i) {
-            int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y], x[CK_DIST_MAX_X];
-            ck_dist_partition_index(d, tids[i], p);
-            printf("\nthread %lld, P = ", tids[i]);
-            text_ints(p, e->ndim_p);
-            printf(":\n");
-            for (long long r = 0; r < d->elements_per_thread; ++r) {
-                ck_dist_d_to_ys(d, r, y);
-                ck_dist_calculate_x(d, p, y, x);
-                printf("  d %-4lld Y ", r);
-                text_ints(y, e->ndim_y);
-                printf(" -> X ");
-                text_ints(x, e->ndim_x);
-                printf("\n");
-            }
-        }
-        return;
+    ck_ival len[CK_DIST_MAX_X], str[CK_DIST_MAX_X];
+    for (int x = 0; x < d->enc.ndim_x; ++x) {
+        len[x] = ck_ival_int(d->x_lengths[x]);
+        str[x] = ck_ival_int(o->layout.strides[x]);
     }
-    long long rows, cols, *tid, *reg;
-    grid_shape(d, &rows, &cols);
-    if (cols > 64 || rows > 256) {
-        printf("\nmap omitted: the tile is %lld x %lld; use --p, --json or --svg.\n", rows, cols);
-        return;
-    }
-    if (holders(d, &tid, &reg))
-        return;
-    printf("\nmap: thread:register of each element%s (rows: ",
-           d->replication > 1 ? " (lowest holder)" : "");
-    for (int x = 0; x + 1 < e->ndim_x; ++x)
-        printf("%sX%d", x ? "," : "", x);
-    printf("%s, columns: X%d)\n", e->ndim_x > 1 ? "" : "-", e->ndim_x - 1);
-    int width = snprintf(NULL, 0, "%lld:%lld", d->threads - 1, d->elements_per_thread - 1) + 1;
-    printf("%6s", "");
-    for (long long c = 0; c < cols; ++c)
-        printf("%*lld", width, c);
-    printf("\n");
-    for (long long r = 0; r < rows; ++r) {
-        printf("%5lld ", r);
-        for (long long c = 0; c < cols; ++c) {
-            char cell[48];
-            snprintf(cell, sizeof cell, "%lld:%lld", tid[r * cols + c], reg[r * cols + c]);
-            printf("%*s", width, cell);
-        }
-        printf("\n");
-    }
-    free(tid);
-    free(reg);
+    if (ck_descriptor_make_naive(d->enc.ndim_x, len, str, desc) != CK_SUCCESS)
+        *desc = NULL; /* no traits for this layout */
+    return CK_EXIT_OK;
 }
 
-static void print_check(const ck_distribution *d, const ck_access_layout *lay,
-                        const ck_access_report *rep)
+static int run_check(const ck_distribution *d, dist_opts *o, const ck_descriptor *desc,
+                     ck_access_report *rep)
 {
-    printf("\ncheck: %d-byte elements, element strides [", rep->element_bytes);
-    for (int i = 0; i < lay->ndim; ++i)
-        printf("%s%lld", i ? ", " : "", lay->strides[i]);
-    static const char *const modes[] = {"none", "32B", "64B", "128B"};
-    printf("], element 0 at byte %lld, swizzle %s\n", lay->base_bytes, modes[lay->swizzle & 3]);
-    if (rep->coverage_ok) {
-        printf("  coverage:       ok, every element held by exactly %lld thread%s\n",
-               rep->expected_holders, rep->expected_holders == 1 ? "" : "s");
-    } else {
-        printf("  coverage:       FAILED, element X ");
-        text_ints(rep->first_bad_x, d->enc.ndim_x);
-        printf(" is held by %lld threads, expected %lld\n", rep->first_bad_holders,
-               rep->expected_holders);
+    if (o->desc_text) {
+        if (ck_access_check_desc(d, desc, o->dtype, o->layout.base_bytes, o->layout.swizzle, NULL,
+                                 rep) != CK_SUCCESS)
+            return cli_library_error("dist");
+        return CK_EXIT_OK;
     }
-    if (rep->vector_y_dim >= 0)
-        printf("  vectors:        %d elements (%d bytes) along Y%d\n", rep->vector_elems,
-               rep->vector_bytes, rep->vector_y_dim);
-    else
-        printf("  vectors:        scalar (%d bytes)\n", rep->vector_bytes);
-    printf("  accesses:       %lld per thread, %d warp%s\n", rep->accesses_per_thread, rep->warps,
-           rep->warps == 1 ? "" : "s");
-    printf("  global memory:  %lld sectors, minimum %lld (%.1f%% efficiency)\n", rep->sectors_total,
-           rep->sectors_min_total,
-           rep->sectors_total ? 100.0 * (double)rep->sectors_min_total / (double)rep->sectors_total
-                              : 100.0);
-    printf("  shared memory:  %lld wavefronts, minimum %lld; worst access %lld-way\n",
-           rep->bank_ways_total, rep->bank_ways_min_total, rep->bank_ways_max);
-    printf("  per access of warp 0:\n    access  sectors  min  bank-ways  min\n");
-    for (long long i = 0; i < rep->num_stats; ++i) {
-        const ck_access_stat *s = &rep->stats[i];
-        if (s->warp == 0 && s->access < 16)
-            printf("    %6lld  %7lld  %3lld  %9lld  %3lld\n", s->access, s->sectors, s->sectors_min,
-                   s->bank_ways, s->bank_ways_min);
-    }
-    if (rep->accesses_per_thread > 16)
-        printf("    ... %lld more accesses (--json gives the totals)\n",
-               rep->accesses_per_thread - 16);
+    if (o->element_bytes < 1)
+        return cli_usage_error("dist",
+                               "--check counts whole bytes; %s elements take %d bits (its "
+                               "vectors are in --json's traits)",
+                               ck_dtype_name(o->dtype), ck_dtype_get(o->dtype)->storage_bits);
+    if (ck_access_check(d, &o->layout, o->element_bytes, NULL, rep) != CK_SUCCESS)
+        return cli_library_error("dist");
+    return CK_EXIT_OK;
 }
-
-int cmd_dist_svg(const ck_distribution *d, const char *path); /* tools/dist_svg.c */
 
 static int make_pattern(const char *kind, long long block, long long rows, long long cols,
                         long long vec, ck_dist_encoding *e)
@@ -342,9 +184,11 @@ static int make_pattern(const char *kind, long long block, long long rows, long 
 
 int ck_cmd_dist(int argc, char **argv)
 {
-    static opts o;
+    static dist_opts o;
     memset(&o, 0, sizeof o);
     o.element_bytes = 4;
+    o.have_dtype = 1;
+    o.dtype = CK_DTYPE_F32;
     char text[16384] = "";
     size_t tlen = 0;
     const char *p_args[64];
@@ -363,7 +207,8 @@ int ck_cmd_dist(int argc, char **argv)
             o.check = 1;
         } else if (strcmp(a, "--p") == 0 || strcmp(a, "--dtype") == 0 ||
                    strcmp(a, "--strides") == 0 || strcmp(a, "--svg") == 0 ||
-                   strcmp(a, "--base") == 0 || strcmp(a, "--swizzle") == 0) {
+                   strcmp(a, "--base") == 0 || strcmp(a, "--swizzle") == 0 ||
+                   strcmp(a, "--desc") == 0) {
             if (i + 1 >= argc)
                 return cli_usage_error("dist", "option '%s' needs a value", a);
             const char *v = argv[++i];
@@ -372,11 +217,14 @@ int ck_cmd_dist(int argc, char **argv)
                     return cli_usage_error("dist", "at most 64 --p options");
                 p_args[np_args++] = v;
             } else if (strcmp(a, "--dtype") == 0) {
-                if ((o.element_bytes = dtype_bytes(v)) < 0)
+                if (parse_dtype(v, &o) < 0)
                     return cli_usage_error("dist",
-                                           "unknown --dtype '%s'; accepted: f64 f32 f16 bf16 "
-                                           "f8 i8 i16 i32 i64 or a size in bytes (1 to 64)",
+                                           "unknown --dtype '%s'; accepted: the types of `ck "
+                                           "types` (f32 f16 bf16 fp8e4m3 fp4e2m1 i8 ...), i16, "
+                                           "i64 or a size in bytes (1 to 64)",
                                            v);
+            } else if (strcmp(a, "--desc") == 0) {
+                o.desc_text = v;
             } else if (strcmp(a, "--strides") == 0) {
                 int n = parse_ints(v, o.layout.strides, CK_DIST_MAX_X);
                 if (n < 1)
@@ -439,6 +287,8 @@ int ck_cmd_dist(int argc, char **argv)
             return rc;
         have_enc = 1;
     }
+    if (o.desc_text && o.have_strides)
+        return cli_usage_error("dist", "give either --desc or --strides, not both");
     if (have_enc && tlen)
         return cli_usage_error("dist", "give either ENCODING or --pattern, not both");
     if (!have_enc) {
@@ -474,33 +324,47 @@ int ck_cmd_dist(int argc, char **argv)
     if (!tids)
         return CK_EXIT_FAILURE;
     long long ntid = thread_list(&d, &o, tids);
-    ck_access_report rep, *repp = NULL;
-    if (o.check) {
-        if (!o.have_strides) {
-            o.layout.ndim = d.enc.ndim_x;
-            long long s = 1;
-            for (int x = d.enc.ndim_x - 1; x >= 0; --x) {
-                o.layout.strides[x] = s;
-                s *= d.x_lengths[x];
-            }
-        }
-        if (ck_access_check(&d, &o.layout, o.element_bytes, NULL, &rep) != CK_SUCCESS) {
-            free(tids);
-            return cli_library_error("dist");
-        }
-        repp = &rep;
+    if (o.have_strides && o.layout.ndim != d.enc.ndim_x) {
+        free(tids);
+        return cli_usage_error("dist",
+                               "--strides gives %d strides but the distribution has %d X dims",
+                               o.layout.ndim, d.enc.ndim_x);
     }
-    if (o.json)
-        print_json(&d, tids, ntid, repp);
-    else
-        print_text(&d, &o, tids, ntid);
-    if (repp && !o.json)
-        print_check(&d, &o.layout, repp);
-    int rc = CK_EXIT_OK;
-    if (o.svg && cmd_dist_svg(&d, o.svg) != 0)
-        rc = CK_EXIT_FAILURE;
+    if (!o.have_strides) {
+        o.layout.ndim = d.enc.ndim_x;
+        long long s = 1;
+        for (int x = d.enc.ndim_x - 1; x >= 0; --x) {
+            o.layout.strides[x] = s;
+            s *= d.x_lengths[x];
+        }
+    }
+    ck_expr_ctx *ctx = NULL;
+    ck_descriptor *desc = NULL;
+    ck_access_report rep, *repp = NULL;
+    ck_load_store_traits traits, *tp = NULL;
+    int rc = build_desc(&d, &o, &ctx, &desc);
+    if (rc == CK_EXIT_OK && desc && o.have_dtype) {
+        if (ck_load_store_traits_make(&d.enc, desc, o.dtype, &traits) == CK_SUCCESS)
+            tp = &traits;
+        else if (o.desc_text)
+            rc = cli_library_error("dist");
+    }
+    if (rc == CK_EXIT_OK && o.check && (rc = run_check(&d, &o, desc, &rep)) == CK_EXIT_OK)
+        repp = &rep;
+    if (rc == CK_EXIT_OK) {
+        if (o.json)
+            dist_print_json(&d, tids, ntid, repp, tp);
+        else
+            dist_print_text(&d, &o, tids, ntid);
+        if (repp && !o.json)
+            dist_print_check(&d, &o, repp, tp);
+        if (o.svg && cmd_dist_svg(&d, o.svg) != 0)
+            rc = CK_EXIT_FAILURE;
+    }
     if (repp)
         ck_access_report_free(repp);
+    ck_descriptor_destroy(desc);
+    ck_expr_ctx_destroy(ctx);
     free(tids);
     return rc;
 }

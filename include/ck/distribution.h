@@ -29,10 +29,15 @@
 #include <stddef.h>
 
 #include "ck/status.h"
+#include "ck/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* tile.h's adaptor and descriptor (ck/tile.h includes this header, not the reverse). */
+struct ck_adaptor;
+struct ck_descriptor;
 
 enum {
     CK_DIST_MAX_R = 8,           /* R dims */
@@ -122,6 +127,22 @@ ck_status ck_dist_thread_id(const ck_distribution *dist, const int *p, long long
 ck_status ck_dist_ys_to_d(const ck_distribution *dist, const int *y, long long *d);
 ck_status ck_dist_d_to_ys(const ck_distribution *dist, long long d, int *y);
 
+/* CK's construction of the distribution as transforms: the ps_ys_to_xs adaptor, bottom dims
+ * X0..X{n-1}, top dims P0..P{np-1} then Y0..Y{ny-1}. Transforms, bottom up: one unmerge per X
+ * dim (X -> its H components), one replicate of the R components owned by some P (an unowned
+ * R component, of length 1, is left out), one merge per P dim of the RH components it lists
+ * (last fastest; an empty P dim is a replicate of one length-1 dim). The Y dims are the
+ * hidden H components they name. Its bottom index for top (P, Y) equals
+ * ck_dist_calculate_x. `dist` is re-validated (ck_dist_make). The caller owns *out
+ * (ck_adaptor_destroy). Fails with CK_ERROR_UNSUPPORTED when the components exceed tile.h's
+ * CK_TILE_MAX_HIDDEN hidden dims. */
+ck_status ck_dist_make_ps_ys_to_xs_adaptor(const ck_distribution *dist, struct ck_adaptor **out);
+
+/* CK's ys_to_d descriptor: packed row-major over the Y lengths, so its offset of Y is the
+ * register index ck_dist_ys_to_d. With no Y dims (every H component owned by P) it has one
+ * dim of length 1. The caller owns *out (ck_descriptor_destroy). */
+ck_status ck_dist_make_ys_to_d_descriptor(const ck_distribution *dist, struct ck_descriptor **out);
+
 /* Distributed spans (CK's get_distributed_spans): for each X dim, the lengths of the Y dims
  * naming its H components, in Y order (CK's span minor numbering). lengths[x][k] is the
  * length and y_dim[x][k] the Y dim of the k-th one. */
@@ -207,6 +228,47 @@ ck_status ck_sfc_forward_step(const ck_sfc *sfc, long long i, int *step);
 
 /* index(i - 1) - index(i), for 1 <= i < num_access. */
 ck_status ck_sfc_backward_step(const ck_sfc *sfc, long long i, int *step);
+
+/* ---------------------------------------------------------------- load/store traits */
+
+enum { CK_LOAD_STORE_MAX_VECTOR_BYTES = 16 }; /* NVIDIA: at most 16 bytes per thread access */
+
+/* CK's load_store_traits for a tile window access: how each thread walks its elements.
+ *   vector_dim_y        the Y dim accessed as vectors (-1 when the encoding has no Y dims)
+ *   scalars_per_vector  elements per access along it (a power of two; 1 means scalar)
+ *   vector_bits/bytes   bits of one access (scalars x storage bits) and bytes (rounded up)
+ *   num_accesses        accesses per thread (elements per thread / scalars_per_vector)
+ *   sfc                 the access order: CK's space-filling curve over the Y lengths, the
+ *                       other Y dims in order (first slowest), vector_dim_y innermost, snake
+ *   y_vector_length/stride  the guarantee the descriptor gives each Y dim (tile.h's
+ *                       ck_vector_info through the ps_ys_to_xs adaptor: runs of `length`
+ *                       consecutive Y indices starting at a multiple of it are `stride` apart
+ *                       in memory; 1 = no guarantee) */
+typedef struct ck_load_store_traits {
+    int vector_dim_y;
+    int scalars_per_vector;
+    int vector_bits;
+    int vector_bytes;
+    long long num_accesses;
+    ck_sfc sfc;
+    long long y_vector_length[CK_DIST_MAX_Y];
+    long long y_vector_stride[CK_DIST_MAX_Y];
+} ck_load_store_traits;
+
+/* Choose the traits of an access of the tile `enc` (validated with ck_dist_make) through the
+ * concrete tensor descriptor `desc` (tile.h; its visible dims are the X dims, with lengths
+ * equal to the X lengths) for elements of type `dtype`. The width along Y dim j is the
+ * largest power of two w dividing both the Y length and its guaranteed run length, when the
+ * guaranteed stride is 1, with w * storage bits <= 128 (16 bytes; sub-byte types count in
+ * bits). vector_dim_y is the Y dim with the widest w, the last one among equals (CK's
+ * "last Y dim that maps to the fastest contiguous X"); when no Y dim allows w > 1 it is the
+ * last Y dim with one scalar per access. Every access (Y index of the sfc, w elements along
+ * vector_dim_y) is then contiguous in memory for every thread and entirely valid or
+ * entirely padding. Errors (CK_ERROR_INVALID_ARGUMENT, naming the argument): invalid
+ * encoding, NULL or symbolic descriptor, dims or lengths that differ from the X dims, an
+ * unknown dtype. */
+ck_status ck_load_store_traits_make(const ck_dist_encoding *enc, const struct ck_descriptor *desc,
+                                    ck_dtype dtype, ck_load_store_traits *out);
 
 /* ---------------------------------------------------------------- swizzles */
 
@@ -294,6 +356,13 @@ typedef struct ck_access_report {
     long long sectors_total, sectors_min_total;
     long long bank_ways_total, bank_ways_min_total;
     long long bank_ways_max; /* worst access */
+    /* Lane accesses whose byte address is not a multiple of the vector size, and lane
+     * accesses to padding (not issued, not counted in sectors or banks). */
+    long long misaligned_accesses;
+    long long masked_accesses;
+    /* ck_access_check_desc: the load/store traits used (has_traits = 1). */
+    int has_traits;
+    ck_load_store_traits traits;
 } ck_access_report;
 
 /* Verify the access pattern of `dist` over `layout` with elements of element_bytes bytes:
@@ -304,6 +373,18 @@ typedef struct ck_access_report {
  * hw may be NULL for the default model. */
 ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *layout,
                           int element_bytes, const ck_access_hw *hw, ck_access_report *report);
+
+/* Verify the access pattern of `dist` through the concrete tensor descriptor `desc` (tile.h;
+ * its visible dims are the X dims with the X lengths; padding allowed) with elements of
+ * `dtype`: coverage as above; the vectors and the access order are those of
+ * ck_load_store_traits_make (limited to hw->max_vector_bytes), stored in report->traits;
+ * byte address = base_bytes + descriptor offset * element bytes, then `swizzle`. An access
+ * to padding is not issued (masked_accesses counts them); misaligned_accesses counts lane
+ * accesses not aligned to their size. Types whose storage is not whole bytes (fp4, fp6):
+ * CK_ERROR_UNSUPPORTED. Free the report with ck_access_report_free. */
+ck_status ck_access_check_desc(const ck_distribution *dist, const struct ck_descriptor *desc,
+                               ck_dtype dtype, long long base_bytes, ck_nv_swizzle swizzle,
+                               const ck_access_hw *hw, ck_access_report *report);
 void ck_access_report_free(ck_access_report *report);
 
 #ifdef __cplusplus

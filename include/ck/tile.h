@@ -1,7 +1,9 @@
 /*
  * ck/tile.h - the tile programming model of ck, layers 1-3: sizes that may be
  * run-time symbols, coordinate transforms, tensor adaptors, tensor
- * descriptors and coordinates (CK Tile §7.8-7.10, 7.16, 7.19).
+ * descriptors and coordinates (CK Tile §7.8-7.10, 7.16, 7.19); it includes
+ * ck/distribution.h (tile distributions, §7.5-7.7, 7.11-7.14, 7.17-7.22) and
+ * ck/layout.h (the layout wrapper, §13).
  *
  * Direction. Every transform maps an UPPER index (what the user holds) to a
  * LOWER index (closer to memory). Adaptors apply their transforms from the
@@ -64,6 +66,12 @@
 #include <stdint.h>
 
 #include "ck/status.h"
+/* The rest of the tile programming model: distributions, space-filling curves, swizzles,
+ * access verification and load/store traits (ck/distribution.h, which refers to this
+ * header's adaptors and descriptors by struct tag only, so there is no cycle) and the layout
+ * wrapper (ck/layout.h). */
+#include "ck/distribution.h"
+#include "ck/layout.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,14 +2,19 @@
  * Static verification of a distribution's access pattern over a strided memory layout:
  * coverage (holders per element), vector width, global-memory sectors per warp access and
  * shared-memory bank-conflict ways per warp access, under a simple NVIDIA hardware model.
+ * Memory is either a strided layout (ck_access_check) or a tile.h tensor descriptor with the
+ * load/store traits' vectors (ck_access_check_desc).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ck/distribution.h"
+#include "ck/tile.h"
 #include "core/error.h"
+#include "core/load_store_internal.h"
 
 static const char *const FN = "ck_access_check";
+static const char *const FND = "ck_access_check_desc";
 
 ck_access_hw ck_access_hw_default(void)
 {
@@ -86,117 +91,79 @@ static ck_status coverage(const ck_distribution *d, ck_access_report *rep)
     return CK_SUCCESS;
 }
 
-/* Byte address of the element at (p, y). */
-static long long address(const ck_distribution *d, const ck_access_layout *lay, int eb,
-                         const int *p, const int *y)
+/* Where the elements are: a strided layout or a descriptor, plus the byte mapping. */
+typedef struct addr_src {
+    const long long *strides;  /* strided layout, or NULL */
+    const ck_descriptor *desc; /* descriptor, or NULL */
+    long long base;
+    int eb;
+    ck_nv_swizzle swizzle;
+} addr_src;
+
+/* Byte address of the element at (p, y) (before the swizzle); returns 0 when it is padding. */
+static int address(const ck_distribution *d, const addr_src *src, const int *p, const int *y,
+                   long long *addr)
 {
     int x[CK_DIST_MAX_X];
     ck_dist_calculate_x(d, p, y, x);
     long long off = 0;
-    for (int i = 0; i < d->enc.ndim_x; ++i)
-        off += (long long)x[i] * lay->strides[i];
-    return lay->base_bytes + off * eb;
+    if (src->desc) {
+        int64_t xi[CK_DIST_MAX_X], o;
+        int valid = 0;
+        for (int i = 0; i < d->enc.ndim_x; ++i)
+            xi[i] = x[i];
+        ck_descriptor_is_valid_index(src->desc, xi, &valid);
+        if (!valid)
+            return 0;
+        ck_descriptor_calculate_offset(src->desc, xi, &o);
+        off = o;
+    } else {
+        for (int i = 0; i < d->enc.ndim_x; ++i)
+            off += (long long)x[i] * src->strides[i];
+    }
+    *addr = src->base + off * src->eb;
+    return 1;
 }
 
-ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *layout,
-                          int element_bytes, const ck_access_hw *hw_in, ck_access_report *report)
+static ck_status check_hw(const ck_access_hw *hw)
 {
-    CK_REQUIRE_NOT_NULL(dist, FN);
-    CK_REQUIRE_NOT_NULL(layout, FN);
-    CK_REQUIRE_NOT_NULL(report, FN);
-    memset(report, 0, sizeof *report);
-    const ck_access_hw hw = hw_in ? *hw_in : ck_access_hw_default();
-    if (hw.warp_size < 1 || hw.warp_size > 1024 || hw.num_banks < 1 || hw.num_banks > 1024 ||
-        hw.bank_bytes < 1 || hw.bank_bytes > 1024 || hw.sector_bytes < 1 ||
-        hw.sector_bytes > 4096 || hw.line_bytes < 1 || hw.max_vector_bytes < 1 ||
-        hw.max_vector_bytes > 1024)
+    if (hw->warp_size < 1 || hw->warp_size > 1024 || hw->num_banks < 1 || hw->num_banks > 1024 ||
+        hw->bank_bytes < 1 || hw->bank_bytes > 1024 || hw->sector_bytes < 1 ||
+        hw->sector_bytes > 4096 || hw->line_bytes < 1 || hw->max_vector_bytes < 1 ||
+        hw->max_vector_bytes > 1024)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "%s: the hardware model has a field out of range (warp %d lanes, %d banks "
                        "of %d bytes, sector %d, line %d, vector %d bytes; each must be 1 to "
                        "1024, sectors up to 4096).",
-                       FN, hw.warp_size, hw.num_banks, hw.bank_bytes, hw.sector_bytes,
-                       hw.line_bytes, hw.max_vector_bytes);
-    if (element_bytes < 1 || element_bytes > 64)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: element_bytes = %d; accepted: 1 to 64.", FN,
-                       element_bytes);
-    const ck_dist_encoding *e = &dist->enc;
-    if (layout->ndim != e->ndim_x)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: the layout has %d dims but the distribution has %d X dims; they must "
-                       "match.",
-                       FN, layout->ndim, e->ndim_x);
-    for (int i = 0; i < layout->ndim; ++i)
-        if (layout->strides[i] < 0 || layout->strides[i] > (1LL << 32))
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: layout stride[%d] = %lld; accepted: 0 to 2^32.", FN, i,
-                           layout->strides[i]);
-    if ((int)layout->swizzle < CK_NV_SWIZZLE_NONE || (int)layout->swizzle > CK_NV_SWIZZLE_128B)
+                       FN, hw->warp_size, hw->num_banks, hw->bank_bytes, hw->sector_bytes,
+                       hw->line_bytes, hw->max_vector_bytes);
+    return CK_SUCCESS;
+}
+
+static ck_status check_swizzle_base(ck_nv_swizzle swizzle, long long base_bytes)
+{
+    if ((int)swizzle < CK_NV_SWIZZLE_NONE || (int)swizzle > CK_NV_SWIZZLE_128B)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "%s: layout swizzle = %d; accepted: none (0), 32B (1), 64B (2), 128B (3).",
-                       FN, (int)layout->swizzle);
-    if (layout->base_bytes < 0)
+                       FN, (int)swizzle);
+    if (base_bytes < 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: layout base_bytes = %lld must be >= 0.", FN,
-                       layout->base_bytes);
-    ck_status st = coverage(dist, report);
-    if (st)
-        return st;
-    report->element_bytes = element_bytes;
+                       base_bytes);
+    return CK_SUCCESS;
+}
 
-    /* Vector dim: the longest Y naming the last H component of a stride-1 X dim. */
-    int vdim = -1;
-    for (int j = 0; j < e->ndim_y; ++j) {
-        int x = e->y_major[j] - 1;
-        if (e->y_minor[j] == e->ndim_h[x] - 1 && layout->strides[x] == 1 &&
-            (vdim < 0 || dist->y_lengths[j] >= dist->y_lengths[vdim]))
-            vdim = j;
-    }
-    int v = 1;
-    if (vdim >= 0)
-        while (dist->y_lengths[vdim] % (2 * v) == 0 && 2 * v * element_bytes <= hw.max_vector_bytes)
-            v *= 2;
-    int order[CK_DIST_MAX_Y], scal[CK_DIST_MAX_Y];
-    int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y];
-    ck_sfc sfc;
-    for (;;) { /* halve v until every access is aligned to its size */
-        if (v == 1)
-            vdim = -1;
-        /* Access order: Y dims in order, the vector dim last. */
-        int n = 0;
-        for (int j = 0; j < e->ndim_y; ++j)
-            if (j != vdim)
-                order[n++] = j;
-        if (vdim >= 0)
-            order[n++] = vdim;
-        for (int j = 0; j < e->ndim_y; ++j)
-            scal[j] = j == vdim ? v : 1;
-        if (e->ndim_y > 0) {
-            if ((st = ck_sfc_init(&sfc, e->ndim_y, dist->y_lengths, order, scal, 1)))
-                return ck_fail_context(st, "%s", FN);
-        } else {
-            memset(&sfc, 0, sizeof sfc);
-            sfc.num_access = 1;
-        }
-        int aligned = 1;
-        for (long long a = 0; a < sfc.num_access && aligned && v > 1; ++a) {
-            ck_sfc_get_index(&sfc, a, y);
-            for (long long t = 0; t < dist->threads && aligned; ++t) {
-                ck_dist_partition_index(dist, t, p);
-                aligned =
-                    address(dist, layout, element_bytes, p, y) % ((long long)v * element_bytes) ==
-                    0;
-            }
-        }
-        if (aligned)
-            break;
-        v /= 2;
-    }
-    report->vector_y_dim = vdim;
-    report->vector_elems = v;
-    report->vector_bytes = v * element_bytes;
-    report->accesses_per_thread = sfc.num_access;
+/* Sectors and bank ways of every access of the sfc and every warp, v elements along vdim. */
+static ck_status warp_stats(const ck_distribution *dist, const addr_src *src,
+                            const ck_access_hw *hwp, int v, const ck_sfc *sfc,
+                            ck_access_report *report)
+{
+    const ck_access_hw hw = *hwp;
+    const ck_dist_encoding *e = &dist->enc;
+    int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y] = {0};
+    report->accesses_per_thread = sfc->num_access;
     report->warps = (int)((dist->threads + hw.warp_size - 1) / hw.warp_size);
 
-    const long long vb = (long long)v * element_bytes;
+    const long long vb = (long long)v * src->eb;
     const long long pieces = vb / 16 + 2; /* 16-byte pieces of one lane's access */
     const long long per_lane_words = vb / hw.bank_bytes + 2 * pieces,
                     per_lane_sectors = vb / hw.sector_bytes + 2 * pieces;
@@ -204,7 +171,7 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
         hw.warp_size * (per_lane_words > per_lane_sectors ? per_lane_words : per_lane_sectors);
     if (cap < 2LL * hw.warp_size)
         cap = 2LL * hw.warp_size;
-    report->num_stats = sfc.num_access * report->warps;
+    report->num_stats = sfc->num_access * report->warps;
     if (report->num_stats > (1LL << 24))
         return ck_fail(CK_ERROR_UNSUPPORTED, "%s: %lld warp accesses; at most 2^24 are verified.",
                        FN, report->num_stats);
@@ -222,29 +189,34 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the report.", FN);
     }
     long long k = 0;
-    for (long long a = 0; a < sfc.num_access; ++a) {
+    for (long long a = 0; a < sfc->num_access; ++a) {
         if (e->ndim_y > 0)
-            ck_sfc_get_index(&sfc, a, y);
+            ck_sfc_get_index(sfc, a, y);
         for (int w = 0; w < report->warps; ++w, ++k) {
             ck_access_stat *s = &report->stats[k];
             s->warp = w;
             s->access = a;
             long long lanes = 0, ns = 0, nw = 0;
             for (int l = 0; l < hw.warp_size; ++l) {
-                long long t = (long long)w * hw.warp_size + l;
+                long long t = (long long)w * hw.warp_size + l, addr;
                 if (t >= dist->threads)
                     break;
                 ck_dist_partition_index(dist, t, p);
-                long long addr = address(dist, layout, element_bytes, p, y);
+                if (!address(dist, src, p, y, &addr)) {
+                    ++report->masked_accesses; /* padding: not issued */
+                    continue;
+                }
+                if (addr % vb)
+                    ++report->misaligned_accesses;
                 starts[lanes++] = addr;
                 /* Physical pieces: a swizzle moves whole 16-byte chunks. */
                 for (long long lo = addr, hi; lo < addr + vb; lo = hi) {
                     hi = addr + vb;
                     long long ph = lo;
-                    if (layout->swizzle != CK_NV_SWIZZLE_NONE) {
+                    if (src->swizzle != CK_NV_SWIZZLE_NONE) {
                         if (hi > (lo / 16 + 1) * 16)
                             hi = (lo / 16 + 1) * 16;
-                        ck_nv_swizzle_offset(layout->swizzle, lo, &ph);
+                        ck_nv_swizzle_offset(src->swizzle, lo, &ph);
                     }
                     const long long pe = ph + (hi - lo) - 1;
                     for (long long sct = ph / hw.sector_bytes; sct <= pe / hw.sector_bytes; ++sct)
@@ -288,4 +260,130 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
     free(words);
     free(bank_count);
     return CK_SUCCESS;
+}
+
+ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *layout,
+                          int element_bytes, const ck_access_hw *hw_in, ck_access_report *report)
+{
+    CK_REQUIRE_NOT_NULL(dist, FN);
+    CK_REQUIRE_NOT_NULL(layout, FN);
+    CK_REQUIRE_NOT_NULL(report, FN);
+    memset(report, 0, sizeof *report);
+    const ck_access_hw hw = hw_in ? *hw_in : ck_access_hw_default();
+    ck_status st = check_hw(&hw);
+    if (st)
+        return st;
+    if (element_bytes < 1 || element_bytes > 64)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: element_bytes = %d; accepted: 1 to 64.", FN,
+                       element_bytes);
+    const ck_dist_encoding *e = &dist->enc;
+    if (layout->ndim != e->ndim_x)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: the layout has %d dims but the distribution has %d X dims; they must "
+                       "match.",
+                       FN, layout->ndim, e->ndim_x);
+    for (int i = 0; i < layout->ndim; ++i)
+        if (layout->strides[i] < 0 || layout->strides[i] > (1LL << 32))
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "%s: layout stride[%d] = %lld; accepted: 0 to 2^32.", FN, i,
+                           layout->strides[i]);
+    if ((st = check_swizzle_base(layout->swizzle, layout->base_bytes)))
+        return st;
+    if ((st = coverage(dist, report)))
+        return st;
+    report->element_bytes = element_bytes;
+    addr_src src = {layout->strides, NULL, layout->base_bytes, element_bytes, layout->swizzle};
+
+    /* Vector dim: the longest Y naming the last H component of a stride-1 X dim. */
+    int vdim = -1;
+    for (int j = 0; j < e->ndim_y; ++j) {
+        int x = e->y_major[j] - 1;
+        if (e->y_minor[j] == e->ndim_h[x] - 1 && layout->strides[x] == 1 &&
+            (vdim < 0 || dist->y_lengths[j] >= dist->y_lengths[vdim]))
+            vdim = j;
+    }
+    int v = 1;
+    if (vdim >= 0)
+        while (dist->y_lengths[vdim] % (2 * v) == 0 && 2 * v * element_bytes <= hw.max_vector_bytes)
+            v *= 2;
+    int order[CK_DIST_MAX_Y], scal[CK_DIST_MAX_Y];
+    int p[CK_DIST_MAX_P], y[CK_DIST_MAX_Y];
+    ck_sfc sfc;
+    for (;;) { /* halve v until every access is aligned to its size */
+        if (v == 1)
+            vdim = -1;
+        /* Access order: Y dims in order, the vector dim last. */
+        int n = 0;
+        for (int j = 0; j < e->ndim_y; ++j)
+            if (j != vdim)
+                order[n++] = j;
+        if (vdim >= 0)
+            order[n++] = vdim;
+        for (int j = 0; j < e->ndim_y; ++j)
+            scal[j] = j == vdim ? v : 1;
+        if (e->ndim_y > 0) {
+            if ((st = ck_sfc_init(&sfc, e->ndim_y, dist->y_lengths, order, scal, 1)))
+                return ck_fail_context(st, "%s", FN);
+        } else {
+            memset(&sfc, 0, sizeof sfc);
+            sfc.num_access = 1;
+        }
+        int aligned = 1;
+        for (long long a = 0; a < sfc.num_access && aligned && v > 1; ++a) {
+            ck_sfc_get_index(&sfc, a, y);
+            for (long long t = 0; t < dist->threads && aligned; ++t) {
+                long long addr = 0;
+                ck_dist_partition_index(dist, t, p);
+                address(dist, &src, p, y, &addr);
+                aligned = addr % ((long long)v * element_bytes) == 0;
+            }
+        }
+        if (aligned)
+            break;
+        v /= 2;
+    }
+    report->vector_y_dim = vdim;
+    report->vector_elems = v;
+    report->vector_bytes = v * element_bytes;
+    return warp_stats(dist, &src, &hw, v, &sfc, report);
+}
+
+ck_status ck_access_check_desc(const ck_distribution *dist, const ck_descriptor *desc,
+                               ck_dtype dtype, long long base_bytes, ck_nv_swizzle swizzle,
+                               const ck_access_hw *hw_in, ck_access_report *report)
+{
+    CK_REQUIRE_NOT_NULL(dist, FND);
+    CK_REQUIRE_NOT_NULL(desc, FND);
+    CK_REQUIRE_NOT_NULL(report, FND);
+    memset(report, 0, sizeof *report);
+    const ck_access_hw hw = hw_in ? *hw_in : ck_access_hw_default();
+    ck_status st = check_hw(&hw);
+    if (st)
+        return st;
+    const ck_dtype_info *ti = ck_dtype_get(dtype);
+    if (!ti)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: argument 'dtype' = %d is not a ck_dtype value (see ck/types.h).", FND,
+                       (int)dtype);
+    if (ti->storage_bits % 8)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       "%s: %s elements take %d bits; the access check counts whole bytes "
+                       "(use ck_load_store_traits_make for the vectors of packed types).",
+                       FND, ti->name, ti->storage_bits);
+    if ((st = check_swizzle_base(swizzle, base_bytes)))
+        return st;
+    if ((st = ck_load_store_traits_make_capped(&dist->enc, desc, dtype, hw.max_vector_bytes * 8,
+                                               &report->traits)))
+        return ck_fail_context(st, "%s", FND);
+    report->has_traits = 1;
+    if ((st = coverage(dist, report)))
+        return st;
+    const int eb = ti->storage_bits / 8;
+    report->element_bytes = eb;
+    const ck_load_store_traits *t = &report->traits;
+    report->vector_y_dim = t->scalars_per_vector > 1 ? t->vector_dim_y : -1;
+    report->vector_elems = t->scalars_per_vector;
+    report->vector_bytes = t->vector_bytes;
+    addr_src src = {NULL, desc, base_bytes, eb, swizzle};
+    return warp_stats(dist, &src, &hw, t->scalars_per_vector, &t->sfc, report);
 }
