@@ -37,6 +37,86 @@ static ck_status add_term(ck_affine *a, ck_ival atom, int64_t coef)
     return CK_SUCCESS;
 }
 
+static ck_status walk(ck_affine *a, const ck_expr *e, int64_t scale);
+
+static int single_atom(const ck_affine *f)
+{
+    return f->n == 1 && f->k == 0 && f->coef[0] == 1;
+}
+
+static int text_cmp(ck_ival x, ck_ival y)
+{
+    char a[512], b[512];
+    ck_ival_print(x, a, sizeof a);
+    ck_ival_print(y, b, sizeof b);
+    return strcmp(a, b);
+}
+
+/* A product of two non-constant factors: distributed over the factors' affine forms (so
+ * (i + 1) * ld becomes i*ld + ld) when that gives at most 32 terms; the factors of each
+ * product of atoms are ordered by their printed text. */
+static ck_status walk_product(ck_affine *a, const ck_expr *e, int64_t scale)
+{
+    ck_affine fa, fb;
+    ck_ival xa = {0, e->a}, xb = {0, e->b};
+    ck_status st = ck_affine_from(xa, &fa);
+    if (!st)
+        st = ck_affine_from(xb, &fb);
+    if (st)
+        return st;
+    int na = fa.n + (fa.k != 0), nb = fb.n + (fb.k != 0);
+    if ((single_atom(&fa) && single_atom(&fb)) || na * nb > 32) {
+        if (single_atom(&fa) && single_atom(&fb) && text_cmp(fa.atom[0], fb.atom[0]) > 0) {
+            ck_ival r;
+            if ((st = ck_ival_mul(fb.atom[0], fa.atom[0], &r)))
+                return st;
+            if (r.e && r.e->op == CK_EXPR_MUL)
+                return add_term(a, r, scale);
+        }
+        ck_ival atom = {0, e};
+        return add_term(a, atom, scale);
+    }
+    for (int i = -1; i < fa.n; ++i)
+        for (int j = -1; j < fb.n; ++j) {
+            int64_t ca = i < 0 ? fa.k : fa.coef[i], cb = j < 0 ? fb.k : fb.coef[j], c;
+            if (ca == 0 || cb == 0)
+                continue;
+            if (__builtin_mul_overflow(ca, cb, &c) || __builtin_mul_overflow(c, scale, &c))
+                return ck_fail(CK_ERROR_OVERFLOW, "affine form: a coefficient overflows int64.");
+            if (i < 0 && j < 0) {
+                if (__builtin_add_overflow(a->k, c, &a->k))
+                    return ck_fail(CK_ERROR_OVERFLOW, "affine form: the constant overflows int64.");
+                continue;
+            }
+            ck_ival atom;
+            if (i < 0)
+                atom = fb.atom[j];
+            else if (j < 0)
+                atom = fa.atom[i];
+            else {
+                ck_ival x = fa.atom[i], y = fb.atom[j];
+                if (text_cmp(x, y) > 0) {
+                    ck_ival t = x;
+                    x = y;
+                    y = t;
+                }
+                if ((st = ck_ival_mul(x, y, &atom)))
+                    return st;
+                if (!atom.e) { /* folded to a constant */
+                    int64_t t;
+                    if (__builtin_mul_overflow(atom.v, c, &t) ||
+                        __builtin_add_overflow(a->k, t, &a->k))
+                        return ck_fail(CK_ERROR_OVERFLOW,
+                                       "affine form: the constant overflows int64.");
+                    continue;
+                }
+            }
+            if ((st = add_term(a, atom, c)))
+                return st;
+        }
+    return CK_SUCCESS;
+}
+
 static ck_status walk(ck_affine *a, const ck_expr *e, int64_t scale)
 {
     int64_t t;
@@ -65,7 +145,7 @@ static ck_status walk(ck_affine *a, const ck_expr *e, int64_t scale)
                 return ck_fail(CK_ERROR_OVERFLOW, "affine form: a coefficient overflows int64.");
             return walk(a, x, t);
         }
-        break;
+        return walk_product(a, e, scale);
     default:
         break;
     }

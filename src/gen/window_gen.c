@@ -408,12 +408,12 @@ static void access_regs(const gen *g, long long a, long long *regs, int *y)
 }
 
 /* Conditions of an access: the distinct conditions of its registers, joined with &&. */
-static void access_cond(const gen *g, const long long *regs, ck_sbuf *b)
+static void access_cond(const gen *g, const long long *regs, int count, ck_sbuf *b)
 {
     const char *seen[256];
     size_t seen_len[256];
     int nseen = 0;
-    for (int j = 0; j < g->vwidth; ++j) {
+    for (int j = 0; j < count; ++j) {
         const char *c = g->regs[regs[j]].cond;
         while (*c) {
             const char *e = strchr(c, '\n');
@@ -506,6 +506,70 @@ static void emit_prologue(const gen *g, ck_sbuf *b, int is_load)
 
 typedef enum { OP_LOAD, OP_STORE, OP_UPDATE, OP_ATOMIC } op_kind;
 
+/* One access of `count` registers (contiguous in memory when count > 1) under one mask. */
+static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const long long *regs,
+                        int count)
+{
+    const char *n = g->spec->name, *T = g->ctype;
+    ck_sbuf cond = {0};
+    access_cond(g, regs, count, &cond);
+    const char *ind = cond.len ? "        " : "    ";
+    if (cond.len)
+        ck_sbuf_printf(b, "    if (%s) {\n", cond.s);
+    char ab[4200];
+    if (use16 && count * g->ebytes == 16 && (op == OP_LOAD || op == OP_STORE)) {
+        ck_sbuf_printf(b, "%s{\n%s    %s ck_t[%d];\n", ind, ind, T, count);
+        if (op == OP_LOAD) {
+            ck_sbuf_printf(b, "%s    ck_u32x4 ck_v = ck_ld16(%s);\n", ind,
+                           addr(g, regs[0], ab, sizeof ab));
+            ck_sbuf_printf(b, "%s    __builtin_memcpy(ck_t, &ck_v, 16);\n", ind);
+            for (int j = 0; j < count; ++j)
+                ck_sbuf_printf(b, "%s    regs[%lld] = ck_t[%d];\n", ind, regs[j], j);
+        } else {
+            for (int j = 0; j < count; ++j)
+                ck_sbuf_printf(b, "%s    ck_t[%d] = regs[%lld];\n", ind, j, regs[j]);
+            ck_sbuf_printf(b, "%s    ck_u32x4 ck_v;\n%s    __builtin_memcpy(&ck_v, ck_t, 16);\n",
+                           ind, ind);
+            ck_sbuf_printf(b, "%s    ck_st16(%s, ck_v);\n", ind, addr(g, regs[0], ab, sizeof ab));
+        }
+        ck_sbuf_printf(b, "%s}\n", ind);
+    } else {
+        for (int j = 0; j < count; ++j) {
+            addr(g, regs[j], ab, sizeof ab);
+            switch (op) {
+            case OP_LOAD:
+                ck_sbuf_printf(b, "%sregs[%lld] = *(%s);\n", ind, regs[j], ab);
+                break;
+            case OP_STORE:
+                ck_sbuf_printf(b, "%s*(%s) = regs[%lld];\n", ind, ab, regs[j]);
+                break;
+            case OP_UPDATE:
+                ck_sbuf_printf(b, "%s*(%s) = CK_UPDATE_%s(*(%s), regs[%lld]);\n", ind, ab, n, ab,
+                               regs[j]);
+                break;
+            case OP_ATOMIC:
+                ck_sbuf_printf(b, "%sck_atomic_add_%s(%s, regs[%lld]);\n", ind,
+                               T[0] == 'f' ? "f32" : "i32", ab, regs[j]);
+                break;
+            }
+        }
+    }
+    if (cond.len) {
+        ck_sbuf_printf(b, "    }");
+        if (op == OP_LOAD) {
+            ck_sbuf_printf(b, " else {\n");
+            for (int j = 0; j < count; ++j)
+                ck_sbuf_printf(b, "        regs[%lld] = (%s)(%.17g);\n", regs[j], T,
+                               g->spec->fill);
+            ck_sbuf_printf(b, "    }");
+        }
+        ck_sbuf_printf(b, "\n");
+    }
+    if (cond.oom)
+        b->oom = 1;
+    free(cond.s);
+}
+
 static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
 {
     const char *n = g->spec->name, *T = g->ctype;
@@ -523,65 +587,15 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
         ck_sbuf_printf(b, "), registers");
         for (int j = 0; j < g->vwidth; ++j)
             ck_sbuf_printf(b, " %lld", regs[j]);
-        ck_sbuf_printf(b, " */\n");
-        ck_sbuf cond = {0};
-        access_cond(g, regs, &cond);
-        const char *ind = cond.len ? "        " : "    ";
-        if (cond.len)
-            ck_sbuf_printf(b, "    if (%s) {\n", cond.s);
-        char ab[4200];
-        if (use16 && (op == OP_LOAD || op == OP_STORE)) {
-            ck_sbuf_printf(b, "%s{\n%s    %s ck_t[%d];\n", ind, ind, T, g->vwidth);
-            if (op == OP_LOAD) {
-                ck_sbuf_printf(b, "%s    ck_u32x4 ck_v = ck_ld16(%s);\n", ind,
-                               addr(g, regs[0], ab, sizeof ab));
-                ck_sbuf_printf(b, "%s    __builtin_memcpy(ck_t, &ck_v, 16);\n", ind);
-                for (int j = 0; j < g->vwidth; ++j)
-                    ck_sbuf_printf(b, "%s    regs[%lld] = ck_t[%d];\n", ind, regs[j], j);
-            } else {
-                for (int j = 0; j < g->vwidth; ++j)
-                    ck_sbuf_printf(b, "%s    ck_t[%d] = regs[%lld];\n", ind, j, regs[j]);
-                ck_sbuf_printf(b, "%s    ck_u32x4 ck_v;\n%s    __builtin_memcpy(&ck_v, ck_t, 16);\n",
-                               ind, ind);
-                ck_sbuf_printf(b, "%s    ck_st16(%s, ck_v);\n", ind,
-                               addr(g, regs[0], ab, sizeof ab));
-            }
-            ck_sbuf_printf(b, "%s}\n", ind);
-        } else {
-            for (int j = 0; j < g->vwidth; ++j) {
-                addr(g, regs[j], ab, sizeof ab);
-                switch (op) {
-                case OP_LOAD:
-                    ck_sbuf_printf(b, "%sregs[%lld] = *(%s);\n", ind, regs[j], ab);
-                    break;
-                case OP_STORE:
-                    ck_sbuf_printf(b, "%s*(%s) = regs[%lld];\n", ind, ab, regs[j]);
-                    break;
-                case OP_UPDATE:
-                    ck_sbuf_printf(b, "%s*(%s) = CK_UPDATE_%s(*(%s), regs[%lld]);\n", ind, ab, n,
-                                   ab, regs[j]);
-                    break;
-                case OP_ATOMIC:
-                    ck_sbuf_printf(b, "%sck_atomic_add_%s(%s, regs[%lld]);\n", ind,
-                                   T[0] == 'f' ? "f32" : "i32", ab, regs[j]);
-                    break;
-                }
-            }
-        }
-        if (cond.len) {
-            ck_sbuf_printf(b, "    }");
-            if (op == OP_LOAD) {
-                ck_sbuf_printf(b, " else {\n");
-                for (int j = 0; j < g->vwidth; ++j)
-                    ck_sbuf_printf(b, "        regs[%lld] = (%s)(%.17g);\n", regs[j], T,
-                                   g->spec->fill);
-                ck_sbuf_printf(b, "    }");
-            }
-            ck_sbuf_printf(b, "\n");
-        }
-        if (cond.oom)
-            b->oom = 1;
-        free(cond.s);
+        int same = 1;
+        for (int j = 1; j < g->vwidth; ++j)
+            same &= strcmp(g->regs[regs[j]].cond, g->regs[regs[0]].cond) == 0;
+        ck_sbuf_printf(b, "%s */\n", same ? "" : " (masked one by one)");
+        if (same)
+            emit_access(g, b, op, use16, regs, g->vwidth);
+        else
+            for (int j = 0; j < g->vwidth; ++j)
+                emit_access(g, b, op, 0, &regs[j], 1);
     }
     ck_sbuf_printf(b, "}\n\n");
 }
