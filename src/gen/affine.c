@@ -301,6 +301,10 @@ static ck_status canonical(ck_ival x, ck_ival *out)
 ck_status ck_gen_simplify(ck_ival x, ck_ival *out)
 {
     CK_REQUIRE_NOT_NULL(out, "ck_gen_simplify");
+    if (x.e && x.e->op == CK_EXPR_CONST) {
+        *out = ck_ival_int(x.e->value);
+        return CK_SUCCESS;
+    }
     if (!x.e || x.e->op == CK_EXPR_SYM) {
         *out = x;
         return CK_SUCCESS;

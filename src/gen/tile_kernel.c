@@ -33,7 +33,9 @@ ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows
     ck_sbuf_printf(&b, "#ifndef CK_FLOORDIV\n"
                        "#define CK_FLOORDIV(a, b) ((a) / (b) - (((a) %% (b) != 0) && (((a) < 0) "
                        "!= ((b) < 0))))\n"
-                       "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n\n");
+                       "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n"
+                       "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
+                       "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n\n");
     for (int i = 0; i < nwindows; ++i) {
         char *w = NULL;
         ck_status st = ck_tile_window_generate(&windows[i], &w);
