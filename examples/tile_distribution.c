@@ -89,6 +89,17 @@ int main(void)
     }
     if (rc)
         fail("run");
+    /* Direct computation: thread (warp w, lane l) holds rows 1 + 2w + {0, 1} and columns
+     * 3 + 2l + {0, 1} of the window's tensor, row-major in its registers. */
+    for (int s = 0; s < 4 && !rc; ++s)
+        for (int i = 0; i < 4; ++i) {
+            int row = 1 + 2 * (s / 2) + i / 2, col = 3 + 2 * (s % 2) + i % 2;
+            if (out[s * 4 + i] != (float)(row * 100 + col)) {
+                fprintf(stderr, "thread slot %d value %d: %g, expected %d\n", s, i,
+                        out[s * 4 + i], row * 100 + col);
+                rc = 1;
+            }
+        }
     for (int s = 0; s < 4 && !rc; ++s) {
         printf("Partition index: (warp=%d, thread=%d)\n", s / 2, s % 2);
         printf("Collected values: %.0f, %.0f, %.0f, %.0f\n\n", out[s * 4], out[s * 4 + 1],

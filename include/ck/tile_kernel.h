@@ -19,6 +19,10 @@
  *   void atomic_add_a(const T *regs, const ck_win_a *w)    float and int only
  *   void move_a(ck_win_a *w, long long d0, ...)    origin += step
  *   void tile_x_a(int d, long long *x)             tile index X of register d for this thread
+ *   int sweep_a(int i)                             register of the i-th element of CK's
+ *                                                  sweep_tile order (X0's span outermost)
+ * Elementwise operations on distributed tensors are loops over the CK_NREGS_a registers
+ * (every window with the same encoding has the same register layout).
  *
  * Threads: the partition index P comes from the thread's position in the block: one P dim:
  * P0 = linear thread id; two P dims: (P0, P1) = (warp, lane) with 32-lane warps (CK's

@@ -694,6 +694,18 @@ static ck_status emit(const gen *g, ck_sbuf *b)
         ck_sbuf_printf(b, "        break;\n");
     }
     ck_sbuf_printf(b, "    default:\n        break;\n    }\n}\n\n");
+    /* sweep: register index of the i-th element of CK's sweep_tile order */
+    ck_sbuf_printf(b, "/* CK's sweep_tile order: the span of X0 outermost, then X1, ... */\n"
+                      "CK_DEVICE int sweep_%s(int i)\n{\n    switch (i) {\n", n);
+    for (long long i = 0; i < g->nregs; ++i) {
+        int y[CK_DIST_MAX_Y] = {0};
+        long long r = 0;
+        if (d->enc.ndim_y > 0 &&
+            ((st = ck_dist_sweep_index(d, i, y)) || (st = ck_dist_ys_to_d(d, y, &r))))
+            return st;
+        ck_sbuf_printf(b, "    case %lld:\n        return %lld;\n", i, r);
+    }
+    ck_sbuf_printf(b, "    default:\n        return -1;\n    }\n}\n\n");
     unsigned ops = s->ops ? s->ops : CK_WIN_ALL;
     int use16 = aligned16(g);
     if (ops & CK_WIN_LOAD)

@@ -1,0 +1,148 @@
+/*
+ * The tile programming API (ck/tile_kernel.h) on the reference's TileDistributionExample
+ * (9x9 tensor of i*100 + j, 4x4 window at (1, 3), H [[2,2],[2,2]], P [[1],[2]]/[[0],[0]],
+ * Y [1,2]/[1,1], 128 threads): every thread's registers against a direct computation
+ * (ck_dist_calculate_x for P = (warp, lane)), the four reported threads against the literal
+ * values, the sweep order, and the source through CK_DUMP-compatible ck_tile_kernel_source.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/tile_kernel.h"
+#include "kernel_harness.h"
+
+static const char *user =
+    "CK_KERNEL void collect(float *tensor, float *out, int *order)\n"
+    "{\n"
+    "    float regs[CK_NREGS_x];\n"
+    "    ck_win_x w = make_win_x(tensor, 0, 2);\n"
+    "    move_x(&w, 1, 1);\n"
+    "    load_x(regs, &w);\n"
+    "    unsigned t = ck_thread_linear();\n"
+    "    for (int i = 0; i < CK_NREGS_x; ++i) {\n"
+    "        out[t * CK_NREGS_x + i] = regs[i];\n"
+    "        order[t * CK_NREGS_x + i] = sweep_x(i);\n"
+    "    }\n"
+    "}\n";
+
+static void test_tile_distribution_example(void)
+{
+    ck_device *dev = ckk_open();
+    if (!dev)
+        return;
+    ck_descriptor *desc = NULL;
+    ck_ival len[2] = {ck_ival_int(9), ck_ival_int(9)};
+    CHECK_OK(ck_descriptor_make_packed(2, len, &desc));
+    ck_dist_encoding enc;
+    CHECK_OK(ck_dist_encoding_parse(
+        "tile_distribution_encoding<sequence<>, tuple<sequence<2, 2>, sequence<2, 2>>, "
+        "tuple<sequence<1>, sequence<2>>, tuple<sequence<0>, sequence<0>>, sequence<1, 2>, "
+        "sequence<1, 1>>",
+        &enc));
+    ck_distribution dist;
+    CHECK_OK(ck_dist_make(&enc, &dist));
+    ck_tile_window_spec w = {0};
+    w.name = "x";
+    w.desc = desc;
+    w.enc = &enc;
+    w.dtype = CK_DTYPE_F32;
+    w.fill = -1;
+    w.ops = CK_WIN_LOAD;
+    ck_module *mod = NULL;
+    ck_kernel *k = NULL;
+    ck_status st = ck_tile_kernel_load(dev, 1, &w, user, &mod);
+    CHECK_MSG(st == CK_SUCCESS, "%s", ck_last_error());
+    if (st || ck_module_get_kernel(mod, "collect", &k) != CK_SUCCESS) {
+        ck_descriptor_destroy(desc);
+        return;
+    }
+    float host[81], out[128 * 4];
+    int order[128 * 4];
+    for (int i = 0; i < 81; ++i)
+        host[i] = (float)((i / 9) * 100 + i % 9);
+    void *dt = NULL, *dout = NULL, *dorder = NULL;
+    CHECK_OK(ck_malloc(dev, sizeof host, &dt));
+    CHECK_OK(ck_malloc(dev, sizeof out, &dout));
+    CHECK_OK(ck_malloc(dev, sizeof order, &dorder));
+    CHECK_OK(ck_memcpy_h2d(dev, dt, host, sizeof host, NULL));
+    ck_launch_config cfg = {{1, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, NULL};
+    void *args[3] = {&dt, &dout, &dorder};
+    size_t sz[3] = {sizeof dt, sizeof dout, sizeof dorder};
+    CHECK_OK(ck_launch(k, &cfg, args, sz, 3));
+    CHECK_OK(ck_memcpy_d2h(dev, out, dout, sizeof out, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, order, dorder, sizeof order, NULL));
+    /* the reference's four threads, literally */
+    static const float want[4][4] = {
+        {103, 104, 203, 204}, {105, 106, 205, 206}, {303, 304, 403, 404}, {305, 306, 405, 406}};
+    static const int tids[4] = {0, 1, 32, 33};
+    for (int s = 0; s < 4; ++s)
+        for (int i = 0; i < 4; ++i)
+            CHECK_MSG(out[tids[s] * 4 + i] == want[s][i], "thread %d value %d: %g, expected %g",
+                      tids[s], i, out[tids[s] * 4 + i], want[s][i]);
+    /* every thread against ck_dist_calculate_x (threads outside P's range get the fill) */
+    for (int t = 0; t < 128; ++t) {
+        int p[2] = {t / 32, t % 32};
+        for (int d = 0; d < 4; ++d) {
+            float e = -1;
+            if (p[0] < 2 && p[1] < 2) {
+                int y[2], x[2];
+                long long dd = d;
+                CHECK_OK(ck_dist_d_to_ys(&dist, dd, y));
+                CHECK_OK(ck_dist_calculate_x(&dist, p, y, x));
+                e = (float)((1 + x[0]) * 100 + 3 + x[1]);
+            }
+            CHECK_MSG(out[t * 4 + d] == e, "thread %d register %d: %g, expected %g", t, d,
+                      out[t * 4 + d], e);
+            int ys[2];
+            long long reg;
+            CHECK_OK(ck_dist_sweep_index(&dist, d, ys));
+            CHECK_OK(ck_dist_ys_to_d(&dist, ys, &reg));
+            CHECK_EQ_INT(order[t * 4 + d], reg);
+        }
+    }
+    ck_free(dev, dt);
+    ck_free(dev, dout);
+    ck_free(dev, dorder);
+    ck_descriptor_destroy(desc);
+}
+
+/* The assembled source names its window, encoding and descriptor, and has the functions. */
+static void test_source_shape(void)
+{
+    ck_descriptor *desc = NULL;
+    ck_ival len[2] = {ck_ival_int(64), ck_ival_int(64)};
+    CHECK_OK(ck_descriptor_make_packed(2, len, &desc));
+    ck_dist_encoding enc;
+    CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 64, 16, 32, 4, &enc));
+    ck_tile_window_spec w[2] = {{0}, {0}};
+    w[0].name = "a";
+    w[0].desc = desc;
+    w[0].enc = &enc;
+    w[0].dtype = CK_DTYPE_F32;
+    w[0].origin_align[0] = 16;
+    w[0].origin_align[1] = 32;
+    w[1] = w[0];
+    w[1].name = "b";
+    w[1].ops = CK_WIN_STORE;
+    char *src = NULL;
+    CHECK_OK(ck_tile_kernel_source(2, w, "/* user */\n", &src));
+    const char *need[] = {"#include \"ck_device.h\"", "tile window \"a\"", "tile window \"b\"",
+                          "unmerge([64, 64])", "tile_distribution_encoding<", "load_a(",
+                          "store_a(", "update_a(", "atomic_add_a(", "move_a(", "make_win_a(",
+                          "store_b(", "sweep_a(", "ck_ld16(", "/* user */"};
+    for (size_t i = 0; src && i < sizeof need / sizeof need[0]; ++i)
+        CHECK_MSG(strstr(src, need[i]) != NULL, "missing %s", need[i]);
+    CHECK(src && strstr(src, "load_b(") == NULL);
+    CHECK(src && strstr(src, "} else {") == NULL); /* aligned, multiple of the tile: no masks */
+    ck_tile_free(src);
+    ck_descriptor_destroy(desc);
+}
+
+int main(void)
+{
+    RUN_TEST(test_source_shape);
+    if (ckk_open())
+        RUN_TEST(test_tile_distribution_example);
+    ckk_close();
+    return CK_TEST_REPORT();
+}
