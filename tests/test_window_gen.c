@@ -385,7 +385,7 @@ static int make_case(wcase *c, int kind)
         L[i] = ck_ival_int(lens[i]);
         S[i] = ck_ival_int(strides[i]);
         if (kind == 2) {
-            char ln[8], sn[8];
+            char ln[16], sn[16];
             snprintf(ln, sizeof ln, "L%d", i);
             snprintf(sn, sizeof sn, "S%d", i);
             if (ck_expr_symbol(c->ctx, ln, 1, 100000, 1, &L[i]))
