@@ -135,11 +135,12 @@ typedef enum { OP_LOAD, OP_STORE, OP_UPDATE, OP_ATOMIC } op_kind;
 
 /* One access of `count` registers (contiguous in memory when count > 1) under one mask. */
 static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const long long *regs,
-                        int count)
+                        int count, int nomask)
 {
     const char *n = g->spec->name, *T = g->ctype;
     ck_sbuf cond = {0};
-    access_cond(g, regs, count, &cond);
+    if (!nomask)
+        access_cond(g, regs, count, &cond);
     const char *ind = cond.len ? "        " : "    ";
     if (cond.len)
         ck_sbuf_printf(b, "    if (%s) {\n", cond.s);
@@ -217,12 +218,30 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
         int same = 1;
         for (int j = 1; j < g->vwidth; ++j)
             same &= strcmp(g->regs[regs[j]].cond, g->regs[regs[0]].cond) == 0;
-        ck_sbuf_printf(b, "%s */\n", same ? "" : " (masked one by one)");
-        if (same)
-            emit_access(g, b, op, use16, regs, g->vwidth);
-        else
+        ck_sbuf_printf(b, "%s */\n", same ? "" : " (partly valid at the edges: element by element there)");
+        if (same || g->vwidth == 1) {
+            emit_access(g, b, op, use16, regs, g->vwidth, 0);
+        } else {
+            /* whole vector valid: one access; else element by element (indented once more) */
+            ck_sbuf all = {0}, inner = {0};
+            access_cond(g, regs, g->vwidth, &all);
+            ck_sbuf_printf(b, "    if (%s) {\n", all.s ? all.s : "1");
+            emit_access(g, &inner, op, use16, regs, g->vwidth, 1);
+            ck_sbuf_printf(&inner, "} else {\n");
             for (int j = 0; j < g->vwidth; ++j)
-                emit_access(g, b, op, 0, &regs[j], 1);
+                emit_access(g, &inner, op, 0, &regs[j], 1, 0);
+            for (const char *l = inner.s; l && *l;) {
+                const char *e = strchr(l, '\n');
+                size_t len = e ? (size_t)(e - l) + 1 : strlen(l);
+                ck_sbuf_printf(b, "    %.*s", (int)len, l);
+                l += len;
+            }
+            ck_sbuf_printf(b, "    }\n");
+            if (all.oom || inner.oom)
+                b->oom = 1;
+            free(all.s);
+            free(inner.s);
+        }
     }
     ck_sbuf_printf(b, "}\n\n");
 }
