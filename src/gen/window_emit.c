@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "gen/affine.h"
 #include "gen/window_gen.h"
 
 typedef ck_gen gen;
@@ -34,32 +35,71 @@ static void access_regs(const gen *g, long long a, long long *regs, int *y)
     }
 }
 
-/* Conditions of an access: the distinct conditions of its registers, joined with &&. */
+/* value(j) - value(i) when a known constant. */
+static int value_delta(ck_ival vi, ck_ival vj, int64_t *delta)
+{
+    ck_affine a, b, d;
+    if (ck_affine_from(vi, &a) || ck_affine_from(vj, &b) || ck_affine_axpy(&b, -1, &a, &d)) {
+        ck_clear_error();
+        return 0;
+    }
+    *delta = d.k;
+    return d.n == 0;
+}
+
+/* Conditions of an access (all registers valid), joined with &&: a condition implied by
+ * another of the same bound (v < H implied by v + c < H, c >= 0; likewise L <= v) is left out,
+ * so a vector's bounds check tests its last element only. */
 static void access_cond(const gen *g, const long long *regs, int count, ck_sbuf *b)
 {
-    const char *seen[256];
-    size_t seen_len[256];
-    int nseen = 0;
-    for (int j = 0; j < count; ++j) {
-        const char *c = g->regs[regs[j]].cond;
-        while (*c) {
-            const char *e = strchr(c, '\n');
-            size_t len = e ? (size_t)(e - c) : strlen(c);
-            int dup = 0;
-            for (int k = 0; k < nseen && !dup; ++k)
-                dup = seen_len[k] == len && !strncmp(seen[k], c, len);
-            if (!dup) {
-                if (nseen < 256) {
-                    seen[nseen] = c;
-                    seen_len[nseen++] = len;
-                }
-                ck_sbuf_printf(b, "%s%.*s", b->len ? " && " : "", (int)len, c);
-            }
-            c += len;
-            if (*c)
-                ++c;
+    const ck_gen_cond *all[16 * CK_GEN_MAX_REG_CONDS];
+    int n = 0;
+    for (int j = 0; j < count; ++j)
+        for (int k = 0; k < g->regs[regs[j]].ncond; ++k)
+            all[n++] = &g->regs[regs[j]].cond[k];
+    for (int i = 0; i < n; ++i) {
+        int implied = 0;
+        for (int j = 0; j < n && !implied; ++j) {
+            int64_t d;
+            if (j == i || all[j]->upper != all[i]->upper ||
+                !ck_ival_equal(all[j]->bound, all[i]->bound) ||
+                !value_delta(all[i]->value, all[j]->value, &d))
+                continue;
+            if (all[i]->upper ? d > 0 : d < 0)
+                implied = 1;
+            else if (d == 0 && j < i)
+                implied = 1;
         }
+        if (implied)
+            continue;
+        char *v = NULL, *bd = NULL;
+        if (ck_gen_print_ival(all[i]->value, &v) || ck_gen_print_ival(all[i]->bound, &bd)) {
+            ck_clear_error();
+            b->oom = 1;
+        } else if (all[i]->upper) {
+            ck_sbuf_printf(b, "%s%s < %s", b->len ? " && " : "", v, bd);
+        } else {
+            ck_sbuf_printf(b, "%s%s <= %s", b->len ? " && " : "", bd, v);
+        }
+        free(v);
+        free(bd);
     }
+}
+
+/* Whether every register of the access has the same conditions. */
+static int same_conditions(const gen *g, const long long *regs, int count)
+{
+    ck_sbuf first = {0};
+    access_cond(g, regs, 1, &first);
+    int same = 1;
+    for (int j = 1; j < count && same; ++j) {
+        ck_sbuf other = {0};
+        access_cond(g, &regs[j], 1, &other);
+        same = (!first.s && !other.s) || (first.s && other.s && !strcmp(first.s, other.s));
+        free(other.s);
+    }
+    free(first.s);
+    return same;
 }
 
 static int aligned16(const gen *g)
@@ -215,9 +255,7 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
         ck_sbuf_printf(b, "), registers");
         for (int j = 0; j < g->vwidth; ++j)
             ck_sbuf_printf(b, " %lld", regs[j]);
-        int same = 1;
-        for (int j = 1; j < g->vwidth; ++j)
-            same &= strcmp(g->regs[regs[j]].cond, g->regs[regs[0]].cond) == 0;
+        int same = same_conditions(g, regs, g->vwidth);
         ck_sbuf_printf(b, "%s */\n", same ? "" : " (partly valid at the edges: element by element there)");
         if (same || g->vwidth == 1) {
             emit_access(g, b, op, use16, regs, g->vwidth, 0);

@@ -159,12 +159,6 @@ static int needs_bound(const gen *g, int i)
     return !(div % w == 0 && al % w == 0);
 }
 
-/* Conditions of a register: one per line. */
-static void cat_cond(ck_sbuf *b, const char *c)
-{
-    ck_sbuf_printf(b, "%s\n", c);
-}
-
 /* Offsets, conditions and X indices of every register. */
 static ck_status analyse(gen *g)
 {
@@ -193,7 +187,6 @@ static ck_status analyse(gen *g)
         int nc = 0;
         if ((st = ck_adaptor_calculate_bottom_expr(g->adaptor, top, x, NULL, 0, &nc)))
             return st;
-        ck_sbuf cond = {0};
         for (int i = 0; i < nx; ++i) {
             if ((st = ck_gen_simplify(x[i], &g->regs[r].x[i])))
                 return st;
@@ -202,7 +195,6 @@ static ck_status analyse(gen *g)
                 return st;
             if (needs_bound(g, i)) {
                 ck_ival len = ck_descriptor_length(g->spec->desc, i), gap;
-                char *t;
                 if ((st = ck_ival_sub(len, idx[i], &gap)) || (st = ck_gen_simplify(gap, &gap)))
                     return st;
                 int64_t mn, mx;
@@ -210,16 +202,10 @@ static ck_status analyse(gen *g)
                 if (mn >= 1)
                     continue; /* proven in bounds */
                 collect_syms(g, gap.e);
-                char *l;
-                if ((st = ck_gen_print_ival(idx[i], &t)) || (st = ck_gen_print_ival(len, &l))) {
-                    free(cond.s);
-                    return st;
-                }
-                char c[2048];
-                snprintf(c, sizeof c, "%s < %s", t, l);
-                cat_cond(&cond, c);
-                free(t);
-                free(l);
+                ck_gen_cond *c = &g->regs[r].cond[g->regs[r].ncond++];
+                c->value = idx[i];
+                c->bound = len;
+                c->upper = 1;
             }
         }
         ck_index_condition conds[CK_GEN_MAX_CONDS];
@@ -229,41 +215,23 @@ static ck_status analyse(gen *g)
             st = ck_gen_simplify(off, &g->regs[r].offset);
         for (int c = 0; c < nc && !st; ++c) {
             ck_ival v;
-            char *vt = NULL, *lt = NULL, *ht = NULL;
             if ((st = ck_gen_simplify(conds[c].value, &v)))
                 break;
             collect_syms(g, v.e);
             collect_syms(g, conds[c].lo.e);
             collect_syms(g, conds[c].hi.e);
-            st = ck_gen_print_ival(v, &vt);
-            int has_lo = !(ck_ival_is_const(conds[c].lo) && conds[c].lo.v == INT64_MIN);
-            int has_hi = !(ck_ival_is_const(conds[c].hi) && conds[c].hi.v == INT64_MAX);
-            if (!st && has_lo)
-                st = ck_gen_print_ival(conds[c].lo, &lt);
-            if (!st && has_hi)
-                st = ck_gen_print_ival(conds[c].hi, &ht);
-            if (!st) {
-                char t[4096];
-                if (has_lo) {
-                    snprintf(t, sizeof t, "%s <= %s", lt, vt);
-                    cat_cond(&cond, t);
-                }
-                if (has_hi) {
-                    snprintf(t, sizeof t, "%s < %s", vt, ht);
-                    cat_cond(&cond, t);
-                }
+            reg_info *ri = &g->regs[r];
+            if (!(ck_ival_is_const(conds[c].lo) && conds[c].lo.v == INT64_MIN)) {
+                ri->cond[ri->ncond].value = v;
+                ri->cond[ri->ncond].bound = conds[c].lo;
+                ri->cond[ri->ncond++].upper = 0;
             }
-            free(vt);
-            free(lt);
-            free(ht);
+            if (!(ck_ival_is_const(conds[c].hi) && conds[c].hi.v == INT64_MAX)) {
+                ri->cond[ri->ncond].value = v;
+                ri->cond[ri->ncond].bound = conds[c].hi;
+                ri->cond[ri->ncond++].upper = 1;
+            }
         }
-        if (cond.oom) {
-            free(cond.s);
-            return oom();
-        }
-        g->regs[r].cond = cond.s ? cond.s : dup_text("");
-        if (!st && !g->regs[r].cond)
-            st = oom();
         if (st)
             return st;
         collect_syms(g, g->regs[r].offset.e);
@@ -367,7 +335,6 @@ static void gen_free(gen *g)
 {
     if (g->regs)
         for (long long r = 0; r < g->nregs; ++r) {
-            free(g->regs[r].cond);
             free(g->regs[r].rel);
         }
     free(g->regs);

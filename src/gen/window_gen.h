@@ -13,9 +13,18 @@ const char *ck_gen_ctype(ck_dtype dtype, int *bytes);
 
 /* The generator's state (window_gen.c analyses, window_emit.c writes). */
 /* One register's access. */
+/* One validity condition: value < bound (upper) or bound <= value. */
+typedef struct ck_gen_cond {
+    ck_ival value, bound;
+    int upper;
+} ck_gen_cond;
+
+enum { CK_GEN_MAX_REG_CONDS = 2 * CK_GEN_MAX_CONDS + CK_DIST_MAX_X };
+
 typedef struct reg_info {
-    ck_ival offset;     /* simplified element offset */
-    char *cond;         /* validity as C ("" when always valid) */
+    ck_ival offset; /* simplified element offset */
+    int ncond;      /* validity: every condition holds (none: always valid) */
+    ck_gen_cond cond[CK_GEN_MAX_REG_CONDS];
     char *rel;          /* offset relative to the base, as C */
     int rel_const;      /* rel is a constant (rel_value) */
     int64_t rel_value;
