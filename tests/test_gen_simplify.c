@@ -247,6 +247,18 @@ static void test_targeted(void)
     ck_affine_print(&d, text, sizeof text);
     CHECK_EQ_STR(text, "3 * ld + 2");
     (void)r0;
+    /* divisors: (o + 4*p + 1) / 4 -> o / 4 + p and (o + 4*p + 1) % 4 -> 1 when o % 64 == 0 */
+    {
+        ck_ival o, p4, e, dq, dr;
+        CHECK_OK(ck_expr_symbol(ctx, "o", 0, 1 << 20, 64, &o));
+        CHECK_OK(ck_ival_mul(a, ck_ival_int(4), &p4));
+        CHECK_OK(ck_ival_add(o, p4, &e));
+        CHECK_OK(ck_ival_add(e, ck_ival_int(1), &e));
+        CHECK_OK(ck_ival_floordiv(e, ck_ival_int(4), &dq));
+        CHECK_OK(ck_ival_mod(e, ck_ival_int(4), &dr));
+        expect_text(dq, "a + o / 4");
+        expect_text(dr, "1");
+    }
     /* symbols and constants pass through */
     expect_text(ld, "ld");
     expect_text(ck_ival_int(-7), "-7");

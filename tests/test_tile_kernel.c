@@ -10,6 +10,7 @@
 
 #include "ck/tile_kernel.h"
 #include "kernel_harness.h"
+#include "rt/runtime_internal.h"
 
 static const char *user =
     "CK_KERNEL void collect(float *tensor, float *out, int *order)\n"
@@ -138,11 +139,138 @@ static void test_source_shape(void)
     ck_descriptor_destroy(desc);
 }
 
+/* A column-walking distribution of a 32 x 64 tile: consecutive lanes step 4 columns, then a
+ * row; each thread holds 4 rows (8 apart) x 4 consecutive columns. */
+static void column_walk(ck_dist_encoding *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ndim_x = 2;
+    e->ndim_h[0] = 2;
+    e->h_lengths[0][0] = 4;
+    e->h_lengths[0][1] = 8;
+    e->ndim_h[1] = 3;
+    e->h_lengths[1][0] = 4;
+    e->h_lengths[1][1] = 4;
+    e->h_lengths[1][2] = 4;
+    e->ndim_p = 2;
+    e->p_size[0] = 1;
+    e->p_major[0][0] = 2;
+    e->p_minor[0][0] = 0;
+    e->p_size[1] = 2;
+    e->p_major[1][0] = 1;
+    e->p_minor[1][0] = 1;
+    e->p_major[1][1] = 2;
+    e->p_minor[1][1] = 1;
+    e->ndim_y = 2;
+    e->y_major[0] = 1;
+    e->y_minor[0] = 0;
+    e->y_major[1] = 2;
+    e->y_minor[1] = 2;
+}
+
+/* shuffle_tile: every register after the shuffle holds its own tile element. */
+static void test_shuffle(void)
+{
+    ck_device *dev = ckk_open();
+    if (!dev)
+        return;
+    ck_dist_encoding pat, col;
+    CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 128, 32, 64, 4, &pat));
+    column_walk(&col);
+    for (int dir = 0; dir < 2; ++dir) {
+        ck_tile_shuffle_spec s = {"s", dir ? &col : &pat, dir ? &pat : &col, CK_DTYPE_F32};
+        ck_tile_shuffle_info info;
+        char *ssrc = NULL;
+        CHECK_OK(ck_tile_shuffle_generate(&s, &ssrc, &info));
+        if (!ssrc)
+            return;
+        printf("shuffle %d: %s, %lld elements, bank ways %lld (minimum %lld, row-major %lld)\n",
+               dir, info.layout, info.smem_elements, info.bank_ways_total,
+               info.bank_ways_min_total, info.row_major_bank_ways_total);
+        CHECK(info.bank_ways_total <= info.row_major_bank_ways_total);
+        CHECK(info.smem_elements >= 32 * 64);
+        const char *user =
+            "CK_KERNEL void kshuf(float *out)\n"
+            "{\n"
+            "    CK_SHARED_ARRAY_ALIGNED(float, smem, CK_SHUFFLE_SMEM_s, 16);\n"
+            "    float src[CK_NREGS_s_in], dst[CK_NREGS_s_out];\n"
+            "    for (int d = 0; d < CK_NREGS_s_in; ++d) {\n"
+            "        long long x[2];\n"
+            "        tile_x_s_in(d, x);\n"
+            "        src[d] = (float)(x[0] * 1000 + x[1] + 1);\n"
+            "    }\n"
+            "    shuffle_s(dst, src, smem);\n"
+            "    unsigned t = ck_thread_linear();\n"
+            "    for (int d = 0; d < CK_NREGS_s_out; ++d)\n"
+            "        out[t * CK_NREGS_s_out + d] = dst[d];\n"
+            "}\n";
+        size_t n = strlen(ssrc) + strlen(user) + 1;
+        char *all = malloc(n);
+        snprintf(all, n, "%s%s", ssrc, user);
+        ck_tile_free(ssrc);
+        int major, minor;
+        if (ck_nvrtc_version(&major, &minor) == CK_SUCCESS) { /* also for the GPU */
+            char *full = NULL;
+            void *cubin = NULL;
+            size_t size = 0;
+            CHECK_OK(ck_tile_kernel_source(0, NULL, all, &full));
+            ck_status nst = full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size)
+                                 : CK_ERROR_INTERNAL;
+            CHECK_MSG(nst == CK_SUCCESS, "NVRTC: %s", ck_last_error());
+            free(cubin);
+            ck_tile_free(full);
+        }
+        ck_module *mod = NULL;
+        ck_kernel *k = NULL;
+        ck_status st = ck_tile_kernel_load(dev, 0, NULL, all, &mod);
+        CHECK_MSG(st == CK_SUCCESS, "%s", ck_last_error());
+        free(all);
+        if (st || ck_module_get_kernel(mod, "kshuf", &k))
+            return;
+        ck_distribution dd;
+        CHECK_OK(ck_dist_make(s.dst, &dd));
+        long long nr = dd.elements_per_thread;
+        float *out = malloc(sizeof(float) * (size_t)(128 * nr));
+        void *dout = NULL;
+        CHECK_OK(ck_malloc(dev, sizeof(float) * (size_t)(128 * nr), &dout));
+        ck_launch_config cfg = {{1, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, NULL};
+        void *args[1] = {&dout};
+        size_t sz[1] = {sizeof dout};
+        CHECK_OK(ck_launch(k, &cfg, args, sz, 1));
+        CHECK_OK(ck_memcpy_d2h(dev, out, dout, sizeof(float) * (size_t)(128 * nr), NULL));
+        long long bad = 0;
+        for (int t = 0; t < 128; ++t)
+            for (long long d = 0; d < nr; ++d) {
+                int p[2] = {t / 32, t % 32}, y[CK_DIST_MAX_Y], x[2];
+                CHECK_OK(ck_dist_d_to_ys(&dd, d, y));
+                CHECK_OK(ck_dist_calculate_x(&dd, p, y, x));
+                float want = (float)(x[0] * 1000 + x[1] + 1);
+                if (out[t * nr + d] != want && bad++ < 5)
+                    CKT_FAIL_("shuffle %d thread %d register %lld: %g, expected %g", dir, t, d,
+                              out[t * nr + d], want);
+            }
+        CHECK(bad == 0);
+        ck_free(dev, dout);
+        free(out);
+    }
+    /* bad input */
+    ck_dist_encoding small;
+    CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 32, 8, 8, 2, &small));
+    ck_tile_shuffle_spec bad = {"s", &pat, &small, CK_DTYPE_F32};
+    char *src = NULL;
+    CHECK_STATUS(ck_tile_shuffle_generate(&bad, &src, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "X lengths") != NULL);
+    bad.dst = NULL;
+    CHECK_STATUS(ck_tile_shuffle_generate(&bad, &src, NULL), CK_ERROR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
     RUN_TEST(test_source_shape);
-    if (ckk_open())
+    if (ckk_open()) {
         RUN_TEST(test_tile_distribution_example);
+        RUN_TEST(test_shuffle);
+    }
     ckk_close();
     return CK_TEST_REPORT();
 }

@@ -249,6 +249,18 @@ static void run_case(wcase *c, const char *label)
     }
     for (int i = 0; i < c->enc.ndim_x; ++i)
         prm[np + i] = c->delta[i];
+    int major, minor;
+    if (c->expect_ld16 && ck_nvrtc_version(&major, &minor) == CK_SUCCESS) {
+        char *full = NULL;
+        void *cubin = NULL;
+        size_t size = 0;
+        CHECK_OK(ck_tile_kernel_source(1, &spec, user_code(c, np), &full));
+        ck_status nst = full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size)
+                             : CK_ERROR_INTERNAL;
+        CHECK_MSG(nst == CK_SUCCESS, "%s: NVRTC: %s", label, ck_last_error());
+        free(cubin);
+        ck_tile_free(full);
+    }
     ck_module *mod = NULL;
     ck_kernel *kl = NULL, *ks = NULL;
     st = ck_tile_kernel_load(dev, 1, &spec, user_code(c, np), &mod);

@@ -79,6 +79,36 @@ typedef struct ck_tile_window_spec {
  * ctx, unsupported dtype, atomic add asked for a type without it. */
 ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source);
 
+/* A shuffle between two distributions of the same tile through shared memory (CK's
+ * shuffle_tile): threads store their registers of distribution `src` into a shared-memory
+ * tile and load those of `dst`. The tile's layout is chosen among row-major, row-major with
+ * padded rows and an XOR swizzle of 16-byte chunks (ck_make_xor_transform) by the access
+ * verifier (ck_access_check_desc): the fewest bank-conflict ways of both passes, then the
+ * smallest footprint. Generated for shuffle "s" with C type T:
+ *   CK_SHUFFLE_SMEM_s                 elements of shared memory the caller provides
+ *   void shuffle_s(T *dst_regs, const T *src_regs, T *smem)    (two block barriers inside:
+ *                                     every thread of the block must call it)
+ * plus the windows "s_in" (store) and "s_out" (load) it uses. */
+typedef struct ck_tile_shuffle_spec {
+    const char *name;           /* C identifier suffix (at most 32 chars) */
+    const ck_dist_encoding *src, *dst; /* same X lengths */
+    ck_dtype dtype;
+} ck_tile_shuffle_spec;
+
+/* What the verifier chose. */
+typedef struct ck_tile_shuffle_info {
+    char layout[64];           /* "row-major", "padded rows (+N)" or "xor 16-byte chunks" */
+    long long smem_elements;
+    long long bank_ways_total; /* of the chosen layout, both passes */
+    long long bank_ways_min_total;
+    long long row_major_bank_ways_total; /* of plain row-major, for comparison */
+} ck_tile_shuffle_info;
+
+/* Generate a shuffle's device C (no #include); info may be NULL. Errors name the field:
+ * bad name, invalid encodings, different X lengths, unsupported dtype. */
+ck_status ck_tile_shuffle_generate(const ck_tile_shuffle_spec *spec, char **source,
+                                   ck_tile_shuffle_info *info);
+
 /* A whole kernel source: #include "ck_device.h", every window's functions, then user_source
  * (which declares its CK_KERNELs and calls the window functions). Free with ck_tile_free. */
 ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows,

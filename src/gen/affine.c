@@ -254,21 +254,29 @@ void ck_affine_sort(ck_affine *a)
 /* x / c and x mod c (c > 0) of a simplified x through its affine form. */
 static ck_status divmod(ck_ival x, int64_t c, int is_mod, ck_ival *out)
 {
-    ck_affine f, q, r;
+    ck_affine f, q, r1, r2;
     ck_status st = ck_affine_from(x, &f);
     if (st)
         return st;
+    /* x = c*Q + R1 + R2: Q from coefficients that are multiples of c, R1 the terms known to be
+     * multiples of c through their atoms' divisors, R2 the rest */
     memset(&q, 0, sizeof q);
-    memset(&r, 0, sizeof r);
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
     for (int i = 0; i < f.n; ++i) {
-        int64_t qi = ck_floordiv64(f.coef[i], c), ri = f.coef[i] - qi * c;
-        if ((st = add_term(&q, f.atom[i], qi)) || (st = add_term(&r, f.atom[i], ri)))
+        int64_t qi = ck_floordiv64(f.coef[i], c), ri = f.coef[i] - qi * c, m;
+        if ((st = add_term(&q, f.atom[i], qi)))
+            return st;
+        if (ri == 0)
+            continue;
+        int divisible = !__builtin_mul_overflow(ri, ck_ival_divisor(f.atom[i]), &m) && m % c == 0;
+        if ((st = add_term(divisible ? &r1 : &r2, f.atom[i], ri)))
             return st;
     }
     q.k = ck_floordiv64(f.k, c);
-    r.k = f.k - q.k * c;
-    ck_ival rv;
-    if ((st = ck_affine_to_ival(&r, &rv)))
+    r2.k = f.k - q.k * c;
+    ck_ival rv, r1v, r1q;
+    if ((st = ck_affine_to_ival(&r2, &rv)))
         return st;
     int64_t mn, mx;
     ck_ival_range(rv, &mn, &mx);
@@ -278,7 +286,19 @@ static ck_status divmod(ck_ival x, int64_t c, int is_mod, ck_ival *out)
             return CK_SUCCESS;
         }
         ck_affine_sort(&q);
-        return ck_affine_to_ival(&q, out);
+        ck_affine_sort(&r1);
+        ck_ival qv;
+        if ((st = ck_affine_to_ival(&q, &qv)))
+            return st;
+        if (r1.n == 0) {
+            *out = qv;
+            return CK_SUCCESS;
+        }
+        /* R1 / c is exact */
+        if ((st = ck_affine_to_ival(&r1, &r1v)) ||
+            (st = ck_ival_floordiv(r1v, ck_ival_int(c), &r1q)))
+            return st;
+        return ck_ival_add(qv, r1q, out);
     }
     return is_mod ? ck_ival_mod(x, ck_ival_int(c), out)
                   : ck_ival_floordiv(x, ck_ival_int(c), out);

@@ -132,7 +132,8 @@ static void emit_prologue(const gen *g, ck_sbuf *b, int is_load)
     const ck_distribution *d = &g->dist;
     const char *n = g->spec->name;
     for (int i = 0; i < d->enc.ndim_x; ++i)
-        ck_sbuf_printf(b, "    const long long %s = w->o%d;\n", g->oname[i], i);
+        ck_sbuf_printf(b, "    const long long %s = w->o%d;\n    (void)%s;\n", g->oname[i], i,
+                       g->oname[i]);
     for (int i = 0; i < g->nsyms; ++i)
         ck_sbuf_printf(b, "    const long long %s = w->%s;\n    (void)%s;\n", g->syms[i],
                        g->syms[i], g->syms[i]);
@@ -186,19 +187,15 @@ static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const l
         ck_sbuf_printf(b, "    if (%s) {\n", cond.s);
     char ab[4200];
     if (use16 && count * g->ebytes == 16 && (op == OP_LOAD || op == OP_STORE)) {
-        ck_sbuf_printf(b, "%s{\n%s    %s ck_t[%d];\n", ind, ind, T, count);
+        ck_sbuf_printf(b, "%s{\n%s    union { ck_u32x4 v; %s t[%d]; } ck_u;\n", ind, ind, T, count);
         if (op == OP_LOAD) {
-            ck_sbuf_printf(b, "%s    ck_u32x4 ck_v = ck_ld16(%s);\n", ind,
-                           addr(g, regs[0], ab, sizeof ab));
-            ck_sbuf_printf(b, "%s    __builtin_memcpy(ck_t, &ck_v, 16);\n", ind);
+            ck_sbuf_printf(b, "%s    ck_u.v = ck_ld16(%s);\n", ind, addr(g, regs[0], ab, sizeof ab));
             for (int j = 0; j < count; ++j)
-                ck_sbuf_printf(b, "%s    regs[%lld] = ck_t[%d];\n", ind, regs[j], j);
+                ck_sbuf_printf(b, "%s    regs[%lld] = ck_u.t[%d];\n", ind, regs[j], j);
         } else {
             for (int j = 0; j < count; ++j)
-                ck_sbuf_printf(b, "%s    ck_t[%d] = regs[%lld];\n", ind, j, regs[j]);
-            ck_sbuf_printf(b, "%s    ck_u32x4 ck_v;\n%s    __builtin_memcpy(&ck_v, ck_t, 16);\n",
-                           ind, ind);
-            ck_sbuf_printf(b, "%s    ck_st16(%s, ck_v);\n", ind, addr(g, regs[0], ab, sizeof ab));
+                ck_sbuf_printf(b, "%s    ck_u.t[%d] = regs[%lld];\n", ind, j, regs[j]);
+            ck_sbuf_printf(b, "%s    ck_st16(%s, ck_u.v);\n", ind, addr(g, regs[0], ab, sizeof ab));
         }
         ck_sbuf_printf(b, "%s}\n", ind);
     } else {

@@ -142,6 +142,10 @@ static ck_status declare(gen *g)
         ck_ival_range(ck_descriptor_length(s->desc, i), &mn, &mx);
         long long al = s->origin_align[i] > 0 ? s->origin_align[i] : 1;
         snprintf(g->oname[i], sizeof g->oname[i], "ck_%s_o%d", s->name, i);
+        if (mx - 1 < al) { /* the only aligned origin inside the tensor is 0 */
+            g->o[i] = ck_ival_int(0);
+            continue;
+        }
         ck_status st = ck_expr_symbol(g->ctx, g->oname[i], 0, mx - 1, al, &g->o[i]);
         if (st)
             return st;
