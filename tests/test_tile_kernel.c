@@ -189,6 +189,7 @@ static void test_shuffle(void)
                info.bank_ways_min_total, info.row_major_bank_ways_total);
         CHECK(info.bank_ways_total <= info.row_major_bank_ways_total);
         CHECK(info.smem_elements >= 32 * 64);
+        CHECK(strstr(ssrc, "16-byte vectors (CK's load/store traits)") != NULL);
         const char *user =
             "CK_KERNEL void kshuf(float *out)\n"
             "{\n"

@@ -315,9 +315,11 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
     ck_sbuf_printf(b, " * encoding: %s\n * descriptor:\n", enc);
     emit_comment_block(b, desc);
     ck_tile_free(desc);
-    ck_sbuf_printf(b, " * accesses per thread: %lld of %d element(s) along Y%d%s\n */\n",
+    ck_sbuf_printf(b, " * accesses per thread: %lld of %d element(s) along Y%d%s (%s)\n */\n",
                    g->sfc.num_access, g->vwidth, g->vdim,
-                   aligned16(g) ? " (16-byte vectors)" : "");
+                   aligned16(g) ? ", 16-byte vectors" : "",
+                   g->from_traits ? "CK's load/store traits"
+                                  : "vector proven on the symbolic offsets");
     ck_sbuf_printf(b, "#define CK_NREGS_%s %lld\n", n, g->nregs);
     ck_sbuf_printf(b, "#ifndef CK_UPDATE_%s\n#define CK_UPDATE_%s(old, v) ((old) + (v))\n#endif\n",
                    n, n);

@@ -284,40 +284,72 @@ static int offset_delta(const gen *g, long long r1, long long r2, int64_t *delta
     return d.n == 0;
 }
 
-/* Widest vector: Y dim v and width w (power of two dividing the Y length, w * bytes <= 16)
- * with every run of w registers along v contiguous in memory; the last Y dim among equals. */
+/* Whether every run of w registers along Y dim v (starting at multiples of w) is contiguous
+ * in memory, proven on the affine forms of the offsets. */
+static int run_ok(const gen *g, int v, int w)
+{
+    const ck_distribution *d = &g->dist;
+    for (long long r = 0; r < g->nregs; ++r) {
+        int y[CK_DIST_MAX_Y];
+        ck_dist_d_to_ys(d, r, y);
+        if (y[v] % w)
+            continue;
+        for (int j = 1; j < w; ++j) {
+            long long r2;
+            int64_t delta;
+            y[v] += 1;
+            ck_dist_ys_to_d(d, y, &r2);
+            if (!offset_delta(g, r, r2, &delta) || delta != j)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* CK's load/store traits, when the descriptor is concrete and has the window's lengths (a
+ * shared-memory tile, or a tensor of exactly one tile). */
+static int traits_vector(gen *g)
+{
+    const ck_tile_window_spec *s = g->spec;
+    if (!ck_descriptor_is_concrete(s->desc))
+        return 0;
+    for (int i = 0; i < g->dist.enc.ndim_x; ++i)
+        if (ck_descriptor_length(s->desc, i).v != g->dist.x_lengths[i])
+            return 0;
+    ck_load_store_traits t;
+    if (ck_load_store_traits_make(s->enc, s->desc, s->dtype, &t) != CK_SUCCESS) {
+        ck_clear_error();
+        return 0;
+    }
+    if (t.vector_dim_y < 0 || t.scalars_per_vector < 2 ||
+        !run_ok(g, t.vector_dim_y, t.scalars_per_vector))
+        return 0;
+    g->vdim = t.vector_dim_y;
+    g->vwidth = t.scalars_per_vector;
+    g->from_traits = 1;
+    return 1;
+}
+
+/* The vector: CK's load/store traits where they apply, else the widest run (power of two
+ * dividing the Y length, w * bytes <= 16) proven contiguous, the last Y dim among equals. */
 static ck_status choose_vector(gen *g)
 {
     const ck_distribution *d = &g->dist;
     int ny = d->enc.ndim_y;
     g->vdim = ny > 0 ? ny - 1 : -1;
     g->vwidth = 1;
-    for (int v = ny - 1; v >= 0; --v) {
-        int w = 1;
-        while (d->y_lengths[v] % (2 * w) == 0 && 2 * w * g->ebytes <= 16)
-            w *= 2;
-        for (; w > g->vwidth; w /= 2) {
-            int ok = 1;
-            for (long long r = 0; r < g->nregs && ok; ++r) {
-                int y[CK_DIST_MAX_Y];
-                ck_dist_d_to_ys(d, r, y);
-                if (y[v] % w)
-                    continue;
-                for (int j = 1; j < w && ok; ++j) {
-                    long long r2;
-                    int64_t delta;
-                    y[v] += 1;
-                    ck_dist_ys_to_d(d, y, &r2);
-                    ok = offset_delta(g, r, r2, &delta) && delta == j;
+    if (!traits_vector(g))
+        for (int v = ny - 1; v >= 0; --v) {
+            int w = 1;
+            while (d->y_lengths[v] % (2 * w) == 0 && 2 * w * g->ebytes <= 16)
+                w *= 2;
+            for (; w > g->vwidth; w /= 2)
+                if (run_ok(g, v, w)) {
+                    g->vdim = v;
+                    g->vwidth = w;
+                    break;
                 }
-            }
-            if (ok) {
-                g->vdim = v;
-                g->vwidth = w;
-                break;
-            }
         }
-    }
     int order[CK_SFC_MAX_DIMS], spa[CK_SFC_MAX_DIMS], lens[CK_SFC_MAX_DIMS], k = 0;
     if (ny == 0) {
         lens[0] = 1;

@@ -45,6 +45,7 @@ typedef struct ck_gen {
     char *syms[CK_GEN_MAX_SYMS];
     int nsyms;
     int vdim, vwidth; /* vector Y dim and elements per access */
+    int from_traits;  /* chosen by ck_load_store_traits_make */
     ck_sfc sfc;
 } ck_gen;
 
