@@ -22,7 +22,8 @@ static const char *kernel_source =
     "CK_KERNEL void relu_axpb(float *y, float *a, float *b, float alpha, long long M,\n"
     "                         long long N, long long lda)\n"
     "{\n"
-    "    long long row = (long long)ck_block_idx_y() * 32, col = (long long)ck_block_idx_x() * 64;\n"
+    "    long long row = (long long)ck_block_idx_y() * 32, col = (long long)ck_block_idx_x() * "
+    "64;\n"
     "    ck_win_a wa = make_win_a(a, row, col, M, N, lda);\n"
     "    ck_win_b wb = make_win_b(b, row, col, M, N);\n"
     "    ck_win_y wy = make_win_y(y, row, col, M, N);\n"
@@ -81,7 +82,8 @@ int main(void)
     if (ck_device_open(CK_BACKEND_AUTO, 0, &dev) != CK_SUCCESS)
         return fail("device");
     int rc = 1;
-    float *a = malloc(sizeof(float) * (size_t)(M * lda)), *b = malloc(sizeof(float) * (size_t)(M * N));
+    float *a = malloc(sizeof(float) * (size_t)(M * lda)),
+          *b = malloc(sizeof(float) * (size_t)(M * N));
     float *y = malloc(sizeof(float) * (size_t)(M * N));
     void *d_a = NULL, *d_b = NULL, *d_y = NULL;
     if (!a || !b || !y)
@@ -105,12 +107,15 @@ int main(void)
         goto done;
     }
     ck_launch_config cfg = {{(unsigned)((N + TN - 1) / TN), (unsigned)((M + TM - 1) / TM), 1},
-                            {128, 1, 1}, {0, 0, 0}, 0, NULL};
+                            {128, 1, 1},
+                            {0, 0, 0},
+                            0,
+                            NULL};
     float al = alpha;
     long long pm = M, pn = N, pl = lda;
     void *args[7] = {&d_y, &d_a, &d_b, &al, &pm, &pn, &pl};
-    size_t sizes[7] = {sizeof d_y, sizeof d_a, sizeof d_b, sizeof al, sizeof pm, sizeof pn,
-                       sizeof pl};
+    size_t sizes[7] = {sizeof d_y, sizeof d_a, sizeof d_b, sizeof al,
+                       sizeof pm,  sizeof pn,  sizeof pl};
     if (ck_launch(kern, &cfg, args, sizes, 7) != CK_SUCCESS ||
         ck_device_synchronize(dev) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, y, d_y, sizeof(float) * (size_t)(M * N), NULL) != CK_SUCCESS) {
@@ -125,8 +130,8 @@ int main(void)
             if (y[i * N + j] != want && bad++ < 5)
                 fprintf(stderr, "y[%lld][%lld] = %g, expected %g\n", i, j, y[i * N + j], want);
         }
-    printf("relu(%g * a + b) on %lld x %lld (lda %lld) in %u x %u tiles of %d x %d: %s\n",
-           alpha, M, N, lda, cfg.grid[1], cfg.grid[0], TM, TN, bad ? "MISMATCH" : "ok");
+    printf("relu(%g * a + b) on %lld x %lld (lda %lld) in %u x %u tiles of %d x %d: %s\n", alpha, M,
+           N, lda, cfg.grid[1], cfg.grid[0], TM, TN, bad ? "MISMATCH" : "ok");
     rc = bad != 0;
 done:
     ck_free(dev, d_a);

@@ -14,19 +14,18 @@
 
 #include <ck/tile_kernel.h>
 
-static const char *kernel_source =
-    "CK_KERNEL void collect(float *tensor, float *out)\n"
-    "{\n"
-    "    float regs[CK_NREGS_x];\n"
-    "    ck_win_x w = make_win_x(tensor, 1, 3);\n"
-    "    load_x(regs, &w);\n"
-    "    unsigned t = ck_thread_linear();\n"
-    "    if (t == 0 || t == 1 || t == 32 || t == 33) {\n"
-    "        int slot = (t / 32) * 2 + t % 32;\n"
-    "        for (int i = 0; i < CK_NREGS_x; ++i)\n"
-    "            out[slot * CK_NREGS_x + i] = regs[i];\n"
-    "    }\n"
-    "}\n";
+static const char *kernel_source = "CK_KERNEL void collect(float *tensor, float *out)\n"
+                                   "{\n"
+                                   "    float regs[CK_NREGS_x];\n"
+                                   "    ck_win_x w = make_win_x(tensor, 1, 3);\n"
+                                   "    load_x(regs, &w);\n"
+                                   "    unsigned t = ck_thread_linear();\n"
+                                   "    if (t == 0 || t == 1 || t == 32 || t == 33) {\n"
+                                   "        int slot = (t / 32) * 2 + t % 32;\n"
+                                   "        for (int i = 0; i < CK_NREGS_x; ++i)\n"
+                                   "            out[slot * CK_NREGS_x + i] = regs[i];\n"
+                                   "    }\n"
+                                   "}\n";
 
 static int fail(const char *what)
 {
@@ -95,8 +94,8 @@ int main(void)
         for (int i = 0; i < 4; ++i) {
             int row = 1 + 2 * (s / 2) + i / 2, col = 3 + 2 * (s % 2) + i % 2;
             if (out[s * 4 + i] != (float)(row * 100 + col)) {
-                fprintf(stderr, "thread slot %d value %d: %g, expected %d\n", s, i,
-                        out[s * 4 + i], row * 100 + col);
+                fprintf(stderr, "thread slot %d value %d: %g, expected %d\n", s, i, out[s * 4 + i],
+                        row * 100 + col);
                 rc = 1;
             }
         }

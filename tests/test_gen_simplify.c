@@ -23,8 +23,11 @@ typedef struct sym {
     ck_ival v;
 } sym;
 
-static sym syms[] = {{"tid", 0, 255, 1, {0, 0}}, {"a", 0, 100, 1, {0, 0}}, {"b", -50, 50, 1, {0, 0}},
-                     {"c", 4, 64, 4, {0, 0}},   {"ld", 8, 4096, 8, {0, 0}}};
+static sym syms[] = {{"tid", 0, 255, 1, {0, 0}},
+                     {"a", 0, 100, 1, {0, 0}},
+                     {"b", -50, 50, 1, {0, 0}},
+                     {"c", 4, 64, 4, {0, 0}},
+                     {"ld", 8, 4096, 8, {0, 0}}};
 enum { NSYM = 5 };
 
 static int64_t rnd(int64_t lo, int64_t hi)
@@ -86,8 +89,8 @@ static void declare(void)
 {
     CHECK_OK(ck_expr_ctx_create(&ctx));
     for (int i = 0; i < NSYM; ++i)
-        CHECK_OK(ck_expr_symbol(ctx, syms[i].name, syms[i].min, syms[i].max, syms[i].div,
-                                &syms[i].v));
+        CHECK_OK(
+            ck_expr_symbol(ctx, syms[i].name, syms[i].min, syms[i].max, syms[i].div, &syms[i].v));
 }
 
 static void test_random_equal(void)
@@ -136,12 +139,13 @@ static void test_emitted_c(void)
     ck_ival ex[N];
     char *user = malloc(1 << 20);
     size_t len = 0;
-    len += (size_t)snprintf(user + len, 4096,
-                            "CK_KERNEL void evalx(long long *out, const long long *bind)\n{\n"
-                            "    int k = ck_thread_linear();\n    const long long tid = bind[k * 5 + 0];\n"
-                            "    const long long a = bind[k * 5 + 1];\n    const long long b = bind[k * 5 + 2];\n"
-                            "    const long long c = bind[k * 5 + 3];\n    const long long ld = bind[k * 5 + 4];\n"
-                            "    (void)tid; (void)a; (void)b; (void)c; (void)ld;\n");
+    len += (size_t)snprintf(
+        user + len, 4096,
+        "CK_KERNEL void evalx(long long *out, const long long *bind)\n{\n"
+        "    int k = ck_thread_linear();\n    const long long tid = bind[k * 5 + 0];\n"
+        "    const long long a = bind[k * 5 + 1];\n    const long long b = bind[k * 5 + 2];\n"
+        "    const long long c = bind[k * 5 + 3];\n    const long long ld = bind[k * 5 + 4];\n"
+        "    (void)tid; (void)a; (void)b; (void)c; (void)ld;\n");
     for (int i = 0; i < N; ++i) {
         ck_ival x = rexpr(4);
         CHECK_OK(ck_gen_simplify(x, &ex[i]));

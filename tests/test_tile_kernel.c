@@ -12,19 +12,18 @@
 #include "kernel_harness.h"
 #include "rt/runtime_internal.h"
 
-static const char *user =
-    "CK_KERNEL void collect(float *tensor, float *out, int *order)\n"
-    "{\n"
-    "    float regs[CK_NREGS_x];\n"
-    "    ck_win_x w = make_win_x(tensor, 0, 2);\n"
-    "    move_x(&w, 1, 1);\n"
-    "    load_x(regs, &w);\n"
-    "    unsigned t = ck_thread_linear();\n"
-    "    for (int i = 0; i < CK_NREGS_x; ++i) {\n"
-    "        out[t * CK_NREGS_x + i] = regs[i];\n"
-    "        order[t * CK_NREGS_x + i] = sweep_x(i);\n"
-    "    }\n"
-    "}\n";
+static const char *user = "CK_KERNEL void collect(float *tensor, float *out, int *order)\n"
+                          "{\n"
+                          "    float regs[CK_NREGS_x];\n"
+                          "    ck_win_x w = make_win_x(tensor, 0, 2);\n"
+                          "    move_x(&w, 1, 1);\n"
+                          "    load_x(regs, &w);\n"
+                          "    unsigned t = ck_thread_linear();\n"
+                          "    for (int i = 0; i < CK_NREGS_x; ++i) {\n"
+                          "        out[t * CK_NREGS_x + i] = regs[i];\n"
+                          "        order[t * CK_NREGS_x + i] = sweep_x(i);\n"
+                          "    }\n"
+                          "}\n";
 
 static void test_tile_distribution_example(void)
 {
@@ -127,10 +126,21 @@ static void test_source_shape(void)
     w[1].ops = CK_WIN_STORE;
     char *src = NULL;
     CHECK_OK(ck_tile_kernel_source(2, w, "/* user */\n", &src));
-    const char *need[] = {"#include \"ck_device.h\"", "tile window \"a\"", "tile window \"b\"",
-                          "unmerge([64, 64])", "tile_distribution_encoding<", "load_a(",
-                          "store_a(", "update_a(", "atomic_add_a(", "move_a(", "make_win_a(",
-                          "store_b(", "sweep_a(", "ck_ld16(", "/* user */"};
+    const char *need[] = {"#include \"ck_device.h\"",
+                          "tile window \"a\"",
+                          "tile window \"b\"",
+                          "unmerge([64, 64])",
+                          "tile_distribution_encoding<",
+                          "load_a(",
+                          "store_a(",
+                          "update_a(",
+                          "atomic_add_a(",
+                          "move_a(",
+                          "make_win_a(",
+                          "store_b(",
+                          "sweep_a(",
+                          "ck_ld16(",
+                          "/* user */"};
     for (size_t i = 0; src && i < sizeof need / sizeof need[0]; ++i)
         CHECK_MSG(strstr(src, need[i]) != NULL, "missing %s", need[i]);
     CHECK(src && strstr(src, "load_b(") == NULL);
@@ -185,26 +195,25 @@ static void test_shuffle(void)
         if (!ssrc)
             return;
         printf("shuffle %d: %s, %lld elements, bank ways %lld (minimum %lld, row-major %lld)\n",
-               dir, info.layout, info.smem_elements, info.bank_ways_total,
-               info.bank_ways_min_total, info.row_major_bank_ways_total);
+               dir, info.layout, info.smem_elements, info.bank_ways_total, info.bank_ways_min_total,
+               info.row_major_bank_ways_total);
         CHECK(info.bank_ways_total <= info.row_major_bank_ways_total);
         CHECK(info.smem_elements >= 32 * 64);
         CHECK(strstr(ssrc, "16-byte vectors (CK's load/store traits)") != NULL);
-        const char *user =
-            "CK_KERNEL void kshuf(float *out)\n"
-            "{\n"
-            "    CK_SHARED_ARRAY_ALIGNED(float, smem, CK_SHUFFLE_SMEM_s, 16);\n"
-            "    float src[CK_NREGS_s_in], dst[CK_NREGS_s_out];\n"
-            "    for (int d = 0; d < CK_NREGS_s_in; ++d) {\n"
-            "        long long x[2];\n"
-            "        tile_x_s_in(d, x);\n"
-            "        src[d] = (float)(x[0] * 1000 + x[1] + 1);\n"
-            "    }\n"
-            "    shuffle_s(dst, src, smem);\n"
-            "    unsigned t = ck_thread_linear();\n"
-            "    for (int d = 0; d < CK_NREGS_s_out; ++d)\n"
-            "        out[t * CK_NREGS_s_out + d] = dst[d];\n"
-            "}\n";
+        const char *user = "CK_KERNEL void kshuf(float *out)\n"
+                           "{\n"
+                           "    CK_SHARED_ARRAY_ALIGNED(float, smem, CK_SHUFFLE_SMEM_s, 16);\n"
+                           "    float src[CK_NREGS_s_in], dst[CK_NREGS_s_out];\n"
+                           "    for (int d = 0; d < CK_NREGS_s_in; ++d) {\n"
+                           "        long long x[2];\n"
+                           "        tile_x_s_in(d, x);\n"
+                           "        src[d] = (float)(x[0] * 1000 + x[1] + 1);\n"
+                           "    }\n"
+                           "    shuffle_s(dst, src, smem);\n"
+                           "    unsigned t = ck_thread_linear();\n"
+                           "    for (int d = 0; d < CK_NREGS_s_out; ++d)\n"
+                           "        out[t * CK_NREGS_s_out + d] = dst[d];\n"
+                           "}\n";
         size_t n = strlen(ssrc) + strlen(user) + 1;
         char *all = malloc(n);
         snprintf(all, n, "%s%s", ssrc, user);
@@ -215,8 +224,8 @@ static void test_shuffle(void)
             void *cubin = NULL;
             size_t size = 0;
             CHECK_OK(ck_tile_kernel_source(0, NULL, all, &full));
-            ck_status nst = full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size)
-                                 : CK_ERROR_INTERNAL;
+            ck_status nst =
+                full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
             CHECK_MSG(nst == CK_SUCCESS, "NVRTC: %s", ck_last_error());
             free(cubin);
             ck_tile_free(full);

@@ -202,7 +202,8 @@ static char *user_code(const wcase *c, int nparams)
              "%s"
              "}\n",
              T, T, T, call, mv, c->enc.ndim_x, c->enc.ndim_x, c->enc.ndim_x, T, T, c->enc.ndim_x,
-             c->enc.ndim_x, T, call, mv, atomic ? "    else\n        atomic_add_w(regs, &w);\n" : "");
+             c->enc.ndim_x, T, call, mv,
+             atomic ? "    else\n        atomic_add_w(regs, &w);\n" : "");
     return buf;
 }
 
@@ -255,8 +256,8 @@ static void run_case(wcase *c, const char *label)
         void *cubin = NULL;
         size_t size = 0;
         CHECK_OK(ck_tile_kernel_source(1, &spec, user_code(c, np), &full));
-        ck_status nst = full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size)
-                             : CK_ERROR_INTERNAL;
+        ck_status nst =
+            full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
         CHECK_MSG(nst == CK_SUCCESS, "%s: NVRTC: %s", label, ck_last_error());
         free(cubin);
         ck_tile_free(full);
@@ -276,8 +277,10 @@ static void run_case(wcase *c, const char *label)
     unsigned char *mem = malloc(mbytes), *out = malloc(obytes), *ref = malloc(mbytes);
     long long *xs = malloc(xbytes);
     void *dmem = NULL, *dout = NULL, *dxs = NULL, *dprm = NULL;
-    CHECK(ck_malloc(dev, mbytes, &dmem) == CK_SUCCESS && ck_malloc(dev, obytes, &dout) == CK_SUCCESS &&
-          ck_malloc(dev, xbytes, &dxs) == CK_SUCCESS && ck_malloc(dev, sizeof prm, &dprm) == CK_SUCCESS);
+    CHECK(ck_malloc(dev, mbytes, &dmem) == CK_SUCCESS &&
+          ck_malloc(dev, obytes, &dout) == CK_SUCCESS &&
+          ck_malloc(dev, xbytes, &dxs) == CK_SUCCESS &&
+          ck_malloc(dev, sizeof prm, &dprm) == CK_SUCCESS);
     ck_memcpy_h2d(dev, dprm, prm, sizeof prm, NULL);
     for (long long i = 0; i < space; ++i)
         set(mem, c->dtype, i, pattern(i));
@@ -382,7 +385,8 @@ static int make_case(wcase *c, int kind)
     long long lens[CK_DIST_MAX_X], strides[CK_DIST_MAX_X];
     for (int i = 0; i < nx; ++i) {
         int w = c->dist.x_lengths[i];
-        lens[i] = kind == 3 ? (long long)w * dr_uniform(&seed, 1, 3) : dr_uniform(&seed, 1, 2 * w + 3);
+        lens[i] =
+            kind == 3 ? (long long)w * dr_uniform(&seed, 1, 3) : dr_uniform(&seed, 1, 2 * w + 3);
         c->align[i] = kind == 3 ? w : 1;
     }
     long long s = dr_uniform(&seed, 1, 2);
@@ -524,7 +528,8 @@ static void test_nvrtc(void)
         CHECK_OK(ck_tile_kernel_source(1, &spec, user_code(&c, np), &src));
         void *cubin = NULL;
         size_t size = 0;
-        ck_status st = src ? ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
+        ck_status st =
+            src ? ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
         CHECK_MSG(st == CK_SUCCESS, "NVRTC: %s", ck_last_error());
         free(cubin);
         free(src);

@@ -63,14 +63,14 @@ enum {
 
 /* One tile window to generate. */
 typedef struct ck_tile_window_spec {
-    const char *name;           /* C identifier suffix: load_<name>, ... (at most 40 chars) */
-    const ck_descriptor *desc;  /* tensor descriptor; visible dims = X dims of the encoding */
-    ck_expr_ctx *ctx;           /* ctx of desc's symbols (NULL for a concrete descriptor) */
-    const ck_dist_encoding *enc;/* tile distribution (window lengths = its X lengths) */
+    const char *name;            /* C identifier suffix: load_<name>, ... (at most 40 chars) */
+    const ck_descriptor *desc;   /* tensor descriptor; visible dims = X dims of the encoding */
+    ck_expr_ctx *ctx;            /* ctx of desc's symbols (NULL for a concrete descriptor) */
+    const ck_dist_encoding *enc; /* tile distribution (window lengths = its X lengths) */
     ck_dtype dtype;
     long long origin_align[CK_DIST_MAX_X]; /* origin i is a multiple of this (0 means 1) */
-    double fill;                /* value loaded where masked */
-    unsigned ops;               /* CK_WIN_* bits; 0 means CK_WIN_ALL */
+    double fill;                           /* value loaded where masked */
+    unsigned ops;                          /* CK_WIN_* bits; 0 means CK_WIN_ALL */
 } ck_tile_window_spec;
 
 /* Generate the device C of one window (functions as listed above; no #include). *source is
@@ -90,14 +90,14 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
  *                                     every thread of the block must call it)
  * plus the windows "s_in" (store) and "s_out" (load) it uses. */
 typedef struct ck_tile_shuffle_spec {
-    const char *name;           /* C identifier suffix (at most 32 chars) */
+    const char *name;                  /* C identifier suffix (at most 32 chars) */
     const ck_dist_encoding *src, *dst; /* same X lengths */
     ck_dtype dtype;
 } ck_tile_shuffle_spec;
 
 /* What the verifier chose. */
 typedef struct ck_tile_shuffle_info {
-    char layout[64];           /* "row-major", "padded rows (+N)" or "xor 16-byte chunks" */
+    char layout[64]; /* "row-major", "padded rows (+N)" or "xor 16-byte chunks" */
     long long smem_elements;
     long long bank_ways_total; /* of the chosen layout, both passes */
     long long bank_ways_min_total;

@@ -203,7 +203,8 @@ size_t ck_affine_print(const ck_affine *a, char *buf, size_t size)
     size_t len = 0;
 #define PUT(...)                                                                                   \
     do {                                                                                           \
-        int n_ = snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, __VA_ARGS__); \
+        int n_ =                                                                                   \
+            snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, __VA_ARGS__);     \
         if (n_ > 0)                                                                                \
             len += (size_t)n_;                                                                     \
     } while (0)
@@ -300,8 +301,7 @@ static ck_status divmod(ck_ival x, int64_t c, int is_mod, ck_ival *out)
             return st;
         return ck_ival_add(qv, r1q, out);
     }
-    return is_mod ? ck_ival_mod(x, ck_ival_int(c), out)
-                  : ck_ival_floordiv(x, ck_ival_int(c), out);
+    return is_mod ? ck_ival_mod(x, ck_ival_int(c), out) : ck_ival_floordiv(x, ck_ival_int(c), out);
 }
 
 static ck_status canonical(ck_ival x, ck_ival *out)

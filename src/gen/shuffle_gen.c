@@ -75,8 +75,8 @@ static ck_status score(const ck_distribution *a, const ck_distribution *b, ck_dt
     ck_access_report r;
     c->ways = c->ways_min = 0;
     for (int pass = 0; pass < 2; ++pass) {
-        ck_status st = ck_access_check_desc(pass ? b : a, c->desc, dtype, 0, CK_NV_SWIZZLE_NONE,
-                                            NULL, &r);
+        ck_status st =
+            ck_access_check_desc(pass ? b : a, c->desc, dtype, 0, CK_NV_SWIZZLE_NONE, NULL, &r);
         if (st)
             return st;
         c->ways += r.bank_ways_total;
@@ -169,9 +169,10 @@ ck_status ck_tile_shuffle_generate(const ck_tile_shuffle_spec *spec, char **sour
     }
     if (!st) {
         const char *n = spec->name;
-        ck_sbuf_printf(&out, "/* ---- shuffle \"%s\": shared-memory layout %s, chosen by the "
-                             "access verifier (bank-conflict ways %lld, minimum %lld; "
-                             "row-major %lld) ---- */\n",
+        ck_sbuf_printf(&out,
+                       "/* ---- shuffle \"%s\": shared-memory layout %s, chosen by the "
+                       "access verifier (bank-conflict ways %lld, minimum %lld; "
+                       "row-major %lld) ---- */\n",
                        n, c[best].layout, c[best].ways, c[best].ways_min, c[0].ways);
         ck_sbuf_printf(&out, "#define CK_SHUFFLE_SMEM_%s %lld\n", n, c[best].space);
         ck_sbuf_printf(&out,
@@ -183,8 +184,9 @@ ck_status ck_tile_shuffle_generate(const ck_tile_shuffle_spec *spec, char **sour
         ck_sbuf_printf(&out, ");\n    ck_win_%s wo = make_win_%s(smem", nout, nout);
         for (int i = 0; i < a.enc.ndim_x; ++i)
             ck_sbuf_printf(&out, ", 0");
-        ck_sbuf_printf(&out, ");\n    store_%s(src_regs, &wi);\n    ck_sync_threads();\n"
-                             "    load_%s(dst_regs, &wo);\n    ck_sync_threads();\n}\n\n",
+        ck_sbuf_printf(&out,
+                       ");\n    store_%s(src_regs, &wi);\n    ck_sync_threads();\n"
+                       "    load_%s(dst_regs, &wo);\n    ck_sync_threads();\n}\n\n",
                        nin, nout);
         if (out.oom)
             st = ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_tile_shuffle_generate: out of memory.");

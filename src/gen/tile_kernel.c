@@ -27,8 +27,9 @@ ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows
                                "names must differ.",
                                j, i, windows[i].name);
     ck_sbuf b = {0};
-    ck_sbuf_printf(&b, "/* Kernel source assembled by ck_tile_kernel_source: %d generated tile "
-                       "window(s), then the user's code. */\n#include \"ck_device.h\"\n\n",
+    ck_sbuf_printf(&b,
+                   "/* Kernel source assembled by ck_tile_kernel_source: %d generated tile "
+                   "window(s), then the user's code. */\n#include \"ck_device.h\"\n\n",
                    nwindows);
     ck_sbuf_printf(&b, "#ifndef CK_FLOORDIV\n"
                        "#define CK_FLOORDIV(a, b) ((a) / (b) - (((a) %% (b) != 0) && (((a) < 0) "

@@ -110,8 +110,9 @@ static int aligned16(const gen *g)
         long long regs[16];
         int y[CK_DIST_MAX_Y];
         access_regs(g, a, regs, y);
-        int64_t dv = ck_ival_is_const(g->regs[regs[0]].offset) ? g->regs[regs[0]].offset.v
-                                                                : ck_ival_divisor(g->regs[regs[0]].offset);
+        int64_t dv = ck_ival_is_const(g->regs[regs[0]].offset)
+                         ? g->regs[regs[0]].offset.v
+                         : ck_ival_divisor(g->regs[regs[0]].offset);
         if ((dv * g->ebytes) % 16)
             return 0;
     }
@@ -155,8 +156,9 @@ static void emit_prologue(const gen *g, ck_sbuf *b, int is_load)
         for (int i = 0; i < np; ++i)
             ck_sbuf_printf(b, "%s%s >= %d", i ? " || " : "", g->pname[i], d->p_lengths[i]);
         if (is_load)
-            ck_sbuf_printf(b, ") {\n        for (int i = 0; i < CK_NREGS_%s; ++i)\n"
-                              "            regs[i] = (%s)(%.17g);\n        return;\n    }\n",
+            ck_sbuf_printf(b,
+                           ") {\n        for (int i = 0; i < CK_NREGS_%s; ++i)\n"
+                           "            regs[i] = (%s)(%.17g);\n        return;\n    }\n",
                            n, g->ctype, g->spec->fill);
         else
             ck_sbuf_printf(b, ")\n        return;\n");
@@ -189,7 +191,8 @@ static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const l
     if (use16 && count * g->ebytes == 16 && (op == OP_LOAD || op == OP_STORE)) {
         ck_sbuf_printf(b, "%s{\n%s    union { ck_u32x4 v; %s t[%d]; } ck_u;\n", ind, ind, T, count);
         if (op == OP_LOAD) {
-            ck_sbuf_printf(b, "%s    ck_u.v = ck_ld16(%s);\n", ind, addr(g, regs[0], ab, sizeof ab));
+            ck_sbuf_printf(b, "%s    ck_u.v = ck_ld16(%s);\n", ind,
+                           addr(g, regs[0], ab, sizeof ab));
             for (int j = 0; j < count; ++j)
                 ck_sbuf_printf(b, "%s    regs[%lld] = ck_u.t[%d];\n", ind, regs[j], j);
         } else {
@@ -224,8 +227,7 @@ static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const l
         if (op == OP_LOAD) {
             ck_sbuf_printf(b, " else {\n");
             for (int j = 0; j < count; ++j)
-                ck_sbuf_printf(b, "        regs[%lld] = (%s)(%.17g);\n", regs[j], T,
-                               g->spec->fill);
+                ck_sbuf_printf(b, "        regs[%lld] = (%s)(%.17g);\n", regs[j], T, g->spec->fill);
             ck_sbuf_printf(b, "    }");
         }
         ck_sbuf_printf(b, "\n");
@@ -253,7 +255,8 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
         for (int j = 0; j < g->vwidth; ++j)
             ck_sbuf_printf(b, " %lld", regs[j]);
         int same = same_conditions(g, regs, g->vwidth);
-        ck_sbuf_printf(b, "%s */\n", same ? "" : " (partly valid at the edges: element by element there)");
+        ck_sbuf_printf(b, "%s */\n",
+                       same ? "" : " (partly valid at the edges: element by element there)");
         if (same || g->vwidth == 1) {
             emit_access(g, b, op, use16, regs, g->vwidth, 0);
         } else {
@@ -316,8 +319,7 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
     emit_comment_block(b, desc);
     ck_tile_free(desc);
     ck_sbuf_printf(b, " * accesses per thread: %lld of %d element(s) along Y%d%s (%s)\n */\n",
-                   g->sfc.num_access, g->vwidth, g->vdim,
-                   aligned16(g) ? ", 16-byte vectors" : "",
+                   g->sfc.num_access, g->vwidth, g->vdim, aligned16(g) ? ", 16-byte vectors" : "",
                    g->from_traits ? "CK's load/store traits"
                                   : "vector proven on the symbolic offsets");
     ck_sbuf_printf(b, "#define CK_NREGS_%s %lld\n", n, g->nregs);
@@ -353,8 +355,10 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
     if (np == 1)
         ck_sbuf_printf(b, "    const long long %s = ck_thread_linear();\n", g->pname[0]);
     else if (np == 2)
-        ck_sbuf_printf(b, "    const long long %s = ck_warp_id();\n    const long long %s = "
-                          "ck_lane_id();\n", g->pname[0], g->pname[1]);
+        ck_sbuf_printf(b,
+                       "    const long long %s = ck_warp_id();\n    const long long %s = "
+                       "ck_lane_id();\n",
+                       g->pname[0], g->pname[1]);
     else if (np > 2) {
         ck_sbuf_printf(b, "    long long ck_t = ck_thread_linear();\n");
         for (int i = np - 1; i > 0; --i)
@@ -378,8 +382,10 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
     }
     ck_sbuf_printf(b, "    default:\n        break;\n    }\n}\n\n");
     /* sweep: register index of the i-th element of CK's sweep_tile order */
-    ck_sbuf_printf(b, "/* CK's sweep_tile order: the span of X0 outermost, then X1, ... */\n"
-                      "CK_DEVICE int sweep_%s(int i)\n{\n    switch (i) {\n", n);
+    ck_sbuf_printf(b,
+                   "/* CK's sweep_tile order: the span of X0 outermost, then X1, ... */\n"
+                   "CK_DEVICE int sweep_%s(int i)\n{\n    switch (i) {\n",
+                   n);
     for (long long i = 0; i < g->nregs; ++i) {
         int y[CK_DIST_MAX_Y] = {0};
         long long r = 0;
@@ -401,4 +407,3 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
         emit_op(g, b, OP_ATOMIC, use16);
     return b->oom ? oom() : CK_SUCCESS;
 }
-

@@ -171,8 +171,8 @@ static ck_status analyse(gen *g)
     g->nregs = d->elements_per_thread;
     if (g->nregs > CK_GEN_MAX_REGS)
         return ck_fail(CK_ERROR_UNSUPPORTED,
-                       "ck_tile_window_generate: %lld registers per thread (at most %d).",
-                       g->nregs, CK_GEN_MAX_REGS);
+                       "ck_tile_window_generate: %lld registers per thread (at most %d).", g->nregs,
+                       CK_GEN_MAX_REGS);
     g->regs = calloc((size_t)g->nregs, sizeof *g->regs);
     if (!g->regs)
         return oom();
@@ -214,7 +214,8 @@ static ck_status analyse(gen *g)
         }
         ck_index_condition conds[CK_GEN_MAX_CONDS];
         ck_ival off;
-        st = ck_descriptor_calculate_offset_expr(g->spec->desc, idx, &off, conds, CK_GEN_MAX_CONDS, &nc);
+        st = ck_descriptor_calculate_offset_expr(g->spec->desc, idx, &off, conds, CK_GEN_MAX_CONDS,
+                                                 &nc);
         if (!st)
             st = ck_gen_simplify(off, &g->regs[r].offset);
         for (int c = 0; c < nc && !st; ++c) {
@@ -397,8 +398,8 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
                        "ck_tile_window_generate: window \"%s\": element type %d is not supported "
                        "(accepted: f32, tf32, f64, f16, bf16, i32, i8, u8 and the fp8 types).",
                        spec->name, (int)spec->dtype);
-    if ((spec->ops & CK_WIN_ATOMIC_ADD) && spec->ops != CK_WIN_ALL &&
-        spec->dtype != CK_DTYPE_F32 && spec->dtype != CK_DTYPE_I32)
+    if ((spec->ops & CK_WIN_ATOMIC_ADD) && spec->ops != CK_WIN_ALL && spec->dtype != CK_DTYPE_F32 &&
+        spec->dtype != CK_DTYPE_I32)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_tile_window_generate: window \"%s\": atomic add needs f32 or i32 "
                        "elements, not %s.",

@@ -25,8 +25,8 @@ typedef struct reg_info {
     ck_ival offset; /* simplified element offset */
     int ncond;      /* validity: every condition holds (none: always valid) */
     ck_gen_cond cond[CK_GEN_MAX_REG_CONDS];
-    char *rel;          /* offset relative to the base, as C */
-    int rel_const;      /* rel is a constant (rel_value) */
+    char *rel;     /* offset relative to the base, as C */
+    int rel_const; /* rel is a constant (rel_value) */
     int64_t rel_value;
     ck_ival x[CK_DIST_MAX_X];
 } reg_info;
