@@ -5,8 +5,10 @@
  * (ck_dist_calculate_x for P = (warp, lane)), the four reported threads against the literal
  * values, the sweep order, and the source through CK_DUMP-compatible ck_tile_kernel_source.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ck/tile_kernel.h"
 #include "kernel_harness.h"
@@ -274,12 +276,73 @@ static void test_shuffle(void)
     CHECK_STATUS(ck_tile_shuffle_generate(&bad, &src, NULL), CK_ERROR_INVALID_ARGUMENT);
 }
 
+/* CK_DUMP=dir writes the generated source (the runtime dumps every module source). */
+static void test_dump(void)
+{
+    ck_device *dev = ckk_open();
+    if (!dev)
+        return;
+    char dir[] = "/tmp/ck-tile-dump-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    const char *old = getenv("CK_DUMP");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CK_DUMP", dir, 1);
+    ck_descriptor *desc = NULL;
+    ck_ival len[1] = {ck_ival_int(40)};
+    CHECK_OK(ck_descriptor_make_packed(1, len, &desc));
+    ck_dist_encoding enc;
+    CHECK_OK(ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<32, "
+                                    "2>>, tuple<sequence<1>>, tuple<sequence<0>>, sequence<1>, "
+                                    "sequence<1>>",
+                                    &enc));
+    ck_tile_window_spec w = {0};
+    w.name = "dumped";
+    w.desc = desc;
+    w.enc = &enc;
+    w.dtype = CK_DTYPE_I32;
+    ck_module *mod = NULL;
+    CHECK_OK(ck_tile_kernel_load(dev, 1, &w, "CK_KERNEL void kd(int *p) { (void)p; }\n", &mod));
+    if (saved) {
+        setenv("CK_DUMP", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("CK_DUMP");
+    }
+    DIR *d = opendir(dir);
+    int found = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        char buf[8192] = {0};
+        if (f) {
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            buf[n] = '\0';
+            fclose(f);
+        }
+        found += strstr(buf, "tile window \"dumped\"") != NULL;
+        remove(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    CHECK_EQ_INT(found, 1);
+    ck_descriptor_destroy(desc);
+}
+
 int main(void)
 {
     RUN_TEST(test_source_shape);
     if (ckk_open()) {
         RUN_TEST(test_tile_distribution_example);
         RUN_TEST(test_shuffle);
+        RUN_TEST(test_dump);
     }
     ckk_close();
     return CK_TEST_REPORT();
