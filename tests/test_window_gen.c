@@ -374,7 +374,7 @@ static int make_case(wcase *c, int kind)
     for (;;) {
         dr_encoding(&seed, dr_uniform(&seed, 1, 3), dr_uniform(&seed, 1, 3), &c->enc);
         if (ck_dist_make(&c->enc, &c->dist) == CK_SUCCESS && c->dist.elements_per_thread <= 64 &&
-            (c->enc.ndim_p != 2 || c->dist.p_lengths[0] <= 6))
+            (c->enc.ndim_p != 2 || (c->dist.p_lengths[0] <= 6 && c->dist.p_lengths[1] <= 32)))
             break;
     }
     static const ck_dtype types[] = {CK_DTYPE_F32, CK_DTYPE_F16, CK_DTYPE_I32, CK_DTYPE_F64,
@@ -568,6 +568,22 @@ static void test_bad_input(void)
     s.desc = d1;
     CHECK_STATUS(ck_tile_window_generate(&s, &src), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "dims") != NULL);
+    /* a 64-lane P1 */
+    ck_dist_encoding wide;
+    CHECK_OK(
+        ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<1>, "
+                               "sequence<64>>, tuple<sequence<1>, sequence<2>>, tuple<sequence<0>, "
+                               "sequence<0>>, sequence<>, sequence<>>",
+                               &wide));
+    ck_descriptor *d64 = NULL;
+    ck_ival L64[2] = {ck_ival_int(1), ck_ival_int(64)};
+    CHECK_OK(ck_descriptor_make_packed(2, L64, &d64));
+    s.desc = d64;
+    s.enc = &wide;
+    CHECK_STATUS(ck_tile_window_generate(&s, &src), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "32 lanes") != NULL);
+    ck_descriptor_destroy(d64);
+    s.enc = &enc;
     s.desc = d;
     s.origin_align[0] = -2;
     CHECK_STATUS(ck_tile_window_generate(&s, &src), CK_ERROR_INVALID_ARGUMENT);

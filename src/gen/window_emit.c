@@ -153,8 +153,11 @@ static void emit_prologue(const gen *g, ck_sbuf *b, int is_load)
     }
     if (np > 0) {
         ck_sbuf_printf(b, "    if (");
-        for (int i = 0; i < np; ++i)
-            ck_sbuf_printf(b, "%s%s >= %d", i ? " || " : "", g->pname[i], d->p_lengths[i]);
+        for (int i = 0, k = 0; i < np; ++i) {
+            if (np == 2 && i == 1 && d->p_lengths[1] >= 32)
+                continue; /* a lane id is always below 32 */
+            ck_sbuf_printf(b, "%s%s >= %d", k++ ? " || " : "", g->pname[i], d->p_lengths[i]);
+        }
         if (is_load)
             ck_sbuf_printf(b,
                            ") {\n        for (int i = 0; i < CK_NREGS_%s; ++i)\n"

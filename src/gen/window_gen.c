@@ -404,6 +404,12 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
                        "ck_tile_window_generate: window \"%s\": atomic add needs f32 or i32 "
                        "elements, not %s.",
                        spec->name, ck_dtype_name(spec->dtype));
+    if (g.dist.enc.ndim_p == 2 && g.dist.p_lengths[1] > 32)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_tile_window_generate: window \"%s\": P1 (the lane) has length %d, "
+                       "more than the 32 lanes of a warp; use at most 32 (an encoding written "
+                       "for 64-lane wavefronts must be re-split).",
+                       spec->name, g.dist.p_lengths[1]);
     if (ck_descriptor_ndim(spec->desc) != g.dist.enc.ndim_x)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_tile_window_generate: window \"%s\": the descriptor has %d dims but "
