@@ -438,7 +438,7 @@ static int make_case(wcase *c, int kind)
             c->origin[i] = w * dr_uniform(&seed, 0, (int)(len / w) - 1);
             c->delta[i] = w * dr_uniform(&seed, 0, (int)(c->origin[i] / w));
         } else {
-            c->origin[i] = dr_uniform(&seed, 0, (int)len - 1);
+            c->origin[i] = dr_uniform(&seed, 0, (int)len + 2); /* may lie past the end */
             c->delta[i] = dr_uniform(&seed, 0, (int)c->origin[i]);
         }
     }

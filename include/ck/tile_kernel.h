@@ -29,14 +29,14 @@
  * convention); more: row-major over the P lengths. Threads whose P index is out of range
  * load the fill value and store nothing.
  *
- * Memory: element (origin + X) of the descriptor, X the tile index of the element. The origin
- * must lie inside the tensor (0 <= o_i < length_i). Accesses outside the tensor or in padding
- * are masked (loads give the fill value, stores are dropped); masks are generated only where
- * the descriptor has padding or where the tensor length is not known to be a multiple of the
- * window length with an origin aligned to it (origin_align). Per-access offsets are folded
- * into one base plus constants (or constant x symbol terms) where the descriptor is affine;
- * 16-byte vector accesses are used where the load/store traits' vector is 16 bytes and the
- * alignment is proven (origin_align, strides' divisors).
+ * Memory: element (origin + X) of the descriptor, X the tile index of the element; origins
+ * are >= 0. Accesses outside the tensor or in padding are masked (loads give the fill value,
+ * stores are dropped); masks are generated only where the descriptor has padding or where the
+ * tensor length is not known to be a multiple of the window length with an origin aligned to
+ * it (origin_align) -- in that unmasked case the window must lie inside the tensor. Per-access
+ * offsets are folded into one base plus constants (or constant x symbol terms) where the descriptor
+ * is affine; 16-byte vector accesses are used where the load/store traits' vector is 16 bytes and
+ * the alignment is proven (origin_align, strides' divisors).
  *
  * The generated text starts with a comment naming the window, its encoding, element type and
  * descriptor. Generation is deterministic (same input, same text).

@@ -146,7 +146,8 @@ static ck_status declare(gen *g)
             g->o[i] = ck_ival_int(0);
             continue;
         }
-        ck_status st = ck_expr_symbol(g->ctx, g->oname[i], 0, mx - 1, al, &g->o[i]);
+        /* no upper bound is assumed: masked windows may lie partly or wholly past the end */
+        ck_status st = ck_expr_symbol(g->ctx, g->oname[i], 0, (INT64_C(1) << 40) - 1, al, &g->o[i]);
         if (st)
             return st;
     }
