@@ -187,10 +187,12 @@ static void test_shuffle(void)
     if (!dev)
         return;
     ck_dist_encoding pat, col;
-    CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 128, 32, 64, 4, &pat));
     column_walk(&col);
-    for (int dir = 0; dir < 2; ++dir) {
-        ck_tile_shuffle_spec s = {"s", dir ? &col : &pat, dir ? &pat : &col, CK_DTYPE_F32};
+    for (int run = 0; run < 4; ++run) {
+        int dir = run % 2, half = run / 2; /* f32, then f16 (moved as unsigned short) */
+        ck_dtype dt = half ? CK_DTYPE_F16 : CK_DTYPE_F32;
+        CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 128, 32, 64, half ? 8 : 4, &pat));
+        ck_tile_shuffle_spec s = {"s", dir ? &col : &pat, dir ? &pat : &col, dt};
         ck_tile_shuffle_info info;
         char *ssrc = NULL;
         CHECK_OK(ck_tile_shuffle_generate(&s, &ssrc, &info));
@@ -202,23 +204,23 @@ static void test_shuffle(void)
         CHECK(info.bank_ways_total <= info.row_major_bank_ways_total);
         CHECK(info.smem_elements >= 32 * 64);
         CHECK(strstr(ssrc, "16-byte vectors (CK's load/store traits)") != NULL);
-        const char *user = "CK_KERNEL void kshuf(float *out)\n"
+        const char *user = "CK_KERNEL void kshuf(T *out)\n"
                            "{\n"
-                           "    CK_SHARED_ARRAY_ALIGNED(float, smem, CK_SHUFFLE_SMEM_s, 16);\n"
-                           "    float src[CK_NREGS_s_in], dst[CK_NREGS_s_out];\n"
+                           "    CK_SHARED_ARRAY_ALIGNED(T, smem, CK_SHUFFLE_SMEM_s, 16);\n"
+                           "    T src[CK_NREGS_s_in], dst[CK_NREGS_s_out];\n"
                            "    for (int d = 0; d < CK_NREGS_s_in; ++d) {\n"
                            "        long long x[2];\n"
                            "        tile_x_s_in(d, x);\n"
-                           "        src[d] = (float)(x[0] * 1000 + x[1] + 1);\n"
+                           "        src[d] = (T)(x[0] * 64 + x[1] + 1);\n"
                            "    }\n"
                            "    shuffle_s(dst, src, smem);\n"
                            "    unsigned t = ck_thread_linear();\n"
                            "    for (int d = 0; d < CK_NREGS_s_out; ++d)\n"
                            "        out[t * CK_NREGS_s_out + d] = dst[d];\n"
                            "}\n";
-        size_t n = strlen(ssrc) + strlen(user) + 1;
+        size_t n = strlen(ssrc) + strlen(user) + 64;
         char *all = malloc(n);
-        snprintf(all, n, "%s%s", ssrc, user);
+        snprintf(all, n, "%s#define T %s\n%s", ssrc, half ? "unsigned short" : "float", user);
         ck_tile_free(ssrc);
         int major, minor;
         if (ck_nvrtc_version(&major, &minor) == CK_SUCCESS) { /* also for the GPU */
@@ -256,10 +258,11 @@ static void test_shuffle(void)
                 int p[2] = {t / 32, t % 32}, y[CK_DIST_MAX_Y], x[2];
                 CHECK_OK(ck_dist_d_to_ys(&dd, d, y));
                 CHECK_OK(ck_dist_calculate_x(&dd, p, y, x));
-                float want = (float)(x[0] * 1000 + x[1] + 1);
-                if (out[t * nr + d] != want && bad++ < 5)
-                    CKT_FAIL_("shuffle %d thread %d register %lld: %g, expected %g", dir, t, d,
-                              out[t * nr + d], want);
+                double want = x[0] * 64 + x[1] + 1;
+                double got = half ? ((unsigned short *)out)[t * nr + d] : out[t * nr + d];
+                if (got != want && bad++ < 5)
+                    CKT_FAIL_("shuffle %d thread %d register %lld: %g, expected %g", dir, t, d, got,
+                              want);
             }
         CHECK(bad == 0);
         ck_free(dev, dout);
