@@ -127,6 +127,16 @@ static ck_status check_spec(const ck_tile_window_spec *s)
     return CK_SUCCESS;
 }
 
+/* Does dim i need a bounds mask? */
+static int needs_bound(const gen *g, int i)
+{
+    ck_ival len = ck_descriptor_length(g->spec->desc, i);
+    long long w = g->dist.x_lengths[i];
+    long long al = g->spec->origin_align[i] > 0 ? g->spec->origin_align[i] : 1;
+    int64_t div = ck_ival_is_const(len) ? len.v : ck_ival_divisor(len);
+    return !(div % w == 0 && al % w == 0);
+}
+
 static ck_status declare(gen *g)
 {
     const ck_tile_window_spec *s = g->spec;
@@ -142,7 +152,8 @@ static ck_status declare(gen *g)
         ck_ival_range(ck_descriptor_length(s->desc, i), &mn, &mx);
         long long al = s->origin_align[i] > 0 ? s->origin_align[i] : 1;
         snprintf(g->oname[i], sizeof g->oname[i], "ck_%s_o%d", s->name, i);
-        if (mx - 1 < al) { /* the only aligned origin inside the tensor is 0 */
+        if (mx - 1 < al && !needs_bound(g, i)) {
+            /* unmasked, so inside the tensor, where the only aligned origin is 0 */
             g->o[i] = ck_ival_int(0);
             continue;
         }
@@ -152,16 +163,6 @@ static ck_status declare(gen *g)
             return st;
     }
     return CK_SUCCESS;
-}
-
-/* Does dim i need a bounds mask? */
-static int needs_bound(const gen *g, int i)
-{
-    ck_ival len = ck_descriptor_length(g->spec->desc, i);
-    long long w = g->dist.x_lengths[i];
-    long long al = g->spec->origin_align[i] > 0 ? g->spec->origin_align[i] : 1;
-    int64_t div = ck_ival_is_const(len) ? len.v : ck_ival_divisor(len);
-    return !(div % w == 0 && al % w == 0);
 }
 
 /* Offsets, conditions and X indices of every register. */
