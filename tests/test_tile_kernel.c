@@ -339,6 +339,75 @@ static void test_dump(void)
     ck_descriptor_destroy(desc);
 }
 
+/* Non-finite fill values for float elements: a 1-D window of 8 over 5 elements. */
+static void test_fill_infinity(void)
+{
+    ck_device *dev = ckk_open();
+    if (!dev)
+        return;
+    ck_descriptor *desc = NULL;
+    ck_ival len[1] = {ck_ival_int(5)};
+    CHECK_OK(ck_descriptor_make_packed(1, len, &desc));
+    ck_dist_encoding enc;
+    CHECK_OK(ck_dist_encoding_parse("tile_distribution_encoding<sequence<>, tuple<sequence<8>>, "
+                                    "tuple<sequence<1>>, tuple<sequence<0>>, sequence<>, "
+                                    "sequence<>>",
+                                    &enc));
+    ck_tile_window_spec w = {0};
+    w.name = "v";
+    w.desc = desc;
+    w.enc = &enc;
+    w.dtype = CK_DTYPE_F32;
+    w.fill = -INFINITY;
+    w.ops = CK_WIN_LOAD;
+    ck_module *mod = NULL;
+    ck_kernel *k = NULL;
+    CHECK_OK(ck_tile_kernel_load(dev, 1, &w,
+                                 "CK_KERNEL void kv(float *in, float *out)\n{\n"
+                                 "    float r[CK_NREGS_v];\n    ck_win_v w = make_win_v(in, 0);\n"
+                                 "    load_v(r, &w);\n    out[ck_thread_linear()] = r[0];\n}\n",
+                                 &mod));
+    if (!mod || ck_module_get_kernel(mod, "kv", &k)) {
+        ck_descriptor_destroy(desc);
+        return;
+    }
+    float in[5] = {1, 2, 3, 4, 5}, out[8];
+    void *din = NULL, *dout = NULL;
+    CHECK_OK(ck_malloc(dev, sizeof in, &din));
+    CHECK_OK(ck_malloc(dev, sizeof out, &dout));
+    CHECK_OK(ck_memcpy_h2d(dev, din, in, sizeof in, NULL));
+    ck_launch_config cfg = {{1, 1, 1}, {8, 1, 1}, {0, 0, 0}, 0, NULL};
+    void *args[2] = {&din, &dout};
+    size_t sz[2] = {sizeof din, sizeof dout};
+    CHECK_OK(ck_launch(k, &cfg, args, sz, 2));
+    CHECK_OK(ck_memcpy_d2h(dev, out, dout, sizeof out, NULL));
+    for (int i = 0; i < 8; ++i)
+        CHECK_MSG(i < 5 ? out[i] == in[i] : (isinf(out[i]) && out[i] < 0), "element %d: %g", i,
+                  out[i]);
+    int major, minor;
+    if (ck_nvrtc_version(&major, &minor) == CK_SUCCESS) {
+        char *full = NULL;
+        void *cubin = NULL;
+        size_t size = 0;
+        w.fill = NAN;
+        CHECK_OK(ck_tile_kernel_source(1, &w, "CK_KERNEL void kn(int *p) { (void)p; }\n", &full));
+        CHECK(full && strstr(full, "ck_u32_as_f32(0x7fc00000u)") != NULL);
+        ck_status nst =
+            full ? ck_nvrtc_compile(full, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
+        CHECK_MSG(nst == CK_SUCCESS, "NVRTC: %s", ck_last_error());
+        free(cubin);
+        ck_tile_free(full);
+    }
+    w.dtype = CK_DTYPE_I32;
+    w.fill = NAN;
+    char *src = NULL;
+    CHECK_STATUS(ck_tile_window_generate(&w, &src), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "not finite") != NULL);
+    ck_free(dev, din);
+    ck_free(dev, dout);
+    ck_descriptor_destroy(desc);
+}
+
 int main(void)
 {
     RUN_TEST(test_source_shape);
@@ -346,6 +415,7 @@ int main(void)
         RUN_TEST(test_tile_distribution_example);
         RUN_TEST(test_shuffle);
         RUN_TEST(test_dump);
+        RUN_TEST(test_fill_infinity);
     }
     ckk_close();
     return CK_TEST_REPORT();

@@ -69,8 +69,9 @@ typedef struct ck_tile_window_spec {
     const ck_dist_encoding *enc; /* tile distribution (window lengths = its X lengths) */
     ck_dtype dtype;
     long long origin_align[CK_DIST_MAX_X]; /* origin i is a multiple of this (0 means 1) */
-    double fill;                           /* value loaded where masked */
-    unsigned ops;                          /* CK_WIN_* bits; 0 means CK_WIN_ALL */
+    double fill;  /* value loaded where masked (f32/f64: also +-inf, NaN); raw-storage
+                   types (f16, bf16, fp8): a bit pattern */
+    unsigned ops; /* CK_WIN_* bits; 0 means CK_WIN_ALL */
 } ck_tile_window_spec;
 
 /* Generate the device C of one window (functions as listed above; no #include). *source is

@@ -161,8 +161,8 @@ static void emit_prologue(const gen *g, ck_sbuf *b, int is_load)
         if (is_load)
             ck_sbuf_printf(b,
                            ") {\n        for (int i = 0; i < CK_NREGS_%s; ++i)\n"
-                           "            regs[i] = (%s)(%.17g);\n        return;\n    }\n",
-                           n, g->ctype, g->spec->fill);
+                           "            regs[i] = %s;\n        return;\n    }\n",
+                           n, g->fill);
         else
             ck_sbuf_printf(b, ")\n        return;\n");
     }
@@ -230,7 +230,7 @@ static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const l
         if (op == OP_LOAD) {
             ck_sbuf_printf(b, " else {\n");
             for (int j = 0; j < count; ++j)
-                ck_sbuf_printf(b, "        regs[%lld] = (%s)(%.17g);\n", regs[j], T, g->spec->fill);
+                ck_sbuf_printf(b, "        regs[%lld] = %s;\n", regs[j], g->fill);
             ck_sbuf_printf(b, "    }");
         }
         ck_sbuf_printf(b, "\n");

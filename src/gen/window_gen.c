@@ -10,6 +10,7 @@
  * constant or constant x symbol terms per access).
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,20 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
                            "ck_tile_window_generate: window \"%s\": origin_align[%d] = %lld is "
                            "negative (0 or more accepted).",
                            spec->name, i, spec->origin_align[i]);
+    int is_float = !strcmp(g.ctype, "float") || !strcmp(g.ctype, "double");
+    if (isfinite(spec->fill))
+        snprintf(g.fill, sizeof g.fill, "(%s)(%.17g)", g.ctype, spec->fill);
+    else if (is_float)
+        snprintf(g.fill, sizeof g.fill, "(%s)ck_u32_as_f32(0x%08xu)", g.ctype,
+                 isnan(spec->fill) ? 0x7fc00000u
+                 : spec->fill > 0  ? 0x7f800000u
+                                   : 0xff800000u);
+    else
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_tile_window_generate: window \"%s\": fill %g is not finite; only "
+                       "float and double elements accept infinities and NaN (types moved as raw "
+                       "storage take the fill as a bit pattern).",
+                       spec->name, spec->fill);
     g.ctx = spec->ctx;
     if (!g.ctx) {
         if ((st = ck_expr_ctx_create(&g.own_ctx)))

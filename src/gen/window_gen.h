@@ -46,6 +46,7 @@ typedef struct ck_gen {
     int nsyms;
     int vdim, vwidth; /* vector Y dim and elements per access */
     int from_traits;  /* chosen by ck_load_store_traits_make */
+    char fill[96];    /* the fill value as a C expression of the element type */
     ck_sfc sfc;
 } ck_gen;
 
