@@ -606,6 +606,19 @@ static void test_bad_input(void)
     CHECK_STATUS(ck_tile_window_generate(&s, &src), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "ctx") != NULL);
     s.ctx = ctx;
+    /* a symbol named like the generated code's own names */
+    {
+        ck_ival W;
+        ck_descriptor *dw = NULL;
+        CHECK_OK(ck_expr_symbol(ctx, "regs", 1, 1000, 1, &W));
+        ck_ival LW[2] = {W, ck_ival_int(8)};
+        CHECK_OK(ck_descriptor_make_packed(2, LW, &dw));
+        s.desc = dw;
+        CHECK_STATUS(ck_tile_window_generate(&s, &src), CK_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(ck_last_error(), "clashes") != NULL);
+        ck_descriptor_destroy(dw);
+        s.desc = ds;
+    }
     CHECK_OK(ck_tile_window_generate(&s, &src));
     /* deterministic */
     char *src2 = NULL;

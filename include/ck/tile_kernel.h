@@ -11,7 +11,8 @@
  *   CK_NREGS_a                       registers per thread (the distribution's Y product)
  *   typedef struct { T *p; long long o0, o1, ...; long long SYM...; } ck_win_a;
  *       the window: base pointer (16-byte aligned), origin per tensor dim, and one member per
- *       run-time symbol of the descriptor (names as declared, sorted alphabetically)
+ *       run-time symbol of the descriptor (names as declared, sorted by strcmp; the names
+ *       regs, w, i, p, d, x, o<digit>... and ck_... are refused: the generated code uses them)
  *   ck_win_a make_win_a(T *p, long long o0, ..., long long SYM, ...)   same order
  *   void load_a(T *regs, const ck_win_a *w)        regs[d] = tile element Y, d = ys_to_d(Y)
  *   void store_a(const T *regs, const ck_win_a *w)

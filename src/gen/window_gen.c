@@ -75,8 +75,10 @@ static void collect_syms(gen *g, const ck_expr *e)
     if (!e)
         return;
     if (e->op == CK_EXPR_SYM) {
-        if (strncmp(e->name, "ck_", 3) == 0)
-            return;
+        char own[64];
+        snprintf(own, sizeof own, "ck_%s_", g->spec->name);
+        if (strncmp(e->name, own, strlen(own)) == 0)
+            return; /* this window's thread and origin symbols */
         for (int i = 0; i < g->nsyms; ++i)
             if (strcmp(g->syms[i], e->name) == 0)
                 return;
@@ -448,6 +450,21 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
     st = declare(&g);
     if (!st)
         st = analyse(&g);
+    for (int i = 0; i < g.nsyms && !st; ++i) {
+        /* names the generated functions use themselves, or that their origins take */
+        static const char *reserved[] = {"regs", "w", "i", "p", "d", "x"};
+        int bad = strncmp(g.syms[i], "ck_", 3) == 0 ||
+                  (g.syms[i][0] == 'o' && isdigit((unsigned char)g.syms[i][1]));
+        for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; ++k)
+            bad |= !strcmp(g.syms[i], reserved[k]);
+        if (bad)
+            st = ck_fail(
+                CK_ERROR_INVALID_ARGUMENT,
+                "ck_tile_window_generate: window \"%s\": the descriptor's symbol \"%s\" "
+                "clashes with a name of the generated code (regs, w, i, p, d, x, o<digit>..., "
+                "ck_...); rename it.",
+                spec->name, g.syms[i]);
+    }
     if (!st)
         st = choose_vector(&g);
     if (!st)
