@@ -1,0 +1,126 @@
+/*
+ * ck/tile_kernel.h - tile programming API for users' own kernels: describe tile windows on
+ * the host (a tensor descriptor, a tile distribution, an element type), let ck generate the
+ * device C functions that move tiles between memory and per-thread registers, attach them to
+ * your kernel source, compile for the GPU or the emulator, launch with ck/runtime.h.
+ *
+ * For a window named "a" over elements of C type T (float, double, int, signed char, unsigned
+ * char; f16/bf16/fp8 are moved as their raw unsigned short / unsigned char storage) the
+ * generated source defines, in device C (ck_device.h names only):
+ *
+ *   CK_NREGS_a                       registers per thread (the distribution's Y product)
+ *   typedef struct { T *p; long long o0, o1, ...; long long SYM...; } ck_win_a;
+ *       the window: base pointer (16-byte aligned), origin per tensor dim, and one member per
+ *       run-time symbol of the descriptor (names as declared, sorted by strcmp; the names
+ *       regs, w, i, p, d, x, o<digit>... and ck_... are refused: the generated code uses them)
+ *   ck_win_a make_win_a(T *p, long long o0, ..., long long SYM, ...)   same order
+ *   void load_a(T *regs, const ck_win_a *w)        regs[d] = tile element Y, d = ys_to_d(Y)
+ *   void store_a(const T *regs, const ck_win_a *w)
+ *   void update_a(const T *regs, const ck_win_a *w)    mem = CK_UPDATE_a(mem, reg); default +
+ *   void atomic_add_a(const T *regs, const ck_win_a *w)    float and int only
+ *   void move_a(ck_win_a *w, long long d0, ...)    origin += step
+ *   void tile_x_a(int d, long long *x)             tile index X of register d for this thread
+ *   int sweep_a(int i)                             register of the i-th element of CK's
+ *                                                  sweep_tile order (X0's span outermost)
+ * Elementwise operations on distributed tensors are loops over the CK_NREGS_a registers
+ * (every window with the same encoding has the same register layout).
+ *
+ * Threads: the partition index P comes from the thread's position in the block: one P dim:
+ * P0 = linear thread id; two P dims: (P0, P1) = (warp, lane) with 32-lane warps (CK's
+ * convention); more: row-major over the P lengths. Threads whose P index is out of range
+ * load the fill value and store nothing.
+ *
+ * Memory: element (origin + X) of the descriptor, X the tile index of the element; origins
+ * are >= 0. Accesses outside the tensor or in padding are masked (loads give the fill value,
+ * stores are dropped); masks are generated only where the descriptor has padding or where the
+ * tensor length is not known to be a multiple of the window length with an origin aligned to
+ * it (origin_align) -- in that unmasked case the window must lie inside the tensor. Per-access
+ * offsets are folded into one base plus constants (or constant x symbol terms) where the descriptor
+ * is affine; 16-byte vector accesses are used where the load/store traits' vector is 16 bytes and
+ * the alignment is proven (origin_align, strides' divisors).
+ *
+ * The generated text starts with a comment naming the window, its encoding, element type and
+ * descriptor. Generation is deterministic (same input, same text).
+ */
+#ifndef CK_TILE_KERNEL_H
+#define CK_TILE_KERNEL_H
+
+#include "ck/distribution.h"
+#include "ck/runtime.h"
+#include "ck/tile.h"
+#include "ck/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    CK_WIN_LOAD = 1,
+    CK_WIN_STORE = 2,
+    CK_WIN_UPDATE = 4,
+    CK_WIN_ATOMIC_ADD = 8,
+    CK_WIN_ALL = 15 /* atomic add only where the type allows it */
+};
+
+/* One tile window to generate. */
+typedef struct ck_tile_window_spec {
+    const char *name;            /* C identifier suffix: load_<name>, ... (at most 40 chars) */
+    const ck_descriptor *desc;   /* tensor descriptor; visible dims = X dims of the encoding */
+    ck_expr_ctx *ctx;            /* ctx of desc's symbols (NULL for a concrete descriptor) */
+    const ck_dist_encoding *enc; /* tile distribution (window lengths = its X lengths) */
+    ck_dtype dtype;
+    long long origin_align[CK_DIST_MAX_X]; /* origin i is a multiple of this (0 means 1) */
+    double fill;  /* value loaded where masked (f32/f64: also +-inf, NaN); raw-storage
+                   types (f16, bf16, fp8): a bit pattern */
+    unsigned ops; /* CK_WIN_* bits; 0 means CK_WIN_ALL */
+} ck_tile_window_spec;
+
+/* Generate the device C of one window (functions as listed above; no #include). *source is
+ * freed with ck_tile_free. Errors (CK_ERROR_INVALID_ARGUMENT, naming the field): bad name,
+ * encoding, dims or lengths that differ from the descriptor's, symbolic descriptor without
+ * ctx, unsupported dtype, atomic add asked for a type without it. */
+ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source);
+
+/* A shuffle between two distributions of the same tile through shared memory (CK's
+ * shuffle_tile): threads store their registers of distribution `src` into a shared-memory
+ * tile and load those of `dst`. The tile's layout is chosen among row-major, row-major with
+ * padded rows and an XOR swizzle of 16-byte chunks (ck_make_xor_transform) by the access
+ * verifier (ck_access_check_desc): the fewest bank-conflict ways of both passes, then the
+ * smallest footprint. Generated for shuffle "s" with C type T:
+ *   CK_SHUFFLE_SMEM_s                 elements of shared memory the caller provides
+ *   void shuffle_s(T *dst_regs, const T *src_regs, T *smem)    (two block barriers inside:
+ *                                     every thread of the block must call it)
+ * plus the windows "s_in" (store) and "s_out" (load) it uses. */
+typedef struct ck_tile_shuffle_spec {
+    const char *name;                  /* C identifier suffix (at most 32 chars) */
+    const ck_dist_encoding *src, *dst; /* same X lengths */
+    ck_dtype dtype;
+} ck_tile_shuffle_spec;
+
+/* What the verifier chose. */
+typedef struct ck_tile_shuffle_info {
+    char layout[64]; /* "row-major", "padded rows (+N)" or "xor 16-byte chunks" */
+    long long smem_elements;
+    long long bank_ways_total; /* of the chosen layout, both passes */
+    long long bank_ways_min_total;
+    long long row_major_bank_ways_total; /* of plain row-major, for comparison */
+} ck_tile_shuffle_info;
+
+/* Generate a shuffle's device C (no #include); info may be NULL. Errors name the field:
+ * bad name, invalid encodings, different X lengths, unsupported dtype. */
+ck_status ck_tile_shuffle_generate(const ck_tile_shuffle_spec *spec, char **source,
+                                   ck_tile_shuffle_info *info);
+
+/* A whole kernel source: #include "ck_device.h", every window's functions, then user_source
+ * (which declares its CK_KERNELs and calls the window functions). Free with ck_tile_free. */
+ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows,
+                                const char *user_source, char **source);
+
+/* ck_tile_kernel_source then ck_module_load (so CK_DUMP=dir writes the generated source). */
+ck_status ck_tile_kernel_load(ck_device *device, int nwindows, const ck_tile_window_spec *windows,
+                              const char *user_source, ck_module **module);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CK_TILE_KERNEL_H */

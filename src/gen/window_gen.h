@@ -1,0 +1,59 @@
+/* Internal pieces of the window generator shared between src/gen files. */
+#ifndef CK_SRC_GEN_WINDOW_GEN_H
+#define CK_SRC_GEN_WINDOW_GEN_H
+
+#include "ck/tile_kernel.h"
+#include "core/expr.h"
+#include "gen/sbuf.h"
+
+enum { CK_GEN_MAX_REGS = 4096, CK_GEN_MAX_SYMS = 32, CK_GEN_MAX_CONDS = 16 };
+
+/* C storage type of dtype ("float", "unsigned short", ...) or NULL when unsupported. */
+const char *ck_gen_ctype(ck_dtype dtype, int *bytes);
+
+/* The generator's state (window_gen.c analyses, window_emit.c writes). */
+/* One register's access. */
+/* One validity condition: value < bound (upper) or bound <= value. */
+typedef struct ck_gen_cond {
+    ck_ival value, bound;
+    int upper;
+} ck_gen_cond;
+
+enum { CK_GEN_MAX_REG_CONDS = 2 * CK_GEN_MAX_CONDS + CK_DIST_MAX_X };
+
+typedef struct reg_info {
+    ck_ival offset; /* simplified element offset */
+    int ncond;      /* validity: every condition holds (none: always valid) */
+    ck_gen_cond cond[CK_GEN_MAX_REG_CONDS];
+    char *rel;     /* offset relative to the base, as C */
+    int rel_const; /* rel is a constant (rel_value) */
+    int64_t rel_value;
+    ck_ival x[CK_DIST_MAX_X];
+} reg_info;
+
+typedef struct ck_gen {
+    const ck_tile_window_spec *spec;
+    ck_distribution dist;
+    ck_expr_ctx *ctx, *own_ctx;
+    ck_adaptor *adaptor;
+    const char *ctype;
+    int ebytes;
+    ck_ival p[CK_DIST_MAX_P], o[CK_DIST_MAX_X];
+    char pname[CK_DIST_MAX_P][64], oname[CK_DIST_MAX_X][64];
+    long long nregs;
+    reg_info *regs;
+    char *syms[CK_GEN_MAX_SYMS];
+    int nsyms;
+    int vdim, vwidth; /* vector Y dim and elements per access */
+    int from_traits;  /* chosen by ck_load_store_traits_make */
+    char fill[96];    /* the fill value as a C expression of the element type */
+    ck_sfc sfc;
+} ck_gen;
+
+/* Print x as C into a malloc'd string. */
+ck_status ck_gen_print_ival(ck_ival x, char **out);
+
+/* Write the whole window source (comment, struct, functions) into b. */
+ck_status ck_gen_emit(const ck_gen *g, ck_sbuf *b);
+
+#endif
