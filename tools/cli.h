@@ -21,6 +21,7 @@ int ck_cmd_convert(int argc, char **argv);
 int ck_cmd_desc(int argc, char **argv);
 int ck_cmd_dist(int argc, char **argv);
 int ck_cmd_cache(int argc, char **argv);
+int ck_cmd_prof(int argc, char **argv);
 
 /* True when arg is -h or --help. */
 int cli_is_help(const char *arg);

@@ -13,6 +13,7 @@ static const ck_command commands[] = {
     {"desc", "build a tensor descriptor from text and print it", ck_cmd_desc},
     {"dist", "show and verify a tile distribution encoding", ck_cmd_dist},
     {"cache", "list or clear the kernel cache: ck cache list|clear", ck_cmd_cache},
+    {"prof", "run, check and time an operation: ck prof OP ... (ck prof --help)", ck_cmd_prof},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -3,15 +3,23 @@
  *
  * Include this one header. It declares status codes and errors (ck/status.h),
  * the numeric types (ck/types.h), the version (ck/version.h), the system query and the
- * runtime (ck/runtime.h: devices, memory, kernel modules, launches, tensor maps);
- * operations are added to it as they land.
+ * runtime (ck/runtime.h: devices, memory, kernel modules, launches, tensor maps), the
+ * context and tensor descriptions (ck/context.h) and the operations: copy, cast and elementwise
+ * (ck/elementwise.h), permute (ck/permute.h), reduce (ck/reduce.h), softmax and top-k softmax
+ * (ck/softmax.h), layernorm, RMSNorm and row quantization (ck/norm.h).
  */
 #ifndef CK_CK_H
 #define CK_CK_H
 
 #include <stddef.h>
 
+#include "ck/context.h"
+#include "ck/elementwise.h"
+#include "ck/norm.h"
+#include "ck/permute.h"
+#include "ck/reduce.h"
 #include "ck/runtime.h"
+#include "ck/softmax.h"
 #include "ck/status.h"
 #include "ck/types.h"
 #include "ck/version.h"

@@ -1,0 +1,204 @@
+/* The client API's context: device, stream, kernel cache (key -> kernel), workspace. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/context.h"
+#include "core/error.h"
+#include "ops/common/op_common.h"
+
+typedef struct kernel_entry {
+    char *key;
+    uint64_t hash;
+    ck_kernel *kernel;
+    struct kernel_entry *next;
+} kernel_entry;
+
+enum { BUCKETS = 256 };
+
+struct ck_context {
+    ck_device *device;
+    int owns_device;
+    ck_stream *stream;
+    ck_device_props props;
+    kernel_entry *buckets[BUCKETS];
+    int kernel_count;
+    void *workspace;
+    size_t workspace_bytes;
+};
+
+static ck_status make(ck_device *device, int owns, ck_context **out)
+{
+    ck_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_context_create: out of host memory.");
+    ctx->device = device;
+    ctx->owns_device = owns;
+    ck_status st = ck_device_get_props(device, &ctx->props);
+    if (st != CK_SUCCESS) {
+        free(ctx);
+        return st;
+    }
+    *out = ctx;
+    return CK_SUCCESS;
+}
+
+ck_status ck_context_create(ck_backend backend, int ordinal, ck_context **ctx)
+{
+    CK_REQUIRE_NOT_NULL(ctx, "ck_context_create");
+    *ctx = NULL;
+    ck_device *dev = NULL;
+    ck_status st = ck_device_open(backend, ordinal, &dev);
+    if (st != CK_SUCCESS)
+        return st;
+    st = make(dev, 1, ctx);
+    if (st != CK_SUCCESS)
+        ck_device_close(dev);
+    return st;
+}
+
+ck_status ck_context_create_for_device(ck_device *device, ck_context **ctx)
+{
+    CK_REQUIRE_NOT_NULL(ctx, "ck_context_create_for_device");
+    *ctx = NULL;
+    CK_REQUIRE_NOT_NULL(device, "ck_context_create_for_device");
+    return make(device, 0, ctx);
+}
+
+void ck_context_destroy(ck_context *ctx)
+{
+    if (!ctx)
+        return;
+    for (int b = 0; b < BUCKETS; ++b) {
+        kernel_entry *e = ctx->buckets[b];
+        while (e) {
+            kernel_entry *next = e->next;
+            free(e->key);
+            free(e);
+            e = next;
+        }
+    }
+    if (ctx->workspace) {
+        ck_device_synchronize(ctx->device);
+        ck_free(ctx->device, ctx->workspace);
+    }
+    if (ctx->owns_device)
+        ck_device_close(ctx->device);
+    free(ctx);
+}
+
+ck_device *ck_context_device(const ck_context *ctx) { return ctx ? ctx->device : NULL; }
+
+ck_backend ck_context_backend(const ck_context *ctx)
+{
+    return ctx ? ctx->props.backend : CK_BACKEND_AUTO;
+}
+
+void ck_context_set_stream(ck_context *ctx, ck_stream *stream)
+{
+    if (ctx)
+        ctx->stream = stream;
+}
+
+ck_stream *ck_context_stream(const ck_context *ctx) { return ctx ? ctx->stream : NULL; }
+
+ck_status ck_context_synchronize(ck_context *ctx)
+{
+    CK_REQUIRE_NOT_NULL(ctx, "ck_context_synchronize");
+    return ctx->stream ? ck_stream_synchronize(ctx->stream) : ck_device_synchronize(ctx->device);
+}
+
+int ck_context_kernel_count(const ck_context *ctx) { return ctx ? ctx->kernel_count : 0; }
+
+const ck_device_props *ck_op_props(const ck_context *ctx) { return &ctx->props; }
+
+static uint64_t hash_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; ++s)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+ck_status ck_op_kernel(ck_context *ctx, const char *key, const char *kernel_name,
+                       ck_op_build_fn build, void *user, ck_kernel **kernel)
+{
+    uint64_t h = hash_key(key);
+    kernel_entry **bucket = &ctx->buckets[h % BUCKETS];
+    for (kernel_entry *e = *bucket; e; e = e->next)
+        if (e->hash == h && strcmp(e->key, key) == 0) {
+            *kernel = e->kernel;
+            return CK_SUCCESS;
+        }
+    char *source = NULL;
+    ck_status st = build(user, &source);
+    if (st != CK_SUCCESS) {
+        free(source);
+        return st;
+    }
+    ck_module *mod = NULL;
+    st = ck_module_load(ctx->device, source, NULL, 0, &mod);
+    free(source);
+    if (st != CK_SUCCESS)
+        return ck_fail_context(st, "kernel %s", key);
+    ck_kernel *k = NULL;
+    st = ck_module_get_kernel(mod, kernel_name, &k);
+    if (st != CK_SUCCESS)
+        return st;
+    kernel_entry *e = calloc(1, sizeof *e);
+    char *copy = strdup(key);
+    if (!e || !copy) {
+        free(e);
+        free(copy);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "kernel cache: out of host memory.");
+    }
+    e->key = copy;
+    e->hash = h;
+    e->kernel = k;
+    e->next = *bucket;
+    *bucket = e;
+    ctx->kernel_count++;
+    *kernel = k;
+    return CK_SUCCESS;
+}
+
+ck_status ck_op_launch(ck_context *ctx, ck_kernel *kernel, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned block, size_t smem, void *const *args, const size_t *sizes,
+                       int count)
+{
+    ck_launch_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grid[0] = gx;
+    cfg.grid[1] = gy;
+    cfg.grid[2] = gz;
+    cfg.block[0] = block;
+    cfg.block[1] = cfg.block[2] = 1;
+    cfg.dynamic_shared_bytes = smem;
+    cfg.stream = ctx->stream;
+    return ck_launch(kernel, &cfg, args, sizes, count);
+}
+
+ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr)
+{
+    if (bytes <= ctx->workspace_bytes && ctx->workspace) {
+        *ptr = ctx->workspace;
+        return CK_SUCCESS;
+    }
+    if (ctx->workspace) {
+        /* earlier work queued on the stream may still read it */
+        ck_status st = ck_context_synchronize(ctx);
+        if (st != CK_SUCCESS)
+            return st;
+        ck_free(ctx->device, ctx->workspace);
+        ctx->workspace = NULL;
+        ctx->workspace_bytes = 0;
+    }
+    size_t want = bytes < 1024 ? 1024 : bytes;
+    ck_status st = ck_malloc(ctx->device, want, &ctx->workspace);
+    if (st != CK_SUCCESS) {
+        ctx->workspace = NULL;
+        return ck_fail_context(st, "workspace of %zu bytes", want);
+    }
+    ctx->workspace_bytes = want;
+    *ptr = ctx->workspace;
+    return CK_SUCCESS;
+}

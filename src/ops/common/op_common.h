@@ -1,0 +1,53 @@
+/*
+ * Internal helpers shared by every operation of src/ops: argument checks, the context's kernel
+ * cache, launches on the context's stream, the workspace. Not installed.
+ */
+#ifndef CK_SRC_OPS_COMMON_OP_COMMON_H
+#define CK_SRC_OPS_COMMON_OP_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ck/context.h"
+#include "ck/runtime.h"
+#include "core/error.h"
+
+/* Check tensor argument `name` of operation `op`: a valid description (as ck_tensor_init
+ * accepts), non-NULL data when it has elements, data aligned to the element's storage size,
+ * sub-byte types packed and contiguous. The sentence names op, argument and value. */
+ck_status ck_op_check_tensor(const char *op, const char *name, const ck_tensor *t);
+
+/* Same rank and lengths, else CK_ERROR_INVALID_ARGUMENT naming both and their shapes. */
+ck_status ck_op_check_same_shape(const char *op, const char *name_a, const ck_tensor *a,
+                                 const char *name_b, const ck_tensor *b);
+
+/* 1 when the memory ranges of a and b (ck_tensor_extent_bytes from their data) intersect. */
+int ck_op_overlap(const ck_tensor *a, const ck_tensor *b);
+
+/* Properties of the context's device (read once). */
+const ck_device_props *ck_op_props(const ck_context *ctx);
+
+/* Produces the full kernel source of a cache miss (malloc'd, freed by ck_op_kernel). */
+typedef ck_status (*ck_op_build_fn)(void *user, char **source);
+
+/* The kernel `kernel_name` of the module for `key` (a string naming everything the source
+ * depends on, e.g. "softmax/bf16/n=8192/v=8"). A hit costs one hash lookup; on a miss
+ * build() makes the source, which is compiled (ck_module_load: module cache, CK_DUMP) and
+ * remembered under key. */
+ck_status ck_op_kernel(ck_context *ctx, const char *key, const char *kernel_name,
+                       ck_op_build_fn build, void *user, ck_kernel **kernel);
+
+/* Launch on the context's stream: grid (gx, gy, gz) of `block` threads with `smem` bytes of
+ * dynamic shared memory. */
+ck_status ck_op_launch(ck_context *ctx, ck_kernel *kernel, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned block, size_t smem, void *const *args, const size_t *sizes,
+                       int count);
+
+/* Scratch device memory of at least `bytes`, valid until the next call on this context (it is
+ * reused: work queued on the context's stream may use it in order). */
+ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr);
+
+/* "bf16[4, 5] strides [5, 1]" for messages (static per-thread buffer, one of 4 rotating). */
+const char *ck_op_tensor_str(const ck_tensor *t);
+
+#endif

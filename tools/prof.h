@@ -1,0 +1,74 @@
+/*
+ * `ck prof`: run one operation on the GPU (else the emulator), check it against its CPU
+ * reference, time it and print time, GB/s and the ratio to the measured device-to-device copy
+ * bandwidth (--json for one JSON object). Each operation family has a tools/prof_<family>.c
+ * defining the entry points below; this header holds what they share.
+ */
+#ifndef CK_TOOLS_PROF_H
+#define CK_TOOLS_PROF_H
+
+#include <stdio.h>
+
+#include "ck/ck.h"
+
+/* Options every `ck prof OP` accepts (parsed by prof_parse_common). */
+typedef struct prof_common {
+    ck_backend backend; /* --device auto|cuda|host */
+    int json;           /* --json */
+    int warmup;         /* --warmup N (default 5; emulator 1) */
+    int reps;           /* --reps N (default 20; emulator 2) */
+    int check;          /* 1 unless --no-check */
+    int flush_l2;       /* --flush: overwrite L2 before every timed run */
+    unsigned seed;      /* --seed N (default 1): random inputs */
+} prof_common;
+
+/* Remove the common options from argv (in place; *argc updated) and fill *c. Unknown options
+ * starting with "--" are left for the caller. Returns CK_EXIT_OK or a usage error. */
+int prof_parse_common(const char *sub, int *argc, char **argv, prof_common *c);
+
+/* Help text of the common options (for each OP's --help). */
+extern const char prof_common_help[];
+
+/* Measured device-to-device copy bandwidth in GB/s (bytes read + bytes written per second) of
+ * a 1 GiB copy on the GPU (64 MiB on the emulator), median of the runs; once per process. */
+ck_status prof_copy_bandwidth(ck_context *ctx, double *gbps);
+
+/* Time `fn` with the common options (warm-up, repetitions, optional L2 flush) on the context's
+ * stream; *ms receives the median. */
+ck_status prof_time(ck_context *ctx, const prof_common *c, ck_timed_fn fn, void *user, double *ms);
+
+/* One result line. */
+typedef struct prof_result {
+    const char *op;     /* "softmax" */
+    char problem[256];  /* "bf16 16384x8192" */
+    const char *device; /* device name */
+    int checked;        /* the reference check ran */
+    int ok;             /* it passed (or did not run) */
+    double max_error;   /* largest error found by the check (its unit is the op's) */
+    double ms;          /* median time */
+    double bytes;       /* bytes moved: each input byte read once, each output byte written once */
+    double copy_gbps;   /* measured copy bandwidth */
+} prof_result;
+
+/* Print the result as text or JSON (c->json). Returns CK_EXIT_OK when r->ok, else
+ * CK_EXIT_FAILURE. */
+int prof_report(const prof_common *c, const prof_result *r);
+
+/* Deterministic random numbers for inputs: uniform in [lo, hi). */
+void prof_fill_uniform(float *x, size_t n, float lo, float hi, unsigned *state);
+
+/* Parse "AxBxC" into lengths (at most max); returns the count, 0 on error. */
+int prof_parse_shape(const char *text, long long *dims, int max);
+
+/* Entry points, one per operation: argv[0] is the operation name. */
+int prof_copy(int argc, char **argv);         /* tools/prof_elementwise.c */
+int prof_cast(int argc, char **argv);         /* tools/prof_elementwise.c */
+int prof_elementwise(int argc, char **argv);  /* tools/prof_elementwise.c */
+int prof_permute(int argc, char **argv);      /* tools/prof_permute.c */
+int prof_reduce(int argc, char **argv);       /* tools/prof_reduce.c */
+int prof_softmax(int argc, char **argv);      /* tools/prof_softmax.c */
+int prof_topk_softmax(int argc, char **argv); /* tools/prof_softmax.c */
+int prof_layernorm(int argc, char **argv);    /* tools/prof_norm.c */
+int prof_rmsnorm(int argc, char **argv);      /* tools/prof_norm.c */
+
+#endif

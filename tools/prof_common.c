@@ -1,0 +1,197 @@
+/* What every `ck prof OP` shares: common options, copy bandwidth, timing, reporting. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "prof.h"
+
+const char prof_common_help[] =
+    "  --device auto|cuda|host   where to run (default auto: a GPU if usable)\n"
+    "  --json                    one JSON object instead of text\n"
+    "  --warmup N                untimed runs first (default 5; emulator 1)\n"
+    "  --reps N                  timed runs, median reported (default 20; emulator 2)\n"
+    "  --flush                   overwrite the L2 cache before every timed run\n"
+    "  --no-check                skip the CPU reference check\n"
+    "  --seed N                  seed of the random inputs (default 1)\n";
+
+static int parse_int(const char *s, int lo, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > 1000000)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+int prof_parse_common(const char *sub, int *argc, char **argv, prof_common *c)
+{
+    memset(c, 0, sizeof *c);
+    c->backend = CK_BACKEND_AUTO;
+    c->warmup = -1;
+    c->reps = -1;
+    c->check = 1;
+    c->seed = 1;
+    int out = 1;
+    for (int i = 1; i < *argc; ++i) {
+        const char *a = argv[i];
+        int needs = !strcmp(a, "--device") || !strcmp(a, "--warmup") || !strcmp(a, "--reps") ||
+                    !strcmp(a, "--seed");
+        if (needs && i + 1 >= *argc)
+            return cli_usage_error(sub, "option %s needs a value.", a);
+        if (!strcmp(a, "--device")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "auto"))
+                c->backend = CK_BACKEND_AUTO;
+            else if (!strcmp(v, "cuda"))
+                c->backend = CK_BACKEND_CUDA;
+            else if (!strcmp(v, "host"))
+                c->backend = CK_BACKEND_HOST;
+            else
+                return cli_usage_error(sub, "--device %s: expected auto, cuda or host.", v);
+        } else if (!strcmp(a, "--warmup")) {
+            if (!parse_int(argv[++i], 0, &c->warmup))
+                return cli_usage_error(sub, "--warmup %s: expected a count >= 0.", argv[i]);
+        } else if (!strcmp(a, "--reps")) {
+            if (!parse_int(argv[++i], 1, &c->reps))
+                return cli_usage_error(sub, "--reps %s: expected a count >= 1.", argv[i]);
+        } else if (!strcmp(a, "--seed")) {
+            int s;
+            if (!parse_int(argv[++i], 0, &s))
+                return cli_usage_error(sub, "--seed %s: expected a number >= 0.", argv[i]);
+            c->seed = (unsigned)s;
+        } else if (!strcmp(a, "--json")) {
+            c->json = 1;
+        } else if (!strcmp(a, "--flush")) {
+            c->flush_l2 = 1;
+        } else if (!strcmp(a, "--no-check")) {
+            c->check = 0;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return CK_EXIT_OK;
+}
+
+static void defaults(ck_context *ctx, prof_common *c)
+{
+    int host = ck_context_backend(ctx) == CK_BACKEND_HOST;
+    if (c->warmup < 0)
+        c->warmup = host ? 1 : 5;
+    if (c->reps < 0)
+        c->reps = host ? 2 : 20;
+}
+
+typedef struct copy_job {
+    ck_device *dev;
+    void *dst, *src;
+    size_t bytes;
+} copy_job;
+
+static ck_status run_copy(void *user, ck_stream *stream, int rotation)
+{
+    (void)rotation;
+    copy_job *j = user;
+    return ck_memcpy_d2d(j->dev, j->dst, j->src, j->bytes, stream);
+}
+
+ck_status prof_copy_bandwidth(ck_context *ctx, double *gbps)
+{
+    static double cached;
+    if (cached > 0) {
+        *gbps = cached;
+        return CK_SUCCESS;
+    }
+    copy_job j = {ck_context_device(ctx), NULL, NULL, 0};
+    int host = ck_context_backend(ctx) == CK_BACKEND_HOST;
+    j.bytes = host ? (64u << 20) : (1u << 30);
+    ck_status st = ck_malloc(j.dev, j.bytes, &j.src);
+    if (st == CK_SUCCESS)
+        st = ck_malloc(j.dev, j.bytes, &j.dst);
+    if (st == CK_SUCCESS)
+        st = ck_memset_d8(j.dev, j.src, 0x5a, j.bytes, NULL);
+    ck_timing_options o = {host ? 1 : 3, host ? 3 : 20, 0, 1};
+    ck_timing_result r;
+    if (st == CK_SUCCESS)
+        st = ck_time_runs(j.dev, ck_context_stream(ctx), &o, run_copy, &j, &r);
+    ck_free(j.dev, j.src);
+    ck_free(j.dev, j.dst);
+    if (st != CK_SUCCESS)
+        return st;
+    cached = 2.0 * (double)j.bytes / (r.median_ms * 1e-3) / 1e9;
+    *gbps = cached;
+    return CK_SUCCESS;
+}
+
+ck_status prof_time(ck_context *ctx, const prof_common *cin, ck_timed_fn fn, void *user, double *ms)
+{
+    prof_common c = *cin;
+    defaults(ctx, &c);
+    ck_timing_options o = {c.warmup, c.reps, c.flush_l2, 1};
+    ck_timing_result r;
+    ck_status st =
+        ck_time_runs(ck_context_device(ctx), ck_context_stream(ctx), &o, fn, user, &r);
+    if (st == CK_SUCCESS)
+        *ms = r.median_ms;
+    return st;
+}
+
+int prof_report(const prof_common *c, const prof_result *r)
+{
+    double gbps = r->ms > 0 ? r->bytes / (r->ms * 1e-3) / 1e9 : 0;
+    double ratio = r->copy_gbps > 0 ? gbps / r->copy_gbps : 0;
+    const char *verdict = !r->checked ? "unchecked" : r->ok ? "ok" : "MISMATCH";
+    if (c->json) {
+        printf("{\"op\": ");
+        cli_json_string(stdout, r->op);
+        printf(", \"problem\": ");
+        cli_json_string(stdout, r->problem);
+        printf(", \"device\": ");
+        cli_json_string(stdout, r->device ? r->device : "");
+        printf(", \"check\": \"%s\", \"max_error\": %.6g, \"ms\": %.6f, \"bytes\": %.0f, "
+               "\"gbps\": %.2f, \"copy_gbps\": %.2f, \"ratio_to_copy\": %.4f}\n",
+               verdict, isfinite(r->max_error) ? r->max_error : -1.0, r->ms, r->bytes, gbps,
+               r->copy_gbps, ratio);
+    } else {
+        printf("%s %s on %s: %s (max error %.3g), %.4f ms, %.1f GB/s, %.1f%% of copy (%.1f GB/s)\n",
+               r->op, r->problem, r->device ? r->device : "?", verdict, r->max_error, r->ms, gbps,
+               100.0 * ratio, r->copy_gbps);
+    }
+    return r->ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
+}
+
+void prof_fill_uniform(float *x, size_t n, float lo, float hi, unsigned *state)
+{
+    unsigned s = *state ? *state : 1u;
+    for (size_t i = 0; i < n; ++i) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        x[i] = lo + (hi - lo) * (float)(s >> 8) * (1.0f / 16777216.0f);
+    }
+    *state = s;
+}
+
+int prof_parse_shape(const char *text, long long *dims, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || n >= max)
+            return 0;
+        dims[n++] = v;
+        if (*end == 'x' || *end == 'X' || *end == ',')
+            p = end + 1;
+        else if (*end == '\0')
+            p = end;
+        else
+            return 0;
+    }
+    return n;
+}

@@ -1,0 +1,21 @@
+/* `ck prof` entry points of this family (placeholder until the operations land). */
+#include "cli.h"
+#include "prof.h"
+
+int prof_copy(int argc, char **argv)
+{
+    (void)argc;
+    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+}
+
+int prof_cast(int argc, char **argv)
+{
+    (void)argc;
+    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+}
+
+int prof_elementwise(int argc, char **argv)
+{
+    (void)argc;
+    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+}
