@@ -645,7 +645,9 @@ static inline uint32_t ck_emu_tmap_box_bytes(const ck_emu_tmap_desc *d)
 }
 
 /* cp.async.bulk.tensor tile mode, one box: `store` = 0 copies global → shared (out-of-bounds
- * elements read as zero), 1 copies shared → global (out-of-bounds elements are not written).
+ * elements read as zero), 1 copies shared → global (out-of-bounds elements are not written, except that
+ * dimension 0 is bounded by the row's byte length rounded up to 16: the H100 writes whole
+ * 16-byte chunks, so a store fills the padding after the last element of a row with box data).
  * The box starts at signed element coordinates coords[0..rank-1]; element j (j_i per dimension,
  * j_0 fastest) is global element coords[i] + j_i*elem_strides[i] and sits in shared memory at
  * address swizzle(smem_addr + linear(j)*elem_bytes), dense row-major box. smem is the block's
@@ -681,7 +683,13 @@ static inline uint32_t ck_emu_ref_tma_copy(const ck_emu_tmap_desc *d, const int3
                         for (unsigned i = 0; i < d->rank; ++i) {
                             int64_t c = (int64_t)coords[i] +
                                         (int64_t)j[i] * (i == 0 ? 1 : d->elem_strides[i]);
-                            if (c < 0 || c >= (int64_t)d->dims[i])
+                            /* stores write every 16-byte chunk of a row that holds an
+                             * element of the tensor: dimension 0 ends at the row's length
+                             * rounded up to 16 bytes (measured on the H100, 2026-11-24) */
+                            int64_t end = (int64_t)d->dims[i];
+                            if (store && i == 0)
+                                end = ((int64_t)d->dims[0] * eb + 15) / 16 * 16 / eb;
+                            if (c < 0 || c >= end)
                                 inb = 0;
                             else
                                 goff += (uint64_t)c * d->strides[i];
