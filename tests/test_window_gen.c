@@ -311,8 +311,28 @@ static void run_case(wcase *c, const char *label)
     int modes = (c->dtype == CK_DTYPE_F32 || c->dtype == CK_DTYPE_I32) ? 3 : 2;
     if (c->dist.replication > 1)
         modes = modes == 3 ? 3 : 1; /* update races between replicas; atomics do not */
+    /* update (a read-modify-write) races where two threads reach the same element: through
+     * replication or through a descriptor that maps several tile elements to one offset (the
+     * emulator's serialized threads would add every value, the GPU keeps one) */
+    int shared_offsets = 0;
+    {
+        int *owner = malloc(sizeof(int) * (size_t)(space > 0 ? space : 1));
+        for (long long i = 0; owner && i < space; ++i)
+            owner[i] = -1;
+        for (int t = 0; owner && t < T && !shared_offsets; ++t)
+            for (long long r = 0; r < nregs; ++r) {
+                int x[CK_DIST_MAX_X] = {0};
+                long long off = host_offset(c, t, r, x);
+                if (off < 0)
+                    continue;
+                if (owner[off] >= 0 && owner[off] != t)
+                    shared_offsets = 1;
+                owner[off] = t;
+            }
+        free(owner);
+    }
     for (int mode = 0; mode < modes; ++mode) {
-        if (mode == 1 && c->dist.replication > 1)
+        if (mode == 1 && (c->dist.replication > 1 || shared_offsets))
             continue;
         for (long long i = 0; i < space; ++i) {
             set(mem, c->dtype, i, mode == 0 ? 0 : pattern(i));

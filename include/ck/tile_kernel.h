@@ -17,6 +17,9 @@
  *   void load_a(T *regs, const ck_win_a *w)        regs[d] = tile element Y, d = ys_to_d(Y)
  *   void store_a(const T *regs, const ck_win_a *w)
  *   void update_a(const T *regs, const ck_win_a *w)    mem = CK_UPDATE_a(mem, reg); default +
+ *                                                  (a plain read-modify-write: where replicas
+ *                                                  or an aliasing descriptor bring several
+ *                                                  threads to one element, use atomic_add_a)
  *   void atomic_add_a(const T *regs, const ck_win_a *w)    float and int only
  *   void move_a(ck_win_a *w, long long d0, ...)    origin += step
  *   void tile_x_a(int d, long long *x)             tile index X of register d for this thread
