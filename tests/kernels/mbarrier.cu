@@ -7,7 +7,12 @@
  * be 0), bit 1 = try_wait(parity of p - 1) before t arrived (1: the previous phase is complete),
  * bit 2 = try_wait(parity of p) after wait_parity returned (1).
  * out[phases * 128 + t]: bit 0 = try_wait after everyone arrived but before the transaction
- * completed (0), bit 1 = after complete_tx (1). */
+ * completed (0), bit 1 = after complete_tx (1).
+ *
+ * Each observation is stored (a volatile store) before the thread's next barrier operation: on
+ * the H100 a try_wait whose result is not yet used when the thread issues a later arrive,
+ * complete_tx or block barrier may observe the state after those (measured 2026-11-24: with the
+ * store after the arrive every observation read "complete"; docs/device-tensor.md). */
 CK_KERNEL void mbar_phases(int phases, unsigned *out)
 {
     CK_SHARED_ARRAY_ALIGNED(unsigned long long, bar, 1, 8);
@@ -19,12 +24,14 @@ CK_KERNEL void mbar_phases(int phases, unsigned *out)
     ck_sync_threads();
     for (int p = 0; p < phases; ++p) {
         unsigned par = (unsigned)p & 1u;
+        volatile unsigned *o = out + p * 128 + (int)t;
         unsigned r = (unsigned)ck_mbar_try_wait_parity(bar, par);
         r |= (unsigned)ck_mbar_try_wait_parity(bar, par ^ 1u) << 1;
+        *o = r; /* uses the observations before the arrival */
         (void)ck_mbar_arrive(bar);
         ck_mbar_wait_parity(bar, par);
         r |= (unsigned)ck_mbar_try_wait_parity(bar, par) << 2;
-        out[p * 128 + (int)t] = r;
+        *o = r;
     }
     /* phase `phases`: arrivals plus a transaction of 64 bytes */
     unsigned par = (unsigned)phases & 1u;
@@ -33,11 +40,13 @@ CK_KERNEL void mbar_phases(int phases, unsigned *out)
     else
         (void)ck_mbar_arrive(bar);
     ck_sync_threads();
+    volatile unsigned *o = out + phases * 128 + (int)t;
     unsigned r = (unsigned)ck_mbar_try_wait_parity(bar, par);
+    *o = r; /* uses the observation before the barrier and complete_tx */
     ck_sync_threads();
     if (t == 1)
         ck_mbar_complete_tx(bar, 64);
     ck_mbar_wait_parity(bar, par);
     r |= (unsigned)ck_mbar_try_wait_parity(bar, par) << 1;
-    out[phases * 128 + (int)t] = r;
+    *o = r;
 }
