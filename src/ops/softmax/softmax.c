@@ -380,3 +380,32 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
                      sizeof scale2};
     return ck_op_launch(ctx, kwrite, (unsigned)blocks, 1, 1, (unsigned)p.g, 0, a2, s2, 12);
 }
+
+ck_status ck_smx_source(int64_t rows, int64_t n, int ti, int to, int tm, int maskbits, int logsm,
+                        int aligned, char **source, int *kind)
+{
+    smx_plan p;
+    memset(&p, 0, sizeof p);
+    p.ti = ti;
+    p.to = to;
+    p.tm = tm;
+    p.maskbits = maskbits;
+    p.logsm = logsm;
+    p.n = n;
+    int smin = smx_size_of(ti) < smx_size_of(to) ? smx_size_of(ti) : smx_size_of(to);
+    if ((maskbits & 1) && smx_size_of(tm) < smin)
+        smin = smx_size_of(tm);
+    p.vec = 16 / smin;
+    while (p.vec > 1 && n % p.vec)
+        p.vec /= 2;
+    p.wide_x = aligned && (p.vec * smx_size_of(ti)) % 16 == 0;
+    p.wide_y = aligned && (p.vec * smx_size_of(to)) % 16 == 0;
+    p.wide_m = aligned && (maskbits & 1) && (p.vec * smx_size_of(tm)) % 16 == 0;
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    props.cc_major = 9;
+    choose(&p, rows, &props);
+    *kind = p.kind * 100 + p.cluster;
+    return build_source(&p, source);
+}

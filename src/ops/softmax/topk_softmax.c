@@ -117,3 +117,9 @@ ck_status ck_topk_softmax(ck_context *ctx, const ck_tensor *logits, int k, int r
     return ck_op_launch(ctx, kern, (unsigned)blocks, 1, 1, 32 * TK_ROWS_PER_BLOCK, 0, args, sizes,
                         7);
 }
+
+ck_status ck_tk_source(int ti, int tw, int experts, int k, int renormalize, char **source)
+{
+    tk_plan p = {ti, tw, experts, k, renormalize};
+    return build(&p, source);
+}
