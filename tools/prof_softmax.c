@@ -32,6 +32,17 @@ static size_t esize(ck_dtype t) { return t == CK_DTYPE_F32 ? 4 : 2; }
 
 static void put_code(void *buf, size_t i, ck_dtype t, float v, double *back)
 {
+    if (t != CK_DTYPE_F16 && !back) { /* fast paths (finite inputs): f32 as is, bf16 RNE */
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        if (t == CK_DTYPE_F32) {
+            memcpy((char *)buf + 4 * i, &u, 4);
+        } else {
+            uint16_t h = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+            memcpy((char *)buf + 2 * i, &h, 2);
+        }
+        return;
+    }
     uint64_t code = 0;
     ck_convert_from_f32(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
     if (t == CK_DTYPE_F32) {
