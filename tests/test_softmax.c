@@ -23,9 +23,15 @@
 static ck_context *ctx;
 static uint64_t rng = 0x5eed50f7a7a1ull;
 
-static double urand(void) { return (double)(ckt_rand64(&rng) >> 11) * (1.0 / 9007199254740992.0); }
+static double urand(void)
+{
+    return (double)(ckt_rand64(&rng) >> 11) * (1.0 / 9007199254740992.0);
+}
 
-static size_t dsize(ck_dtype t) { return t == CK_DTYPE_F32 ? 4 : 2; }
+static size_t dsize(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? 4 : 2;
+}
 
 /* Store v (rounded to t) at element i of the host buffer; returns the stored value. */
 static double put(void *buf, int64_t i, ck_dtype t, double v)
@@ -81,7 +87,10 @@ static void run(tcase c)
 {
     int64_t rows = c.b * c.m, xs = c.n + c.pad;
     size_t xbytes = (size_t)(rows * xs) * dsize(c.ti), ybytes = (size_t)(rows * xs) * dsize(c.to);
-    int64_t mrows = c.mask == MASK_ROW ? 1 : c.mask == MASK_FULL ? rows : c.mask == MASK_BATCH ? c.b : 0;
+    int64_t mrows = c.mask == MASK_ROW     ? 1
+                    : c.mask == MASK_FULL  ? rows
+                    : c.mask == MASK_BATCH ? c.b
+                                           : 0;
     size_t mbytes = (size_t)(mrows * c.n) * dsize(c.tm);
     void *hx = calloc(1, xbytes), *hy = malloc(ybytes), *hm = calloc(1, mbytes + 2);
     double *xv = malloc(sizeof(double) * (size_t)(rows * c.n));
@@ -218,11 +227,11 @@ static void test_lengths(void)
         c.pad = 8;
         run(c);
     }
-    run(base(1, 1, 32768, B, B));   /* block of 1024, 32 per thread */
-    run(base(1, 2, 65536, B, F));   /* cluster of 2 */
-    run(base(1, 1, 65537, F, B));   /* odd: elements, cluster of 4 */
-    run(base(1, 1, 262144, B, B));  /* cluster of 8 */
-    run(base(1, 1, 300000, B, B));  /* online, 16-byte vectors */
+    run(base(1, 1, 32768, B, B));       /* block of 1024, 32 per thread */
+    run(base(1, 2, 65536, B, F));       /* cluster of 2 */
+    run(base(1, 1, 65537, F, B));       /* odd: elements, cluster of 4 */
+    run(base(1, 1, 262144, B, B));      /* cluster of 8 */
+    run(base(1, 1, 300000, B, B));      /* online, 16-byte vectors */
     tcase c = base(1, 2, 270001, H, F); /* online, elements, log, mask */
     c.logsm = 1;
     c.mask = MASK_ROW;
@@ -270,6 +279,23 @@ static void test_special(void)
     run(c);
 }
 
+/* On a GPU: the benchmark's sizes too (every element still checked). */
+static void test_gpu_large(void)
+{
+    if (ck_context_backend(ctx) != CK_BACKEND_CUDA) {
+        printf("not on a GPU: large sizes skipped\n");
+        return;
+    }
+    run(base(1, 16384, 8192, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    run(base(1, 64, 262144, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    run(base(1, 4, 1 << 20, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    tcase c = base(8, 512, 2048, CK_DTYPE_BF16, CK_DTYPE_F32);
+    c.causal = 1;
+    c.mask = MASK_BATCH;
+    c.logsm = 1;
+    run(c);
+}
+
 int main(void)
 {
     CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &ctx));
@@ -278,6 +304,7 @@ int main(void)
     RUN_TEST(test_lengths);
     RUN_TEST(test_masks);
     RUN_TEST(test_special);
+    RUN_TEST(test_gpu_large);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

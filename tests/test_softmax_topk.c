@@ -17,9 +17,15 @@
 static ck_context *ctx;
 static uint64_t rng = 0x70b4e11ull;
 
-static double urand(void) { return (double)(ckt_rand64(&rng) >> 11) * (1.0 / 9007199254740992.0); }
+static double urand(void)
+{
+    return (double)(ckt_rand64(&rng) >> 11) * (1.0 / 9007199254740992.0);
+}
 
-static size_t dsize(ck_dtype t) { return t == CK_DTYPE_F32 ? 4 : 2; }
+static size_t dsize(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? 4 : 2;
+}
 
 static double put(void *buf, int64_t i, ck_dtype t, double v)
 {
@@ -99,9 +105,11 @@ static void run_topk(int64_t tokens, int64_t experts, int k, int renorm, ck_dtyp
         for (int i = 0; i < k; ++i) {
             int32_t gi = hi[t * k + i];
             double gw = get(hw, t * k + i, tw);
-            int ok = gi == ri[i] && (isnan(rw[i]) ? isnan(gw)
-                                                  : fabs(gw - rw[i]) <= fabs(rw[i]) * (hu + 1.0 / 131072) +
-                                                                            (tw == CK_DTYPE_F16 ? ldexp(1, -25) : 1e-37));
+            int ok = gi == ri[i] &&
+                     (isnan(rw[i])
+                          ? isnan(gw)
+                          : fabs(gw - rw[i]) <= fabs(rw[i]) * (hu + 1.0 / 131072) +
+                                                    (tw == CK_DTYPE_F16 ? ldexp(1, -25) : 1e-37));
             if (!ok && bad++ < 5)
                 CKT_FAIL_("topk [%lld x %lld] k %d renorm %d token %lld #%d: index %d weight %.9g, "
                           "expected %d %.9g",
@@ -225,9 +233,11 @@ static void test_conversions(void)
         if (i < 65536)
             in[i] = (uint32_t)i; /* all 16-bit codes (also small f32 subnormals) */
         else if (i < 131072)
-            in[i] = ((uint32_t)(i - 65536) << 13) + ((r & 3) ? (r & 1 ? 0x1000u : 0xfffu) : r & 0x1fffu);
+            in[i] = ((uint32_t)(i - 65536) << 13) +
+                    ((r & 3) ? (r & 1 ? 0x1000u : 0xfffu) : r & 0x1fffu);
         else
-            in[i] = ((uint32_t)(i - 131072) << 16) + ((r & 3) ? (r & 1 ? 0x8000u : 0x7fffu) : r & 0xffffu);
+            in[i] = ((uint32_t)(i - 131072) << 16) +
+                    ((r & 3) ? (r & 1 ? 0x8000u : 0x7fffu) : r & 0xffffu);
     }
     ck_module *mod = NULL;
     ck_kernel *k = NULL;
@@ -284,11 +294,11 @@ static void test_nvrtc(void)
     }
     /* rows, n, ti, to, tm, mask bits, log, aligned: warp, block, cluster 2/4/8, online */
     const long long cases[][8] = {
-        {64, 1000, 2, 2, 0, 0, 0, 1},      {4096, 4096, 1, 0, 2, 1, 1, 1},
-        {1, 8192, 0, 2, 0, 2, 0, 0},       {16, 32768, 2, 2, 0, 3, 0, 1},
-        {16, 65536, 2, 1, 0, 0, 1, 1},     {16, 131072, 0, 0, 0, 0, 0, 1},
-        {4, 262144, 2, 2, 2, 1, 0, 1},     {4, 1000001, 2, 0, 0, 2, 1, 0},
-        {2, 1 << 20, 2, 2, 0, 0, 0, 1},    {9, 17, 1, 1, 1, 1, 1, 0},
+        {64, 1000, 2, 2, 0, 0, 0, 1},   {4096, 4096, 1, 0, 2, 1, 1, 1},
+        {1, 8192, 0, 2, 0, 2, 0, 0},    {16, 32768, 2, 2, 0, 3, 0, 1},
+        {16, 65536, 2, 1, 0, 0, 1, 1},  {16, 131072, 0, 0, 0, 0, 0, 1},
+        {4, 262144, 2, 2, 2, 1, 0, 1},  {4, 1000001, 2, 0, 0, 2, 1, 0},
+        {2, 1 << 20, 2, 2, 0, 0, 0, 1}, {9, 17, 1, 1, 1, 1, 1, 0},
     };
     int kinds_seen = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -297,10 +307,14 @@ static void test_nvrtc(void)
         int kind = 0;
         CHECK_OK(ck_smx_source(c[0], c[1], (int)c[2], (int)c[3], (int)c[4], (int)c[5], (int)c[6],
                                (int)c[7], &src, &kind));
-        kinds_seen |= 1 << (kind / 100 * 4 + (kind % 100 == 8 ? 3 : kind % 100 == 4 ? 2 : kind % 100 == 2 ? 1 : 0));
+        kinds_seen |= 1 << (kind / 100 * 4 + (kind % 100 == 8   ? 3
+                                              : kind % 100 == 4 ? 2
+                                              : kind % 100 == 2 ? 1
+                                                                : 0));
         void *cubin = NULL;
         size_t size = 0;
-        ck_status st = src ? ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
+        ck_status st =
+            src ? ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
         CHECK_MSG(st == CK_SUCCESS, "softmax case %zu: %s", i, ck_last_error());
         free(cubin);
         free(src);
@@ -312,7 +326,8 @@ static void test_nvrtc(void)
         CHECK_OK(ck_tk_source(tk[i][0], tk[i][1], tk[i][2], tk[i][3], tk[i][4], &src));
         void *cubin = NULL;
         size_t size = 0;
-        ck_status st = src ? ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
+        ck_status st =
+            src ? ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) : CK_ERROR_INTERNAL;
         CHECK_MSG(st == CK_SUCCESS, "topk case %d: %s", i, ck_last_error());
         free(cubin);
         free(src);

@@ -28,7 +28,10 @@ static const char topk_help[] =
     "  --renorm                  renormalize the K weights to sum 1\n"
     "Bytes: logits read once + indices and f32 weights written once.\n";
 
-static size_t esize(ck_dtype t) { return t == CK_DTYPE_F32 ? 4 : 2; }
+static size_t esize(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? 4 : 2;
+}
 
 static void put_code(void *buf, size_t i, ck_dtype t, float v, double *back)
 {

@@ -19,7 +19,10 @@ int ck_smx_code(ck_dtype dt)
     return dt == CK_DTYPE_F32 ? 0 : dt == CK_DTYPE_F16 ? 1 : dt == CK_DTYPE_BF16 ? 2 : -1;
 }
 
-static int smx_size_of(int code) { return code == 0 ? 4 : 2; }
+static int smx_size_of(int code)
+{
+    return code == 0 ? 4 : 2;
+}
 
 int ck_smx_rows(const char *op, const char *name, const ck_tensor *t, int64_t *rows,
                 int64_t *row_stride, ck_status *st)
@@ -72,7 +75,7 @@ typedef struct smx_plan {
     int ti, to, tm, maskbits, logsm;
     long long n;
     int vec, wide_x, wide_y, wide_m;
-    int kind;           /* 0 register rows, 1 online */
+    int kind; /* 0 register rows, 1 online */
     int g, nv, cluster, rows_per_block;
     int seg_elems, segs, unroll;
 } smx_plan;
@@ -90,8 +93,8 @@ static ck_status build_source(void *user, char **source)
                      "#define SMX_MASK %d\n#define SMX_LOG %d\n#define SMX_N %lldLL\n"
                      "#define SMX_VEC %d\n#define SMX_WIDE_X %d\n#define SMX_WIDE_Y %d\n"
                      "#define SMX_WIDE_M %d\n#define SMX_G %d\n",
-                     p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x,
-                     p->wide_y, p->wide_m, p->g);
+                     p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x, p->wide_y,
+                     p->wide_m, p->g);
     const char *params = "const void *x, const void *mask, long long rows, long long xs";
     if (p->kind == 0) {
         snprintf(s + k, cap - (size_t)k,
@@ -135,7 +138,10 @@ static int aligned16(const void *ptr, int64_t rows, int64_t row_stride, int size
     return rows <= 1 || (row_stride * size) % 16 == 0;
 }
 
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /* Choose the instance (smx_plan.kind, g, nv, cluster, ...) for rows of length n. */
 static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
@@ -181,7 +187,7 @@ static ck_status mask_map(const ck_tensor *x, const ck_tensor *mk, int64_t *ms, 
     if (q < 1 || q > r || mk->shape[q - 1] != n)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": mask %s does not broadcast to x %s: its rank must be 1 to %d and its "
-                       "last length %lld.",
+                          "last length %lld.",
                        ck_op_tensor_str(mk), ck_op_tensor_str(x), r, (long long)n);
     if (n > 1 && mk->strides[q - 1] != 1)
         return ck_fail(CK_ERROR_UNSUPPORTED,
@@ -215,8 +221,8 @@ static ck_status mask_map(const ck_tensor *x, const ck_tensor *mk, int64_t *ms, 
         if (ml == 1)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": mask %s broadcasts dimension %d of x %s between dimensions it "
-                           "does not broadcast; supported: the mask's full dimensions form one "
-                           "run of x's leading dimensions.",
+                              "does not broadcast; supported: the mask's full dimensions form one "
+                              "run of x's leading dimensions.",
                            ck_op_tensor_str(mk), d, ck_op_tensor_str(x));
         int64_t st = mk->strides[d - (r - q)];
         if (prev_len == 0)
@@ -224,7 +230,7 @@ static ck_status mask_map(const ck_tensor *x, const ck_tensor *mk, int64_t *ms, 
         else if (st != prev_stride * prev_len)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": mask %s: its leading dimensions do not merge into rows of one "
-                           "stride (dimension %d has stride %lld, expected %lld).",
+                              "stride (dimension %d has stride %lld, expected %lld).",
                            ck_op_tensor_str(mk), d - (r - q), (long long)st,
                            (long long)(prev_stride * prev_len));
         prev_stride = st;
@@ -285,7 +291,8 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     if (o.mask && (st = mask_map(x, o.mask, &ms, &mdiv, &mmod)) != CK_SUCCESS)
         return st;
     if (n > 0x7fffffffLL)
-        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": x %s has rows of %lld elements; at most 2^31 - 1.",
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": x %s has rows of %lld elements; at most 2^31 - 1.",
                        ck_op_tensor_str(x), (long long)n);
     if (ck_op_overlap(x, y)) {
         int same = x->data == y->data && x->dtype == y->dtype &&
@@ -293,7 +300,7 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
         if (!same)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": y %s overlaps x %s; supported: separate memory, or y identical "
-                           "to x (in place).",
+                              "to x (in place).",
                            ck_op_tensor_str(y), ck_op_tensor_str(x));
     }
     if (o.mask && ck_op_overlap(o.mask, y))
@@ -333,13 +340,15 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
         st = ck_op_kernel(ctx, key, "smx_rows_k", build_source, &p, &kern);
         if (st != CK_SUCCESS)
             return st;
-        void *args[11] = {&py, &px, &pmask, &prows, &pxs, &pys, &pms, &pmdiv, &pmmod, &pcm, &scale2};
+        void *args[11] = {&py,  &px,    &pmask, &prows, &pxs,   &pys,
+                          &pms, &pmdiv, &pmmod, &pcm,   &scale2};
         size_t sizes[11] = {sizeof py, sizeof px, sizeof pmask, 8, 8, 8, 8, 8, 8, 8, sizeof scale2};
         ck_launch_config cfg;
         memset(&cfg, 0, sizeof cfg);
         int64_t blocks = cdiv(rows, p.rows_per_block) * p.cluster;
         if (blocks > 0x7fffffffLL)
-            return ck_fail(CK_ERROR_UNSUPPORTED, OP ": x %s has too many rows (%lld) for one launch.",
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": x %s has too many rows (%lld) for one launch.",
                            ck_op_tensor_str(x), (long long)rows);
         cfg.grid[0] = (unsigned)blocks;
         cfg.grid[1] = cfg.grid[2] = 1;
@@ -376,8 +385,8 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     if (st != CK_SUCCESS)
         return st;
     void *a2[12] = {&py, &ws, &px, &pmask, &prows, &pxs, &pys, &pms, &pmdiv, &pmmod, &pcm, &scale2};
-    size_t s2[12] = {sizeof py, sizeof ws, sizeof px, sizeof pmask, 8, 8, 8, 8, 8, 8, 8,
-                     sizeof scale2};
+    size_t s2[12] = {sizeof py, sizeof ws, sizeof px, sizeof pmask, 8, 8, 8, 8,
+                     8,         8,         8,         sizeof scale2};
     return ck_op_launch(ctx, kwrite, (unsigned)blocks, 1, 1, (unsigned)p.g, 0, a2, s2, 12);
 }
 

@@ -18,10 +18,16 @@
 #define SMX_LOG2E 1.4426950408889634f
 #define SMX_LN2   0.6931471805599453f
 
-CK_DEVICE float smx_neg_inf(void) { return ck_u32_as_f32(0xff800000u); }
+CK_DEVICE float smx_neg_inf(void)
+{
+    return ck_u32_as_f32(0xff800000u);
+}
 
 /* bf16 -> f32: exact (the bf16 bits are the high half of the f32). */
-CK_DEVICE float smx_bf16_to_f32(uint32_t b) { return ck_u32_as_f32(b << 16); }
+CK_DEVICE float smx_bf16_to_f32(uint32_t b)
+{
+    return ck_u32_as_f32(b << 16);
+}
 
 /* f16 -> f32, exact: the exponent is rebased by one multiplication by 2^112 (subnormal f16
  * become normal f32 exactly); Inf/NaN keep their class and payload. */
@@ -53,9 +59,9 @@ CK_DEVICE uint32_t smx_f32_to_f16(float f)
     uint32_t sign = (u >> 16) & 0x8000u;
     u &= 0x7fffffffu;
     uint32_t o;
-    if (u >= 0x47800000u) {              /* >= 65536: Inf, NaN or overflow */
+    if (u >= 0x47800000u) { /* >= 65536: Inf, NaN or overflow */
         o = u > 0x7f800000u ? 0x7e00u : 0x7c00u;
-    } else if (u < 0x38800000u) {        /* below 2^-14: f16 subnormal or zero */
+    } else if (u < 0x38800000u) {           /* below 2^-14: f16 subnormal or zero */
         const uint32_t magic = 0x3f000000u; /* 0.5: aligns bit 0 of the sum to 2^-24 */
         float s = ck_u32_as_f32(u) + ck_u32_as_f32(magic);
         o = ck_f32_as_u32(s) - magic;
@@ -67,7 +73,10 @@ CK_DEVICE uint32_t smx_f32_to_f16(float f)
     return o | sign;
 }
 
-CK_DEVICE int smx_size(int t) { return t == SMX_F32 ? 4 : 2; }
+CK_DEVICE int smx_size(int t)
+{
+    return t == SMX_F32 ? 4 : 2;
+}
 
 CK_DEVICE float smx_from_bits(uint32_t b, int t)
 {
@@ -102,13 +111,15 @@ CK_DEVICE void smx_ldv(const void *p, long long i, int t, int n, int wide, float
     if (wide) {
         const char *b = (const char *)p + i * smx_size(t);
         int per = 16 / smx_size(t);
-        CK_UNROLL for (int c = 0; c < n / per; ++c) {
+        CK_UNROLL for (int c = 0; c < n / per; ++c)
+        {
             ck_u32x4 r = ck_ld16_nc(b + 16 * c);
             uint32_t w[4] = {r.x, r.y, r.z, r.w};
             if (t == SMX_F32) {
                 CK_UNROLL for (int k = 0; k < 4; ++k) v[c * 4 + k] = ck_u32_as_f32(w[k]);
             } else {
-                CK_UNROLL for (int k = 0; k < 4; ++k) {
+                CK_UNROLL for (int k = 0; k < 4; ++k)
+                {
                     v[c * 8 + 2 * k] = smx_from_bits(w[k] & 0xffffu, t);
                     v[c * 8 + 2 * k + 1] = smx_from_bits(w[k] >> 16, t);
                 }
@@ -124,7 +135,8 @@ CK_DEVICE void smx_stv(void *p, long long i, int t, int n, int wide, const float
     if (wide) {
         char *b = (char *)p + i * smx_size(t);
         int per = 16 / smx_size(t);
-        CK_UNROLL for (int c = 0; c < n / per; ++c) {
+        CK_UNROLL for (int c = 0; c < n / per; ++c)
+        {
             uint32_t w[4];
             if (t == SMX_F32) {
                 CK_UNROLL for (int k = 0; k < 4; ++k) w[k] = ck_f32_as_u32(v[c * 4 + k]);
@@ -146,7 +158,10 @@ CK_DEVICE void smx_stv(void *p, long long i, int t, int n, int wide, const float
 
 /* exp2(u - m) scaled for the online sums: m = -inf (nothing seen yet, or all -inf) counts as 0
  * so that -inf entries give 0 rather than NaN; NaN still propagates. */
-CK_DEVICE float smx_safe_max(float m) { return m == smx_neg_inf() ? 0.0f : m; }
+CK_DEVICE float smx_safe_max(float m)
+{
+    return m == smx_neg_inf() ? 0.0f : m;
+}
 
 /* Factor exp2(m_part - m) that rescales a partial sum relative to m_part to the common max m
  * (>= m_part). A part that saw only -inf contributes 0 (its sum is 0, or NaN which survives). */

@@ -245,9 +245,9 @@ CK_DEVICE void smx_stats(float *ws, const void *x, const void *mask, long long r
     }
 }
 
-CK_DEVICE void smx_write(void *y, const float *ws, const void *x, const void *mask,
-                         long long rows, long long xs, long long ys, long long ms, long long mdiv,
-                         long long mmod, long long cm, float scale2)
+CK_DEVICE void smx_write(void *y, const float *ws, const void *x, const void *mask, long long rows,
+                         long long xs, long long ys, long long ms, long long mdiv, long long mmod,
+                         long long cm, float scale2)
 {
     const unsigned tid = ck_thread_idx_x();
     const long long row = (long long)ck_block_idx_x() / SMX_S;

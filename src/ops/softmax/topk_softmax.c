@@ -72,8 +72,8 @@ ck_status ck_topk_softmax(ck_context *ctx, const ck_tensor *logits, int k, int r
                        OP ": logits %s have %lld experts; supported: 1 to %d.",
                        ck_op_tensor_str(logits), (long long)experts, TK_MAX_EXPERTS);
     if (k < 1 || k > experts)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": k is %d; expected 1 <= k <= experts (%lld).",
-                       k, (long long)experts);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": k is %d; expected 1 <= k <= experts (%lld).", k, (long long)experts);
     if (renormalize != 0 && renormalize != 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": renormalize is %d; expected 0 or 1.",
                        renormalize);

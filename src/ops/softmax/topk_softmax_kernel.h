@@ -90,7 +90,8 @@ CK_DEVICE void tk_topk(int32_t *idx, void *w, const void *x, long long tokens, l
         }
         if ((unsigned)(bi & 31) == lane) {
             int j = bi >> 5;
-            CK_UNROLL for (int q = 0; q < TK_WORDS; ++q) if (q == j / 32) taken[q] |= 1u << (j % 32);
+            CK_UNROLL for (int q = 0; q < TK_WORDS; ++q) if (q == j / 32) taken[q] |= 1u
+                                                                                      << (j % 32);
         }
         float p = exp2f(fmaf(bv, SMX_LOG2E, -mu));
         s += p;
