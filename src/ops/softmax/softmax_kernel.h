@@ -1,0 +1,300 @@
+/*
+ * Softmax and log-softmax along the last axis (device C). Included by a source that src/ops/
+ * softmax/softmax.c generates; it defines the problem's constants first:
+ *
+ *   SMX_TI, SMX_TO, SMX_TM   types of x, y and the additive mask (SMX_F32/F16/BF16)
+ *   SMX_MASK                 bit 0: additive mask, bit 1: causal mask
+ *   SMX_LOG                  1: log-softmax
+ *   SMX_N                    row length (elements)
+ *   SMX_VEC                  elements per access (divides SMX_N; every access is aligned)
+ *   SMX_WIDE_X/_Y/_M         1: accesses of x / y / mask are 16-byte vectors, else elements
+ *   register instance (smx_rows): SMX_G threads per row, SMX_NV vectors per thread,
+ *                             SMX_CLUSTER blocks per row (a cluster), SMX_ROWS rows per block
+ *   online instance (smx_stats / smx_write): SMX_G threads per block, SMX_SEG elements per
+ *                             segment (one block each), SMX_S segments per row, SMX_UNROLL
+ *
+ * Mathematics (reference §5): u = (scale * x + mask) * log2(e); m = max u; l = sum exp2(u - m);
+ * softmax = exp2(u - m) / l, log-softmax = (u - m - log2 l) * ln 2. Partial results (m_i, l_i)
+ * of parts of a row combine as m = max m_i, l = sum exp2(m_i - m) l_i (5.12-5.13). A maximum of
+ * -inf counts as 0 in the exponents (smx_safe_max), so -inf entries give probability 0, a row
+ * that is entirely -inf gives 0/0 = NaN (as PyTorch), NaN and +inf give NaN rows.
+ */
+#ifndef CK_OPS_SOFTMAX_KERNEL_H
+#define CK_OPS_SOFTMAX_KERNEL_H
+
+#include "ops/softmax/softmax_common_kernel.h"
+
+#define SMX_NVEC (SMX_N / SMX_VEC)
+
+/* The transformed values u of the SMX_VEC elements from element e of row `row`. */
+CK_DEVICE void smx_load_u(const void *x, const void *mask, long long xoff, long long moff,
+                          long long e, long long diag, float scale2, float *w)
+{
+    smx_ldv(x, xoff + e, SMX_TI, SMX_VEC, SMX_WIDE_X, w);
+#if SMX_MASK & 1
+    float mk[SMX_VEC];
+    smx_ldv(mask, moff + e, SMX_TM, SMX_VEC, SMX_WIDE_M, mk);
+    CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) w[k] = fmaf(w[k], scale2, mk[k] * SMX_LOG2E);
+#else
+    (void)mask;
+    (void)moff;
+    CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) w[k] *= scale2;
+#endif
+#if SMX_MASK & 2
+    CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) if (e + k > diag) w[k] = smx_neg_inf();
+#else
+    (void)diag;
+#endif
+}
+
+/* Offsets of row `row` in the mask and its causal diagonal (last unmasked column). */
+CK_DEVICE long long smx_mask_row(long long row, long long ms, long long mdiv, long long mmod)
+{
+    return ((row / mdiv) % mmod) * ms;
+}
+
+CK_DEVICE long long smx_diag(long long row, long long cm)
+{
+    return (row % cm) + ((long long)SMX_N - cm);
+}
+
+#ifdef SMX_G
+#if SMX_G > 32
+/* Block-wide reductions through `red` (SMX_G / 32 floats), one barrier each. */
+CK_DEVICE float smx_block_max(float v, float *red)
+{
+    v = ck_warp_reduce_max_f32(v);
+    if (ck_lane_id() == 0)
+        red[ck_warp_id()] = v;
+    ck_sync_threads();
+    v = ck_lane_id() < SMX_G / 32 ? red[ck_lane_id()] : smx_neg_inf();
+    return ck_warp_reduce_max_f32(v);
+}
+CK_DEVICE float smx_block_sum(float v, float *red)
+{
+    v = ck_warp_reduce_add_f32(v);
+    if (ck_lane_id() == 0)
+        red[ck_warp_id()] = v;
+    ck_sync_threads();
+    v = ck_lane_id() < SMX_G / 32 ? red[ck_lane_id()] : 0.0f;
+    return ck_warp_reduce_add_f32(v);
+}
+#endif
+#endif
+
+#ifdef SMX_NV
+/* Register instance: each row (or each 1/SMX_CLUSTER of a row) is held in registers, SMX_NV
+ * vectors per thread, so x is read once and y written once. */
+CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows, long long xs,
+                        long long ys, long long ms, long long mdiv, long long mmod, long long cm,
+                        float scale2)
+{
+#if SMX_G > 32
+    CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
+    CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
+#endif
+#if SMX_CLUSTER > 1
+    CK_SHARED_ARRAY(float, smx_cl, 2);
+    const unsigned rank = ck_cluster_ctarank();
+#else
+    const unsigned rank = 0;
+#endif
+    const unsigned tid = ck_thread_idx_x() % SMX_G;
+    const long long row =
+        (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS + ck_thread_idx_x() / SMX_G;
+    if (SMX_G == 32 && row >= rows)
+        return; /* a warp per row: no block barrier below */
+    const long long xoff = row * xs, moff = smx_mask_row(row, ms, mdiv, mmod);
+    const long long diag = smx_diag(row, cm);
+    float v[SMX_NV * SMX_VEC];
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
+        if (vi < SMX_NVEC) {
+            smx_load_u(x, mask, xoff, moff, vi * SMX_VEC, diag, scale2, v + j * SMX_VEC);
+        } else {
+            CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = smx_neg_inf();
+        }
+    }
+    float m = smx_neg_inf();
+    CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e) m = fmaxf(m, v[e]);
+#if SMX_G > 32
+    m = smx_block_max(m, smx_red_m);
+#else
+    m = ck_warp_reduce_max_f32(m);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[0] = m;
+    ck_cluster_sync();
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *p = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        m = fmaxf(m, p[0]);
+    }
+#endif
+    const float mx = smx_safe_max(m);
+    float l = 0.0f;
+    CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e)
+    {
+        float p = exp2f(v[e] - mx);
+        l += p;
+#if !SMX_LOG
+        v[e] = p;
+#endif
+    }
+#if SMX_G > 32
+    l = smx_block_sum(l, smx_red_l);
+#else
+    l = ck_warp_reduce_add_f32(l);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[1] = l;
+    ck_cluster_sync();
+    l = 0.0f;
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *p = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        l += p[1];
+    }
+#endif
+#if SMX_LOG
+    const float c = mx + log2f(l);
+#else
+    const float c = 1.0f / l;
+#endif
+    const long long yoff = row * ys;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
+        if (vi < SMX_NVEC) {
+            float o[SMX_VEC];
+            CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
+            {
+#if SMX_LOG
+                o[k] = (v[j * SMX_VEC + k] - c) * SMX_LN2;
+#else
+                o[k] = v[j * SMX_VEC + k] * c;
+#endif
+            }
+            smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
+        }
+    }
+#if SMX_CLUSTER > 1
+    ck_cluster_sync(); /* no block leaves while another still reads its smx_cl */
+#endif
+}
+#endif /* SMX_NV */
+
+#ifdef SMX_SEG
+/* Online instance, for rows longer than the register instance holds. Row `row` is cut into
+ * SMX_S segments of SMX_SEG elements (the last may be shorter), one block each. smx_stats reads
+ * its segment once, keeping a running (m, l) per thread that is rescaled by exp2(m_old - m_new)
+ * whenever the maximum grows (5.12-5.13), combines the block's pairs and writes them to
+ * ws[2 * (row * SMX_S + s)]. smx_write combines the row's SMX_S pairs and reads the segment a
+ * second time to write y. Traffic: 2 reads of x + 1 write of y. */
+#define SMX_CHUNK (SMX_G * SMX_VEC * SMX_UNROLL)
+
+CK_DEVICE void smx_pair_combine(float *m, float *l, float m2, float l2)
+{
+    float mn = fmaxf(*m, m2);
+    *l = *l * smx_rescale(*m, mn) + l2 * smx_rescale(m2, mn);
+    *m = mn;
+}
+
+CK_DEVICE void smx_stats(float *ws, const void *x, const void *mask, long long rows, long long xs,
+                         long long ms, long long mdiv, long long mmod, long long cm, float scale2)
+{
+    CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
+    CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
+    const unsigned tid = ck_thread_idx_x();
+    const long long row = (long long)ck_block_idx_x() / SMX_S;
+    const long long seg = (long long)ck_block_idx_x() % SMX_S;
+    (void)rows;
+    const long long xoff = row * xs, moff = smx_mask_row(row, ms, mdiv, mmod);
+    const long long diag = smx_diag(row, cm);
+    const long long begin = seg * SMX_SEG;
+    const long long end = begin + SMX_SEG < SMX_N ? begin + SMX_SEG : SMX_N;
+    float m = smx_neg_inf(), l = 0.0f;
+    for (long long c = begin; c < end; c += SMX_CHUNK) {
+        float v[SMX_UNROLL * SMX_VEC];
+        CK_UNROLL for (int j = 0; j < SMX_UNROLL; ++j)
+        {
+            long long e = c + ((long long)j * SMX_G + tid) * SMX_VEC;
+            if (e < end) {
+                smx_load_u(x, mask, xoff, moff, e, diag, scale2, v + j * SMX_VEC);
+            } else {
+                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = smx_neg_inf();
+            }
+        }
+        float cmax = smx_neg_inf();
+        CK_UNROLL for (int e = 0; e < SMX_UNROLL * SMX_VEC; ++e) cmax = fmaxf(cmax, v[e]);
+        float mn = fmaxf(m, cmax), mx = smx_safe_max(mn);
+        float s = 0.0f;
+        CK_UNROLL for (int e = 0; e < SMX_UNROLL * SMX_VEC; ++e) s += exp2f(v[e] - mx);
+        l = l * smx_rescale(m, mn) + s;
+        m = mn;
+    }
+    /* block combine of the (m, l) pairs: maximum first, then the rescaled sums */
+    float bm = smx_block_max(m, smx_red_m);
+    float bl = smx_block_sum(l * smx_rescale(m, bm), smx_red_l);
+    if (tid == 0) {
+        ws[2 * (row * SMX_S + seg)] = bm;
+        ws[2 * (row * SMX_S + seg) + 1] = bl;
+    }
+}
+
+CK_DEVICE void smx_write(void *y, const float *ws, const void *x, const void *mask, long long rows,
+                         long long xs, long long ys, long long ms, long long mdiv, long long mmod,
+                         long long cm, float scale2)
+{
+    const unsigned tid = ck_thread_idx_x();
+    const long long row = (long long)ck_block_idx_x() / SMX_S;
+    const long long seg = (long long)ck_block_idx_x() % SMX_S;
+    (void)rows;
+    float m = smx_neg_inf(), l = 0.0f;
+    for (int s = 0; s < SMX_S; ++s)
+        smx_pair_combine(&m, &l, ws[2 * (row * SMX_S + s)], ws[2 * (row * SMX_S + s) + 1]);
+    const float mx = smx_safe_max(m);
+#if SMX_LOG
+    const float c = mx + log2f(l);
+#else
+    const float c = 1.0f / l;
+#endif
+    const long long xoff = row * xs, yoff = row * ys, moff = smx_mask_row(row, ms, mdiv, mmod);
+    const long long diag = smx_diag(row, cm);
+    const long long begin = seg * SMX_SEG;
+    const long long end = begin + SMX_SEG < SMX_N ? begin + SMX_SEG : SMX_N;
+    for (long long c0 = begin; c0 < end; c0 += SMX_CHUNK) {
+        float v[SMX_UNROLL * SMX_VEC];
+        CK_UNROLL for (int j = 0; j < SMX_UNROLL; ++j)
+        {
+            long long e = c0 + ((long long)j * SMX_G + tid) * SMX_VEC;
+            if (e < end) {
+                smx_load_u(x, mask, xoff, moff, e, diag, scale2, v + j * SMX_VEC);
+            } else {
+                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = 0.0f;
+            }
+        }
+        CK_UNROLL for (int j = 0; j < SMX_UNROLL; ++j)
+        {
+            long long e = c0 + ((long long)j * SMX_G + tid) * SMX_VEC;
+            if (e < end) {
+                float o[SMX_VEC];
+                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
+                {
+#if SMX_LOG
+                    o[k] = (v[j * SMX_VEC + k] - c) * SMX_LN2;
+#else
+                    o[k] = exp2f(v[j * SMX_VEC + k] - mx) * c;
+#endif
+                }
+                smx_stv(y, yoff + e, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
+            }
+        }
+    }
+}
+#endif /* SMX_SEG */
+
+#endif
