@@ -178,6 +178,28 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
     p->segs = (int)cdiv(p->n, p->seg_elems);
 }
 
+/* Tuning experiments: CK_SOFTMAX_INSTANCE="G,CLUSTER,ROWS" forces the register instance with G
+ * threads per row, CLUSTER blocks per row and ROWS rows per block when it is valid. */
+static void tune_override(smx_plan *p, int64_t rows)
+{
+    const char *e = getenv("CK_SOFTMAX_INSTANCE");
+    int g, c, r;
+    if (!e || sscanf(e, "%d,%d,%d", &g, &c, &r) != 3)
+        return;
+    int64_t nvec = p->n / p->vec;
+    if (g < 32 || g > 1024 || (g & (g - 1)) || (c != 1 && c != 2 && c != 4 && c != 8) || r < 1 ||
+        g * r > 1024 || (c > 1 && r != 1) || (g == 32) != (r > 1 || g == 32) || r > rows)
+        return;
+    int64_t nv = cdiv(nvec, (int64_t)g * c);
+    if (nv * p->vec > 64)
+        return;
+    p->kind = 0;
+    p->g = g;
+    p->cluster = c;
+    p->rows_per_block = r;
+    p->nv = (int)nv;
+}
+
 /* Map the mask's rows onto x's: mask row offset of x row r = ((r / mdiv) % mmod) * ms. */
 static ck_status mask_map(const ck_tensor *x, const ck_tensor *mk, int64_t *ms, int64_t *mdiv,
                           int64_t *mmod)
@@ -327,6 +349,7 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     p.wide_y = aligned16(y->data, rows, ys, smx_size_of(p.to), p.vec);
     p.wide_m = o.mask ? aligned16(o.mask->data, mmod > 1 ? 2 : 1, ms, smx_size_of(p.tm), p.vec) : 0;
     choose(&p, rows, ck_op_props(ctx));
+    tune_override(&p, rows);
 
     char key[256];
     plan_key(&p, key, sizeof key);
