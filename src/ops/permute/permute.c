@@ -255,7 +255,7 @@ ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **k
                  "#include \"ck_device.h\"\n#define PERM_TILE 1\n#define PERM_E %d\n"
                  "#define PERM_T %s\n#define PERM_LDVEC %d\n"
                  "#define PERM_STVEC %d\n#include \"ops/permute/permute_kernel.h\"\n"
-                 "CK_KERNEL void CK_LAUNCH_BOUNDS(PERM_THREADS)\n"
+                 "CK_KERNEL void CK_LAUNCH_BOUNDS(PERM_THREADS, PERM_MIN_BLOCKS)\n"
                  "ck_permute_tile(unsigned char *dst, const unsigned char *src, "
                  "ck_perm_tile_args a)\n{\n    perm_tile(dst, src, a);\n}\n",
                  p->elem_bytes, elem_type(p->elem_bytes), p->ld_vec, p->st_vec);
@@ -341,14 +341,19 @@ ck_status ck_permute(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src
                 nb++;
             }
         a.nb = nb;
-        long long smem = (long long)gn * v * CK_PERM_GM * 16;
-        long long per_sm = 2048 / threads, by_smem = (200 * 1024) / smem;
-        if (by_smem < per_sm)
-            per_sm = by_smem;
+        /* About 4 tiles per block, at least one block per resident slot: the hardware's block
+         * scheduler balances the tail; each block walks its tiles with a grid stride. */
         long long mp = props->multiprocessors > 0 ? props->multiprocessors : 1;
-        long long blocks = mp * (props->backend == CK_BACKEND_HOST ? 1 : per_sm);
+        long long slots = mp * (props->backend == CK_BACKEND_HOST ? 1 : ck_perm_blocks_per_sm(e));
+        long long blocks = (a.tiles + 3) / 4;
+        if (blocks < slots)
+            blocks = slots;
+        if (props->backend == CK_BACKEND_HOST) /* the emulator: one block per worker */
+            blocks = slots;
         if (blocks > a.tiles)
             blocks = a.tiles;
+        if (blocks > 0x7fffffffll)
+            blocks = 0x7fffffffll;
         void *dptr = p.dst, *sptr = (void *)p.src;
         void *args[3] = {&dptr, &sptr, &a};
         size_t sizes[3] = {sizeof dptr, sizeof sptr, sizeof a};

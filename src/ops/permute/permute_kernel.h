@@ -55,6 +55,9 @@ CK_DEVICE void perm_put(uint32_t *w, int k, PERM_T v)
 #ifdef PERM_TILE
 
 #define PERM_GN (PERM_E == 1 ? 8 : 16)
+/* blocks per SM the launch plans for (the register bound of CK_LAUNCH_BOUNDS; permute.c's
+ * ck_perm_blocks_per_sm gives the same numbers) */
+#define PERM_MIN_BLOCKS (PERM_E <= 2 ? 3 : PERM_E == 8 ? 6 : 4)
 #define PERM_THREADS (PERM_GN * CK_PERM_GM)
 #define PERM_TN (PERM_GN * PERM_V)
 #define PERM_TM (CK_PERM_GM * PERM_V)
@@ -136,7 +139,8 @@ CK_DEVICE void perm_tile(unsigned char *dst, const unsigned char *src, ck_perm_t
             ck_perm_pass1(t, q, PERM_THREADS, &r, &c);
             const PERM_T *p = s + r * a.s_n + c * PERM_V;
 #if PERM_LDVEC
-            if (full) {
+            /* whole chunks use a vector on edge tiles too; only partial chunks go by element */
+            if (full || (n0 + r < a.n && m0 + (c + 1) * PERM_V <= a.m)) {
                 ck_u32x4 v = ck_ld16_nc(p);
                 in[q][0] = v.x;
                 in[q][1] = v.y;
@@ -182,7 +186,7 @@ CK_DEVICE void perm_tile(unsigned char *dst, const unsigned char *src, ck_perm_t
             const long long m = mc * PERM_V + i;
             PERM_T *p = dd + m * a.d_m + nc * PERM_V;
 #if PERM_STVEC
-            if (full) {
+            if (full || (m0 + m < a.m && n0 + (nc + 1) * PERM_V <= a.n)) {
                 ck_u32x4 v;
                 v.x = out[i][0];
                 v.y = out[i][1];

@@ -30,6 +30,12 @@
 /* n-direction blocks of a tile: 8 for 1-byte elements (128 threads), else 16 (256 threads). */
 CK_DEVICE int ck_perm_gn(int elem_bytes) { return elem_bytes == 1 ? 8 : 16; }
 
+/* Resident blocks per SM the tile kernel is built for (its launch bounds). */
+CK_DEVICE int ck_perm_blocks_per_sm(int elem_bytes)
+{
+    return elem_bytes <= 2 ? 3 : elem_bytes == 8 ? 6 : 4;
+}
+
 /* Byte offset in shared memory of logical chunk c of tile row r. */
 CK_DEVICE int ck_perm_smem_offset(int r, int c, int vec)
 {
