@@ -19,9 +19,9 @@ typedef struct pcase {
     int rank;
     long long shape[8];
     int perm[8];
-    int src_pad, dst_pad;    /* extra elements per row of every dimension (strided tensors) */
-    int src_step;            /* stride of src's last dimension (1 = contiguous) */
-    int src_off, dst_off;    /* element offsets of data into their buffers (alignment) */
+    int src_pad, dst_pad; /* extra elements per row of every dimension (strided tensors) */
+    int src_step;         /* stride of src's last dimension (1 = contiguous) */
+    int src_off, dst_off; /* element offsets of data into their buffers (alignment) */
 } pcase;
 
 static int elem_bytes(ck_dtype t)
@@ -104,16 +104,13 @@ static int run_case(const pcase *c, ck_perm_plan *plan_out)
     if (sub) {
         /* packed: the last dimension stays; compare whole rows of bytes */
         int r = c->rank;
-        long long row = r ? dshape[r - 1] * info->storage_bits / 8 : 1, rows = n ? n / (r ? dshape[r - 1] : 1) : 0;
+        long long row = r ? dshape[r - 1] * info->storage_bits / 8 : 1,
+                  rows = n ? n / (r ? dshape[r - 1] : 1) : 0;
         for (long long q = 0; q < rows; ++q) {
             long long rem = q, soff = 0;
             for (int d = r - 2; d >= 0; --d) {
                 idx[d] = rem % dshape[d];
                 rem /= dshape[d];
-            }
-            long long acc = 1;
-            for (int d = r - 2; d >= 0; --d) {
-                (void)acc;
             }
             /* source row index in row-major order of the source's outer dims */
             long long si[8];
@@ -176,8 +173,8 @@ static pcase make2d(ck_dtype t, long long r, long long c)
 /* 2-D transposes of odd sizes, every element size; full and edge tiles, both vector paths. */
 static void test_transpose_odd_sizes(void)
 {
-    const long long sizes[][2] = {{1, 1}, {3, 17}, {17, 33}, {33, 65}, {65, 1023}, {128, 64},
-                                  {256, 136}, {5, 1}};
+    const long long sizes[][2] = {{1, 1},     {3, 17},   {17, 33},   {33, 65},
+                                  {65, 1023}, {128, 64}, {256, 136}, {5, 1}};
     for (int t = 0; t < 4; ++t)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
             if (t == 0 && sizes[i][1] == 1023)
@@ -208,7 +205,7 @@ static void test_nchw_nhwc(void)
     CHECK_EQ_INT(plan.len[2], 40);
     CHECK_EQ_INT(plan.dim_m, 1);
     CHECK(plan.ld_vec == 0 && plan.st_vec == 1); /* src rows of 63 bf16 are not 16-byte aligned */
-    long long sh2[4] = {2, 8, 6, 40}; /* NHWC -> NCHW */
+    long long sh2[4] = {2, 8, 6, 40};            /* NHWC -> NCHW */
     memcpy(p.shape, sh2, sizeof sh2);
     memcpy(p.perm, to_nchw, sizeof to_nchw);
     CHECK(run_case(&p, &plan));

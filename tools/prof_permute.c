@@ -155,8 +155,8 @@ int prof_permute(int argc, char **argv)
     r.op = "permute";
     int len = snprintf(r.problem, sizeof r.problem, "%s %s perm ", info->name, shape_s);
     for (int d = 0; d < rank && len > 0 && len < (int)sizeof r.problem - 4; ++d)
-        len += snprintf(r.problem + len, sizeof r.problem - (size_t)len, d ? ",%d" : "%d",
-                        j.perm[d]);
+        len +=
+            snprintf(r.problem + len, sizeof r.problem - (size_t)len, d ? ",%d" : "%d", j.perm[d]);
     r.device = props.name;
     r.ok = 1;
     if (c.check) {

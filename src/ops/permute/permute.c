@@ -17,7 +17,10 @@
  * use the gather copy. */
 enum { TILE_MIN_LEN = 4 };
 
-static int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+static int aligned16(const void *p)
+{
+    return ((uintptr_t)p & 15u) == 0;
+}
 
 ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int *perm,
                           ck_perm_plan *plan)
@@ -39,7 +42,7 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
     if (dst->dtype != src->dtype)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": dst has dtype %s but src has %s; permute does not convert (use "
-                       "ck_cast first).",
+                          "ck_cast first).",
                        ck_dtype_name(dst->dtype), ck_dtype_name(src->dtype));
     if (r > 0 && !perm)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": argument 'perm' is NULL for rank %d.", r);
@@ -55,10 +58,9 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
         if (dst->shape[d] != src->shape[perm[d]])
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": dst.shape[%d] = %lld but src.shape[perm[%d] = %d] = %lld; dst "
-                           "%s must have the shape of src %s permuted.",
-                           d, (long long)dst->shape[d], d, perm[d],
-                           (long long)src->shape[perm[d]], ck_op_tensor_str(dst),
-                           ck_op_tensor_str(src));
+                              "%s must have the shape of src %s permuted.",
+                           d, (long long)dst->shape[d], d, perm[d], (long long)src->shape[perm[d]],
+                           ck_op_tensor_str(dst), ck_op_tensor_str(src));
     if (ck_tensor_numel(src) == 0) {
         plan->kind = CK_PERM_NOTHING;
         return CK_SUCCESS;
@@ -67,7 +69,7 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
         if (dst->shape[d] > 1 && dst->strides[d] == 0)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": dst %s has stride 0 in dimension %d of length %lld; an output "
-                           "element would be written more than once.",
+                              "element would be written more than once.",
                            ck_op_tensor_str(dst), d, (long long)dst->shape[d]);
     if (ck_op_overlap(dst, src))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -87,13 +89,13 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
         if (r > 0 && perm[r - 1] != r - 1)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": %s elements are %d bits; a permutation of a sub-byte type must "
-                           "keep the last dimension last (perm[%d] = %d).",
+                              "keep the last dimension last (perm[%d] = %d).",
                            info->name, info->storage_bits, r - 1, perm[r - 1]);
         long long inner = r > 0 ? len[r - 1] : 1;
         if (inner % info->pack_elements)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": the last dimension of %s %s has %lld elements; a sub-byte "
-                           "permute needs whole packs of %d (%d bytes).",
+                              "permute needs whole packs of %d (%d bytes).",
                            info->name, ck_op_tensor_str(src), inner, info->pack_elements,
                            info->pack_bytes);
         long long inner_bytes = inner / info->pack_elements * info->pack_bytes;
@@ -287,7 +289,7 @@ static ck_status build(void *user, char **source)
         if (w1 != 1 || w2 != 1)
             return ck_fail(CK_ERROR_INTERNAL,
                            OP ": the shared-memory layout for %d-byte elements has %d-way / %d-way "
-                           "bank conflicts.",
+                              "bank conflicts.",
                            p->elem_bytes, w1, w2);
     }
     const char *name;

@@ -16,7 +16,8 @@
  *
  * perm_gather (PERM_GATHER defined): every element (or 16-byte vector along the last
  * dimension when PERM_VEC > 1) of an index space copied from its source
- * offset to its destination offset (rank a.rank, at most 8). PERM_IDX32: the item count fits 32 bits.
+ * offset to its destination offset (rank a.rank, at most 8). PERM_IDX32: the item count fits 32
+ * bits.
  */
 #include "ops/permute/permute_layout_kernel.h"
 
@@ -58,15 +59,15 @@ CK_DEVICE void perm_put(uint32_t *w, int k, PERM_T v)
 /* blocks per SM the launch plans for (the register bound of CK_LAUNCH_BOUNDS; permute.c's
  * ck_perm_blocks_per_sm gives the same numbers) */
 #define PERM_MIN_BLOCKS (PERM_E <= 2 ? 3 : PERM_E == 8 ? 6 : 4)
-#define PERM_THREADS (PERM_GN * CK_PERM_GM)
-#define PERM_TN (PERM_GN * PERM_V)
-#define PERM_TM (CK_PERM_GM * PERM_V)
+#define PERM_THREADS    (PERM_GN * CK_PERM_GM)
+#define PERM_TN         (PERM_GN * PERM_V)
+#define PERM_TM         (CK_PERM_GM * PERM_V)
 #define PERM_SMEM_BYTES (PERM_TN * CK_PERM_GM * 16)
 
 typedef struct ck_perm_tile_args {
-    long long n, m;     /* lengths of the destination's / the source's contiguous dimension */
-    long long s_n;      /* source stride of n (elements) */
-    long long d_m;      /* destination stride of m */
+    long long n, m; /* lengths of the destination's / the source's contiguous dimension */
+    long long s_n;  /* source stride of n (elements) */
+    long long d_m;  /* destination stride of m */
     long long tiles_m, tiles_n, tiles;
     long long nb;                    /* batch dimensions (0..6) */
     long long blen[6], bs[6], bd[6]; /* batch dimensions: lengths, source / destination strides */

@@ -28,7 +28,10 @@
 #define CK_PERM_GM 16
 
 /* n-direction blocks of a tile: 8 for 1-byte elements (128 threads), else 16 (256 threads). */
-CK_DEVICE int ck_perm_gn(int elem_bytes) { return elem_bytes == 1 ? 8 : 16; }
+CK_DEVICE int ck_perm_gn(int elem_bytes)
+{
+    return elem_bytes == 1 ? 8 : 16;
+}
 
 /* Resident blocks per SM the tile kernel is built for (its launch bounds). */
 CK_DEVICE int ck_perm_blocks_per_sm(int elem_bytes)
