@@ -1,0 +1,43 @@
+/* Internals of ck_permute shared with its tests: the plan (collapsed problem and kernel choice)
+ * and the shared-memory bank-conflict check of the tile kernel's layout. Not installed. */
+#ifndef CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
+#define CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
+
+#include "ck/permute.h"
+
+typedef enum ck_perm_kind {
+    CK_PERM_NOTHING = 0, /* no elements */
+    CK_PERM_TILE = 1,    /* transpose through shared memory */
+    CK_PERM_GATHER = 2   /* element (or 16-byte vector) copy over an index space */
+} ck_perm_kind;
+
+typedef struct ck_perm_plan {
+    ck_perm_kind kind;
+    int elem_bytes; /* 1, 2, 4, 8 (sub-byte types become bytes) */
+    /* the problem after dropping length-1 dimensions and merging dimensions that stay adjacent
+     * and in order, in the destination's order: element i -> src + sum i_d ss[d],
+     * dst + sum i_d ds[d] (elements) */
+    int rank;
+    long long len[CK_TENSOR_MAX_RANK], ss[CK_TENSOR_MAX_RANK], ds[CK_TENSOR_MAX_RANK];
+    /* CK_PERM_TILE: n = rank - 1 (the destination's contiguous dim), m (the source's) */
+    int dim_m;
+    int ld_vec, st_vec; /* 16-byte global loads / stores allowed */
+    /* CK_PERM_GATHER: elements per item (16 / elem_bytes when vectorized, else 1) */
+    int vec;
+    unsigned char *dst;
+    const unsigned char *src;
+} ck_perm_plan;
+
+/* Check the arguments (as ck_permute) and fill *plan. */
+ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int *perm,
+                          ck_perm_plan *plan);
+
+/* Replay the tile kernel's shared-memory accesses of one tile (elem_bytes 1, 2, 4 or 8) on
+ * the bank model of ck_access_hw_default: *pass1 / *pass2 receive the worst number of
+ * bank-conflict ways of any quarter-warp phase of the 16-byte stores / loads (1 = free). */
+void ck_permute_smem_ways(int elem_bytes, int *pass1, int *pass2);
+
+/* The device source of a plan's kernel (malloc'd) and its kernel name. */
+ck_status ck_permute_source(const ck_perm_plan *plan, char **source, const char **kernel_name);
+
+#endif
