@@ -15,8 +15,8 @@
 typedef struct prof_common {
     ck_backend backend; /* --device auto|cuda|host */
     int json;           /* --json */
-    int warmup;         /* --warmup N (default 5; emulator 1) */
-    int reps;           /* --reps N (default 20; emulator 2) */
+    int warmup;         /* --warmup N (default 20; emulator 1) */
+    int reps;           /* --reps N (default 100; emulator 2) */
     int check;          /* 1 unless --no-check */
     int flush_l2;       /* --flush: overwrite L2 before every timed run */
     unsigned seed;      /* --seed N (default 1): random inputs */

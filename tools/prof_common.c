@@ -10,8 +10,8 @@
 const char prof_common_help[] =
     "  --device auto|cuda|host   where to run (default auto: a GPU if usable)\n"
     "  --json                    one JSON object instead of text\n"
-    "  --warmup N                untimed runs first (default 5; emulator 1)\n"
-    "  --reps N                  timed runs, median reported (default 20; emulator 2)\n"
+    "  --warmup N                untimed runs first (default 20; emulator 1)\n"
+    "  --reps N                  timed runs, median reported (default 100; emulator 2)\n"
     "  --flush                   overwrite the L2 cache before every timed run\n"
     "  --no-check                skip the CPU reference check\n"
     "  --seed N                  seed of the random inputs (default 1)\n";
@@ -81,9 +81,9 @@ static void defaults(ck_context *ctx, prof_common *c)
 {
     int host = ck_context_backend(ctx) == CK_BACKEND_HOST;
     if (c->warmup < 0)
-        c->warmup = host ? 1 : 5;
+        c->warmup = host ? 1 : 20; /* the H100's clocks need sustained work to settle */
     if (c->reps < 0)
-        c->reps = host ? 2 : 20;
+        c->reps = host ? 2 : 100;
 }
 
 typedef struct copy_job {
@@ -114,7 +114,7 @@ ck_status prof_copy_bandwidth(ck_context *ctx, double *gbps)
         st = ck_malloc(j.dev, j.bytes, &j.dst);
     if (st == CK_SUCCESS)
         st = ck_memset_d8(j.dev, j.src, 0x5a, j.bytes, NULL);
-    ck_timing_options o = {host ? 1 : 3, host ? 3 : 20, 0, 1};
+    ck_timing_options o = {host ? 1 : 10, host ? 3 : 50, 0, 1};
     ck_timing_result r;
     if (st == CK_SUCCESS)
         st = ck_time_runs(j.dev, ck_context_stream(ctx), &o, run_copy, &j, &r);
