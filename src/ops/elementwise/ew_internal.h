@@ -1,0 +1,48 @@
+/* Internal interface of src/ops/elementwise: kernel specifications and their generation. */
+#ifndef CK_SRC_OPS_ELEMENTWISE_EW_INTERNAL_H
+#define CK_SRC_OPS_ELEMENTWISE_EW_INTERNAL_H
+
+#include <stdint.h>
+
+#include "ck/elementwise.h"
+
+enum { EW_MODE_CAST = 0, EW_MODE_EXPR = 1 };
+enum { EW_LAYOUT_VEC = 0, EW_LAYOUT_STRIDED = 1 };
+
+/* Vector path: elements per 16-byte access of the smallest type, packs per thread in flight. */
+enum { EW_UNROLL = 4, EW_BLOCK = 256 };
+
+/* What a generated kernel depends on (everything in it goes into the cache key). */
+typedef struct ew_spec {
+    int mode;   /* EW_MODE_* */
+    int layout; /* EW_LAYOUT_* */
+    int nin;
+    ck_dtype in[CK_EW_MAX_INPUTS];
+    ck_dtype out;
+    /* EW_MODE_CAST */
+    int round, ovf; /* CK_NC_ROUND_*, CK_NC_SATURATE / CK_NC_NONSAT */
+    float scale;
+    uint64_t seed;
+    /* EW_MODE_EXPR */
+    const ck_ew_program *prog;
+    int f64; /* compute in fp64 */
+    /* EW_LAYOUT_VEC */
+    int alias; /* the destination is an input: plain (coherent) loads */
+    /* EW_LAYOUT_STRIDED */
+    int rank;  /* 1..8 after collapsing */
+    int idx32; /* element indices fit 32 bits */
+} ew_spec;
+
+/* The cache key of spec (malloc'd). */
+char *ck_ew_key(const ew_spec *spec);
+
+/* The kernel source (malloc'd), kernel name "ck_ew_vec" or "ck_ew_strided". */
+ck_status ck_ew_generate(const ew_spec *spec, char **source);
+
+/* Elements per vector pack of the vector path: 16 / smallest storage size. */
+int ck_ew_vec_elems(const ew_spec *spec);
+
+/* Storage bytes of a byte-sized dtype (0 for fp4/fp6). */
+int ck_ew_elem_bytes(ck_dtype t);
+
+#endif

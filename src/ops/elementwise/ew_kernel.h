@@ -1,0 +1,183 @@
+/*
+ * ew_kernel.h - device helpers of copy, cast and elementwise (src/ops/elementwise).
+ *
+ * Included by the generated kernels (ew_gen.c) after ck_device.h. Holds:
+ *   - fast exact conversions between fp32 and bf16/fp16 (bit tricks; they agree with
+ *     ck_nc_* / ck_convert_array bit for bit, NaN included: tests/test_elementwise.c checks
+ *     every bf16/fp16 code and a large set of fp32 values);
+ *   - scalar access to element codes of every storage (1/2/4/8 bytes, packed fp4 and fp6);
+ *   - the math of the elementwise ops in fp32 and fp64.
+ * Everything is CK_DEVICE (static inline): nothing here is a kernel.
+ */
+#ifndef CK_OPS_ELEMENTWISE_EW_KERNEL_H
+#define CK_OPS_ELEMENTWISE_EW_KERNEL_H
+
+/* ---- fast exact conversions ------------------------------------------------------------- */
+/* bf16 -> f32: exact by widening; NaN becomes the canonical quiet NaN with its sign (as
+ * ck_nc_to_f32 does). */
+CK_DEVICE float ew_bf16_to_f32(uint32_t c)
+{
+    uint32_t a = c & 0x7FFFu;
+    uint32_t u = a > 0x7F80u ? ((c & 0x8000u) << 16) | 0x7FC00000u : c << 16;
+    return ck_u32_as_f32(u);
+}
+
+/* f32 -> bf16, round to nearest even, overflow to infinity, NaN -> sign | 0x7FC0. */
+CK_DEVICE uint32_t ew_f32_to_bf16(float x)
+{
+    uint32_t u = ck_f32_as_u32(x);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+        return ((u >> 16) & 0x8000u) | 0x7FC0u;
+    return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+}
+
+/* f16 -> f32: exact; subnormals through one exact multiplication; NaN canonical. */
+CK_DEVICE float ew_f16_to_f32(uint32_t c)
+{
+    uint32_t sign = (c & 0x8000u) << 16, a = c & 0x7FFFu;
+    if (a >= 0x7C00u)
+        return ck_u32_as_f32(sign | (a == 0x7C00u ? 0x7F800000u : 0x7FC00000u));
+    if (a < 0x0400u) /* zero or subnormal: a * 2^-24, exact */
+        return ck_u32_as_f32(sign | ck_f32_as_u32((float)a * 5.9604644775390625e-8f));
+    return ck_u32_as_f32(sign | ((a << 13) + 0x38000000u));
+}
+
+/* f32 -> f16, round to nearest even, overflow to infinity, NaN -> sign | 0x7E00. The
+ * subnormal range rounds by one fp32 addition (IEEE nearest even, no flush to zero). */
+CK_DEVICE uint32_t ew_f32_to_f16(float x)
+{
+    uint32_t u = ck_f32_as_u32(x);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    u &= 0x7FFFFFFFu;
+    if (u >= 0x47800000u) /* >= 65536 (or Inf/NaN) */
+        return sign | (u > 0x7F800000u ? 0x7E00u : 0x7C00u);
+    if (u < 0x38800000u) { /* below 2^-14: subnormal or zero */
+        float f = ck_u32_as_f32(u) + 0.5f;
+        return sign | (ck_f32_as_u32(f) - 0x3F000000u);
+    }
+    u += 0xC8000FFFu + ((u >> 13) & 1u); /* rebias (15 - 127) << 23, round to nearest even */
+    return sign | (u >> 13);
+}
+
+/* ---- element codes by storage ----------------------------------------------------------- */
+CK_DEVICE uint32_t ew_ld_fp4(const void *p, unsigned long long i)
+{
+    uint32_t b = ((const uint8_t *)p)[i >> 1];
+    return (b >> ((unsigned)(i & 1u) * 4u)) & 0xFu;
+}
+
+CK_DEVICE uint32_t ew_ld_fp6(const void *p, unsigned long long i)
+{
+    const uint8_t *g = (const uint8_t *)p + (i >> 2) * 3u;
+    uint32_t w = (uint32_t)g[0] | (uint32_t)g[1] << 8 | (uint32_t)g[2] << 16;
+    return (w >> (6u * (unsigned)(i & 3u))) & 0x3Fu;
+}
+
+/* Storage classes of the run-time typed kernel (cast_kernel.h). */
+#define EW_ST_1B  0
+#define EW_ST_2B  1
+#define EW_ST_4B  2
+#define EW_ST_8B  3
+#define EW_ST_FP4 4
+#define EW_ST_FP6 5
+
+CK_DEVICE uint64_t ew_ld_code(const void *p, int cls, unsigned long long i)
+{
+    switch (cls) {
+    case EW_ST_1B:
+        return ((const uint8_t *)p)[i];
+    case EW_ST_2B:
+        return ((const uint16_t *)p)[i];
+    case EW_ST_4B:
+        return ((const uint32_t *)p)[i];
+    case EW_ST_8B:
+        return ((const uint64_t *)p)[i];
+    case EW_ST_FP4:
+        return ew_ld_fp4(p, i);
+    default:
+        return ew_ld_fp6(p, i);
+    }
+}
+
+/* Store one element of a byte-sized storage class (not fp4/fp6). */
+CK_DEVICE void ew_st_code(void *p, int cls, unsigned long long i, uint64_t c)
+{
+    switch (cls) {
+    case EW_ST_1B:
+        ((uint8_t *)p)[i] = (uint8_t)c;
+        break;
+    case EW_ST_2B:
+        ((uint16_t *)p)[i] = (uint16_t)c;
+        break;
+    case EW_ST_4B:
+        ((uint32_t *)p)[i] = (uint32_t)c;
+        break;
+    default:
+        ((uint64_t *)p)[i] = c;
+        break;
+    }
+}
+
+/* Store a whole pack: fp4 pack k (elements 2k, 2k+1) or fp6 pack k (elements 4k..4k+3). */
+CK_DEVICE void ew_st_fp4_pack(void *p, unsigned long long k, uint32_t c0, uint32_t c1)
+{
+    ((uint8_t *)p)[k] = (uint8_t)((c0 & 0xFu) | (c1 & 0xFu) << 4);
+}
+
+CK_DEVICE void ew_st_fp6_pack(void *p, unsigned long long k, uint32_t c0, uint32_t c1, uint32_t c2,
+                              uint32_t c3)
+{
+    uint32_t w = (c0 & 0x3Fu) | (c1 & 0x3Fu) << 6 | (c2 & 0x3Fu) << 12 | (c3 & 0x3Fu) << 18;
+    uint8_t *g = (uint8_t *)p + k * 3u;
+    g[0] = (uint8_t)w;
+    g[1] = (uint8_t)(w >> 8);
+    g[2] = (uint8_t)(w >> 16);
+}
+
+/* ---- the math of the ops (fp32) --------------------------------------------------------- */
+CK_DEVICE float ew_relu_f32(float x)
+{
+    return x < 0.0f ? 0.0f : x; /* NaN propagates */
+}
+CK_DEVICE float ew_sigmoid_f32(float x)
+{
+    return 1.0f / (1.0f + expf(-x));
+}
+CK_DEVICE float ew_silu_f32(float x)
+{
+    return x / (1.0f + expf(-x));
+}
+CK_DEVICE float ew_gelu_tanh_f32(float x)
+{
+    float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(inner));
+}
+CK_DEVICE float ew_gelu_erf_f32(float x)
+{
+    return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+}
+
+/* ---- the math of the ops (fp64: when an input or the output is f64) --------------------- */
+CK_DEVICE double ew_relu_f64(double x)
+{
+    return x < 0.0 ? 0.0 : x;
+}
+CK_DEVICE double ew_sigmoid_f64(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+CK_DEVICE double ew_silu_f64(double x)
+{
+    return x / (1.0 + exp(-x));
+}
+CK_DEVICE double ew_gelu_tanh_f64(double x)
+{
+    double inner = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+    return 0.5 * x * (1.0 + tanh(inner));
+}
+CK_DEVICE double ew_gelu_erf_f64(double x)
+{
+    return 0.5 * x * (1.0 + erf(x * 0.7071067811865476));
+}
+
+#endif
