@@ -25,11 +25,11 @@
 
 enum { RT_PACKED = 0, RT_PADDED = 1, RT_PERMUTED = 2, RT_BROADCAST = 3 };
 
-static int rt_size(ck_dtype t) { return (int)(ck_dtype_get(t)->storage_bits / 8); }
+static inline int rt_size(ck_dtype t) { return (int)(ck_dtype_get(t)->storage_bits / 8); }
 
 /* Strides of x for `mode`: packed; rows padded by 3 elements; a random physical order of the
  * dimensions with padding; dimension 0 broadcast (stride 0). */
-static void rt_strides(int rank, const int64_t *shape, int mode, uint64_t *seed, int64_t *st)
+static inline void rt_strides(int rank, const int64_t *shape, int mode, uint64_t *seed, int64_t *st)
 {
     int order[8];
     for (int d = 0; d < rank; ++d)
@@ -51,7 +51,7 @@ static void rt_strides(int rank, const int64_t *shape, int mode, uint64_t *seed,
 }
 
 /* A random code of type t: floats uniform in [-4, 4) (rounded to t), integers in a small range. */
-static uint64_t rt_random_code(ck_dtype t, uint64_t *seed)
+static inline uint64_t rt_random_code(ck_dtype t, uint64_t *seed)
 {
     uint64_t r = ckt_rand64(seed);
     uint64_t code = 0;
@@ -66,19 +66,19 @@ static uint64_t rt_random_code(ck_dtype t, uint64_t *seed)
     return code;
 }
 
-static void rt_put(void *buf, int size, int64_t i, uint64_t code)
+static inline void rt_put(void *buf, int size, int64_t i, uint64_t code)
 {
     memcpy((unsigned char *)buf + i * size, &code, (size_t)size);
 }
 
-static uint64_t rt_get(const void *buf, int size, int64_t i)
+static inline uint64_t rt_get(const void *buf, int size, int64_t i)
 {
     uint64_t code = 0;
     memcpy(&code, (const unsigned char *)buf + i * size, (size_t)size);
     return code;
 }
 
-static double rt_out_rel(ck_dtype t)
+static inline double rt_out_rel(ck_dtype t)
 {
     switch (t) {
     case CK_DTYPE_F64:
@@ -110,7 +110,7 @@ typedef struct rt_problem {
 
 /* Runs p; returns the number of mismatching elements (each also a CHECK failure). When out is
  * not NULL it receives the y bytes (malloc'd) for determinism checks, *out_bytes their size. */
-static long rt_run(ck_context *ctx, const rt_problem *p, uint64_t seed, void **out,
+static inline long rt_run(ck_context *ctx, const rt_problem *p, uint64_t seed, void **out,
                    size_t *out_bytes)
 {
     ck_device *dev = ck_context_device(ctx);
@@ -246,7 +246,7 @@ static long rt_run(ck_context *ctx, const rt_problem *p, uint64_t seed, void **o
     return bad;
 }
 
-static rt_problem rt_make(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, const int64_t *shape,
+static inline rt_problem rt_make(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, const int64_t *shape,
                           int naxes, const int *axes)
 {
     rt_problem p;
