@@ -217,8 +217,16 @@ ck_status ck_norm_get_kernel(ck_context *ctx, char *src, const char *name, ck_ke
     if (!src)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "norm: out of host memory for a kernel source.");
     build_src b = {src};
-    /* the source names every constant it depends on: it is its own cache key */
-    ck_status st = ck_op_kernel(ctx, src, name, build_copy, &b, k);
+    /* the source names every constant it depends on: with the kernel's name it is the key */
+    size_t len = strlen(name) + strlen(src) + 2;
+    char *key = malloc(len);
+    if (!key) {
+        free(src);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "norm: out of host memory for a kernel key.");
+    }
+    snprintf(key, len, "%s\n%s", name, src);
+    ck_status st = ck_op_kernel(ctx, key, name, build_copy, &b, k);
+    free(key);
     free(src);
     return st;
 }
