@@ -9,32 +9,32 @@
 #include "ck/ck.h"
 #include "test.h"
 
-static size_t nt_esize(ck_dtype t)
+static inline size_t nt_esize(ck_dtype t)
 {
     return t == CK_DTYPE_F32 ? 4 : (t == CK_DTYPE_F16 || t == CK_DTYPE_BF16) ? 2 : 1;
 }
 
-static uint64_t nt_code(ck_dtype t, double v)
+static inline uint64_t nt_code(ck_dtype t, double v)
 {
     uint64_t c = 0;
     ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
     return c;
 }
 
-static double nt_value(ck_dtype t, uint64_t c)
+static inline double nt_value(ck_dtype t, uint64_t c)
 {
     double v = 0;
     ck_convert_to_f64(t, c, &v);
     return v;
 }
 
-static void nt_put(void *buf, ck_dtype t, size_t i, uint64_t c)
+static inline void nt_put(void *buf, ck_dtype t, size_t i, uint64_t c)
 {
     size_t e = nt_esize(t);
     memcpy((char *)buf + i * e, &c, e); /* little endian */
 }
 
-static uint64_t nt_get(const void *buf, ck_dtype t, size_t i)
+static inline uint64_t nt_get(const void *buf, ck_dtype t, size_t i)
 {
     uint64_t c = 0;
     memcpy(&c, (const char *)buf + i * nt_esize(t), nt_esize(t));
@@ -43,7 +43,7 @@ static uint64_t nt_get(const void *buf, ck_dtype t, size_t i)
 
 /* Half the spacing of t's values at |v| (0 for f32 in the tolerances that use it since f32
  * outputs carry no extra rounding beyond the kernel's own f32 arithmetic). */
-static double nt_half_ulp(ck_dtype t, double v)
+static inline double nt_half_ulp(ck_dtype t, double v)
 {
     int m = t == CK_DTYPE_BF16 ? 7 : t == CK_DTYPE_F16 ? 10 : 23;
     double a = fabs(v);
@@ -64,7 +64,7 @@ typedef struct nt_buf {
     ck_tensor ten;
 } nt_buf;
 
-static int nt_alloc(ck_context *ctx, nt_buf *b, ck_dtype t, int64_t rows, int64_t n, int64_t ld,
+static inline int nt_alloc(ck_context *ctx, nt_buf *b, ck_dtype t, int64_t rows, int64_t n, int64_t ld,
                     int as_vector)
 {
     memset(b, 0, sizeof *b);
@@ -87,22 +87,22 @@ static int nt_alloc(ck_context *ctx, nt_buf *b, ck_dtype t, int64_t rows, int64_
     return 1;
 }
 
-static size_t nt_bytes(const nt_buf *b)
+static inline size_t nt_bytes(const nt_buf *b)
 {
     return (size_t)((b->rows > 0 ? (b->rows - 1) * b->ld + b->n : 0) * (int64_t)nt_esize(b->t));
 }
 
-static void nt_upload(ck_context *ctx, nt_buf *b)
+static inline void nt_upload(ck_context *ctx, nt_buf *b)
 {
     CHECK_OK(ck_memcpy_h2d(ck_context_device(ctx), b->dev, b->host, nt_bytes(b), NULL));
 }
 
-static void nt_download(ck_context *ctx, nt_buf *b)
+static inline void nt_download(ck_context *ctx, nt_buf *b)
 {
     CHECK_OK(ck_memcpy_d2h(ck_context_device(ctx), b->host, b->dev, nt_bytes(b), NULL));
 }
 
-static void nt_free(ck_context *ctx, nt_buf *b)
+static inline void nt_free(ck_context *ctx, nt_buf *b)
 {
     if (b->dev)
         ck_free(ck_context_device(ctx), b->dev);
@@ -112,7 +112,7 @@ static void nt_free(ck_context *ctx, nt_buf *b)
 
 /* Fill with uniform values in [lo, hi) rounded to the type; v receives the exact values
  * (row-major rows x n). */
-static void nt_fill(nt_buf *b, double *v, double lo, double hi, uint64_t *rng)
+static inline void nt_fill(nt_buf *b, double *v, double lo, double hi, uint64_t *rng)
 {
     for (int64_t r = 0; r < b->rows; ++r)
         for (int64_t j = 0; j < b->n; ++j) {
@@ -123,7 +123,7 @@ static void nt_fill(nt_buf *b, double *v, double lo, double hi, uint64_t *rng)
         }
 }
 
-static double nt_at(const nt_buf *b, int64_t r, int64_t j)
+static inline double nt_at(const nt_buf *b, int64_t r, int64_t j)
 {
     return nt_value(b->t, nt_get(b->host, b->t, (size_t)(r * b->ld + j)));
 }

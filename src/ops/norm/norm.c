@@ -72,8 +72,6 @@ ck_status ck_norm_view_rows(const char *op, const char *name, const ck_tensor *t
                        "%s: tensor '%s' (%s) has row stride %lld below the hidden size %lld; rows "
                        "must not overlap.",
                        op, name, ck_op_tensor_str(t), (long long)r->stride, (long long)r->n);
-    if (ck_tensor_numel(t) == 0)
-        r->rows = 0;
     return CK_SUCCESS;
 }
 
