@@ -1,15 +1,323 @@
-/* `ck prof` entry points of this family (placeholder until the operations land). */
+/* `ck prof layernorm` and `ck prof rmsnorm`: forward (optionally with residual add and
+ * row quantization, smoothing) or backward, checked against a double CPU reference. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 #include "prof.h"
 
-int prof_layernorm(int argc, char **argv)
+static const char norm_help[] =
+    "usage: ck prof layernorm|rmsnorm [--shape RxN] [--dtype bf16] [--bwd] [--residual]\n"
+    "                                 [--quant int8|fp8e4m3] [--smooth] [common options]\n"
+    "  --shape RxN       rows x hidden size (default 16384x8192)\n"
+    "  --dtype T         x / y / residual / gamma / beta type: f32, f16 or bf16 (default bf16)\n"
+    "  --bwd             backward (dx, dgamma, dbeta) instead of forward\n"
+    "  --residual        fused residual add, also writing x + residual\n"
+    "  --quant Q         quantized y (int8 or fp8e4m3) with a per-row scale\n"
+    "  --smooth          smooth-quant factors before quantization (needs --quant)\n"
+    "Bytes: each input read once, each output written once (gamma/beta once).\n";
+
+typedef struct job {
+    ck_context *ctx;
+    ck_norm_forward_desc f;
+    ck_norm_backward_desc b;
+    int bwd;
+} job;
+
+static ck_status run_job(void *user, ck_stream *stream, int rotation)
 {
-    (void)argc;
-    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+    (void)stream;
+    (void)rotation;
+    job *j = user;
+    return j->bwd ? ck_norm_backward(j->ctx, &j->b) : ck_norm_forward(j->ctx, &j->f);
 }
 
-int prof_rmsnorm(int argc, char **argv)
+typedef struct dbuf {
+    void *dev;
+    ck_tensor t;
+} dbuf;
+
+static ck_status make(ck_context *ctx, dbuf *b, ck_dtype dt, int rank, long long rows, long long n,
+                      const float *init, size_t count)
 {
-    (void)argc;
-    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+    size_t es = dt == CK_DTYPE_F32 ? 4 : (dt == CK_DTYPE_F16 || dt == CK_DTYPE_BF16) ? 2 : 1;
+    size_t bytes = (size_t)rows * (size_t)n * es;
+    ck_status st = ck_malloc(ck_context_device(ctx), bytes ? bytes : 1, &b->dev);
+    if (st != CK_SUCCESS)
+        return st;
+    int64_t shape2[2] = {rows, n}, shape1[1] = {rows * n};
+    st = ck_tensor_init(&b->t, b->dev, dt, rank, rank == 2 ? shape2 : shape1, NULL);
+    if (st == CK_SUCCESS && init) {
+        void *h = malloc(bytes);
+        if (!h)
+            return CK_ERROR_OUT_OF_MEMORY;
+        st = ck_convert_array(dt, h, CK_DTYPE_F32, init, count, NULL);
+        if (st == CK_SUCCESS)
+            st = ck_memcpy_h2d(ck_context_device(ctx), b->dev, h, bytes, NULL);
+        free(h);
+    }
+    return st;
 }
+
+static void read_back(ck_context *ctx, const dbuf *b, size_t count, float *out)
+{
+    size_t es = b->t.dtype == CK_DTYPE_F32 ? 4 : (b->t.dtype == CK_DTYPE_F16 || b->t.dtype == CK_DTYPE_BF16) ? 2 : 1;
+    void *h = malloc(count * es);
+    if (!h)
+        return;
+    ck_memcpy_d2h(ck_context_device(ctx), h, b->dev, count * es, NULL);
+    ck_convert_array(CK_DTYPE_F32, out, b->t.dtype, h, count, NULL);
+    free(h);
+}
+
+/* rounds v to dtype dt (the inputs' exact values) */
+static void quantize_inputs(ck_dtype dt, float *v, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t c = 0;
+        ck_convert_from_f32(dt, v[i], CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
+        ck_convert_to_f32(dt, c, &v[i]);
+    }
+}
+
+static int prof_norm(int argc, char **argv, ck_norm_kind kind)
+{
+    const char *sub = argv[0];
+    prof_common c;
+    int rc = prof_parse_common(sub, &argc, argv, &c);
+    if (rc != CK_EXIT_OK)
+        return rc;
+    long long dims[2] = {16384, 8192};
+    ck_dtype dt = CK_DTYPE_BF16, qt = CK_DTYPE_F32;
+    int bwd = 0, residual = 0, quant = 0, smooth = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(norm_help, stdout);
+            fputs(prof_common_help, stdout);
+            return CK_EXIT_OK;
+        } else if (!strcmp(a, "--shape") && i + 1 < argc) {
+            if (prof_parse_shape(argv[++i], dims, 2) != 2 || dims[0] < 1 || dims[1] < 1)
+                return cli_usage_error(sub, "--shape %s: expected RxN with R, N >= 1.", argv[i]);
+        } else if (!strcmp(a, "--dtype") && i + 1 < argc) {
+            if (ck_dtype_from_name(argv[++i], &dt) != CK_SUCCESS ||
+                (dt != CK_DTYPE_F32 && dt != CK_DTYPE_F16 && dt != CK_DTYPE_BF16))
+                return cli_usage_error(sub, "--dtype %s: expected f32, f16 or bf16.", argv[i]);
+        } else if (!strcmp(a, "--quant") && i + 1 < argc) {
+            const char *q = argv[++i];
+            if (!strcmp(q, "int8") || !strcmp(q, "i8"))
+                qt = CK_DTYPE_I8;
+            else if (!strcmp(q, "fp8e4m3") || !strcmp(q, "fp8"))
+                qt = CK_DTYPE_FP8_E4M3;
+            else
+                return cli_usage_error(sub, "--quant %s: expected int8 or fp8e4m3.", q);
+            quant = 1;
+        } else if (!strcmp(a, "--bwd")) {
+            bwd = 1;
+        } else if (!strcmp(a, "--residual")) {
+            residual = 1;
+        } else if (!strcmp(a, "--smooth")) {
+            smooth = 1;
+        } else {
+            return cli_usage_error(sub, "unknown option or missing value: %s", a);
+        }
+    }
+    if (smooth && !quant)
+        return cli_usage_error(sub, "--smooth needs --quant.");
+    if (bwd && (quant || residual))
+        return cli_usage_error(sub, "--bwd takes neither --quant nor --residual.");
+    long long rows = dims[0], n = dims[1];
+    int ln = kind == CK_NORM_LAYERNORM;
+    ck_context *ctx = NULL;
+    if (ck_context_create(c.backend, 0, &ctx) != CK_SUCCESS)
+        return cli_library_error(sub);
+    size_t total = (size_t)rows * (size_t)n;
+    float *hx = malloc(total * 4), *hr = malloc(total * 4), *hy = malloc(total * 4),
+          *hg = malloc((size_t)n * 4), *hb = malloc((size_t)n * 4), *hs = malloc((size_t)n * 4),
+          *hm = malloc((size_t)rows * 4), *hrs = malloc((size_t)rows * 4),
+          *hsc = malloc((size_t)rows * 4);
+    dbuf x = {0}, r = {0}, y = {0}, ro = {0}, g = {0}, b = {0}, s = {0}, sc = {0}, mean = {0},
+         rstd = {0}, dg = {0}, db = {0};
+    ck_status st = CK_ERROR_OUT_OF_MEMORY;
+    prof_result res;
+    memset(&res, 0, sizeof res);
+    if (!hx || !hr || !hy || !hg || !hb || !hs || !hm || !hrs || !hsc)
+        goto fail;
+    unsigned seed = c.seed;
+    prof_fill_uniform(hx, total, -2.0f, 3.0f, &seed);
+    prof_fill_uniform(hr, total, -1.0f, 1.0f, &seed);
+    prof_fill_uniform(hg, (size_t)n, 0.5f, 1.5f, &seed);
+    prof_fill_uniform(hb, (size_t)n, -0.5f, 0.5f, &seed);
+    prof_fill_uniform(hs, (size_t)n, 0.25f, 2.0f, &seed);
+    quantize_inputs(dt, hx, total);
+    quantize_inputs(dt, hr, total); /* dy in the backward */
+    quantize_inputs(dt, hg, (size_t)n);
+    quantize_inputs(dt, hb, (size_t)n);
+    /* statistics (double) of x (+ residual) for the reference and the backward's inputs */
+    for (long long i = 0; i < rows; ++i) {
+        double sum = 0, ss = 0, m2 = 0;
+        for (long long j = 0; j < n; ++j) {
+            double a = hx[i * n + j] + (residual ? (double)hr[i * n + j] : 0.0);
+            a = (double)(float)a;
+            sum += a;
+            ss += a * a;
+        }
+        double mu = sum / (double)n;
+        for (long long j = 0; j < n; ++j) {
+            double a = (double)(float)(hx[i * n + j] + (residual ? (double)hr[i * n + j] : 0.0));
+            m2 += (a - mu) * (a - mu);
+        }
+        hm[i] = ln ? (float)mu : 0.0f;
+        hrs[i] = (float)(1.0 / sqrt((ln ? m2 : ss) / (double)n + 1e-5));
+    }
+    ck_dtype yt = quant ? qt : dt;
+    if ((st = make(ctx, &x, dt, 2, rows, n, hx, total)) != CK_SUCCESS ||
+        (st = make(ctx, &g, dt, 1, 1, n, hg, (size_t)n)) != CK_SUCCESS ||
+        (st = make(ctx, &y, yt, 2, rows, n, NULL, 0)) != CK_SUCCESS)
+        goto fail;
+    job j;
+    memset(&j, 0, sizeof j);
+    j.ctx = ctx;
+    j.bwd = bwd;
+    double bytes = 0, es = dt == CK_DTYPE_F32 ? 4 : 2;
+    if (!bwd) {
+        j.f.kind = kind;
+        j.f.epsilon = 1e-5f;
+        j.f.x = &x.t;
+        j.f.gamma = &g.t;
+        j.f.y = &y.t;
+        bytes = (double)total * es * 2 + (double)n * es;
+        if (quant)
+            bytes -= (double)total * (es - 1);
+        if (ln) {
+            if ((st = make(ctx, &b, dt, 1, 1, n, hb, (size_t)n)) != CK_SUCCESS)
+                goto fail;
+            j.f.beta = &b.t;
+            bytes += (double)n * es;
+        }
+        if (residual) {
+            if ((st = make(ctx, &r, dt, 2, rows, n, hr, total)) != CK_SUCCESS ||
+                (st = make(ctx, &ro, dt, 2, rows, n, NULL, 0)) != CK_SUCCESS)
+                goto fail;
+            j.f.residual = &r.t;
+            j.f.residual_out = &ro.t;
+            bytes += (double)total * es * 2;
+        }
+        if (quant) {
+            if ((st = make(ctx, &sc, CK_DTYPE_F32, 1, 1, rows, NULL, 0)) != CK_SUCCESS)
+                goto fail;
+            j.f.y_scale = &sc.t;
+            bytes += (double)rows * 4;
+        }
+        if (smooth) {
+            if ((st = make(ctx, &s, CK_DTYPE_F32, 1, 1, n, hs, (size_t)n)) != CK_SUCCESS)
+                goto fail;
+            j.f.smooth = &s.t;
+            bytes += (double)n * 4;
+        }
+    } else {
+        if ((st = make(ctx, &r, dt, 2, rows, n, hr, total)) != CK_SUCCESS ||
+            (st = make(ctx, &rstd, CK_DTYPE_F32, 1, 1, rows, hrs, (size_t)rows)) != CK_SUCCESS ||
+            (st = make(ctx, &dg, CK_DTYPE_F32, 1, 1, n, NULL, 0)) != CK_SUCCESS)
+            goto fail;
+        j.b.kind = kind;
+        j.b.dy = &r.t;
+        j.b.x = &x.t;
+        j.b.gamma = &g.t;
+        j.b.rstd = &rstd.t;
+        j.b.dx = &y.t;
+        j.b.dgamma = &dg.t;
+        bytes = (double)total * es * 3 + (double)n * es + (double)rows * 4 + (double)n * 4;
+        if (ln) {
+            if ((st = make(ctx, &mean, CK_DTYPE_F32, 1, 1, rows, hm, (size_t)rows)) != CK_SUCCESS ||
+                (st = make(ctx, &db, CK_DTYPE_F32, 1, 1, n, NULL, 0)) != CK_SUCCESS)
+                goto fail;
+            j.b.mean = &mean.t;
+            j.b.dbeta = &db.t;
+            bytes += (double)rows * 4 + (double)n * 4;
+        }
+    }
+    if ((st = run_job(&j, NULL, 0)) != CK_SUCCESS || (st = ck_context_synchronize(ctx)) != CK_SUCCESS)
+        goto fail;
+    res.op = sub;
+    snprintf(res.problem, sizeof res.problem, "%s %lldx%lld%s%s%s%s%s", ck_dtype_name(dt), rows, n,
+             bwd ? " bwd" : "", residual ? " residual" : "", quant ? " quant " : "",
+             quant ? ck_dtype_name(qt) : "", smooth ? " smooth" : "");
+    res.ok = 1;
+    if (c.check) {
+        res.checked = 1;
+        read_back(ctx, &y, total, hy);
+        if (quant)
+            read_back(ctx, &sc, (size_t)rows, hsc);
+        double worst = 0;
+        for (long long i = 0; i < rows; ++i) {
+            double s1 = 0, s2 = 0;
+            if (bwd)
+                for (long long k = 0; k < n; ++k) {
+                    double xh = ((double)hx[i * n + k] - hm[i]) * hrs[i], gd = (double)hr[i * n + k] * hg[k];
+                    s1 += gd;
+                    s2 += gd * xh;
+                }
+            for (long long k = 0; k < n; ++k) {
+                double a = (double)(float)(hx[i * n + k] + (residual ? (double)hr[i * n + k] : 0.0));
+                double want, err;
+                if (bwd) {
+                    double xh = (a - hm[i]) * hrs[i], gd = (double)hr[i * n + k] * hg[k];
+                    want = hrs[i] * (gd - (ln ? s1 / (double)n : 0.0) - xh * s2 / (double)n);
+                } else {
+                    want = ln ? (a - hm[i]) * hrs[i] * hg[k] + hb[k] : a * hrs[i] * hg[k];
+                    if (smooth)
+                        want *= hs[k];
+                }
+                double got = hy[i * n + k];
+                if (quant) {
+                    /* dequantized, in units of the code's spacing: int8 one step, fp8 1/8 */
+                    got *= hsc[i];
+                    err = fabs(got - want) / (qt == CK_DTYPE_I8 ? hsc[i] : fabs(want) * 0.0625 + hsc[i]);
+                    err = err <= 1.0 ? 0.0 : err;
+                } else {
+                    double ulp = dt == CK_DTYPE_BF16 ? 0x1p-8 : dt == CK_DTYPE_F16 ? 0x1p-11 : 0x1p-22;
+                    err = fabs(got - want) / (1.0 + fabs(want));
+                    err = err <= ulp + 1e-4 ? 0.0 : err;
+                }
+                if (!(err <= worst))
+                    worst = err;
+            }
+        }
+        res.max_error = worst;
+        res.ok = worst == 0.0;
+    }
+    if ((st = prof_time(ctx, &c, run_job, &j, &res.ms)) != CK_SUCCESS ||
+        (st = prof_copy_bandwidth(ctx, &res.copy_gbps)) != CK_SUCCESS)
+        goto fail;
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(ctx), &props);
+    res.device = props.name;
+    res.bytes = bytes;
+    rc = prof_report(&c, &res);
+    goto done;
+fail:
+    (void)st;
+    rc = cli_library_error(sub);
+done:;
+    dbuf *all[] = {&x, &r, &y, &ro, &g, &b, &s, &sc, &mean, &rstd, &dg, &db};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+        ck_free(ck_context_device(ctx), all[i]->dev);
+    free(hx);
+    free(hr);
+    free(hy);
+    free(hg);
+    free(hb);
+    free(hs);
+    free(hm);
+    free(hrs);
+    free(hsc);
+    ck_context_destroy(ctx);
+    return rc;
+}
+
+int prof_layernorm(int argc, char **argv) { return prof_norm(argc, argv, CK_NORM_LAYERNORM); }
+
+int prof_rmsnorm(int argc, char **argv) { return prof_norm(argc, argv, CK_NORM_RMSNORM); }
