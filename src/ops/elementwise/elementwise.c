@@ -104,9 +104,8 @@ static ck_status build_spec(void *user, char **source)
     return ck_ew_generate(((build_ctx *)user)->spec, source);
 }
 
-static ck_status build_any(void *user, char **source)
+ck_status ck_ew_cast_any_source(char **source)
 {
-    (void)user;
     static const char text[] =
         "/* ck: run-time typed cast (src/ops/elementwise/cast_kernel.h) */\n"
         "#include \"ck_device.h\"\n"
@@ -129,6 +128,12 @@ static ck_status build_any(void *user, char **source)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_cast: out of host memory.");
     memcpy(*source, text, sizeof text);
     return CK_SUCCESS;
+}
+
+static ck_status build_any(void *user, char **source)
+{
+    (void)user;
+    return ck_ew_cast_any_source(source);
 }
 
 static unsigned grid_for(ck_context *ctx, int64_t work, int64_t per_block, int waves)
