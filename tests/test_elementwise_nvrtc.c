@@ -49,9 +49,9 @@ static void test_kernels(void)
     s.scale = 1.0f;
     s.ovf = 1;
     /* (kept to ~13 compiles of ~1 s each) */
-    const ck_dtype pairs[][2] = {{CK_DTYPE_U8, CK_DTYPE_U8},    {CK_DTYPE_F32, CK_DTYPE_BF16},
-                                 {CK_DTYPE_BF16, CK_DTYPE_F32}, {CK_DTYPE_F16, CK_DTYPE_F32},
-                                 {CK_DTYPE_F32, CK_DTYPE_F16},  {CK_DTYPE_F64, CK_DTYPE_BF16},
+    const ck_dtype pairs[][2] = {{CK_DTYPE_U8, CK_DTYPE_U8},        {CK_DTYPE_F32, CK_DTYPE_BF16},
+                                 {CK_DTYPE_BF16, CK_DTYPE_F32},     {CK_DTYPE_F16, CK_DTYPE_F32},
+                                 {CK_DTYPE_F32, CK_DTYPE_F16},      {CK_DTYPE_F64, CK_DTYPE_BF16},
                                  {CK_DTYPE_BF16, CK_DTYPE_FP8_E4M3}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i)
         for (int layout = 0; layout < 2; ++layout) {

@@ -38,31 +38,62 @@ static double eval(const ck_ew_program *p, const double *x)
         }
         double r = 0;
         switch (s->op) {
-        case CK_EW_INPUT: r = x[s->input]; break;
-        case CK_EW_CONST: r = (double)(float)s->value; break;
-        case CK_EW_ADD: r = a + b; break;
-        case CK_EW_SUB: r = a - b; break;
-        case CK_EW_MUL: r = a * b; break;
-        case CK_EW_DIV: r = a / b; break;
-        case CK_EW_MAX: r = fmax(a, b); break;
-        case CK_EW_MIN: r = fmin(a, b); break;
-        case CK_EW_NEG: r = -a; break;
-        case CK_EW_RELU: r = a < 0 ? 0 : a; break;
+        case CK_EW_INPUT:
+            r = x[s->input];
+            break;
+        case CK_EW_CONST:
+            r = (double)(float)s->value;
+            break;
+        case CK_EW_ADD:
+            r = a + b;
+            break;
+        case CK_EW_SUB:
+            r = a - b;
+            break;
+        case CK_EW_MUL:
+            r = a * b;
+            break;
+        case CK_EW_DIV:
+            r = a / b;
+            break;
+        case CK_EW_MAX:
+            r = fmax(a, b);
+            break;
+        case CK_EW_MIN:
+            r = fmin(a, b);
+            break;
+        case CK_EW_NEG:
+            r = -a;
+            break;
+        case CK_EW_RELU:
+            r = a < 0 ? 0 : a;
+            break;
         case CK_EW_GELU_TANH:
             r = 0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
             break;
-        case CK_EW_GELU_ERF: r = 0.5 * a * (1 + erf(a / sqrt(2.0))); break;
-        case CK_EW_SILU: r = a / (1 + exp(-a)); break;
-        case CK_EW_SIGMOID: r = 1 / (1 + exp(-a)); break;
-        case CK_EW_EXP: r = exp(a); break;
-        case CK_EW_SCALE: r = a * (double)(float)s->value; break;
+        case CK_EW_GELU_ERF:
+            r = 0.5 * a * (1 + erf(a / sqrt(2.0)));
+            break;
+        case CK_EW_SILU:
+            r = a / (1 + exp(-a));
+            break;
+        case CK_EW_SIGMOID:
+            r = 1 / (1 + exp(-a));
+            break;
+        case CK_EW_EXP:
+            r = exp(a);
+            break;
+        case CK_EW_SCALE:
+            r = a * (double)(float)s->value;
+            break;
         case CK_EW_CAST: {
             uint64_t c;
             ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
             ck_convert_to_f64(s->dtype, c, &r);
             break;
         }
-        default: break;
+        default:
+            break;
         }
         st[sp++] = r;
     }
@@ -70,10 +101,10 @@ static double eval(const ck_ew_program *p, const double *x)
 }
 
 typedef struct host_t {
-    ck_tensor t;       /* device description */
-    unsigned char *h;  /* host copy of the storage */
-    double *v;         /* host values of the storage elements */
-    size_t elems;      /* storage elements */
+    ck_tensor t;      /* device description */
+    unsigned char *h; /* host copy of the storage */
+    double *v;        /* host values of the storage elements */
+    size_t elems;     /* storage elements */
 } host_t;
 
 /* A tensor of `shape` with `strides` (NULL: packed), storage of `elems` elements, random
@@ -181,10 +212,20 @@ static void run_case(const char *expr, ck_dtype dt, int rank, const int64_t *sha
 
 static void test_each_op(void)
 {
-    static const char *exprs[] = {"x0 + x1",   "x0 - x1",     "x0 * x1",     "x0 / x1",
-                                  "max(x0, x1)", "min(x0, x1)", "-x0 + 0*x1", "relu(x0) + 0*x1",
-                                  "gelu(x0) + 0*x1", "gelu_erf(x0) + 0*x1", "silu(x0) + 0*x1",
-                                  "sigmoid(x0) + 0*x1", "exp(x0) + 0*x1", "scale(x0, 0.3) + x1",
+    static const char *exprs[] = {"x0 + x1",
+                                  "x0 - x1",
+                                  "x0 * x1",
+                                  "x0 / x1",
+                                  "max(x0, x1)",
+                                  "min(x0, x1)",
+                                  "-x0 + 0*x1",
+                                  "relu(x0) + 0*x1",
+                                  "gelu(x0) + 0*x1",
+                                  "gelu_erf(x0) + 0*x1",
+                                  "silu(x0) + 0*x1",
+                                  "sigmoid(x0) + 0*x1",
+                                  "exp(x0) + 0*x1",
+                                  "scale(x0, 0.3) + x1",
                                   "cast(x0, bf16) + 0*x1"};
     int64_t shape[1] = {1023};
     host_t in[2];

@@ -49,31 +49,62 @@ static double eval(const ck_ew_program *p, const double *x)
             a = st[--sp];
         }
         switch (s->op) {
-        case CK_EW_INPUT: r = x[s->input]; break;
-        case CK_EW_CONST: r = (double)(float)s->value; break;
-        case CK_EW_ADD: r = a + b; break;
-        case CK_EW_SUB: r = a - b; break;
-        case CK_EW_MUL: r = a * b; break;
-        case CK_EW_DIV: r = a / b; break;
-        case CK_EW_MAX: r = fmax(a, b); break;
-        case CK_EW_MIN: r = fmin(a, b); break;
-        case CK_EW_NEG: r = -a; break;
-        case CK_EW_RELU: r = a < 0 ? 0 : a; break;
+        case CK_EW_INPUT:
+            r = x[s->input];
+            break;
+        case CK_EW_CONST:
+            r = (double)(float)s->value;
+            break;
+        case CK_EW_ADD:
+            r = a + b;
+            break;
+        case CK_EW_SUB:
+            r = a - b;
+            break;
+        case CK_EW_MUL:
+            r = a * b;
+            break;
+        case CK_EW_DIV:
+            r = a / b;
+            break;
+        case CK_EW_MAX:
+            r = fmax(a, b);
+            break;
+        case CK_EW_MIN:
+            r = fmin(a, b);
+            break;
+        case CK_EW_NEG:
+            r = -a;
+            break;
+        case CK_EW_RELU:
+            r = a < 0 ? 0 : a;
+            break;
         case CK_EW_GELU_TANH:
             r = 0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
             break;
-        case CK_EW_GELU_ERF: r = 0.5 * a * (1 + erf(a / sqrt(2.0))); break;
-        case CK_EW_SILU: r = a / (1 + exp(-a)); break;
-        case CK_EW_SIGMOID: r = 1 / (1 + exp(-a)); break;
-        case CK_EW_EXP: r = exp(a); break;
-        case CK_EW_SCALE: r = a * (double)(float)s->value; break;
+        case CK_EW_GELU_ERF:
+            r = 0.5 * a * (1 + erf(a / sqrt(2.0)));
+            break;
+        case CK_EW_SILU:
+            r = a / (1 + exp(-a));
+            break;
+        case CK_EW_SIGMOID:
+            r = 1 / (1 + exp(-a));
+            break;
+        case CK_EW_EXP:
+            r = exp(a);
+            break;
+        case CK_EW_SCALE:
+            r = a * (double)(float)s->value;
+            break;
         case CK_EW_CAST: {
             uint64_t c;
             ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
             ck_convert_to_f64(s->dtype, c, &r);
             break;
         }
-        default: break;
+        default:
+            break;
         }
         st[sp++] = r;
     }
@@ -330,6 +361,15 @@ done:
     return rc;
 }
 
-int prof_copy(int argc, char **argv) { return prof_main(P_COPY, argc, argv); }
-int prof_cast(int argc, char **argv) { return prof_main(P_CAST, argc, argv); }
-int prof_elementwise(int argc, char **argv) { return prof_main(P_EW, argc, argv); }
+int prof_copy(int argc, char **argv)
+{
+    return prof_main(P_COPY, argc, argv);
+}
+int prof_cast(int argc, char **argv)
+{
+    return prof_main(P_CAST, argc, argv);
+}
+int prof_elementwise(int argc, char **argv)
+{
+    return prof_main(P_EW, argc, argv);
+}
