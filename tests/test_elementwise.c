@@ -123,8 +123,9 @@ static int cast_contig(ck_dtype dst_t, ck_dtype src_t, size_t n, const ck_conver
             first = i;
             break;
         }
-    CHECK_MSG(first == db, "cast %s -> %s n=%zu (round %d, ovf %d, scale %g): byte %zu is 0x%02x, "
-                           "expected 0x%02x",
+    CHECK_MSG(first == db,
+              "cast %s -> %s n=%zu (round %d, ovf %d, scale %g): byte %zu is 0x%02x, "
+              "expected 0x%02x",
               ck_dtype_name(src_t), ck_dtype_name(dst_t), n, o ? (int)o->round : 0,
               o ? (int)o->overflow : 0, o ? (double)o->scale : 1.0, first,
               first < db ? hd[first] : 0, first < db ? ref[first] : 0);
@@ -154,7 +155,7 @@ static void test_cast_modes(void)
 {
     ck_convert_options o = ck_convert_options_default();
     const ck_dtype targets[] = {CK_DTYPE_FP8_E4M3, CK_DTYPE_FP8_E5M2, CK_DTYPE_BF16,
-                                CK_DTYPE_F16, CK_DTYPE_I8, CK_DTYPE_FP4_E2M1};
+                                CK_DTYPE_F16,      CK_DTYPE_I8,       CK_DTYPE_FP4_E2M1};
     for (int r = 0; r < CK_ROUND_MODE_COUNT; ++r)
         for (int v = 0; v < CK_OVERFLOW_MODE_COUNT; ++v)
             for (size_t t = 0; t < sizeof targets / sizeof targets[0]; ++t) {
@@ -239,7 +240,7 @@ static void test_strided(void)
     strided_case(CK_DTYPE_BF16, CK_DTYPE_BF16, 1, 129, 0);
     strided_case(CK_DTYPE_BF16, CK_DTYPE_F32, 31, 7, 0);
     strided_case(CK_DTYPE_F16, CK_DTYPE_BF16, 5, 300, 1);
-    strided_case(CK_DTYPE_F64, CK_DTYPE_I8, 3, 3, 0);     /* small exotic: run-time typed */
+    strided_case(CK_DTYPE_F64, CK_DTYPE_I8, 3, 3, 0);           /* small exotic: run-time typed */
     strided_case(CK_DTYPE_FP8_E4M3, CK_DTYPE_F32, 300, 300, 0); /* large exotic: generated */
     if (on_gpu)
         strided_case(CK_DTYPE_BF16, CK_DTYPE_BF16, 8192, 4096, 0);
@@ -248,12 +249,13 @@ static void test_strided(void)
 /* Copies of every storage size on odd sizes; fp4/fp6 contiguous; rank 0; in place. */
 static void test_copy(void)
 {
-    const ck_dtype types[] = {CK_DTYPE_U8, CK_DTYPE_BF16, CK_DTYPE_F32, CK_DTYPE_F64,
-                              CK_DTYPE_FP4_E2M1, CK_DTYPE_FP6_E3M2};
+    const ck_dtype types[] = {CK_DTYPE_U8,  CK_DTYPE_BF16,     CK_DTYPE_F32,
+                              CK_DTYPE_F64, CK_DTYPE_FP4_E2M1, CK_DTYPE_FP6_E3M2};
     const size_t sizes[] = {4, 12, 1024, 4100};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
-            cast_contig(types[t], types[t], sizes[s] + (ck_dtype_get(types[t])->pack_elements > 1 ? 0 : 1), NULL, 0);
+            cast_contig(types[t], types[t],
+                        sizes[s] + (ck_dtype_get(types[t])->pack_elements > 1 ? 0 : 1), NULL, 0);
     cast_contig(CK_DTYPE_F32, CK_DTYPE_F32, 999, NULL, 3); /* not 16-byte aligned */
     if (on_gpu)
         cast_contig(CK_DTYPE_BF16, CK_DTYPE_BF16, (size_t)16384 * 8192, NULL, 0);

@@ -1,21 +1,375 @@
-/* `ck prof` entry points of this family (placeholder until the operations land). */
+/*
+ * `ck prof copy|cast|elementwise`: run ck_copy / ck_cast / ck_elementwise on the GPU (else the
+ * emulator), check every element against the CPU (copy: bytes; cast: ck_convert_array bit for
+ * bit; elementwise: the program in double precision, relative error), time it and report
+ * time, GB/s and the ratio to the measured copy bandwidth.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 #include "prof.h"
 
+enum { P_COPY, P_CAST, P_EW };
+
+typedef struct job {
+    ck_context *ctx;
+    int kind;
+    ck_tensor dst, in[CK_EW_MAX_INPUTS];
+    int nin;
+    ck_convert_options opt;
+    ck_ew_program prog;
+} job;
+
+static ck_status run_job(void *user, ck_stream *stream, int rotation)
+{
+    (void)stream;
+    (void)rotation;
+    job *j = user;
+    if (j->kind == P_COPY)
+        return ck_copy(j->ctx, &j->dst, &j->in[0]);
+    if (j->kind == P_CAST)
+        return ck_cast(j->ctx, &j->dst, &j->in[0], &j->opt);
+    return ck_elementwise(j->ctx, &j->dst, j->in, j->nin, &j->prog);
+}
+
+static double eval(const ck_ew_program *p, const double *x)
+{
+    double st[CK_EW_MAX_STEPS];
+    int sp = 0;
+    for (int i = 0; i < p->count; ++i) {
+        const ck_ew_step *s = &p->steps[i];
+        double a = 0, b = 0, r = 0;
+        if (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN) {
+            b = st[--sp];
+            a = st[--sp];
+        } else if (s->op != CK_EW_INPUT && s->op != CK_EW_CONST) {
+            a = st[--sp];
+        }
+        switch (s->op) {
+        case CK_EW_INPUT:
+            r = x[s->input];
+            break;
+        case CK_EW_CONST:
+            r = (double)(float)s->value;
+            break;
+        case CK_EW_ADD:
+            r = a + b;
+            break;
+        case CK_EW_SUB:
+            r = a - b;
+            break;
+        case CK_EW_MUL:
+            r = a * b;
+            break;
+        case CK_EW_DIV:
+            r = a / b;
+            break;
+        case CK_EW_MAX:
+            r = fmax(a, b);
+            break;
+        case CK_EW_MIN:
+            r = fmin(a, b);
+            break;
+        case CK_EW_NEG:
+            r = -a;
+            break;
+        case CK_EW_RELU:
+            r = a < 0 ? 0 : a;
+            break;
+        case CK_EW_GELU_TANH:
+            r = 0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
+            break;
+        case CK_EW_GELU_ERF:
+            r = 0.5 * a * (1 + erf(a / sqrt(2.0)));
+            break;
+        case CK_EW_SILU:
+            r = a / (1 + exp(-a));
+            break;
+        case CK_EW_SIGMOID:
+            r = 1 / (1 + exp(-a));
+            break;
+        case CK_EW_EXP:
+            r = exp(a);
+            break;
+        case CK_EW_SCALE:
+            r = a * (double)(float)s->value;
+            break;
+        case CK_EW_CAST: {
+            uint64_t c;
+            ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
+            ck_convert_to_f64(s->dtype, c, &r);
+            break;
+        }
+        default:
+            break;
+        }
+        st[sp++] = r;
+    }
+    return st[0];
+}
+
+static const char help_copy[] =
+    "usage: ck prof copy --shape RxN [--dtype bf16] [--transpose] [common options]\n"
+    "  dst = src; --transpose reads src through a transposed view (strided path)\n";
+static const char help_cast[] =
+    "usage: ck prof cast --shape RxN --from f32 --to bf16 [--round rne|rtz|rna|sr]\n"
+    "                    [--overflow default|sat|nonsat] [--scale S] [common options]\n";
+static const char help_ew[] =
+    "usage: ck prof elementwise --shape RxN --expr \"relu(x0 * x1 + x2)\" [--dtype bf16]\n"
+    "                           [--out-dtype T] [--bias] [common options]\n"
+    "  inputs x0..x3 have --dtype and the full shape (--bias: the last input is a row vector\n"
+    "  broadcast over the rows); the output has --out-dtype (default --dtype)\n";
+
+static int prof_main(int kind, int argc, char **argv)
+{
+    const char *sub = argv[0];
+    const char *help = kind == P_COPY ? help_copy : kind == P_CAST ? help_cast : help_ew;
+    for (int i = 1; i < argc; ++i)
+        if (cli_is_help(argv[i])) {
+            printf("%s%s", help, prof_common_help);
+            return CK_EXIT_OK;
+        }
+    prof_common c;
+    int rc = prof_parse_common(sub, &argc, argv, &c);
+    if (rc != CK_EXIT_OK)
+        return rc;
+    long long dims[CK_TENSOR_MAX_RANK];
+    int rank = 0, transpose = 0, bias = 0;
+    ck_dtype in_t = CK_DTYPE_BF16, out_t = CK_DTYPE_BF16;
+    int out_given = 0;
+    const char *expr = NULL;
+    job j;
+    memset(&j, 0, sizeof j);
+    j.kind = kind;
+    j.opt = ck_convert_options_default();
+    if (kind == P_CAST)
+        in_t = CK_DTYPE_F32;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = strcmp(a, "--transpose") && strcmp(a, "--bias");
+        if (takes && !v)
+            return cli_usage_error(sub, "option %s needs a value.", a);
+        if (!strcmp(a, "--shape")) {
+            rank = prof_parse_shape(v, dims, CK_TENSOR_MAX_RANK);
+            if (rank == 0)
+                return cli_usage_error(sub, "--shape %s: expected lengths like 16384x8192.", v);
+        } else if (!strcmp(a, "--dtype") || !strcmp(a, "--from")) {
+            if (ck_dtype_from_name(v, &in_t) != CK_SUCCESS)
+                return cli_usage_error(sub, "%s %s: %s", a, v, ck_last_error());
+        } else if (!strcmp(a, "--to") || !strcmp(a, "--out-dtype")) {
+            if (ck_dtype_from_name(v, &out_t) != CK_SUCCESS)
+                return cli_usage_error(sub, "%s %s: %s", a, v, ck_last_error());
+            out_given = 1;
+        } else if (!strcmp(a, "--round") && kind == P_CAST) {
+            if (ck_round_mode_from_name(v, &j.opt.round) != CK_SUCCESS)
+                return cli_usage_error(sub, "--round %s: %s", v, ck_last_error());
+        } else if (!strcmp(a, "--overflow") && kind == P_CAST) {
+            if (ck_overflow_mode_from_name(v, &j.opt.overflow) != CK_SUCCESS)
+                return cli_usage_error(sub, "--overflow %s: %s", v, ck_last_error());
+        } else if (!strcmp(a, "--scale") && kind == P_CAST) {
+            j.opt.scale = strtof(v, NULL);
+        } else if (!strcmp(a, "--expr") && kind == P_EW) {
+            expr = v;
+        } else if (!strcmp(a, "--transpose") && kind == P_COPY) {
+            transpose = 1;
+            continue;
+        } else if (!strcmp(a, "--bias") && kind == P_EW) {
+            bias = 1;
+            continue;
+        } else {
+            return cli_usage_error(sub, "unknown option '%s'.", a);
+        }
+        ++i;
+    }
+    if (rank == 0)
+        return cli_usage_error(sub, "--shape is required (e.g. --shape 16384x8192).");
+    if (kind == P_COPY)
+        out_t = in_t;
+    else if (kind == P_EW && !out_given)
+        out_t = in_t;
+    if (kind == P_CAST && !out_given)
+        return cli_usage_error(sub, "--to is required.");
+    if (kind == P_EW && !expr)
+        return cli_usage_error(sub, "--expr is required (e.g. --expr \"relu(x0 * x1 + x2)\").");
+    if (kind == P_EW) {
+        if (ck_ew_parse(expr, &j.prog) != CK_SUCCESS)
+            return cli_usage_error(sub, "--expr: %s", ck_last_error());
+        for (int s = 0; s < j.prog.count; ++s)
+            if (j.prog.steps[s].op == CK_EW_INPUT && j.prog.steps[s].input + 1 > j.nin)
+                j.nin = j.prog.steps[s].input + 1;
+        if (j.nin == 0)
+            j.nin = 1;
+    } else {
+        j.nin = 1;
+    }
+    if (transpose && rank != 2)
+        return cli_usage_error(sub, "--transpose needs a 2-D --shape.");
+
+    ck_context *ctx = NULL;
+    if (ck_context_create(c.backend, 0, &ctx) != CK_SUCCESS)
+        return cli_library_error(sub);
+    j.ctx = ctx;
+    ck_device *dev = ck_context_device(ctx);
+    ck_device_props props;
+    ck_device_get_props(dev, &props);
+    int64_t shape[CK_TENSOR_MAX_RANK], n = 1;
+    for (int d = 0; d < rank; ++d)
+        n *= shape[d] = dims[d];
+    size_t in_bytes = 0, out_bytes = 0;
+    void *dptr[CK_EW_MAX_INPUTS + 1] = {0};
+    unsigned char *hin[CK_EW_MAX_INPUTS] = {0}, *hout = NULL;
+    double *vin[CK_EW_MAX_INPUTS] = {0};
+    float *f = NULL;
+    prof_result r;
+    memset(&r, 0, sizeof r);
+    rc = CK_EXIT_FAILURE;
+    int64_t bias_n = shape[rank - 1];
+    if (ck_dtype_storage_size(in_t, (size_t)n, &in_bytes) != CK_SUCCESS ||
+        ck_dtype_storage_size(out_t, (size_t)n, &out_bytes) != CK_SUCCESS) {
+        rc = cli_library_error(sub);
+        goto done;
+    }
+    f = malloc(sizeof(float) * (size_t)n);
+    unsigned seed = c.seed;
+    for (int k = 0; k < j.nin; ++k) {
+        int is_bias = bias && k == j.nin - 1;
+        size_t cnt = is_bias ? (size_t)bias_n : (size_t)n, bytes = 0;
+        ck_dtype_storage_size(in_t, cnt, &bytes);
+        hin[k] = malloc(bytes + 1);
+        vin[k] = c.check && kind == P_EW ? malloc(sizeof(double) * cnt) : NULL;
+        if (!f || !hin[k] || (c.check && kind == P_EW && !vin[k])) {
+            fprintf(stderr, "ck %s: out of host memory.\n", sub);
+            goto done;
+        }
+        prof_fill_uniform(f, cnt, -3.0f, 3.0f, &seed);
+        if (ck_convert_array(in_t, hin[k], CK_DTYPE_F32, f, cnt, NULL) != CK_SUCCESS ||
+            (vin[k] && ck_convert_array(CK_DTYPE_F64, vin[k], in_t, hin[k], cnt, NULL)) ||
+            ck_malloc(dev, bytes ? bytes : 1, &dptr[k + 1]) != CK_SUCCESS ||
+            ck_memcpy_h2d(dev, dptr[k + 1], hin[k], bytes, NULL) != CK_SUCCESS) {
+            rc = cli_library_error(sub);
+            goto done;
+        }
+        int64_t bshape[1] = {bias_n};
+        int64_t tstr[2] = {1, shape[0]};
+        ck_status st = is_bias ? ck_tensor_init(&j.in[k], dptr[k + 1], in_t, 1, bshape, NULL)
+                               : ck_tensor_init(&j.in[k], dptr[k + 1], in_t, rank, shape,
+                                                transpose ? tstr : NULL);
+        if (st != CK_SUCCESS) {
+            rc = cli_library_error(sub);
+            goto done;
+        }
+    }
+    if (ck_malloc(dev, out_bytes ? out_bytes : 1, &dptr[0]) != CK_SUCCESS ||
+        ck_tensor_init(&j.dst, dptr[0], out_t, rank, shape, NULL) != CK_SUCCESS) {
+        rc = cli_library_error(sub);
+        goto done;
+    }
+    if (run_job(&j, NULL, 0) != CK_SUCCESS || ck_context_synchronize(ctx) != CK_SUCCESS) {
+        rc = cli_library_error(sub);
+        goto done;
+    }
+    r.ok = 1;
+    if (c.check) {
+        r.checked = 1;
+        hout = malloc(out_bytes + 1);
+        if (!hout || ck_memcpy_d2h(dev, hout, dptr[0], out_bytes, NULL) != CK_SUCCESS) {
+            rc = cli_library_error(sub);
+            goto done;
+        }
+        if (kind == P_COPY || kind == P_CAST) {
+            unsigned char *ref = malloc(out_bytes + 1);
+            if (transpose) { /* src viewed transposed: element (i, j) at j * rows + i */
+                size_t es = out_bytes / (size_t)n;
+                for (int64_t i = 0; i < shape[0]; ++i)
+                    for (int64_t q = 0; q < shape[1]; ++q)
+                        memcpy(ref + (size_t)(i * shape[1] + q) * es,
+                               hin[0] + (size_t)(q * shape[0] + i) * es, es);
+            } else if (ref) {
+                ck_convert_array(out_t, ref, in_t, hin[0], (size_t)n, &j.opt);
+            }
+            size_t badb = 0;
+            for (size_t b = 0; ref && b < out_bytes; ++b)
+                badb += ref[b] != hout[b];
+            r.ok = ref && badb == 0;
+            r.max_error = (double)badb; /* wrong bytes */
+            free(ref);
+        } else {
+            double *g = malloc(sizeof(double) * (size_t)n), eps = ck_dtype_get(out_t)->epsilon;
+            if (!g) {
+                fprintf(stderr, "ck %s: out of host memory.\n", sub);
+                goto done;
+            }
+            ck_convert_array(CK_DTYPE_F64, g, out_t, hout, (size_t)n, NULL);
+            double worst = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                double x[CK_EW_MAX_INPUTS] = {0};
+                for (int k = 0; k < j.nin; ++k)
+                    x[k] = vin[k][bias && k == j.nin - 1 ? i % bias_n : i];
+                double ref = eval(&j.prog, x);
+                double err = fabs(g[i] - ref) / (fabs(ref) + 1e-3); /* relative, floor 1e-3 */
+                if (!(err <= worst))
+                    worst = isnan(err) ? INFINITY : err;
+            }
+            r.max_error = worst;
+            r.ok = worst <= 2 * eps + 1e-5;
+            free(g);
+        }
+    }
+    if (prof_copy_bandwidth(ctx, &r.copy_gbps) != CK_SUCCESS ||
+        prof_time(ctx, &c, run_job, &j, &r.ms) != CK_SUCCESS) {
+        rc = cli_library_error(sub);
+        goto done;
+    }
+    r.op = sub;
+    r.device = props.name;
+    double in_total = 0;
+    for (int k = 0; k < j.nin; ++k) {
+        size_t bytes = 0;
+        ck_dtype_storage_size(in_t, bias && k == j.nin - 1 ? (size_t)bias_n : (size_t)n, &bytes);
+        in_total += (double)bytes;
+    }
+    r.bytes = in_total + (double)out_bytes;
+    {
+        char sh[128] = "";
+        size_t at = 0;
+        for (int d = 0; d < rank; ++d)
+            at += (size_t)snprintf(sh + at, sizeof sh - at, "%s%lld", d ? "x" : "", dims[d]);
+        if (kind == P_COPY)
+            snprintf(r.problem, sizeof r.problem, "%s %s%s", ck_dtype_name(in_t), sh,
+                     transpose ? " transposed" : "");
+        else if (kind == P_CAST)
+            snprintf(r.problem, sizeof r.problem, "%s->%s %s", ck_dtype_name(in_t),
+                     ck_dtype_name(out_t), sh);
+        else
+            snprintf(r.problem, sizeof r.problem, "%s %s->%s %s%s", expr, ck_dtype_name(in_t),
+                     ck_dtype_name(out_t), sh, bias ? " bias" : "");
+    }
+    rc = prof_report(&c, &r);
+done:
+    for (int k = 0; k <= CK_EW_MAX_INPUTS; ++k)
+        ck_free(dev, dptr[k]);
+    for (int k = 0; k < CK_EW_MAX_INPUTS; ++k) {
+        free(hin[k]);
+        free(vin[k]);
+    }
+    free(hout);
+    free(f);
+    ck_context_destroy(ctx);
+    return rc;
+}
+
 int prof_copy(int argc, char **argv)
 {
-    (void)argc;
-    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+    return prof_main(P_COPY, argc, argv);
 }
-
 int prof_cast(int argc, char **argv)
 {
-    (void)argc;
-    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+    return prof_main(P_CAST, argc, argv);
 }
-
 int prof_elementwise(int argc, char **argv)
 {
-    (void)argc;
-    return cli_usage_error("prof", "'%s' is not implemented yet.", argv[0]);
+    return prof_main(P_EW, argc, argv);
 }

@@ -104,9 +104,8 @@ static ck_status build_spec(void *user, char **source)
     return ck_ew_generate(((build_ctx *)user)->spec, source);
 }
 
-static ck_status build_any(void *user, char **source)
+ck_status ck_ew_cast_any_source(char **source)
 {
-    (void)user;
     static const char text[] =
         "/* ck: run-time typed cast (src/ops/elementwise/cast_kernel.h) */\n"
         "#include \"ck_device.h\"\n"
@@ -131,13 +130,18 @@ static ck_status build_any(void *user, char **source)
     return CK_SUCCESS;
 }
 
+static ck_status build_any(void *user, char **source)
+{
+    (void)user;
+    return ck_ew_cast_any_source(source);
+}
+
 static unsigned grid_for(ck_context *ctx, int64_t work, int64_t per_block, int waves)
 {
     int64_t blocks = (work + per_block - 1) / per_block;
-    int64_t cap = (int64_t)(ck_op_props(ctx)->multiprocessors > 0
-                                ? ck_op_props(ctx)->multiprocessors
-                                : 1) *
-                  waves;
+    int64_t cap =
+        (int64_t)(ck_op_props(ctx)->multiprocessors > 0 ? ck_op_props(ctx)->multiprocessors : 1) *
+        waves;
     if (blocks > cap)
         blocks = cap;
     return blocks < 1 ? 1u : (unsigned)blocks;
@@ -309,11 +313,10 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     }
     ew_layout l;
     collapse(&l, dst, src, 1);
-    int fast_pair = (src->dtype == CK_DTYPE_F32 || src->dtype == CK_DTYPE_BF16 ||
-                     src->dtype == CK_DTYPE_F16) &&
-                    (dst->dtype == CK_DTYPE_F32 || dst->dtype == CK_DTYPE_BF16 ||
-                     dst->dtype == CK_DTYPE_F16) &&
-                    o.scale == 1.0f && o.round == CK_ROUND_NEAREST_EVEN && ovf == CK_NC_NONSAT;
+    int fast_pair =
+        (src->dtype == CK_DTYPE_F32 || src->dtype == CK_DTYPE_BF16 || src->dtype == CK_DTYPE_F16) &&
+        (dst->dtype == CK_DTYPE_F32 || dst->dtype == CK_DTYPE_BF16 || dst->dtype == CK_DTYPE_F16) &&
+        o.scale == 1.0f && o.round == CK_ROUND_NEAREST_EVEN && ovf == CK_NC_NONSAT;
     if (same && l.rank == 1 && l.str[0][0] == 1 && l.str[1][0] == 1) {
         /* a contiguous copy of any type moves bytes: one kernel for every dtype */
         size_t bytes = 0;

@@ -37,7 +37,7 @@ static int is_fast(ck_dtype t)
 static int default_ovf(ck_dtype t)
 {
     return ck_dtype_get(t)->default_overflow == CK_OVERFLOW_SATURATE ? CK_NC_SATURATE
-                                                                      : CK_NC_NONSAT;
+                                                                     : CK_NC_NONSAT;
 }
 
 static const char *code_type(ck_dtype t)
@@ -120,8 +120,8 @@ static void emit_store(ck_sbuf *b, int f64, ck_dtype t, const char *value)
     else if (!f64 && t == CK_DTYPE_F16)
         ck_sbuf_printf(b, "ew_f32_to_f16(%s)", value);
     else {
-        ck_sbuf_printf(b, "(%s)ck_nc_from_%s(%d, %s, 0, %d, 0u)", code_type(t),
-                       f64 ? "f64" : "f32", (int)t, value, default_ovf(t));
+        ck_sbuf_printf(b, "(%s)ck_nc_from_%s(%d, %s, 0, %d, 0u)", code_type(t), f64 ? "f64" : "f32",
+                       (int)t, value, default_ovf(t));
     }
 }
 
@@ -199,7 +199,7 @@ static ck_status emit_elem_expr(ck_sbuf *b, const ew_spec *s)
     int stack[CK_EW_MAX_STEPS], sp = 0;
     ck_sbuf_printf(b, "    (void)i;\n");
     for (int k = 0; k < s->nin; ++k) {
-        char code[8];
+        char code[16];
         snprintf(code, sizeof code, "c%d", k);
         ck_sbuf_printf(b, "    %s x%d = ", T, k);
         emit_load(b, s->f64, s->in[k], code);
@@ -311,9 +311,10 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
     for (int k = 0; k < s->nin; ++k)
         ck_sbuf_printf(b, "        ck_u32x4 a%d[%d][%d];\n", k, EW_UNROLL, nw[k]);
     const char *ld = s->alias ? "ck_ld16" : "ck_ld16_nc";
-    ck_sbuf_printf(b, "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
-                      "            long long q = p + u * nt;\n"
-                      "            if (q < npacks) {\n",
+    ck_sbuf_printf(b,
+                   "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
+                   "            long long q = p + u * nt;\n"
+                   "            if (q < npacks) {\n",
                    EW_UNROLL);
     for (int k = 0; k < s->nin; ++k)
         ck_sbuf_printf(b,
@@ -322,11 +323,12 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
                        "16);\n",
                        nw[k], k, ld, k, nw[k]);
     ck_sbuf_printf(b, "            }\n        }\n");
-    ck_sbuf_printf(b, "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
-                      "            long long q = p + u * nt;\n"
-                      "            if (q < npacks) {\n"
-                      "                unsigned long long e = (unsigned long long)q * %du;\n"
-                      "                (void)e;\n",
+    ck_sbuf_printf(b,
+                   "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
+                   "            long long q = p + u * nt;\n"
+                   "            if (q < npacks) {\n"
+                   "                unsigned long long e = (unsigned long long)q * %du;\n"
+                   "                (void)e;\n",
                    EW_UNROLL, V);
     for (int e = 0; e < V; ++e) {
         ck_sbuf_printf(b, "                %s r%d = ew_f(", code_type(s->out), e);
@@ -357,16 +359,24 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
                    "            }\n        }\n    }\n",
                    nwo, nwo);
     /* the last n % V elements */
-    ck_sbuf_printf(b, "    long long t = npacks * %d + (long long)ck_block_idx_x() * nt + "
-                      "ck_thread_idx_x();\n"
-                      "    if (t < n)\n",
+    ck_sbuf_printf(b,
+                   "    long long t = npacks * %d + (long long)ck_block_idx_x() * nt + "
+                   "ck_thread_idx_x();\n"
+                   "    if (t < n)\n",
                    V);
     ck_sbuf_printf(b, "        ew_st_code(out, %d, (unsigned long long)t, ew_f(",
-                   so == 1 ? 0 : so == 2 ? 1 : so == 4 ? 2 : 3);
+                   so == 1   ? 0
+                   : so == 2 ? 1
+                   : so == 4 ? 2
+                             : 3);
     for (int k = 0; k < s->nin; ++k) {
         int sk = ck_ew_elem_bytes(s->in[k]);
-        ck_sbuf_printf(b, "(%s)ew_ld_code(in%d, %d, (unsigned long long)t), ",
-                       code_type(s->in[k]), k, sk == 1 ? 0 : sk == 2 ? 1 : sk == 4 ? 2 : 3);
+        ck_sbuf_printf(b, "(%s)ew_ld_code(in%d, %d, (unsigned long long)t), ", code_type(s->in[k]),
+                       k,
+                       sk == 1   ? 0
+                       : sk == 2 ? 1
+                       : sk == 4 ? 2
+                                 : 3);
     }
     ck_sbuf_printf(b, "(unsigned long long)t));\n}\n");
 }
@@ -412,13 +422,15 @@ static void emit_strided(ck_sbuf *b, const ew_spec *s)
         ck_sbuf_printf(b, "            unsigned long long o%d = 0;\n", k);
     for (int d = r - 1; d >= 0; --d) {
         if (d > 0)
-            ck_sbuf_printf(b, "            { %s q = rem / (%s)l%d, x = rem - q * (%s)l%d; rem = q;\n",
+            ck_sbuf_printf(b,
+                           "            { %s q = rem / (%s)l%d, x = rem - q * (%s)l%d; rem = q;\n",
                            I, I, d, I, d);
         else
             ck_sbuf_printf(b, "            { %s x = rem;\n", I);
         for (int k = 0; k <= s->nin; ++k)
-            ck_sbuf_printf(b, "              o%d += (unsigned long long)x * (unsigned long long)"
-                              "s%d_%d;\n",
+            ck_sbuf_printf(b,
+                           "              o%d += (unsigned long long)x * (unsigned long long)"
+                           "s%d_%d;\n",
                            k, k, d);
         ck_sbuf_printf(b, "            }\n");
     }

@@ -39,6 +39,9 @@ char *ck_ew_key(const ew_spec *spec);
 /* The kernel source (malloc'd), kernel name "ck_ew_vec" or "ck_ew_strided". */
 ck_status ck_ew_generate(const ew_spec *spec, char **source);
 
+/* The source of the run-time typed cast kernel ck_cast_any (malloc'd). */
+ck_status ck_ew_cast_any_source(char **source);
+
 /* Elements per vector pack of the vector path: 16 / smallest storage size. */
 int ck_ew_vec_elems(const ew_spec *spec);
 

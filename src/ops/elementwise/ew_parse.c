@@ -88,10 +88,8 @@ static void skip(parser *ps)
 static int perr(parser *ps, const char *what)
 {
     if (ps->st == CK_SUCCESS)
-        ps->st = ck_fail(CK_ERROR_PARSE,
-                         "ck_ew_parse: at offset %d of \"%s\": %s (found '%.12s').",
-                         (int)(ps->p - ps->text), ps->text, what,
-                         *ps->p ? ps->p : "end of text");
+        ps->st = ck_fail(CK_ERROR_PARSE, "ck_ew_parse: at offset %d of \"%s\": %s (found '%.12s').",
+                         (int)(ps->p - ps->text), ps->text, what, *ps->p ? ps->p : "end of text");
     return 0;
 }
 
@@ -145,12 +143,13 @@ static int expr(parser *ps);
 static const struct {
     const char *name;
     ck_ew_opcode op;
-} funcs[] = {{"relu", CK_EW_RELU},       {"gelu", CK_EW_GELU_TANH},   {"gelu_tanh", CK_EW_GELU_TANH},
-             {"gelu_erf", CK_EW_GELU_ERF}, {"silu", CK_EW_SILU},     {"sigmoid", CK_EW_SIGMOID},
-             {"exp", CK_EW_EXP},         {"neg", CK_EW_NEG},          {"max", CK_EW_MAX},
-             {"min", CK_EW_MIN},         {"add", CK_EW_ADD},          {"sub", CK_EW_SUB},
-             {"mul", CK_EW_MUL},         {"div", CK_EW_DIV},          {"scale", CK_EW_SCALE},
-             {"cast", CK_EW_CAST}};
+} funcs[] = {
+    {"relu", CK_EW_RELU},         {"gelu", CK_EW_GELU_TANH}, {"gelu_tanh", CK_EW_GELU_TANH},
+    {"gelu_erf", CK_EW_GELU_ERF}, {"silu", CK_EW_SILU},      {"sigmoid", CK_EW_SIGMOID},
+    {"exp", CK_EW_EXP},           {"neg", CK_EW_NEG},        {"max", CK_EW_MAX},
+    {"min", CK_EW_MIN},           {"add", CK_EW_ADD},        {"sub", CK_EW_SUB},
+    {"mul", CK_EW_MUL},           {"div", CK_EW_DIV},        {"scale", CK_EW_SCALE},
+    {"cast", CK_EW_CAST}};
 
 static int primary(parser *ps)
 {
@@ -343,14 +342,16 @@ ck_status ck_ew_format(const ck_ew_program *prog, char *buf, size_t size)
             free(stack[--sp]);
         stack[sp++] = t;
         if (n < 0 || n >= CAP)
-            st = ck_fail(CK_ERROR_OVERFLOW, "ck_ew_format: the expression is longer than %d "
-                                            "characters.",
+            st = ck_fail(CK_ERROR_OVERFLOW,
+                         "ck_ew_format: the expression is longer than %d "
+                         "characters.",
                          CAP - 1);
     }
     if (st == CK_SUCCESS) {
         size_t len = strlen(stack[0]);
         const char *txt = stack[0];
-        if (len >= 2 && txt[0] == '(' && txt[len - 1] == ')' && prog->steps[prog->count - 1].op >= CK_EW_ADD &&
+        if (len >= 2 && txt[0] == '(' && txt[len - 1] == ')' &&
+            prog->steps[prog->count - 1].op >= CK_EW_ADD &&
             prog->steps[prog->count - 1].op <= CK_EW_DIV) { /* drop the outermost parentheses */
             txt++;
             len -= 2;
