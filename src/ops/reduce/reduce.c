@@ -137,6 +137,11 @@ static ck_status check_common(ck_reduce_op op, const ck_tensor *x, const int *ax
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": pre-op %d is not a ck_reduce_pre (0 none, 1 abs, 2 square).",
                        (int)opt->pre);
+    if (opt->flags & ~(unsigned)CK_REDUCE_FAST)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": options.flags 0x%x has unknown bits; the only flag is CK_REDUCE_FAST "
+                          "(0x%x).",
+                       opt->flags, (unsigned)CK_REDUCE_FAST);
     if (is_arg(op) && (opt->scale != 1.0 || opt->post_sqrt))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": %s writes indices; it takes no post-op (scale %g, sqrt %d).",
