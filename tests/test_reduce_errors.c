@@ -56,6 +56,11 @@ static void test_errors(void)
     ck_reduce_options_init(&o);
     o.pre = (ck_reduce_pre)7;
     CHECK_STATUS(ck_reduce(ctx, CK_REDUCE_SUM, &x, &ax1, 1, &y, &o), CK_ERROR_INVALID_ARGUMENT);
+    ck_reduce_options_init(&o);
+    o.flags = 6;
+    CHECK_STATUS(ck_reduce(ctx, CK_REDUCE_SUM, &x, &ax1, 1, &y, &o), CK_ERROR_INVALID_ARGUMENT);
+    o.flags = CK_REDUCE_FAST;
+    CHECK_OK(ck_reduce_plan(ctx, CK_REDUCE_SUM, &x, &ax1, 1, &y, &o, NULL));
     /* overlap and duplicate y addresses */
     ck_tensor yo = y;
     yo.data = (char *)xa + 8;

@@ -137,6 +137,11 @@ static ck_status check_common(ck_reduce_op op, const ck_tensor *x, const int *ax
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": pre-op %d is not a ck_reduce_pre (0 none, 1 abs, 2 square).",
                        (int)opt->pre);
+    if (opt->flags & ~(unsigned)CK_REDUCE_FAST)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": options.flags 0x%x has unknown bits; the only flag is CK_REDUCE_FAST "
+                          "(0x%x).",
+                       opt->flags, (unsigned)CK_REDUCE_FAST);
     if (is_arg(op) && (opt->scale != 1.0 || opt->post_sqrt))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": %s writes indices; it takes no post-op (scale %g, sqrt %d).",
@@ -348,8 +353,13 @@ static void choose(plan *p, const canon *c, const ck_tensor *x, const ck_device_
         p->u = p->vb >= 8 ? 4 : 8;
         int64_t nvec = cdiv(n, v);
         if (rows >= (int64_t)sms * 32 || nvec <= 32 * 8) {
-            p->g = 32;
-            p->rpb = (int)(rows >= 8 ? 8 : pow2ceil(rows));
+            /* a warp or a part of one per row (about 4 vectors per lane for short rows); blocks
+             * of whole warps (shuffles need all 32 lanes), at most 256 threads */
+            int64_t gw = pow2ceil(cdiv(nvec, 4));
+            p->g = (int)(gw < 32 ? gw : 32);
+            int64_t threads = (int64_t)p->g * pow2ceil(rows);
+            threads = threads < 32 ? 32 : threads > 256 ? 256 : threads;
+            p->rpb = (int)(threads / p->g);
         } else {
             p->g = nvec >= 512 * 8 ? 512 : nvec >= 256 * 4 ? 256 : nvec >= 128 * 2 ? 128 : 64;
             p->rpb = 1;

@@ -2,7 +2,8 @@
  * Device code of ck_reduce (included by the source src/ops/reduce/reduce.c generates, which
  * defines the constants below first). Three kernels:
  *
- *   rd_row_k      RD_KIND 0: a group of RD_G threads per output ("row"), RD_RPB groups per block.
+ *   rd_row_k      RD_KIND 0: a group of RD_G threads per output ("row"), RD_RPB groups per block
+ *                 (RD_G 1..32: lanes of one warp; 64..1024: the whole block).
  *                 RD_VB > 0: the reduced elements are contiguous; RD_VB-byte vector loads
  *                 (16 = ck_ld16_nc), RD_U vectors in flight per thread, one accumulator per
  *                 vector lane. RD_VB == 0: any strides (flat reduced index decomposed).
@@ -214,10 +215,11 @@ CK_DEVICE long long rd_shfl_ll(long long v, unsigned m)
     return (long long)(((uint64_t)hi << 32) | lo);
 }
 
-/* Butterfly over the warp: every lane ends with the same state. */
+/* Butterfly over aligned groups of min(RD_G, 32) lanes: every lane of a group ends with the
+ * same state (the whole warp always takes part in the shuffles). */
 CK_DEVICE rd_state rd_warp(rd_state s)
 {
-    for (unsigned m = 16; m >= 1; m /= 2) {
+    for (unsigned m = (RD_G < 32 ? RD_G : 32) / 2; m >= 1; m /= 2) {
         rd_state o;
         o.v = rd_shfl_acc(s.v, m);
 #if RD_IS_ARG
@@ -418,8 +420,8 @@ CK_DEVICE void rd_row(void *y, const void *x, void *ws, const rd_geom *g)
         rd_ldv(xr + i * RD_ISZ, w);
         CK_UNROLL for (int k = 0; k < RD_V; ++k) rd_add(&s[k], rd_val(rd_elem(w, k)), i + k);
     }
-    if (end + lt < hi)
-        rd_add(&s[0], rd_val(rd_ld1(xr, end + lt)), end + lt);
+    for (long long e = end + lt; e < hi; e += RD_G) /* fewer than RD_V elements left */
+        rd_add(&s[0], rd_val(rd_ld1(xr, e)), e);
 #else
     for (long long j = lo + lt; j < hi; j += RD_G)
         rd_add(&s[0], rd_val(rd_ld1(x, xoff + rd_red_off(g, j))), j);
