@@ -80,7 +80,7 @@ def run_ck(build, op, shape, extra, reps):
     return json.loads(line), None, cmd
 
 
-def time_torch(fn, reps, warmup=5):
+def time_torch(fn, reps, warmup=20):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -131,7 +131,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build", help="ck build directory (default build)")
     ap.add_argument("--quick", action="store_true", help="the main cases only")
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=100)
     args = ap.parse_args()
     if not HAVE_TORCH:
         print("torch with CUDA not available: ck columns only", file=sys.stderr)

@@ -63,7 +63,7 @@ def time_torch(torch, op, rows, n, reps):
         else:
             fn = lambda: (x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6)
                           ).to(x.dtype) * w
-    for _ in range(5):
+    for _ in range(20):  # as ck prof: the clocks settle under sustained work
         fn()
     torch.cuda.synchronize()
     times = []
@@ -87,7 +87,7 @@ def main():
     ap.add_argument("--ops", default="softmax,layernorm,rmsnorm")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--plot")
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=100)
     a = ap.parse_args()
     try:
         import torch
