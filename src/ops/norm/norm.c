@@ -142,15 +142,30 @@ static int64_t pow2ceil(int64_t v)
     return p;
 }
 
+/* Tuning experiments: CK_NORM_INSTANCE="VPT,PERSISTENT" sets the vectors per thread a row is
+ * spread over (1..8, default 4) and whether the grid is persistent (1, default) or one group
+ * of rows per block (0). Invalid values are ignored. */
+static void tune_knobs(int *vpt, int *persistent)
+{
+    const char *e = getenv("CK_NORM_INSTANCE");
+    int a, b;
+    if (e && sscanf(e, "%d,%d", &a, &b) == 2 && a >= 1 && a <= 8 && (b == 0 || b == 1)) {
+        *vpt = a;
+        *persistent = b;
+    }
+}
+
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in)
 {
     int64_t nv = n / vec;
-    if (nv <= 128) { /* a warp (or fewer lanes) per row, several rows per block */
-        int64_t g = pow2ceil((nv + 3) / 4);
+    int vpt = 4, persistent = 1;
+    tune_knobs(&vpt, &persistent);
+    if (nv <= 32 * (int64_t)vpt) { /* a warp (or fewer lanes) per row, several rows per block */
+        int64_t g = pow2ceil((nv + vpt - 1) / vpt);
         in->g = (int)(g > 32 ? 32 : g);
         in->block = 256;
     } else { /* one block per row */
-        int64_t b = pow2ceil((nv + 3) / 4);
+        int64_t b = pow2ceil((nv + vpt - 1) / vpt);
         in->block = (int)(b < 64 ? 64 : b > 1024 ? 1024 : b);
         in->g = in->block;
     }
@@ -161,7 +176,7 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
     int64_t rpb = in->block / in->g;
     int64_t need = (rows + rpb - 1) / rpb;
     int64_t resident = (int64_t)(sms > 0 ? sms : 1) * (2048 / in->block);
-    in->grid = (unsigned)(need < resident ? need : resident);
+    in->grid = (unsigned)(need < resident || !persistent ? need : resident);
     if (in->grid == 0)
         in->grid = 1;
 }
