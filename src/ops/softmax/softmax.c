@@ -78,6 +78,7 @@ typedef struct smx_plan {
     int kind; /* 0 register rows, 1 online */
     int g, nv, cluster, rows_per_block;
     int seg_elems, segs, unroll;
+    int raw; /* register instance keeping raw 16-bit inputs (smx_rows_raw) */
 } smx_plan;
 
 static ck_status build_source(void *user, char **source)
@@ -99,11 +100,15 @@ static ck_status build_source(void *user, char **source)
     if (p->kind == 0) {
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_NV %d\n#define SMX_CLUSTER %d\n#define SMX_ROWS %d\n"
+                 "#define SMX_RAW %d\n"
                  "#include \"ops/softmax/softmax_kernel.h\"\n"
                  "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) smx_rows_k(void *y, %s, long long ys,\n"
                  "    long long ms, long long mdiv, long long mmod, long long cm, float scale2)\n"
-                 "{\n    smx_rows(y, x, mask, rows, xs, ys, ms, mdiv, mmod, cm, scale2);\n}\n",
-                 p->nv, p->cluster, p->rows_per_block, p->g * p->rows_per_block, params);
+                 "{\n%s}\n",
+                 p->nv, p->cluster, p->rows_per_block, p->raw, p->g * p->rows_per_block, params,
+                 p->raw ? "    (void)mask;\n    (void)ms;\n    (void)mdiv;\n    (void)mmod;\n"
+                          "    smx_rows_raw(y, x, rows, xs, ys, cm, scale2);\n"
+                        : "    smx_rows(y, x, mask, rows, xs, ys, ms, mdiv, mmod, cm, scale2);\n");
     } else {
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_SEG %dLL\n#define SMX_S %d\n#define SMX_UNROLL %d\n"
@@ -125,10 +130,10 @@ static void plan_key(const smx_plan *p, char *key, size_t size)
 {
     snprintf(key, size,
              "softmax/k=%d/ti=%d/to=%d/tm=%d/mask=%d/log=%d/n=%lld/v=%d/w=%d%d%d/g=%d/nv=%d/c=%d/"
-             "r=%d/seg=%d/s=%d/u=%d",
+             "r=%d/seg=%d/s=%d/u=%d/raw=%d",
              p->kind, p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x,
              p->wide_y, p->wide_m, p->g, p->nv, p->cluster, p->rows_per_block, p->seg_elems,
-             p->segs, p->unroll);
+             p->segs, p->unroll, p->raw);
 }
 
 static int aligned16(const void *ptr, int64_t rows, int64_t row_stride, int size, int vec)
@@ -176,6 +181,19 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
     p->unroll = p->vec >= 4 ? 2 : 8;
     p->seg_elems = 65536;
     p->segs = (int)cdiv(p->n, p->seg_elems);
+}
+
+/* Raw 16-bit storage in registers (smx_rows_raw) for register instances of 16-bit x read as
+ * 16-byte vectors without an additive mask, where a thread holds more than 16 elements or the
+ * row is split over a cluster. CK_SOFTMAX_RAW=0|1 overrides the choice (where allowed). */
+static void choose_raw(smx_plan *p)
+{
+    int allowed = p->kind == 0 && p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x &&
+                  !(p->maskbits & 1);
+    p->raw = allowed && (p->cluster > 1 || p->nv * p->vec > 16);
+    const char *e = getenv("CK_SOFTMAX_RAW");
+    if (allowed && e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        p->raw = e[0] == '1';
 }
 
 /* Tuning experiments: CK_SOFTMAX_INSTANCE="G,CLUSTER,ROWS" forces the register instance with G
@@ -350,6 +368,7 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     p.wide_m = o.mask ? aligned16(o.mask->data, mmod > 1 ? 2 : 1, ms, smx_size_of(p.tm), p.vec) : 0;
     choose(&p, rows, ck_op_props(ctx));
     tune_override(&p, rows);
+    choose_raw(&p);
 
     char key[256];
     plan_key(&p, key, sizeof key);
@@ -438,6 +457,7 @@ ck_status ck_smx_source(int64_t rows, int64_t n, int ti, int to, int tm, int mas
     props.backend = CK_BACKEND_CUDA;
     props.cc_major = 9;
     choose(&p, rows, &props);
+    choose_raw(&p);
     *kind = p.kind * 100 + p.cluster;
     return build_source(&p, source);
 }

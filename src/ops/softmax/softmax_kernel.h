@@ -187,6 +187,135 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
 }
 #endif /* SMX_NV */
 
+#if defined(SMX_NV) && SMX_RAW
+/* Register instance keeping the raw 16-bit inputs (two per 32-bit register) instead of the
+ * f32 values: half the registers, so a 1024-thread block or a cluster part holds 32 elements
+ * per thread without spilling. Each pass converts again (a shift for bf16) and the write pass
+ * recomputes exp2. Only without an additive mask (the causal mask depends on the column only),
+ * for 16-bit x read as 16-byte vectors (SMX_VEC == 8). */
+#define SMX_RAW_W (SMX_NV * 4)
+CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long col, long long diag)
+{
+    uint32_t w = raw[e >> 1];
+    float u = smx_from_bits((e & 1) ? (w >> 16) : (w & 0xffffu), SMX_TI) * scale2;
+#if SMX_MASK & 2
+    if (col > diag)
+        u = smx_neg_inf();
+#else
+    (void)col;
+    (void)diag;
+#endif
+    return u;
+}
+
+CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs, long long ys,
+                            long long cm, float scale2)
+{
+#if SMX_G > 32
+    CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
+    CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
+#endif
+#if SMX_CLUSTER > 1
+    CK_SHARED_ARRAY(float, smx_cl, 2);
+    const unsigned rank = ck_cluster_ctarank();
+#else
+    const unsigned rank = 0;
+#endif
+    const unsigned tid = ck_thread_idx_x() % SMX_G;
+    const long long row =
+        (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS + ck_thread_idx_x() / SMX_G;
+    if (SMX_G == 32 && row >= rows)
+        return;
+    const long long xoff = row * xs, diag = smx_diag(row, cm);
+    /* -inf in the input type, twice: vectors past the row end count for nothing */
+    const uint32_t ninf = SMX_TI == SMX_BF16 ? 0xff80ff80u : 0xfc00fc00u;
+    uint32_t raw[SMX_RAW_W];
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
+        if (vi < SMX_NVEC) {
+            ck_u32x4 r = ck_ld16_nc((const char *)x + (xoff + vi * SMX_VEC) * 2);
+            raw[4 * j] = r.x;
+            raw[4 * j + 1] = r.y;
+            raw[4 * j + 2] = r.z;
+            raw[4 * j + 3] = r.w;
+        } else {
+            CK_UNROLL for (int k = 0; k < 4; ++k) raw[4 * j + k] = ninf;
+        }
+    }
+    float m = smx_neg_inf();
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
+        CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
+    }
+#if SMX_G > 32
+    m = smx_block_max(m, smx_red_m);
+#else
+    m = ck_warp_reduce_max_f32(m);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[0] = m;
+    ck_cluster_sync();
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        m = fmaxf(m, q[0]);
+    }
+#endif
+    const float mx = smx_safe_max(m);
+    float l = 0.0f;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
+        CK_UNROLL for (int k = 0; k < 8; ++k) l += exp2f(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mx);
+    }
+#if SMX_G > 32
+    l = smx_block_sum(l, smx_red_l);
+#else
+    l = ck_warp_reduce_add_f32(l);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[1] = l;
+    ck_cluster_sync();
+    l = 0.0f;
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        l += q[1];
+    }
+#endif
+#if SMX_LOG
+    const float c = mx + log2f(l);
+#else
+    const float c = 1.0f / l;
+#endif
+    const long long yoff = row * ys;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
+        if (vi < SMX_NVEC) {
+            float o[8];
+            CK_UNROLL for (int k = 0; k < 8; ++k)
+            {
+                float u = smx_raw_u(raw, 8 * j + k, scale2, vi * 8 + k, diag);
+#if SMX_LOG
+                o[k] = (u - c) * SMX_LN2;
+#else
+                o[k] = exp2f(u - mx) * c;
+#endif
+            }
+            smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
+        }
+    }
+#if SMX_CLUSTER > 1
+    ck_cluster_sync(); /* no block leaves while another still reads its smx_cl */
+#endif
+}
+#endif /* SMX_RAW */
+
 #ifdef SMX_SEG
 /* Online instance, for rows longer than the register instance holds. Row `row` is cut into
  * SMX_S segments of SMX_SEG elements (the last may be shorter), one block each. smx_stats reads
