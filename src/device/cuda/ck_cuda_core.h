@@ -138,6 +138,13 @@ CK_DEVICE float ck_u32_as_f32(uint32_t u)
 {
     return __uint_as_float(u);
 }
+/* The value of u, opaque to the compiler: values derived from it in one loop are not kept live
+ * for reuse in a later one (a kernel recomputes them instead of holding registers). */
+CK_DEVICE uint32_t ck_opaque_u32(uint32_t u)
+{
+    asm volatile("" : "+r"(u));
+    return u;
+}
 
 /* ---- warp shuffles (all 32 lanes) --------------------------------------------------------- */
 CK_DEVICE uint32_t ck_shfl_idx_u32(uint32_t v, unsigned l)

@@ -181,6 +181,11 @@ static inline float ck_u32_as_f32(uint32_t u)
     memcpy(&f, &u, 4);
     return f;
 }
+/* The value of u (on the GPU opaque to the compiler, so derived values are recomputed). */
+static inline uint32_t ck_opaque_u32(uint32_t u)
+{
+    return u;
+}
 
 /* ---- warp shuffles ------------------------------------------------------------------------ */
 typedef struct ck_emu_shfl_in_ {

@@ -196,7 +196,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
 #define SMX_RAW_W (SMX_NV * 4)
 CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long col, long long diag)
 {
-    uint32_t w = raw[e >> 1];
+    uint32_t w = ck_opaque_u32(raw[e >> 1]); /* converted again in each pass, not kept */
     float u = smx_from_bits((e & 1) ? (w >> 16) : (w & 0xffffu), SMX_TI) * scale2;
 #if SMX_MASK & 2
     if (col > diag)
