@@ -299,6 +299,7 @@ static void test_nvrtc(void)
         {16, 65536, 2, 1, 0, 0, 1, 1},  {16, 131072, 0, 0, 0, 0, 0, 1},
         {4, 262144, 2, 2, 2, 1, 0, 1},  {4, 1000001, 2, 0, 0, 2, 1, 0},
         {2, 1 << 20, 2, 2, 0, 0, 0, 1}, {9, 17, 1, 1, 1, 1, 1, 0},
+        {16, 65536, 0, 0, 0, 0, 0, 1}, /* f32: a cluster of 2 (16-bit rows keep raw inputs) */
     };
     int kinds_seen = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -162,12 +162,36 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
         return;
     }
     for (int g = 64; g <= 1024; g *= 2)
-        if (cdiv(nvec, g) * p->vec <= 16 || (g == 1024 && cdiv(nvec, g) * p->vec <= 32)) {
+        if (cdiv(nvec, g) * p->vec <= 16) {
             p->g = g;
             p->nv = (int)cdiv(nvec, g);
             return;
         }
     int clusters = props->backend == CK_BACKEND_HOST || props->cc_major >= 9;
+    /* Rows of 16-bit x without an additive mask keep their raw inputs in registers (choose_raw):
+     * 64 elements per thread fit without spills. The shapes below measured best on the H100
+     * (bench/sweep_instances.sh, 2026-11-24): 512 threads for N <= 32768 (2.80 TB/s at 32768),
+     * 1024 threads for N <= 65536 (2.47), clusters of 4 and 8 blocks of 512 threads beyond
+     * (2.17 at 131072, 2.03 at 262144). */
+    int raw_ok = p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
+    if (raw_ok) {
+        static const int shapes[4][2] = {{512, 1}, {1024, 1}, {512, 4}, {512, 8}};
+        for (int i = 0; i < 4; ++i) {
+            int g = shapes[i][0], c = shapes[i][1];
+            if ((c == 1 || clusters) && cdiv(nvec, (int64_t)g * c) * p->vec <= 64 &&
+                rows * c <= 0x7fffffffLL) {
+                p->g = g;
+                p->cluster = c;
+                p->nv = (int)cdiv(nvec, (int64_t)g * c);
+                return;
+            }
+        }
+    }
+    if (cdiv(nvec, 1024) * p->vec <= 32) {
+        p->g = 1024;
+        p->nv = (int)cdiv(nvec, 1024);
+        return;
+    }
     for (int c = 2; clusters && c <= 8; c *= 2)
         if (cdiv(nvec, 1024LL * c) * p->vec <= 32 && rows * c <= 0x7fffffffLL) {
             p->g = 1024;
