@@ -81,6 +81,52 @@ def time_torch(torch, op, rows, n, reps):
     return nbytes / (ms * 1e-3) / 1e12
 
 
+def plot(path, ops, rows_out):
+    """TB/s versus row length (the 1 GiB sweep points) for ck and PyTorch, written to path."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # bench/pngplot.py: no text but the tick values; legend in a file
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import pngplot
+        series = []
+        for op in ops:
+            pts = sorted((n, c, t) for o, rows, n, c, t in rows_out
+                         if o == op and rows * n == (1 << 29))
+            if pts:
+                series.append(("ck " + op, [(n, c) for n, c, _ in pts]))
+                series.append(("torch " + op, [(n, t) for n, _, t in pts]))
+        legend = pngplot.plot(path, series)
+        with open(path + ".legend.txt", "w") as f:
+            f.write("x: row length N (bf16, 1 GiB of input), log scale; y: TB/s (input read "
+                    "once + output written once)\n")
+            for label, colour in legend:
+                f.write("%s: %s (%s line)\n" % (label, colour,
+                                                 "thick" if label.startswith("ck") else "thin"))
+        print("plot written to %s (legend in %s.legend.txt)" % (path, path), file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for op in ops:
+        pts = sorted((n, c, t) for o, rows, n, c, t in rows_out if o == op and rows * n == (1 << 29))
+        if not pts:
+            continue
+        if any(c is not None for _, c, _ in pts):
+            ax.plot([p[0] for p in pts if p[1] is not None],
+                    [p[1] for p in pts if p[1] is not None], "o-", label="ck " + op)
+        if any(t is not None for _, _, t in pts):
+            ax.plot([p[0] for p in pts if p[2] is not None],
+                    [p[2] for p in pts if p[2] is not None], "x--", label="torch " + op)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("row length N (bf16, 1 GiB of input)")
+    ax.set_ylabel("TB/s (input read once + output written once)")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    print("plot written to %s" % path, file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
@@ -118,33 +164,8 @@ def main():
                 "%.2f" % (ck_tbs / tt) if tt else "-"))
             rows_out.append((op, rows, n, ck_tbs, tt))
             sys.stdout.flush()
-    if a.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot.", file=sys.stderr)
-            return 0
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for op in a.ops.split(","):
-            pts = sorted((n, c, t) for o, rows, n, c, t in rows_out
-                         if o == op and rows * n == (1 << 29))
-            if not pts:
-                continue
-            if any(c is not None for _, c, _ in pts):
-                ax.plot([p[0] for p in pts if p[1] is not None],
-                        [p[1] for p in pts if p[1] is not None], "o-", label="ck " + op)
-            if any(t is not None for _, _, t in pts):
-                ax.plot([p[0] for p in pts if p[2] is not None],
-                        [p[2] for p in pts if p[2] is not None], "x--", label="torch " + op)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("row length N (bf16, 1 GiB of input)")
-        ax.set_ylabel("TB/s (input read once + output written once)")
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-        fig.savefig(a.plot, dpi=120, bbox_inches="tight")
-        print("plot written to %s" % a.plot)
+        if a.plot:  # after every operation, so a run cut short still leaves a plot
+            plot(a.plot, a.ops.split(","), rows_out)
     return 0
 
 
