@@ -89,7 +89,7 @@ def plot(path, series, xs_log2=True, ymax=None, w=900, h=520):
         c = COLOURS[i % len(COLOURS)]
         good = sorted(p for p in s if p[1] is not None)
         for a, b in zip(good, good[1:]):
-            cv.line(X(a[0]), Y(a[1]), X(b[0]), Y(b[1]), c, 3 if i % 2 == 0 else 1)
+            cv.line(X(a[0]), Y(a[1]), X(b[0]), Y(b[1]), c, 3 if label.startswith("ck") else 1)
         for p in good:
             for d in range(-3, 4):
                 cv.dot(X(p[0]) + d, Y(p[1]), c)
