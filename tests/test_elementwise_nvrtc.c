@@ -97,6 +97,9 @@ static void test_kernels(void)
             s.layout = layout;
             s.rank = 2;
             s.idx32 = layout;
+            /* the first expression's vector kernel with every broadcast mode */
+            for (int k = 0; k < 4; ++k)
+                s.bmode[k] = layout == 0 && e == 0 ? k : 0;
             char what[128];
             snprintf(what, sizeof what, "%s -> %s layout %d", exprs[e], ck_dtype_name(s.out),
                      layout);

@@ -291,6 +291,31 @@ static void test_broadcast(void)
     drop(&t2[1]);
 }
 
+/* The vector path's broadcast modes (a row vector, one value per row, one value) next to a full
+ * input: rows whose length is a multiple of the 16-byte pack, an odd row count. */
+static void test_broadcast_vector(void)
+{
+    int64_t shape[2] = {37, 64}, row[1] = {64}, col[2] = {37, 1};
+    host_t in[4];
+    make(&in[0], CK_DTYPE_BF16, 2, shape, NULL, 37 * 64, -2, 2);
+    make(&in[1], CK_DTYPE_BF16, 1, row, NULL, 64, -2, 2);
+    make(&in[2], CK_DTYPE_F32, 2, col, NULL, 37, -2, 2);
+    make(&in[3], CK_DTYPE_F32, 0, NULL, NULL, 1, -2, 2);
+    run_case("x0 * x1 + x2 - x3", CK_DTYPE_BF16, 2, shape, in, 4, 0);
+    run_case("silu(x1 + x2)", CK_DTYPE_F32, 2, shape, in, 4, 0);
+    run_case("x3 * x1", CK_DTYPE_F16, 2, shape, in, 4, 0);
+    for (int k = 0; k < 4; ++k)
+        drop(&in[k]);
+    /* rank 1: a scalar against a vector whose length is not a multiple of the pack (tail) */
+    int64_t n[1] = {1003};
+    host_t v[2];
+    make(&v[0], CK_DTYPE_F32, 1, n, NULL, 1003, -3, 3);
+    make(&v[1], CK_DTYPE_BF16, 0, NULL, NULL, 1, -3, 3);
+    run_case("max(x0, x1)", CK_DTYPE_BF16, 1, n, v, 2, 0);
+    drop(&v[0]);
+    drop(&v[1]);
+}
+
 static void test_dtypes(void)
 {
     int64_t n[1] = {1001}, n4[1] = {1000};
@@ -405,6 +430,7 @@ int main(void)
     RUN_TEST(test_each_op);
     RUN_TEST(test_sizes_bf16);
     RUN_TEST(test_broadcast);
+    RUN_TEST(test_broadcast_vector);
     RUN_TEST(test_dtypes);
     RUN_TEST(test_errors);
     printf("%d kernels built\n", ck_context_kernel_count(ctx));

@@ -84,14 +84,38 @@ static int has_subbyte(const ew_layout *l)
     return 0;
 }
 
-/* Every tensor contiguous (rank 1, stride 1) with a 16-byte aligned pointer. */
-static int vec_ok(const ew_layout *l)
+/* The vector layout: the destination contiguous (rank 1, or rank 2 with rows of bn = len[1]
+ * elements) with a 16-byte aligned pointer; each input laid out like it (16-byte aligned), a
+ * row vector broadcast over the rows (16-byte aligned, bn a multiple of the pack), one value
+ * per row, or one value. Fills spec->bmode and *bn. V: elements per pack. */
+static int vec_ok(const ew_layout *l, int V, ew_spec *spec, int64_t *bn)
 {
-    if (l->rank != 1 || has_subbyte(l))
+    int nin = l->nt - 1;
+    *bn = 1;
+    if (l->rank > 2 || has_subbyte(l) || V <= 0 || (uintptr_t)l->data[nin] % 16u)
         return 0;
-    for (int k = 0; k < l->nt; ++k)
-        if (l->str[k][0] != 1 || (uintptr_t)l->data[k] % 16u)
+    int r2 = l->rank == 2;
+    if (l->str[nin][r2] != 1 || (r2 && l->str[nin][0] != l->len[1]))
+        return 0;
+    if (r2) {
+        if (l->len[1] % V)
             return 0;
+        *bn = l->len[1];
+    }
+    for (int k = 0; k < nin; ++k) {
+        const int64_t *st = l->str[k];
+        int aligned = (uintptr_t)l->data[k] % 16u == 0;
+        if (st[r2] == 1 && (!r2 || st[0] == l->len[1]) && aligned)
+            spec->bmode[k] = EW_BCAST_NONE;
+        else if (r2 && st[0] == 0 && st[1] == 1 && aligned)
+            spec->bmode[k] = EW_BCAST_ROW;
+        else if (r2 && st[0] == 1 && st[1] == 0)
+            spec->bmode[k] = EW_BCAST_COL;
+        else if (st[0] == 0 && (!r2 || st[1] == 0))
+            spec->bmode[k] = EW_BCAST_SCALAR;
+        else
+            return 0;
+    }
     return 1;
 }
 
@@ -150,7 +174,13 @@ static unsigned grid_for(ck_context *ctx, int64_t work, int64_t per_block, int w
 /* Generate (or find) and launch the kernel of `spec` (layout filled in here) over l. */
 static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const ew_layout *l)
 {
-    spec->layout = vec_ok(l) ? EW_LAYOUT_VEC : EW_LAYOUT_STRIDED;
+    int64_t bn = 1;
+    for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
+        spec->bmode[k] = EW_BCAST_NONE;
+    spec->layout = vec_ok(l, ck_ew_vec_elems(spec), spec, &bn) ? EW_LAYOUT_VEC : EW_LAYOUT_STRIDED;
+    if (spec->layout != EW_LAYOUT_VEC)
+        for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
+            spec->bmode[k] = EW_BCAST_NONE;
     spec->rank = l->rank;
     spec->idx32 = l->n <= (int64_t)UINT32_MAX;
     if (spec->layout == EW_LAYOUT_VEC)
@@ -193,6 +223,7 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
         int64_t npacks = l->n / V;
         PUSH(npacks);
         PUSH(l->n);
+        PUSH(bn);
         grid = grid_for(ctx, npacks, (int64_t)EW_BLOCK * EW_UNROLL, 8);
     } else {
         int upe = ck_dtype_get(spec->out)->pack_elements;

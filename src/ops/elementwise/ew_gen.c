@@ -71,8 +71,11 @@ char *ck_ew_key(const ew_spec *s)
             ck_sbuf_printf(&b, "%d:%d:%a:%d;", (int)st->op, st->input, st->value, (int)st->dtype);
         }
     }
-    if (s->layout == EW_LAYOUT_VEC)
-        ck_sbuf_printf(&b, "/alias=%d/u=%d", s->alias, EW_UNROLL);
+    if (s->layout == EW_LAYOUT_VEC) {
+        ck_sbuf_printf(&b, "/alias=%d/u=%d/b=", s->alias, EW_UNROLL);
+        for (int k = 0; k < s->nin; ++k)
+            ck_sbuf_printf(&b, "%d", s->bmode[k]);
+    }
     else
         ck_sbuf_printf(&b, "/rank=%d/i32=%d", s->rank, s->idx32);
     if (b.oom) {
@@ -300,7 +303,7 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
         nw[k] = V * ck_ew_elem_bytes(s->in[k]) / 16;
         ck_sbuf_printf(b, ", const void *in%d", k);
     }
-    ck_sbuf_printf(b, ", long long npacks, long long n)\n{\n");
+    ck_sbuf_printf(b, ", long long npacks, long long n, long long bn)\n{\n    (void)bn;\n");
     ck_sbuf_printf(b,
                    "    /* %d elements per pack; %d packs per thread in flight */\n"
                    "    const long long nt = (long long)ck_block_dim_x();\n"
@@ -308,20 +311,42 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
                    "    for (long long p = (long long)ck_block_idx_x() * nt * %d + "
                    "ck_thread_idx_x(); p < npacks; p += step) {\n",
                    V, EW_UNROLL, EW_UNROLL, EW_UNROLL);
-    for (int k = 0; k < s->nin; ++k)
-        ck_sbuf_printf(b, "        ck_u32x4 a%d[%d][%d];\n", k, EW_UNROLL, nw[k]);
+    for (int k = 0; k < s->nin; ++k) {
+        if (s->bmode[k] == EW_BCAST_COL || s->bmode[k] == EW_BCAST_SCALAR)
+            ck_sbuf_printf(b, "        %s a%d[%d];\n", code_type(s->in[k]), k, EW_UNROLL);
+        else
+            ck_sbuf_printf(b, "        ck_u32x4 a%d[%d][%d];\n", k, EW_UNROLL, nw[k]);
+    }
     const char *ld = s->alias ? "ck_ld16" : "ck_ld16_nc";
     ck_sbuf_printf(b,
                    "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
                    "            long long q = p + u * nt;\n"
                    "            if (q < npacks) {\n",
                    EW_UNROLL);
-    for (int k = 0; k < s->nin; ++k)
-        ck_sbuf_printf(b,
-                       "                CK_UNROLL for (int w = 0; w < %d; ++w)\n"
-                       "                    a%d[u][w] = %s((const char *)in%d + (q * %d + w) * "
-                       "16);\n",
-                       nw[k], k, ld, k, nw[k]);
+    for (int k = 0; k < s->nin; ++k) {
+        int sk = ck_ew_elem_bytes(s->in[k]);
+        int cls = sk == 1 ? 0 : sk == 2 ? 1 : sk == 4 ? 2 : 3;
+        if (s->bmode[k] == EW_BCAST_ROW) /* bn % V == 0: a pack never crosses a row */
+            ck_sbuf_printf(b,
+                           "                CK_UNROLL for (int w = 0; w < %d; ++w)\n"
+                           "                    a%d[u][w] = %s((const char *)in%d + "
+                           "(((q * %d) %% bn) / %d * %d + w) * 16);\n",
+                           nw[k], k, ld, k, V, V, nw[k]);
+        else if (s->bmode[k] == EW_BCAST_COL)
+            ck_sbuf_printf(b,
+                           "                a%d[u] = (%s)ew_ld_code(in%d, %d, (unsigned long "
+                           "long)(q * %d / bn));\n",
+                           k, code_type(s->in[k]), k, cls, V);
+        else if (s->bmode[k] == EW_BCAST_SCALAR)
+            ck_sbuf_printf(b, "                a%d[u] = (%s)ew_ld_code(in%d, %d, 0ull);\n", k,
+                           code_type(s->in[k]), k, cls);
+        else
+            ck_sbuf_printf(b,
+                           "                CK_UNROLL for (int w = 0; w < %d; ++w)\n"
+                           "                    a%d[u][w] = %s((const char *)in%d + (q * %d + w) "
+                           "* 16);\n",
+                           nw[k], k, ld, k, nw[k]);
+    }
     ck_sbuf_printf(b, "            }\n        }\n");
     ck_sbuf_printf(b,
                    "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
@@ -335,7 +360,10 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
         for (int k = 0; k < s->nin; ++k) {
             char arr[16];
             snprintf(arr, sizeof arr, "a%d[u]", k);
-            emit_lane(b, arr, ck_ew_elem_bytes(s->in[k]), e);
+            if (s->bmode[k] == EW_BCAST_COL || s->bmode[k] == EW_BCAST_SCALAR)
+                ck_sbuf_printf(b, "%s", arr);
+            else
+                emit_lane(b, arr, ck_ew_elem_bytes(s->in[k]), e);
             ck_sbuf_printf(b, ", ");
         }
         ck_sbuf_printf(b, "e + %du);\n", (unsigned)e);
@@ -371,12 +399,17 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
                              : 3);
     for (int k = 0; k < s->nin; ++k) {
         int sk = ck_ew_elem_bytes(s->in[k]);
-        ck_sbuf_printf(b, "(%s)ew_ld_code(in%d, %d, (unsigned long long)t), ", code_type(s->in[k]),
-                       k,
+        const char *idx = s->bmode[k] == EW_BCAST_ROW      ? "t % bn"
+                          : s->bmode[k] == EW_BCAST_COL    ? "t / bn"
+                          : s->bmode[k] == EW_BCAST_SCALAR ? "0"
+                                                           : "t";
+        ck_sbuf_printf(b, "(%s)ew_ld_code(in%d, %d, (unsigned long long)(%s)), ",
+                       code_type(s->in[k]), k,
                        sk == 1   ? 0
                        : sk == 2 ? 1
                        : sk == 4 ? 2
-                                 : 3);
+                                 : 3,
+                       idx);
     }
     ck_sbuf_printf(b, "(unsigned long long)t));\n}\n");
 }

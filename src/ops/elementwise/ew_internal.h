@@ -8,6 +8,9 @@
 
 enum { EW_MODE_CAST = 0, EW_MODE_EXPR = 1 };
 enum { EW_LAYOUT_VEC = 0, EW_LAYOUT_STRIDED = 1 };
+/* Inputs of the vector layout: same layout as the output (e), a row vector broadcast over rows
+ * (e % bn, 16-byte packs), one value per row (e / bn) or one value (0). */
+enum { EW_BCAST_NONE = 0, EW_BCAST_ROW = 1, EW_BCAST_COL = 2, EW_BCAST_SCALAR = 3 };
 
 /* Vector path: elements per 16-byte access of the smallest type, packs per thread in flight. */
 enum { EW_UNROLL = 4, EW_BLOCK = 256 };
@@ -28,6 +31,9 @@ typedef struct ew_spec {
     int f64; /* compute in fp64 */
     /* EW_LAYOUT_VEC */
     int alias; /* the destination is an input: plain (coherent) loads */
+    /* how input k is indexed by the contiguous output's element e (EW_BCAST_*); the kernel
+     * receives bn, the output's row length, for the broadcast modes */
+    int bmode[CK_EW_MAX_INPUTS];
     /* EW_LAYOUT_STRIDED */
     int rank;  /* 1..8 after collapsing */
     int idx32; /* element indices fit 32 bits */
