@@ -63,7 +63,12 @@ static void test_kernels(void)
             s.out = pairs[i][1];
             s.layout = layout;
             s.rank = 3;
-            s.idx32 = 1;
+            s.idx32 = i != 2;
+            /* vector instances: the default, and other unroll/block/store choices
+             * (CK_EW_INSTANCE) */
+            s.unroll = i == 2 ? 8 : i == 3 ? 1 : EW_UNROLL;
+            s.block = i == 2 ? 512 : i == 3 ? 64 : EW_BLOCK;
+            s.cs = i == 2 ? 0 : EW_CS;
             s.round = i == 6 ? CK_ROUND_STOCHASTIC : CK_ROUND_NEAREST_EVEN;
             s.scale = i == 6 ? 0.5f : 1.0f;
             s.seed = 3;
@@ -96,7 +101,10 @@ static void test_kernels(void)
                 continue; /* packed outputs take the strided layout */
             s.layout = layout;
             s.rank = 2;
-            s.idx32 = layout;
+            s.idx32 = layout || e == 0;
+            s.unroll = e == 0 ? 2 : EW_UNROLL;
+            s.block = e == 0 ? 128 : EW_BLOCK;
+            s.cs = EW_CS;
             /* the first expression's vector kernel with every broadcast mode */
             for (int k = 0; k < 4; ++k)
                 s.bmode[k] = layout == 0 && e == 0 ? k : 0;

@@ -3,6 +3,8 @@
  * instance selection and launches. docs/ops-elementwise.md describes the algorithm.
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,15 +162,38 @@ static ck_status build_any(void *user, char **source)
     return ck_ew_cast_any_source(source);
 }
 
+/* Blocks for `work` items, per_block each, at most waves x SMs (waves 0: no cap but the
+ * grid's limit; the kernels' grid-stride loops cover what one pass does not). */
 static unsigned grid_for(ck_context *ctx, int64_t work, int64_t per_block, int waves)
 {
     int64_t blocks = (work + per_block - 1) / per_block;
     int64_t cap =
-        (int64_t)(ck_op_props(ctx)->multiprocessors > 0 ? ck_op_props(ctx)->multiprocessors : 1) *
-        waves;
+        waves > 0 ? (int64_t)(ck_op_props(ctx)->multiprocessors > 0
+                                  ? ck_op_props(ctx)->multiprocessors
+                                  : 1) *
+                        waves
+                  : INT32_MAX;
     if (blocks > cap)
         blocks = cap;
     return blocks < 1 ? 1u : (unsigned)blocks;
+}
+
+/* Tuning experiments: CK_EW_INSTANCE="unroll,block,waves[,cs]" (unroll 1/2/4/8, block a power
+ * of two 64..1024, waves 0..64, cs 0/1); invalid values are ignored. */
+ew_instance ck_ew_instance(void)
+{
+    ew_instance in = {EW_UNROLL, EW_BLOCK, EW_WAVES, EW_CS};
+    const char *e = getenv("CK_EW_INSTANCE");
+    int u, bl, w, cs = EW_CS;
+    int got = e ? sscanf(e, "%d,%d,%d,%d", &u, &bl, &w, &cs) : 0;
+    if (got >= 3 && (u == 1 || u == 2 || u == 4 || u == 8) && bl >= 64 && bl <= 1024 &&
+        (bl & (bl - 1)) == 0 && w >= 0 && w <= 64 && (cs == 0 || cs == 1)) {
+        in.unroll = u;
+        in.block = bl;
+        in.waves = w;
+        in.cs = cs;
+    }
+    return in;
 }
 
 /* Generate (or find) and launch the kernel of `spec` (layout filled in here) over l. */
@@ -183,10 +208,22 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
             spec->bmode[k] = EW_BCAST_NONE;
     spec->rank = l->rank;
     spec->idx32 = l->n <= (int64_t)UINT32_MAX;
-    if (spec->layout == EW_LAYOUT_VEC)
-        spec->rank = 0, spec->idx32 = 0;
-    else
+    ew_instance inst = ck_ew_instance();
+    int64_t npacks = 0;
+    unsigned grid = 1;
+    if (spec->layout == EW_LAYOUT_VEC) {
+        npacks = l->n / ck_ew_vec_elems(spec);
+        grid = grid_for(ctx, npacks, (int64_t)inst.block * inst.unroll, inst.waves);
+        spec->rank = 0;
+        spec->unroll = inst.unroll;
+        spec->block = inst.block;
+        spec->cs = inst.cs;
+        /* 32-bit pack indices when p + step (the loop's last increment) stays below 2^32 */
+        spec->idx32 = npacks + (int64_t)grid * inst.block * inst.unroll <= (int64_t)UINT32_MAX;
+    } else {
         spec->alias = 0;
+        spec->unroll = spec->block = spec->cs = 0;
+    }
     char *key = ck_ew_key(spec);
     if (!key)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of host memory.", op);
@@ -217,14 +254,12 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
         args[na] = &vals[nv++];                                                                    \
         sizes[na++] = sizeof(long long);                                                           \
     } while (0)
-    unsigned grid;
+    unsigned block = EW_BLOCK;
     if (spec->layout == EW_LAYOUT_VEC) {
-        int V = ck_ew_vec_elems(spec);
-        int64_t npacks = l->n / V;
         PUSH(npacks);
         PUSH(l->n);
         PUSH(bn);
-        grid = grid_for(ctx, npacks, (int64_t)EW_BLOCK * EW_UNROLL, 8);
+        block = (unsigned)inst.block;
     } else {
         int upe = ck_dtype_get(spec->out)->pack_elements;
         int64_t units = l->n / upe;
@@ -237,7 +272,7 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
         grid = grid_for(ctx, units, EW_BLOCK, 16);
     }
 #undef PUSH
-    return ck_op_launch(ctx, kernel, grid, 1, 1, EW_BLOCK, 0, args, sizes, na);
+    return ck_op_launch(ctx, kernel, grid, 1, 1, block, 0, args, sizes, na);
 }
 
 static int storage_class(ck_dtype t)

@@ -72,7 +72,8 @@ char *ck_ew_key(const ew_spec *s)
         }
     }
     if (s->layout == EW_LAYOUT_VEC) {
-        ck_sbuf_printf(&b, "/alias=%d/u=%d/b=", s->alias, EW_UNROLL);
+        ck_sbuf_printf(&b, "/alias=%d/u=%d/t=%d/cs=%d/i32=%d/b=", s->alias, s->unroll, s->block,
+                       s->cs, s->idx32);
         for (int k = 0; k < s->nin; ++k)
             ck_sbuf_printf(&b, "%d", s->bmode[k]);
     }
@@ -294,35 +295,51 @@ static void emit_lane(ck_sbuf *b, const char *arr, int size, int k)
                        size == 2 ? 0xFFFFu : 0xFFu);
 }
 
+static int any_bmode(const ew_spec *s, int mode)
+{
+    for (int k = 0; k < s->nin; ++k)
+        if (s->bmode[k] == mode)
+            return 1;
+    return 0;
+}
+
 static void emit_vec(ck_sbuf *b, const ew_spec *s)
 {
     int V = ck_ew_vec_elems(s), so = ck_ew_elem_bytes(s->out), nwo = V * so / 16;
+    int U = s->unroll;
     int nw[CK_EW_MAX_INPUTS];
-    ck_sbuf_printf(b, "CK_KERNEL void ck_ew_vec(void *out");
+    /* pack indices: 32-bit when they fit (fewer registers, cheaper row arithmetic) */
+    const char *I = s->idx32 ? "unsigned" : "unsigned long long";
+    ck_sbuf_printf(b, "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_ew_vec(void *out", s->block);
     for (int k = 0; k < s->nin; ++k) {
         nw[k] = V * ck_ew_elem_bytes(s->in[k]) / 16;
         ck_sbuf_printf(b, ", const void *in%d", k);
     }
-    ck_sbuf_printf(b, ", long long npacks, long long n, long long bn)\n{\n    (void)bn;\n");
+    ck_sbuf_printf(b, ", long long npacks_, long long n, long long bn)\n{\n    (void)bn;\n");
     ck_sbuf_printf(b,
-                   "    /* %d elements per pack; %d packs per thread in flight */\n"
-                   "    const long long nt = (long long)ck_block_dim_x();\n"
-                   "    const long long step = (long long)ck_grid_dim_x() * nt * %d;\n"
-                   "    for (long long p = (long long)ck_block_idx_x() * nt * %d + "
-                   "ck_thread_idx_x(); p < npacks; p += step) {\n",
-                   V, EW_UNROLL, EW_UNROLL, EW_UNROLL);
+                   "    /* %d elements per pack; %d packs per thread in flight; %s indices */\n"
+                   "    const %s npacks = (%s)npacks_;\n"
+                   "    const %s nt = (%s)ck_block_dim_x();\n"
+                   "    const %s step = (%s)ck_grid_dim_x() * nt * %du;\n",
+                   V, U, s->idx32 ? "32-bit" : "64-bit", I, I, I, I, I, I, U);
+    if (any_bmode(s, EW_BCAST_ROW) || any_bmode(s, EW_BCAST_COL)) /* bn % V == 0 */
+        ck_sbuf_printf(b, "    const %s pr = (%s)(bn / %d); /* packs per row */\n", I, I, V);
+    ck_sbuf_printf(b,
+                   "    for (%s p = (%s)ck_block_idx_x() * nt * %du + ck_thread_idx_x(); "
+                   "p < npacks; p += step) {\n",
+                   I, I, U);
     for (int k = 0; k < s->nin; ++k) {
         if (s->bmode[k] == EW_BCAST_COL || s->bmode[k] == EW_BCAST_SCALAR)
-            ck_sbuf_printf(b, "        %s a%d[%d];\n", code_type(s->in[k]), k, EW_UNROLL);
+            ck_sbuf_printf(b, "        %s a%d[%d];\n", code_type(s->in[k]), k, U);
         else
-            ck_sbuf_printf(b, "        ck_u32x4 a%d[%d][%d];\n", k, EW_UNROLL, nw[k]);
+            ck_sbuf_printf(b, "        ck_u32x4 a%d[%d][%d];\n", k, U, nw[k]);
     }
     const char *ld = s->alias ? "ck_ld16" : "ck_ld16_nc";
     ck_sbuf_printf(b,
                    "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
-                   "            long long q = p + u * nt;\n"
+                   "            %s q = p + (unsigned)u * nt;\n"
                    "            if (q < npacks) {\n",
-                   EW_UNROLL);
+                   U, I);
     for (int k = 0; k < s->nin; ++k) {
         int sk = ck_ew_elem_bytes(s->in[k]);
         int cls = sk == 1 ? 0 : sk == 2 ? 1 : sk == 4 ? 2 : 3;
@@ -330,31 +347,31 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
             ck_sbuf_printf(b,
                            "                CK_UNROLL for (int w = 0; w < %d; ++w)\n"
                            "                    a%d[u][w] = %s((const char *)in%d + "
-                           "(((q * %d) %% bn) / %d * %d + w) * 16);\n",
-                           nw[k], k, ld, k, V, V, nw[k]);
+                           "((unsigned long long)(q %% pr) * %du + (unsigned)w) * 16u);\n",
+                           nw[k], k, ld, k, nw[k]);
         else if (s->bmode[k] == EW_BCAST_COL)
             ck_sbuf_printf(b,
                            "                a%d[u] = (%s)ew_ld_code(in%d, %d, (unsigned long "
-                           "long)(q * %d / bn));\n",
-                           k, code_type(s->in[k]), k, cls, V);
+                           "long)(q / pr));\n",
+                           k, code_type(s->in[k]), k, cls);
         else if (s->bmode[k] == EW_BCAST_SCALAR)
             ck_sbuf_printf(b, "                a%d[u] = (%s)ew_ld_code(in%d, %d, 0ull);\n", k,
                            code_type(s->in[k]), k, cls);
         else
             ck_sbuf_printf(b,
                            "                CK_UNROLL for (int w = 0; w < %d; ++w)\n"
-                           "                    a%d[u][w] = %s((const char *)in%d + (q * %d + w) "
-                           "* 16);\n",
+                           "                    a%d[u][w] = %s((const char *)in%d + "
+                           "((unsigned long long)q * %du + (unsigned)w) * 16u);\n",
                            nw[k], k, ld, k, nw[k]);
     }
     ck_sbuf_printf(b, "            }\n        }\n");
     ck_sbuf_printf(b,
                    "        CK_UNROLL for (int u = 0; u < %d; ++u) {\n"
-                   "            long long q = p + u * nt;\n"
+                   "            %s q = p + (unsigned)u * nt;\n"
                    "            if (q < npacks) {\n"
                    "                unsigned long long e = (unsigned long long)q * %du;\n"
                    "                (void)e;\n",
-                   EW_UNROLL, V);
+                   U, I, V);
     for (int e = 0; e < V; ++e) {
         ck_sbuf_printf(b, "                %s r%d = ew_f(", code_type(s->out), e);
         for (int k = 0; k < s->nin; ++k) {
@@ -383,13 +400,14 @@ static void emit_vec(ck_sbuf *b, const ew_spec *s)
     }
     ck_sbuf_printf(b,
                    "                CK_UNROLL for (int w = 0; w < %d; ++w)\n"
-                   "                    ck_st16_cs((char *)out + (q * %d + w) * 16, o[w]);\n"
+                   "                    %s((char *)out + ((unsigned long long)q * %du + "
+                   "(unsigned)w) * 16u, o[w]);\n"
                    "            }\n        }\n    }\n",
-                   nwo, nwo);
+                   nwo, s->cs ? "ck_st16_cs" : "ck_st16", nwo);
     /* the last n % V elements */
     ck_sbuf_printf(b,
-                   "    long long t = npacks * %d + (long long)ck_block_idx_x() * nt + "
-                   "ck_thread_idx_x();\n"
+                   "    long long t = npacks_ * %d + (long long)ck_block_idx_x() * "
+                   "(long long)ck_block_dim_x() + ck_thread_idx_x();\n"
                    "    if (t < n)\n",
                    V);
     ck_sbuf_printf(b, "        ew_st_code(out, %d, (unsigned long long)t, ew_f(",

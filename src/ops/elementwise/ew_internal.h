@@ -12,8 +12,21 @@ enum { EW_LAYOUT_VEC = 0, EW_LAYOUT_STRIDED = 1 };
  * (e % bn, 16-byte packs), one value per row (e / bn) or one value (0). */
 enum { EW_BCAST_NONE = 0, EW_BCAST_ROW = 1, EW_BCAST_COL = 2, EW_BCAST_SCALAR = 3 };
 
-/* Vector path: elements per 16-byte access of the smallest type, packs per thread in flight. */
-enum { EW_UNROLL = 4, EW_BLOCK = 256 };
+/* Default instance of the vector path: packs per thread in flight, threads per block, blocks
+ * per SM of the grid-stride loop (0: one pass, a block per unroll*block packs), streaming
+ * stores. CK_EW_INSTANCE="unroll,block,waves[,cs]" overrides them (ck_ew_instance). Strided
+ * and run-time typed kernels use EW_BLOCK threads. */
+enum { EW_UNROLL = 4, EW_BLOCK = 256, EW_WAVES = 8, EW_CS = 1 };
+
+typedef struct ew_instance {
+    int unroll; /* 1, 2, 4, 8 */
+    int block;  /* 64 .. 1024, a power of two */
+    int waves;  /* 0 .. 64 */
+    int cs;     /* ck_st16_cs (1) or ck_st16 (0) */
+} ew_instance;
+
+/* The vector path's instance: the defaults above, or CK_EW_INSTANCE when valid. */
+ew_instance ck_ew_instance(void);
 
 /* What a generated kernel depends on (everything in it goes into the cache key). */
 typedef struct ew_spec {
@@ -31,12 +44,13 @@ typedef struct ew_spec {
     int f64; /* compute in fp64 */
     /* EW_LAYOUT_VEC */
     int alias; /* the destination is an input: plain (coherent) loads */
+    int unroll, block, cs; /* ew_instance (the kernel's launch bounds are `block`) */
     /* how input k is indexed by the contiguous output's element e (EW_BCAST_*); the kernel
      * receives bn, the output's row length, for the broadcast modes */
     int bmode[CK_EW_MAX_INPUTS];
+    int idx32; /* strided: element indices fit 32 bits; vector: pack indices do */
     /* EW_LAYOUT_STRIDED */
     int rank;  /* 1..8 after collapsing */
-    int idx32; /* element indices fit 32 bits */
 } ew_spec;
 
 /* The cache key of spec (malloc'd). */
