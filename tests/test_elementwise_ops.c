@@ -234,6 +234,13 @@ static void test_each_op(void)
     for (size_t e = 0; e < sizeof exprs / sizeof exprs[0]; ++e)
         run_case(exprs[e], CK_DTYPE_F32, 1, shape, in, 2, 0);
     drop(&in[0]);
+    /* the exp2 forms of silu/sigmoid/gelu over a wide range (large exponents, underflow,
+     * overflow of 2^(x k) to infinity) */
+    make(&in[0], CK_DTYPE_F32, 1, shape, NULL, 1023, -120, 120);
+    run_case("silu(x0) + 0*x1", CK_DTYPE_F32, 1, shape, in, 2, 0);
+    run_case("sigmoid(x0) + 0*x1", CK_DTYPE_F32, 1, shape, in, 2, 0);
+    run_case("gelu(x0) + 0*x1", CK_DTYPE_F32, 1, shape, in, 2, 0);
+    drop(&in[0]);
     drop(&in[1]);
 }
 
