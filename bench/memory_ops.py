@@ -7,7 +7,10 @@ Prints a markdown table: op, problem, ck ms, ck TB/s, % of the measured copy ban
 own device-to-device copy measurement), torch TB/s, ck/torch (speed ratio, > 1: ck faster).
 Bytes = each input byte read once + each output byte written once (same count for both).
 
-    python3 bench/memory_ops.py --build build [--quick] [--reps 20]
+    python3 bench/memory_ops.py --build build [--quick] [--reps 20] [--only bias]
+
+Progress goes to stderr (flushed) as each case finishes, so a run cut short still shows what
+finished; the table is printed at the end. CK_EW_INSTANCE etc. in the environment reach `ck`.
 
 Works without torch (ck columns only). A case whose `ck prof` fails (e.g. 'not implemented')
 is recorded with the reason instead of numbers.
@@ -65,12 +68,16 @@ def cases(quick):
     return out
 
 
-def run_ck(build, op, shape, extra, reps):
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run_ck(build, op, shape, extra, reps, timeout):
     exe = os.path.join(build, "bin", "ck")
     cmd = [exe, "prof", op, "--shape", shape] + extra + ["--json", "--reps", str(reps),
                                                           "--device", "cuda"]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except Exception as e:  # noqa: BLE001
         return None, "failed to run: %s" % e, cmd
     line = next((l for l in p.stdout.splitlines() if l.startswith("{")), None)
@@ -132,14 +139,22 @@ def main():
     ap.add_argument("--build", default="build", help="ck build directory (default build)")
     ap.add_argument("--quick", action="store_true", help="the main cases only")
     ap.add_argument("--reps", type=int, default=100)
+    ap.add_argument("--only", default=None,
+                    help="run only the cases whose 'op shape flags' text contains this")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per ck prof run")
     args = ap.parse_args()
     if not HAVE_TORCH:
-        print("torch with CUDA not available: ck columns only", file=sys.stderr)
+        log("torch with CUDA not available: ck columns only")
     rows = []
     copy_gbps = None
-    for op, shape, extra, spec in cases(args.quick):
-        r, why, cmd = run_ck(args.build, op, shape, extra, args.reps)
+    todo = [c for c in cases(args.quick)
+            if not args.only or args.only in "%s %s %s" % (c[0], c[1], " ".join(c[2]))]
+    if os.environ.get("CK_EW_INSTANCE"):
+        log("CK_EW_INSTANCE=%s" % os.environ["CK_EW_INSTANCE"])
+    for i, (op, shape, extra, spec) in enumerate(todo):
         problem = "%s %s" % (shape, " ".join(extra))
+        log("[%d/%d] %s %s ..." % (i + 1, len(todo), op, problem))
+        r, why, cmd = run_ck(args.build, op, shape, extra, args.reps, args.timeout)
         t_tbs = None
         if HAVE_TORCH:
             try:
@@ -147,14 +162,19 @@ def main():
                 t_tbs = t_bytes / (t_ms * 1e-3) / 1e12
             except Exception as e:  # noqa: BLE001
                 print("torch %s %s: %s" % (op, problem, e), file=sys.stderr)
+        t_txt = "%.3f" % t_tbs if t_tbs else "-"
         if r is None:
             rows.append((op, problem, None, None, None, t_tbs, why))
+            log("[%d/%d] %s %s: ck failed (%s), torch %s TB/s" % (i + 1, len(todo), op, problem,
+                                                                   why, t_txt))
             continue
         copy_gbps = r.get("copy_gbps") or copy_gbps
         ck_tbs = r["gbps"] / 1e3
         rows.append((op, problem, r["ms"], ck_tbs, 100.0 * r["ratio_to_copy"], t_tbs,
                      None if r.get("check") in ("ok", "unchecked") else "check " + r["check"]))
-        print(" ".join(cmd), file=sys.stderr)
+        log("[%d/%d] %s %s: ck %.3f TB/s (%.1f%% of copy, check %s), torch %s TB/s   # %s" % (
+            i + 1, len(todo), op, problem, ck_tbs, 100.0 * r["ratio_to_copy"], r.get("check"),
+            t_txt, " ".join(cmd)))
     if copy_gbps:
         print("measured device-to-device copy bandwidth: %.1f GB/s\n" % copy_gbps)
     print("| op | problem | ck ms | ck TB/s | % of copy BW | torch TB/s | ck/torch |")
