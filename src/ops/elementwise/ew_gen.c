@@ -7,7 +7,7 @@
  * (stochastic rounding's random word). Two layouts call it:
  *   - ck_ew_vec: every tensor contiguous and 16-byte aligned. A pack is V = 16 / (smallest
  *     storage size) consecutive elements: one 16-byte access of the smallest type, s/smin
- *     accesses of a type of size s. Each thread keeps EW_UNROLL packs in flight (loads of all
+ *     accesses of a type of size s. Each thread keeps `unroll` packs in flight (loads of all
  *     of them first, then the arithmetic, then streaming stores); the grid strides over packs;
  *     the last n % V elements are done by scalar code.
  *   - ck_ew_strided: any strides (rank <= 8 after collapsing); each thread handles the
