@@ -138,6 +138,12 @@ CK_DEVICE float ck_u32_as_f32(uint32_t u)
 {
     return __uint_as_float(u);
 }
+/* a / b with the hardware's fast reciprocal: 2 ulp for |b| < 2^126, 0 for 2^126 < |b| < 2^128
+ * (the host prelude divides exactly). */
+CK_DEVICE float ck_fdiv_fast(float a, float b)
+{
+    return __fdividef(a, b);
+}
 /* The value of u, opaque to the compiler: values derived from it in one loop are not kept live
  * for reuse in a later one (a kernel recomputes them instead of holding registers). */
 CK_DEVICE uint32_t ck_opaque_u32(uint32_t u)

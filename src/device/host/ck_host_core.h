@@ -181,6 +181,11 @@ static inline float ck_u32_as_f32(uint32_t u)
     memcpy(&f, &u, 4);
     return f;
 }
+/* a / b (the GPU's version uses the fast reciprocal: 2 ulp, 0 for 2^126 < |b| < 2^128). */
+static inline float ck_fdiv_fast(float a, float b)
+{
+    return a / b;
+}
 /* The value of u (on the GPU opaque to the compiler, so derived values are recomputed). */
 static inline uint32_t ck_opaque_u32(uint32_t u)
 {

@@ -145,15 +145,11 @@ CK_DEVICE float ew_relu_f32(float x)
  * the copy bandwidth. Accuracy (fp32): the exponent's rounding costs ln2 |x k| 2^-24 relative
  * (< 1e-6 for |x k| < 14, i.e. wherever the result is not below ~1e-3 of |x|), exp2f and the
  * fast division 2 ulp each: within the documented 4e-6 (relative, with the absolute floor
- * 4e-6 (1 + |x|)). __fdividef(a, b) returns 0 for 2^126 < |b| < 2^128, where the exact result
+ * 4e-6 (1 + |x|)). ck_fdiv_fast(a, b) (the prelude) returns 0 on the GPU for 2^126 < |b| < 2^128, where the exact result
  * is below 2^-119 |a|: within the absolute floor. Infinities: b = inf gives -0/+0 (a finite),
  * x = +inf gives inf, x = -inf NaN (as the formulas with expf do). The emulator divides
  * exactly. */
-#ifdef CK_DEVICE_CUDA
-#define EW_FAST_DIV(a, b) __fdividef((a), (b))
-#else
-#define EW_FAST_DIV(a, b) ((a) / (b))
-#endif
+#define EW_FAST_DIV(a, b) ck_fdiv_fast((a), (b))
 CK_DEVICE float ew_sigmoid_f32(float x)
 {
     return EW_FAST_DIV(1.0f, 1.0f + exp2f(x * -1.44269502f)); /* -log2(e) */
