@@ -1,6 +1,6 @@
 /* Every kernel variant ck_permute generates (tile transpose and gather copy; element sizes
- * 1/2/4/8; every tile shape; vector and element accesses) compiles with NVRTC for sm_90a against the embedded
- * prelude and op headers (no GPU needed). Skipped when NVRTC is absent. */
+ * 1/2/4/8; every tile shape; vector and element accesses) compiles with NVRTC for sm_90a against
+ * the embedded prelude and op headers (no GPU needed). Skipped when NVRTC is absent. */
 #include <stdlib.h>
 #include <string.h>
 

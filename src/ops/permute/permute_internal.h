@@ -21,8 +21,8 @@ typedef struct ck_perm_plan {
     long long len[CK_TENSOR_MAX_RANK], ss[CK_TENSOR_MAX_RANK], ds[CK_TENSOR_MAX_RANK];
     /* CK_PERM_TILE: n = rank - 1 (the destination's contiguous dim), m (the source's) */
     int dim_m;
-    int ld_vec, st_vec; /* 16-byte global loads / stores allowed */
-    int gn, gm;         /* tile shape (permute_layout_kernel.h): (gn V) x (gm V) elements */
+    int ld_vec, st_vec;  /* 16-byte global loads / stores allowed */
+    int gn, gm;          /* tile shape (permute_layout_kernel.h): (gn V) x (gm V) elements */
     int tiles_per_block; /* 0: automatic grid (at launch, from the SM count); else forced */
     /* CK_PERM_GATHER: elements per item (16 / elem_bytes when vectorized, else 1) */
     int vec;

@@ -11,11 +11,11 @@
  * is stored at chunk position c ^ ((r / V) % 8): the XOR swizzle keeps both passes
  * conflict-free:
  *   pass 1 (global -> shared, 16-byte stores): a quarter-warp (8 lanes) writes 8 consecutive
- *     chunks c0..c0+7 (c0 % 8 == 0) of one row (GM >= 8); XOR with one value < 8 permutes them within
- *     their aligned group of 8, so the 8 lanes cover the 32 banks once;
- *   pass 2 (shared -> registers, 16-byte loads): lane (nc, mc) reads rows nc * V + j of chunk
- *     mc; a quarter-warp has 8 consecutive nc (GN >= 8), whose rows' swizzles (nc % 8) differ, so its 8
- *     chunks land on 8 distinct 16-byte bank groups.
+ *     chunks c0..c0+7 (c0 % 8 == 0) of one row (GM >= 8); XOR with one value < 8 permutes them
+ * within their aligned group of 8, so the 8 lanes cover the 32 banks once; pass 2 (shared ->
+ * registers, 16-byte loads): lane (nc, mc) reads rows nc * V + j of chunk mc; a quarter-warp has 8
+ * consecutive nc (GN >= 8), whose rows' swizzles (nc % 8) differ, so its 8 chunks land on 8
+ * distinct 16-byte bank groups.
  */
 #ifndef CK_OPS_PERMUTE_LAYOUT_KERNEL_H
 #define CK_OPS_PERMUTE_LAYOUT_KERNEL_H
