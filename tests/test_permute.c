@@ -8,6 +8,7 @@
 
 #include "ck/ck.h"
 #include "ops/permute/permute_internal.h"
+#include "ops/permute/permute_layout_kernel.h"
 #include "test.h"
 
 static ck_context *ctx;
@@ -379,14 +380,123 @@ static void test_errors(void)
     ck_free(dev, mem);
 }
 
-/* The tile kernel's shared-memory layout is conflict-free in both passes for every size. */
+/* The tile kernel's shared-memory layout is conflict-free in both passes for every element
+ * size and every supported tile shape. */
 static void test_bank_conflicts(void)
 {
-    for (int e = 1; e <= 8; e *= 2) {
-        int w1 = 0, w2 = 0;
-        ck_permute_smem_ways(e, &w1, &w2);
-        CHECK_MSG(w1 == 1 && w2 == 1, "%d-byte elements: %d-way / %d-way conflicts", e, w1, w2);
+    int shapes = 0;
+    for (int e = 1; e <= 8; e *= 2)
+        for (int gn = 8; gn <= 32; gn *= 2)
+            for (int gm = 8; gm <= 32; gm *= 2) {
+                if (!ck_perm_shape_ok(e, gn, gm))
+                    continue;
+                int w1 = 0, w2 = 0;
+                ck_permute_smem_ways(e, gn, gm, &w1, &w2);
+                CHECK_MSG(w1 == 1 && w2 == 1, "%d-byte elements, %d x %d: %d-way / %d-way", e, gn,
+                          gm, w1, w2);
+                shapes++;
+            }
+    CHECK_EQ_INT(shapes, 3 + 6 * 3); /* 1-byte: 128 threads at most */
+    CHECK(!ck_perm_shape_ok(2, 32, 16) && !ck_perm_shape_ok(1, 16, 16) &&
+          !ck_perm_shape_ok(4, 4, 16) && !ck_perm_shape_ok(4, 16, 64));
+}
+
+static ck_perm_plan tile_plan(int e, long long n, long long m)
+{
+    ck_perm_plan p;
+    memset(&p, 0, sizeof p);
+    p.kind = CK_PERM_TILE;
+    p.elem_bytes = e;
+    p.rank = 3;
+    p.len[0] = 16;
+    p.len[1] = m;
+    p.len[2] = n;
+    p.dim_m = 1;
+    return p;
+}
+
+/* Automatic tile shape (edge tiles avoided), the CK_PERMUTE_INSTANCE override and the grid. */
+static void test_tile_choice(void)
+{
+    ck_perm_plan p = tile_plan(2, 256, 3136); /* NCHW -> NHWC bf16: [N][3136][256] */
+    ck_permute_choose_tile(&p, NULL);
+    CHECK(p.gn == 16 && p.gm == 8 && p.tiles_per_block == 0);
+    p = tile_plan(2, 3136, 256); /* NHWC -> NCHW */
+    ck_permute_choose_tile(&p, NULL);
+    CHECK(p.gn == 8 && p.gm == 16);
+    p = tile_plan(2, 8192, 16384);
+    ck_permute_choose_tile(&p, NULL);
+    CHECK(p.gn == 16 && p.gm == 16);
+    p = tile_plan(1, 1000, 1000); /* u8: n groups stay 8; 1000 pads to 1024 either way */
+    ck_permute_choose_tile(&p, NULL);
+    CHECK(p.gn == 8 && p.gm == 16);
+    p = tile_plan(4, 24, 40); /* f32: 24 pads to 32 (8 groups) or 64; 40 to 64 either way */
+    ck_permute_choose_tile(&p, NULL);
+    CHECK(p.gn == 8 && p.gm == 16);
+    /* overrides: TN,TM in elements, TPB; 0 keeps the automatic value; invalid ones ignored */
+    p = tile_plan(2, 8192, 16384);
+    ck_permute_choose_tile(&p, "64,256,2");
+    CHECK(p.gn == 8 && p.gm == 32 && p.tiles_per_block == 2);
+    ck_permute_choose_tile(&p, "0,64,0");
+    CHECK(p.gn == 16 && p.gm == 8 && p.tiles_per_block == 0);
+    const char *bad[] = {"256,256,1", "100,64,1", "64,64", "64,64,-1", "64,64,1x", "32,64,1", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        ck_permute_choose_tile(&p, bad[i]);
+        CHECK_MSG(p.gn == 16 && p.gm == 16 && p.tiles_per_block == 0, "override '%s'", bad[i]);
     }
+    /* grid: 132 SMs, bf16 16 x 16 (3 blocks per SM = 396 slots) */
+    p = tile_plan(2, 8192, 16384);
+    ck_permute_choose_tile(&p, NULL);
+    CHECK(ck_permute_tile_blocks(&p, 8192, 132) == 2048); /* 4 tiles per block */
+    CHECK(ck_permute_tile_blocks(&p, 1024, 132) == 1024); /* 16 x 1024 x 1024: one per block */
+    CHECK(ck_permute_tile_blocks(&p, 3, 132) == 3);
+    p.tiles_per_block = 3;
+    CHECK(ck_permute_tile_blocks(&p, 1024, 132) == 342);
+}
+
+/* Every supported tile shape (forced through CK_PERMUTE_INSTANCE), every element size, odd
+ * sizes (edge tiles in both dimensions) and exact multiples, a batch dimension, several tiles
+ * per block. */
+static void test_tile_shapes(void)
+{
+    char env[64];
+    int shapes = 0;
+    for (int t = 0; t < 4; ++t) {
+        int e = 1 << t, v = 16 / e;
+        for (int gn = 8; gn <= 32; gn *= 2)
+            for (int gm = 8; gm <= 32; gm *= 2) {
+                if (!ck_perm_shape_ok(e, gn, gm))
+                    continue;
+                snprintf(env, sizeof env, "%d,%d,%d", gn * v, gm * v, 1 + shapes % 3);
+                setenv("CK_PERMUTE_INSTANCE", env, 1);
+                /* batched [3][R][C] -> [3][C][R]: R = n (dst contiguous), C = m */
+                pcase b;
+                memset(&b, 0, sizeof b);
+                b.dtype = by_size[t];
+                b.rank = 3;
+                b.shape[0] = 3;
+                b.shape[1] = gn * v + 5; /* an edge tile along n */
+                b.shape[2] = gm * v - 3; /* one partial tile along m */
+                b.perm[0] = 0;
+                b.perm[1] = 2;
+                b.perm[2] = 1;
+                b.src_step = 1;
+                ck_perm_plan plan;
+                CHECK_MSG(run_case(&b, &plan), "%d-byte %s", e, env);
+                CHECK(plan.kind == CK_PERM_TILE && plan.gn == gn && plan.gm == gm);
+                pcase q = make2d(by_size[t], 2 * gm * v, gn * v); /* full tiles only */
+                CHECK_MSG(run_case(&q, &plan), "%d-byte %s full", e, env);
+                CHECK(plan.gn == gn && plan.gm == gm && plan.ld_vec && plan.st_vec);
+                shapes++;
+            }
+    }
+    unsetenv("CK_PERMUTE_INSTANCE");
+    CHECK_EQ_INT(shapes, 21);
+    /* automatic 8-group tiles: m = 3 x 64 bf16 (no edge tile), odd n */
+    pcase q = make2d(CK_DTYPE_BF16, 37, 192);
+    ck_perm_plan plan;
+    CHECK(run_case(&q, &plan));
+    CHECK(plan.gn == 8 && plan.gm == 8);
 }
 
 /* Large problems on a GPU (skipped on the emulator). */
@@ -419,6 +529,8 @@ int main(void)
         return 0;
     }
     RUN_TEST(test_bank_conflicts);
+    RUN_TEST(test_tile_choice);
+    RUN_TEST(test_tile_shapes);
     RUN_TEST(test_errors);
     RUN_TEST(test_transpose_odd_sizes);
     RUN_TEST(test_nchw_nhwc);

@@ -1,10 +1,11 @@
 /* Every kernel variant ck_permute generates (tile transpose and gather copy; element sizes
- * 1/2/4/8; vector and element accesses) compiles with NVRTC for sm_90a against the embedded
- * prelude and op headers (no GPU needed). Skipped when NVRTC is absent. */
+ * 1/2/4/8; every tile shape; vector and element accesses) compiles with NVRTC for sm_90a against
+ * the embedded prelude and op headers (no GPU needed). Skipped when NVRTC is absent. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/permute/permute_internal.h"
+#include "ops/permute/permute_layout_kernel.h"
 #include "rt/runtime_internal.h"
 #include "test.h"
 
@@ -40,12 +41,23 @@ int main(void)
         p.elem_bytes = e;
         p.rank = 3;
         p.kind = CK_PERM_TILE;
-        for (int v = 0; v < 4; ++v) {
-            p.ld_vec = v & 1;
-            p.st_vec = v >> 1;
-            compile(&p);
-            n++;
-        }
+        /* every tile shape with 16-byte accesses both sides; every access mix on two shapes */
+        for (int gn = 8; gn <= 32; gn *= 2)
+            for (int gm = 8; gm <= 32; gm *= 2) {
+                if (!ck_perm_shape_ok(e, gn, gm))
+                    continue;
+                p.gn = gn;
+                p.gm = gm;
+                for (int v = 0; v < 4; ++v) {
+                    p.ld_vec = v & 1;
+                    p.st_vec = v >> 1;
+                    if (v == 3 || (gn == 8 && gm == 8) || (gn == 16 && gm == 16) ||
+                        (e == 1 && gn == 8 && gm == 16)) {
+                        compile(&p);
+                        n++;
+                    }
+                }
+            }
         p.kind = CK_PERM_GATHER;
         p.vec = 1;
         compile(&p);

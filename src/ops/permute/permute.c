@@ -163,6 +163,7 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
             }
         plan->ld_vec = ld;
         plan->st_vec = stv;
+        ck_permute_choose_tile(plan, getenv("CK_PERMUTE_INSTANCE"));
         return CK_SUCCESS;
     }
     plan->kind = CK_PERM_GATHER;
@@ -172,6 +173,57 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
         vec = (plan->ss[d] * e) % 16 == 0 && (plan->ds[d] * e) % 16 == 0;
     plan->vec = vec ? v : 1;
     return CK_SUCCESS;
+}
+
+/* ---- tile shape and grid ------------------------------------------------------------------ */
+
+/* Blocks along one tile dimension of length len: the candidate (16 or 8 chunk groups of V
+ * elements) whose tiles cover len with the least padding (no edge tiles where one divides
+ * len), the larger on a tie. `allow16`: 16 is a candidate. */
+static int choose_groups(long long len, int v, int allow16)
+{
+    long long pad8 = (len + 8 * v - 1) / (8 * v) * (8 * v);
+    long long pad16 = (len + 16 * v - 1) / (16 * v) * (16 * v);
+    return allow16 && pad16 <= pad8 ? 16 : 8;
+}
+
+void ck_permute_choose_tile(ck_perm_plan *p, const char *env)
+{
+    const int e = p->elem_bytes, v = 16 / e, last = p->rank - 1;
+    /* default: 16 x 16 groups (8 x 16 for 1-byte elements), a dimension narrowed to 8 groups
+     * where that avoids edge tiles or padding (3136 = 49 x 64 bf16) */
+    p->gn = choose_groups(p->len[last], v, e > 1);
+    p->gm = choose_groups(p->len[p->dim_m], v, 1);
+    p->tiles_per_block = 0;
+    int tn, tm, tpb;
+    char extra;
+    if (!env || sscanf(env, "%d,%d,%d%c", &tn, &tm, &tpb, &extra) != 3 || tn < 0 || tm < 0 ||
+        tpb < 0 || tn % v || tm % v)
+        return;
+    int gn = tn ? tn / v : p->gn, gm = tm ? tm / v : p->gm;
+    if (!ck_perm_shape_ok(e, gn, gm))
+        return;
+    p->gn = gn;
+    p->gm = gm;
+    p->tiles_per_block = tpb;
+}
+
+long long ck_permute_tile_blocks(const ck_perm_plan *p, long long tiles, int sms)
+{
+    long long tpb = p->tiles_per_block;
+    if (tpb <= 0) {
+        /* One tile per block while the grid has fewer than 8 waves of resident blocks (the
+         * block scheduler balances the tail); up to 4 tiles per block (grid stride) beyond,
+         * keeping at least 4 waves. */
+        long long slots =
+            (long long)(sms > 0 ? sms : 1) * ck_perm_blocks_per_sm(p->elem_bytes, p->gn * p->gm);
+        tpb = tiles / (4 * slots);
+        tpb = tpb < 1 ? 1 : tpb > 4 ? 4 : tpb;
+        if (tiles < 8 * slots)
+            tpb = 1;
+    }
+    long long blocks = (tiles + tpb - 1) / tpb;
+    return blocks > 0x7fffffffll ? 0x7fffffffll : blocks;
 }
 
 /* ---- shared-memory bank check ------------------------------------------------------------- */
@@ -205,25 +257,25 @@ static int phase_ways(const ck_access_hw *hw, const long long *addr)
     return worst;
 }
 
-void ck_permute_smem_ways(int e, int *pass1, int *pass2)
+void ck_permute_smem_ways(int e, int gn, int gm, int *pass1, int *pass2)
 {
     ck_access_hw hw = ck_access_hw_default();
-    const int v = 16 / e, gn = ck_perm_gn(e), threads = gn * CK_PERM_GM;
+    const int v = 16 / e, threads = gn * gm;
     int w1 = 1, w2 = 1;
     long long addr[32];
     for (int warp = 0; warp < threads / hw.warp_size; ++warp) {
         for (int s = 0; s < v; ++s) {
             for (int l = 0; l < hw.warp_size; ++l) {
                 int rr, c;
-                ck_perm_pass1(warp * hw.warp_size + l, s, threads, &rr, &c);
-                addr[l] = ck_perm_smem_offset(rr, c, v);
+                ck_perm_pass1(warp * hw.warp_size + l, s, threads, gm, &rr, &c);
+                addr[l] = ck_perm_smem_offset(rr, c, v, gm);
             }
             int w = phase_ways(&hw, addr);
             w1 = w > w1 ? w : w1;
             for (int l = 0; l < hw.warp_size; ++l) {
                 int nc, mc;
                 ck_perm_pass2(warp * hw.warp_size + l, gn, &nc, &mc);
-                addr[l] = ck_perm_smem_offset(nc * v + s, mc, v);
+                addr[l] = ck_perm_smem_offset(nc * v + s, mc, v, gm);
             }
             w = phase_ways(&hw, addr);
             w2 = w > w2 ? w : w2;
@@ -256,11 +308,13 @@ ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **k
                  "/* ck_permute: tile transpose through shared memory (ops/permute) */\n"
                  "#include \"ck_device.h\"\n#define PERM_TILE 1\n#define PERM_E %d\n"
                  "#define PERM_T %s\n#define PERM_LDVEC %d\n"
-                 "#define PERM_STVEC %d\n#include \"ops/permute/permute_kernel.h\"\n"
+                 "#define PERM_STVEC %d\n#define PERM_GN %d\n#define PERM_GM %d\n"
+                 "#define PERM_MIN_BLOCKS %d\n#include \"ops/permute/permute_kernel.h\"\n"
                  "CK_KERNEL void CK_LAUNCH_BOUNDS(PERM_THREADS, PERM_MIN_BLOCKS)\n"
                  "ck_permute_tile(unsigned char *dst, const unsigned char *src, "
                  "ck_perm_tile_args a)\n{\n    perm_tile(dst, src, a);\n}\n",
-                 p->elem_bytes, elem_type(p->elem_bytes), p->ld_vec, p->st_vec);
+                 p->elem_bytes, elem_type(p->elem_bytes), p->ld_vec, p->st_vec, p->gn, p->gm,
+                 ck_perm_blocks_per_sm(p->elem_bytes, p->gn * p->gm));
         *kernel_name = "ck_permute_tile";
     } else {
         snprintf(buf, sizeof buf,
@@ -285,12 +339,16 @@ static ck_status build(void *user, char **source)
     if (p->kind == CK_PERM_TILE) {
         /* the generator's assertion: the layout it relies on is conflict-free */
         int w1, w2;
-        ck_permute_smem_ways(p->elem_bytes, &w1, &w2);
+        if (!ck_perm_shape_ok(p->elem_bytes, p->gn, p->gm))
+            return ck_fail(CK_ERROR_INTERNAL,
+                           OP ": tile shape %d x %d groups is not supported for %d-byte elements.",
+                           p->gn, p->gm, p->elem_bytes);
+        ck_permute_smem_ways(p->elem_bytes, p->gn, p->gm, &w1, &w2);
         if (w1 != 1 || w2 != 1)
             return ck_fail(CK_ERROR_INTERNAL,
-                           OP ": the shared-memory layout for %d-byte elements has %d-way / %d-way "
-                              "bank conflicts.",
-                           p->elem_bytes, w1, w2);
+                           OP ": the shared-memory layout for %d-byte elements in %d x %d tiles "
+                              "has %d-way / %d-way bank conflicts.",
+                           p->elem_bytes, p->gn, p->gm, w1, w2);
     }
     const char *name;
     return ck_permute_source(p, source, &name);
@@ -319,19 +377,20 @@ ck_status ck_permute(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src
     char key[160];
     ck_kernel *k = NULL;
     if (p.kind == CK_PERM_TILE) {
-        snprintf(key, sizeof key, "permute/tile/e=%d/ld=%d/st=%d", e, p.ld_vec, p.st_vec);
+        snprintf(key, sizeof key, "permute/tile/e=%d/ld=%d/st=%d/gn=%d/gm=%d", e, p.ld_vec,
+                 p.st_vec, p.gn, p.gm);
         st = ck_op_kernel(ctx, key, "ck_permute_tile", build, &p, &k);
         if (st != CK_SUCCESS)
             return st;
         tile_args a;
         memset(&a, 0, sizeof a);
-        const int last = p.rank - 1, gn = ck_perm_gn(e), threads = gn * CK_PERM_GM;
+        const int last = p.rank - 1, gn = p.gn, gm = p.gm, threads = gn * gm;
         a.n = p.len[last];
         a.m = p.len[p.dim_m];
         a.s_n = p.ss[last];
         a.d_m = p.ds[p.dim_m];
         a.tiles_n = (a.n + gn * v - 1) / (gn * v);
-        a.tiles_m = (a.m + CK_PERM_GM * v - 1) / (CK_PERM_GM * v);
+        a.tiles_m = (a.m + gm * v - 1) / (gm * v);
         a.tiles = a.tiles_n * a.tiles_m;
         int nb = 0;
         for (int d = 0; d < last; ++d)
@@ -343,19 +402,11 @@ ck_status ck_permute(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src
                 nb++;
             }
         a.nb = nb;
-        /* About 4 tiles per block, at least one block per resident slot: the hardware's block
-         * scheduler balances the tail; each block walks its tiles with a grid stride. */
-        long long mp = props->multiprocessors > 0 ? props->multiprocessors : 1;
-        long long slots = mp * (props->backend == CK_BACKEND_HOST ? 1 : ck_perm_blocks_per_sm(e));
-        long long blocks = (a.tiles + 3) / 4;
-        if (blocks < slots)
-            blocks = slots;
+        long long blocks = ck_permute_tile_blocks(&p, a.tiles, props->multiprocessors);
         if (props->backend == CK_BACKEND_HOST) /* the emulator: one block per worker */
-            blocks = slots;
+            blocks = props->multiprocessors > 0 ? props->multiprocessors : 1;
         if (blocks > a.tiles)
             blocks = a.tiles;
-        if (blocks > 0x7fffffffll)
-            blocks = 0x7fffffffll;
         void *dptr = p.dst, *sptr = (void *)p.src;
         void *args[3] = {&dptr, &sptr, &a};
         size_t sizes[3] = {sizeof dptr, sizeof sptr, sizeof a};

@@ -21,7 +21,9 @@ typedef struct ck_perm_plan {
     long long len[CK_TENSOR_MAX_RANK], ss[CK_TENSOR_MAX_RANK], ds[CK_TENSOR_MAX_RANK];
     /* CK_PERM_TILE: n = rank - 1 (the destination's contiguous dim), m (the source's) */
     int dim_m;
-    int ld_vec, st_vec; /* 16-byte global loads / stores allowed */
+    int ld_vec, st_vec;  /* 16-byte global loads / stores allowed */
+    int gn, gm;          /* tile shape (permute_layout_kernel.h): (gn V) x (gm V) elements */
+    int tiles_per_block; /* 0: automatic grid (at launch, from the SM count); else forced */
     /* CK_PERM_GATHER: elements per item (16 / elem_bytes when vectorized, else 1) */
     int vec;
     unsigned char *dst;
@@ -32,10 +34,20 @@ typedef struct ck_perm_plan {
 ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int *perm,
                           ck_perm_plan *plan);
 
-/* Replay the tile kernel's shared-memory accesses of one tile (elem_bytes 1, 2, 4 or 8) on
- * the bank model of ck_access_hw_default: *pass1 / *pass2 receive the worst number of
- * bank-conflict ways of any quarter-warp phase of the 16-byte stores / loads (1 = free). */
-void ck_permute_smem_ways(int elem_bytes, int *pass1, int *pass2);
+/* Replay the tile kernel's shared-memory accesses of one tile (elem_bytes 1, 2, 4 or 8; shape
+ * gn x gm, ck_perm_shape_ok) on the bank model of ck_access_hw_default: *pass1 / *pass2 receive
+ * the worst number of bank-conflict ways of any quarter-warp phase of the 16-byte stores /
+ * loads (1 = free). */
+void ck_permute_smem_ways(int elem_bytes, int gn, int gm, int *pass1, int *pass2);
+
+/* Tile shape and grid of a tile plan: automatic (ck_permute_plan calls it) unless the
+ * environment variable CK_PERMUTE_INSTANCE="TN,TM,TPB" names a valid instance: TN x TM
+ * elements per tile (TN along the destination's contiguous dimension, TM along the source's;
+ * each 8, 16 or 32 times 16 / element bytes), TPB tiles per block (0: automatic grid). */
+void ck_permute_choose_tile(ck_perm_plan *plan, const char *env);
+
+/* Blocks of the tile kernel's launch for a plan on a GPU with `sms` multiprocessors. */
+long long ck_permute_tile_blocks(const ck_perm_plan *plan, long long tiles, int sms);
 
 /* The device source of a plan's kernel (malloc'd) and its kernel name. */
 ck_status ck_permute_source(const ck_perm_plan *plan, char **source, const char **kernel_name);

@@ -4,6 +4,8 @@
  *
  *   PERM_E        element bytes: 1, 2, 4 or 8
  *   PERM_T        the element's integer type (uint8_t ... uint64_t)
+ *   PERM_GN, PERM_GM (tile kernel) the tile shape: GN x GM blocks of V x V elements (8, 16, 32)
+ *   PERM_MIN_BLOCKS (tile kernel) blocks per SM of the launch bounds (ck_perm_blocks_per_sm)
  *
  * The generated source declares the kernels (the runtime finds kernels in the source it is
  * given) and calls the bodies below:
@@ -55,14 +57,10 @@ CK_DEVICE void perm_put(uint32_t *w, int k, PERM_T v)
 
 #ifdef PERM_TILE
 
-#define PERM_GN (PERM_E == 1 ? 8 : 16)
-/* blocks per SM the launch plans for (the register bound of CK_LAUNCH_BOUNDS; permute.c's
- * ck_perm_blocks_per_sm gives the same numbers) */
-#define PERM_MIN_BLOCKS (PERM_E <= 2 ? 3 : PERM_E == 8 ? 6 : 4)
-#define PERM_THREADS    (PERM_GN * CK_PERM_GM)
+#define PERM_THREADS    (PERM_GN * PERM_GM)
 #define PERM_TN         (PERM_GN * PERM_V)
-#define PERM_TM         (CK_PERM_GM * PERM_V)
-#define PERM_SMEM_BYTES (PERM_TN * CK_PERM_GM * 16)
+#define PERM_TM         (PERM_GM * PERM_V)
+#define PERM_SMEM_BYTES (PERM_TN * PERM_GM * 16)
 
 typedef struct ck_perm_tile_args {
     long long n, m; /* lengths of the destination's / the source's contiguous dimension */
@@ -137,7 +135,7 @@ CK_DEVICE void perm_tile(unsigned char *dst, const unsigned char *src, ck_perm_t
         CK_UNROLL for (int q = 0; q < PERM_V; ++q)
         {
             int r, c;
-            ck_perm_pass1(t, q, PERM_THREADS, &r, &c);
+            ck_perm_pass1(t, q, PERM_THREADS, PERM_GM, &r, &c);
             const PERM_T *p = s + r * a.s_n + c * PERM_V;
 #if PERM_LDVEC
             /* whole chunks use a vector on edge tiles too; only partial chunks go by element */
@@ -161,20 +159,20 @@ CK_DEVICE void perm_tile(unsigned char *dst, const unsigned char *src, ck_perm_t
         CK_UNROLL for (int q = 0; q < PERM_V; ++q)
         {
             int r, c;
-            ck_perm_pass1(t, q, PERM_THREADS, &r, &c);
+            ck_perm_pass1(t, q, PERM_THREADS, PERM_GM, &r, &c);
             ck_u32x4 v;
             v.x = in[q][0];
             v.y = in[q][1];
             v.z = in[q][2];
             v.w = in[q][3];
-            ck_st16(sh + ck_perm_smem_offset(r, c, PERM_V), v);
+            ck_st16(sh + ck_perm_smem_offset(r, c, PERM_V, PERM_GM), v);
         }
         ck_sync_threads();
 
         /* pass 2: shared -> registers (V rows of chunk mc), transpose, -> global */
         CK_UNROLL for (int j = 0; j < PERM_V; ++j)
         {
-            ck_u32x4 v = ck_ld16(sh + ck_perm_smem_offset(nc * PERM_V + j, mc, PERM_V));
+            ck_u32x4 v = ck_ld16(sh + ck_perm_smem_offset(nc * PERM_V + j, mc, PERM_V, PERM_GM));
             in[j][0] = v.x;
             in[j][1] = v.y;
             in[j][2] = v.z;
