@@ -142,8 +142,8 @@ static int64_t pow2ceil(int64_t v)
     return p;
 }
 
-/* Tuning experiments: CK_NORM_INSTANCE="VPT,PERSISTENT" sets the vectors per thread a row is
- * spread over (1..8, default 4) and whether the grid is persistent (1, default) or one group
+/* Tuning experiments (backward): CK_NORM_INSTANCE="VPT,PERSISTENT" sets the vectors per thread
+ * a row is spread over (1..8, default 1) and whether the grid is persistent (1, default) or one group
  * of rows per block (0). Invalid values are ignored. */
 static void tune_knobs(int *vpt, int *persistent)
 {
@@ -158,7 +158,7 @@ static void tune_knobs(int *vpt, int *persistent)
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in)
 {
     int64_t nv = n / vec;
-    int vpt = 4, persistent = 1;
+    int vpt = 1, persistent = 1;
     tune_knobs(&vpt, &persistent);
     if (nv <= 32 * (int64_t)vpt) { /* a warp (or fewer lanes) per row, several rows per block */
         int64_t g = pow2ceil((nv + vpt - 1) / vpt);
@@ -172,8 +172,12 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
     in->vec = vec;
     in->raw = 0;
     in->iters = (int)((nv + in->g - 1) / in->g);
-    int budget = in->block >= 1024 ? 16 : 32; /* floats of row cache per thread */
-    in->cache = in->iters * vec <= budget ? in->iters : budget / vec;
+    /* registers: the dgamma/dbeta accumulators (2 x iters x vec floats) come first; x and dy
+     * are cached for the second pass (2 x vec floats per vector) within 32 floats per thread
+     * in 1024-thread blocks (64 registers), 48 in smaller ones; the rest is re-read (L2) */
+    int budget = (in->block >= 1024 ? 32 : 48) - 2 * in->iters * vec;
+    int fit = budget > 0 ? budget / (2 * vec) : 0;
+    in->cache = fit < in->iters ? fit : in->iters;
     int64_t rpb = in->block / in->g;
     int64_t need = (rows + rpb - 1) / rpb;
     int64_t resident = (int64_t)(sms > 0 ? sms : 1) * (2048 / in->block);
