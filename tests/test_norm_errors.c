@@ -167,7 +167,10 @@ static void test_nvrtc(void)
     };
     for (size_t i = 0; i < sizeof fw / sizeof fw[0]; ++i) {
         ck_norm_instance in;
-        ck_norm_pick_fwd(fw[i].n, fw[i].vec, 16384, fw[i].vec == 8 && fw[i].xt != 0 && fw[i].rt < 0, &in);
+        ck_norm_pick_fwd(fw[i].n, fw[i].vec, 16384, fw[i].vec == 8 && fw[i].xt != 0 && fw[i].rt < 0
+                             ? (fw[i].xt == CK_DTYPE_BF16 ? 2 : 1)
+                             : 0,
+                         &in);
         char *src = ck_norm_fwd_source(fw[i].kind, fw[i].n, &in, fw[i].xt, fw[i].yt, fw[i].gt,
                                        fw[i].bt, fw[i].rt, fw[i].ot, fw[i].st, fw[i].kind == 0, 1);
         CHECK(src != NULL);

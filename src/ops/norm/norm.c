@@ -230,6 +230,7 @@ void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_inst
         if (cdiv(nv, 32) * vec <= 32) { /* up to a warp per row, 4 vectors per lane */
             int64_t p = pow2ceil(cdiv(nv, 4));
             g = (int)(p > 32 ? 32 : p);
+            raw = raw_ok == 2 && kn.raw != 0; /* bf16: fewer registers (N 512: 40, not 54) */
         } else {
             /* one block per row: the smallest block holding at most `vals` f32 per thread;
              * beyond, 16-bit x keeps raw codes (up to 64 per thread: 32 registers) in 512 or
@@ -238,6 +239,9 @@ void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_inst
             for (int b = 64; b <= 1024 && !g; b *= 2)
                 if (cdiv(nv, b) * vec <= kn.vals)
                     g = b;
+            /* bf16 keeps raw codes by default (a shift converts them): 32 registers instead
+             * of 39-40, so 4 blocks of 512 threads fit an SM */
+            raw = g && raw_ok == 2 && kn.raw != 0;
             if (!g && raw_ok && kn.raw != 0) {
                 for (int b = 512; b <= 1024 && !g; b *= 2)
                     if (cdiv(nv, b) * vec <= 64)
@@ -249,7 +253,7 @@ void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_inst
         }
     }
     int64_t iters = cdiv(nv, g);
-    if (g > 32 && raw_ok && kn.raw == 1 && iters * vec <= 64)
+    if (raw_ok && kn.raw == 1 && iters * vec <= 64)
         raw = 1;
     if (kn.raw == 0)
         raw = 0;
@@ -472,6 +476,7 @@ ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
     ck_norm_instance in;
     int raw_ok = (d->x->dtype == CK_DTYPE_BF16 || d->x->dtype == CK_DTYPE_F16) && vec == 8 &&
                  !d->residual;
+    raw_ok = raw_ok && d->x->dtype == CK_DTYPE_BF16 ? 2 : raw_ok;
     ck_norm_pick_fwd(xr.n, vec, xr.rows, raw_ok, &in);
     char *src = ck_norm_fwd_source(
         d->kind, xr.n, &in, d->x->dtype, d->y->dtype, d->gamma ? (int)d->gamma->dtype : -1,
