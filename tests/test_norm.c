@@ -240,6 +240,12 @@ static void test_layernorm_sizes(void)
         {CK_NORM_LAYERNORM, 3, 4097, 0, F32, BF16, F32, 0, 1, 1, 0, 1, 0},
         {CK_NORM_LAYERNORM, 3, 8192, 8, BF16, BF16, BF16, 1, 0, 0, 0, 1, 0},
         {CK_NORM_LAYERNORM, 2, 65536, 0, BF16, BF16, F32, 1, 1, 1, 0, 1, 0},
+        /* instances: a warp per row with a partial last vector round (1000), a 1024-thread
+         * block with f16 output (16384), the raw 16-bit cache with unequal thread shares
+         * (40000: 1024 threads x 5 vectors) */
+        {CK_NORM_LAYERNORM, 5, 1000, 0, BF16, BF16, F32, 1, 0, 0, 0, 1, 0},
+        {CK_NORM_LAYERNORM, 3, 16384, 8, BF16, F16, BF16, 1, 0, 0, 0, 1, 0},
+        {CK_NORM_LAYERNORM, 3, 40000, 0, BF16, BF16, BF16, 1, 0, 0, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i)
         run_case(&cs[i]);
@@ -254,6 +260,7 @@ static void test_rmsnorm_sizes(void)
         {CK_NORM_RMSNORM, 5, 1023, 0, F16, F16, F32, 0, 1, 0, 0, 1, 0},
         {CK_NORM_RMSNORM, 3, 4097, 3, BF16, BF16, F32, 0, 0, 0, 0, 1, 0},
         {CK_NORM_RMSNORM, 2, 65536, 8, F32, F32, F32, 0, 0, 0, 0, 1, 0},
+        {CK_NORM_RMSNORM, 2, 32768, 0, F16, F16, F32, 0, 0, 0, 0, 1, 0}, /* raw cache, 512 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i)
         run_case(&cs[i]);

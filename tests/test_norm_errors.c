@@ -160,10 +160,17 @@ static void test_nvrtc(void)
          CK_DTYPE_F32},
         {0, 17, 1, CK_DTYPE_F16, CK_DTYPE_FP8_E4M3, CK_DTYPE_F16, CK_DTYPE_F32, -1, -1, CK_DTYPE_F32},
         {2, 4096, 4, CK_DTYPE_F32, CK_DTYPE_I8, -1, -1, -1, -1, CK_DTYPE_F32},
+        {0, 65536, 8, CK_DTYPE_BF16, CK_DTYPE_BF16, CK_DTYPE_BF16, CK_DTYPE_BF16, -1, -1, -1},
+        {0, 32768, 8, CK_DTYPE_F16, CK_DTYPE_FP8_E4M3, CK_DTYPE_F32, -1, -1, -1, CK_DTYPE_F32},
+        {1, 1024, 8, CK_DTYPE_BF16, CK_DTYPE_F16, CK_DTYPE_BF16, -1, -1, -1, -1},
+        {0, 100, 4, CK_DTYPE_F32, CK_DTYPE_F32, CK_DTYPE_F32, CK_DTYPE_F32, -1, -1, -1},
     };
     for (size_t i = 0; i < sizeof fw / sizeof fw[0]; ++i) {
         ck_norm_instance in;
-        ck_norm_pick(fw[i].n, fw[i].vec, 16384, 132, &in);
+        ck_norm_pick_fwd(fw[i].n, fw[i].vec, 16384, fw[i].vec == 8 && fw[i].xt != 0 && fw[i].rt < 0
+                             ? (fw[i].xt == CK_DTYPE_BF16 ? 2 : 1)
+                             : 0,
+                         &in);
         char *src = ck_norm_fwd_source(fw[i].kind, fw[i].n, &in, fw[i].xt, fw[i].yt, fw[i].gt,
                                        fw[i].bt, fw[i].rt, fw[i].ot, fw[i].st, fw[i].kind == 0, 1);
         CHECK(src != NULL);

@@ -142,8 +142,8 @@ static int64_t pow2ceil(int64_t v)
     return p;
 }
 
-/* Tuning experiments: CK_NORM_INSTANCE="VPT,PERSISTENT" sets the vectors per thread a row is
- * spread over (1..8, default 4) and whether the grid is persistent (1, default) or one group
+/* Tuning experiments (backward): CK_NORM_INSTANCE="VPT,PERSISTENT" sets the vectors per thread
+ * a row is spread over (1..8, default 1) and whether the grid is persistent (1, default) or one group
  * of rows per block (0). Invalid values are ignored. */
 static void tune_knobs(int *vpt, int *persistent)
 {
@@ -158,7 +158,7 @@ static void tune_knobs(int *vpt, int *persistent)
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in)
 {
     int64_t nv = n / vec;
-    int vpt = 4, persistent = 1;
+    int vpt = 1, persistent = 1;
     tune_knobs(&vpt, &persistent);
     if (nv <= 32 * (int64_t)vpt) { /* a warp (or fewer lanes) per row, several rows per block */
         int64_t g = pow2ceil((nv + vpt - 1) / vpt);
@@ -170,15 +170,107 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
         in->g = in->block;
     }
     in->vec = vec;
+    in->raw = 0;
     in->iters = (int)((nv + in->g - 1) / in->g);
-    int budget = in->block >= 1024 ? 16 : 32; /* floats of row cache per thread */
-    in->cache = in->iters * vec <= budget ? in->iters : budget / vec;
+    /* registers: the dgamma/dbeta accumulators (2 x iters x vec floats) come first; x and dy
+     * are cached for the second pass (2 x vec floats per vector) within 32 floats per thread
+     * in 1024-thread blocks (64 registers), 48 in smaller ones; the rest is re-read (L2) */
+    int budget = (in->block >= 1024 ? 32 : 48) - 2 * in->iters * vec;
+    int fit = budget > 0 ? budget / (2 * vec) : 0;
+    in->cache = fit < in->iters ? fit : in->iters;
     int64_t rpb = in->block / in->g;
     int64_t need = (rows + rpb - 1) / rpb;
     int64_t resident = (int64_t)(sms > 0 ? sms : 1) * (2048 / in->block);
     in->grid = (unsigned)(need < resident || !persistent ? need : resident);
     if (in->grid == 0)
         in->grid = 1;
+}
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Tuning experiments for the forward: CK_NORM_FWD="G,VALS,RAW,BLOCK" - G threads per row (a
+ * power of two 1..1024, 0: automatic), VALS the most values per thread kept as f32 before a
+ * larger block (or the raw cache) is chosen (default 16), RAW 0/1 forbids/forces the raw cache
+ * where it is allowed (-1: automatic), BLOCK threads per block of the lane-group instance
+ * (G <= 32; default 128). Missing trailing fields keep their defaults; invalid values are
+ * ignored. */
+typedef struct fwd_knobs {
+    int g, vals, raw, block;
+} fwd_knobs;
+
+static void fwd_knobs_get(fwd_knobs *k)
+{
+    k->g = 0;
+    k->vals = 16;
+    k->raw = -1;
+    k->block = 128;
+    const char *e = getenv("CK_NORM_FWD");
+    int v[4] = {0, 16, -1, 128};
+    int got = e ? sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]) : 0;
+    if (got >= 1 && v[0] >= 0 && v[0] <= 1024 && (v[0] & (v[0] - 1)) == 0)
+        k->g = v[0];
+    if (got >= 2 && v[1] >= 4 && v[1] <= 64)
+        k->vals = v[1];
+    if (got >= 3 && v[2] >= -1 && v[2] <= 1)
+        k->raw = v[2];
+    if (got >= 4 && v[3] >= 32 && v[3] <= 1024 && (v[3] & (v[3] - 1)) == 0)
+        k->block = v[3];
+}
+
+void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_instance *in)
+{
+    fwd_knobs kn;
+    fwd_knobs_get(&kn);
+    int64_t nv = n / vec;
+    int g = kn.g, raw = 0;
+    if (g == 0) {
+        if (cdiv(nv, 32) * vec <= 32) { /* up to a warp per row, 4 vectors per lane */
+            int64_t p = pow2ceil(cdiv(nv, 4));
+            g = (int)(p > 32 ? 32 : p);
+            raw = raw_ok == 2 && kn.raw != 0; /* bf16: fewer registers (N 512: 40, not 54) */
+        } else {
+            /* one block per row: the smallest block holding at most `vals` f32 per thread;
+             * beyond, 16-bit x keeps raw codes (up to 64 per thread: 32 registers) in 512 or
+             * 1024 threads, else 1024 threads and the rest of the row re-read from L2 */
+            g = 0;
+            for (int b = 64; b <= 1024 && !g; b *= 2)
+                if (cdiv(nv, b) * vec <= kn.vals)
+                    g = b;
+            /* bf16 keeps raw codes by default (a shift converts them): 32 registers instead
+             * of 39-40, so 4 blocks of 512 threads fit an SM */
+            raw = g && raw_ok == 2 && kn.raw != 0;
+            if (!g && raw_ok && kn.raw != 0) {
+                for (int b = 512; b <= 1024 && !g; b *= 2)
+                    if (cdiv(nv, b) * vec <= 64)
+                        g = b;
+                raw = g != 0;
+            }
+            if (!g)
+                g = 1024;
+        }
+    }
+    int64_t iters = cdiv(nv, g);
+    if (raw_ok && kn.raw == 1 && iters * vec <= 64)
+        raw = 1;
+    if (kn.raw == 0)
+        raw = 0;
+    in->vec = vec;
+    in->g = g;
+    in->raw = raw;
+    in->block = g > 32 ? g : (kn.block >= g ? kn.block : 32);
+    in->iters = (int)iters;
+    /* register budget of the cache: 64 raw values (32 registers); f32: 32 values, 16 in
+     * 1024-thread blocks (at most 64 registers per thread) */
+    int budget = raw ? 64 : g >= 1024 ? 16 : 32;
+    if (g <= 32)
+        budget = 32;
+    in->cache = in->iters * vec <= budget ? in->iters : budget / vec;
+    int64_t rpb = in->block / in->g;
+    int64_t need = cdiv(rows, rpb);
+    in->grid = (unsigned)(need < 0x7fffffffLL ? (need > 0 ? need : 1) : 0x7fffffffLL);
 }
 
 char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt, int yt, int gt,
@@ -198,6 +290,7 @@ char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt
              "#define NORM_XT %d\n#define NORM_YT %d\n#define NORM_GT %d\n#define NORM_BT %d\n"
              "#define NORM_RT %d\n#define NORM_OT %d\n#define NORM_ST %d\n"
              "#define NORM_MEAN %d\n#define NORM_RSTD %d\n#define NORM_QMAX %d\n"
+             "#define NORM_RAW %d\n#define NORM_EVEN %d\n"
              "#include \"ops/norm/norm_fwd_kernel.h\"\n"
              "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_norm_fwd(const void *x, long long sx,\n"
              "    const void *residual, long long sr, void *y, long long sy, void *resout,\n"
@@ -209,7 +302,8 @@ char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt
              "}\n",
              kind_name(kind), kind, (long long)n, in->vec, (long long)(n / in->vec), in->g,
              in->block, in->block / in->g, in->iters, in->cache, xt, yt, gt < 0 ? 0 : gt, bt, rt,
-             ot, st, want_mean, want_rstd, qmax, in->block);
+             ot, st, want_mean, want_rstd, qmax, in->raw, (n / in->vec) % in->g == 0 ? 1 : 0,
+             in->block);
     return s;
 }
 
@@ -380,7 +474,10 @@ ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
     int64_t vs[] = {xr.stride, rr.stride, yr.stride, orr.stride, 0, 0, 0};
     int vec = ck_norm_pick_vec(xr.n, esize(d->x->dtype), 7, vt, vs);
     ck_norm_instance in;
-    ck_norm_pick(xr.n, vec, xr.rows, ck_op_props(ctx)->multiprocessors, &in);
+    int raw_ok = (d->x->dtype == CK_DTYPE_BF16 || d->x->dtype == CK_DTYPE_F16) && vec == 8 &&
+                 !d->residual;
+    raw_ok = raw_ok && d->x->dtype == CK_DTYPE_BF16 ? 2 : raw_ok;
+    ck_norm_pick_fwd(xr.n, vec, xr.rows, raw_ok, &in);
     char *src = ck_norm_fwd_source(
         d->kind, xr.n, &in, d->x->dtype, d->y->dtype, d->gamma ? (int)d->gamma->dtype : -1,
         d->beta ? (int)d->beta->dtype : -1, d->residual ? (int)d->residual->dtype : -1,

@@ -129,10 +129,16 @@ ck_status ck_norm_backward(ck_context *ctx, const ck_norm_backward_desc *d)
     const ck_device_props *props = ck_op_props(ctx);
     ck_norm_instance in;
     ck_norm_pick(xr.n, vec, xr.rows, props->multiprocessors, &in);
-    /* at most 2 blocks per SM: bounds the partial rows (grid * rows per block) */
-    unsigned cap = (unsigned)(props->multiprocessors > 0 ? props->multiprocessors : 1) * 2u;
+    /* one wave: 1024 threads per SM (the kernel takes up to 64 registers per thread), and the
+     * partial rows (grid * rows per block, 8 bytes per column) within 64 MiB of workspace, but
+     * at least one block per SM */
+    int64_t sms = props->multiprocessors > 0 ? props->multiprocessors : 1;
+    int64_t rpb = in.block / in.g, cap = sms * (1024 / in.block > 0 ? 1024 / in.block : 1);
+    int64_t by_ws = ((int64_t)64 << 20) / (rpb * xr.n * 8);
+    if (cap > by_ws)
+        cap = by_ws > sms ? by_ws : sms;
     if (want_part && in.grid > cap)
-        in.grid = cap;
+        in.grid = (unsigned)cap;
     char *src = ck_norm_bwd_source(d->kind, xr.n, &in, d->dy->dtype, d->x->dtype,
                                    d->gamma->dtype, d->dx->dtype,
                                    d->dgamma ? (int)d->dgamma->dtype : -1,

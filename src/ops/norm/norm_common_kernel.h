@@ -11,6 +11,10 @@
 #ifndef CK_NORM_COMMON_KERNEL_H
 #define CK_NORM_COMMON_KERNEL_H
 
+#ifndef NORM_FP8_NAN
+#define NORM_FP8_NAN 0x7fu
+#endif
+
 #define NORM_ESIZE(t) ((t) == CK_NC_F32 ? 4 : ((t) == CK_NC_F16 || (t) == CK_NC_BF16) ? 2 : 1)
 
 /* bf16 -> f32 is exact by a shift; f16 -> f32 by placing the bits and scaling by 2^112 (exact
@@ -24,13 +28,62 @@ CK_DEVICE float norm_f16_to_f32(uint32_t h)
     return ck_u32_as_f32(ck_f32_as_u32(f) | sign);
 }
 
-/* f32 -> bf16, round to nearest even, NaN kept quiet (same bits as ck_nc_f32_to_bf16). */
+/* f32 -> bf16, round to nearest even, NaN -> quiet NaN 0x7fc0 with its sign (the bits of
+ * ck_nc_f32_to_bf16). */
 CK_DEVICE uint32_t norm_f32_to_bf16(float f)
 {
     uint32_t u = ck_f32_as_u32(f);
     if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (u >> 16) | 0x40u;
+        return ((u >> 16) & 0x8000u) | 0x7fc0u;
     return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
+/* f32 -> f16, round to nearest even (subnormals through one exact float addition), overflow to
+ * infinity, NaN -> quiet NaN 0x7e00 with its sign: the bits of ck_nc_f32_to_f16
+ * (tests/test_norm_conv.c compares them for every boundary). */
+CK_DEVICE uint32_t norm_f32_to_f16(float f)
+{
+    uint32_t u = ck_f32_as_u32(f);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    u &= 0x7fffffffu;
+    uint32_t o;
+    if (u >= 0x47800000u) { /* >= 65536: Inf, NaN or overflow */
+        o = u > 0x7f800000u ? 0x7e00u : 0x7c00u;
+    } else if (u < 0x38800000u) {           /* below 2^-14: f16 subnormal or zero */
+        const uint32_t magic = 0x3f000000u; /* 0.5: aligns bit 0 of the sum to 2^-24 */
+        float s = ck_u32_as_f32(u) + ck_u32_as_f32(magic);
+        o = ck_f32_as_u32(s) - magic;
+    } else {
+        uint32_t odd = (u >> 13) & 1u;
+        u += 0xc8000fffu + odd; /* rebias (15 - 127) << 23, plus rounding */
+        o = u >> 13;
+    }
+    return o | sign;
+}
+
+/* f32 -> fp8 e4m3 (OCP, bias 7, largest finite 448 = 0x7e, NaN 0x7f), round to nearest even,
+ * saturating: |x| >= 448 and infinities give +-448, NaN gives 0x7f with its sign (the bits of
+ * ck_nc_f32_to_fp8e4m3). Subnormals (below 2^-6, spacing 2^-9) by one exact float addition. */
+CK_DEVICE uint32_t norm_f32_to_fp8e4m3(float f)
+{
+    uint32_t u = ck_f32_as_u32(f);
+    uint32_t sign = (u >> 24) & 0x80u;
+    u &= 0x7fffffffu;
+    uint32_t o;
+    if (u > 0x7f800000u) {
+        o = NORM_FP8_NAN;
+    } else if (u >= 0x43e00000u) { /* >= 448 (Inf included): saturate */
+        o = 0x7eu;
+    } else if (u < 0x3c800000u) {           /* below 2^-6: subnormal or zero */
+        const uint32_t magic = 0x46800000u; /* 2^14: bit 0 of the sum is 2^-9 */
+        float s = ck_u32_as_f32(u) + ck_u32_as_f32(magic);
+        o = ck_f32_as_u32(s) - magic;
+    } else {
+        uint32_t odd = (u >> 20) & 1u;
+        u += 0xc407ffffu + odd; /* rebias -(127 - 7) << 23, plus rounding */
+        o = u >> 20;
+    }
+    return o | sign;
 }
 
 CK_DEVICE float norm_code_to_f32(int t, uint32_t c)
@@ -47,9 +100,9 @@ CK_DEVICE uint32_t norm_f32_to_code(int t, float v)
     if (t == CK_NC_BF16)
         return norm_f32_to_bf16(v);
     if (t == CK_NC_F16)
-        return ck_nc_f32_to_f16(v);
+        return norm_f32_to_f16(v);
     if (t == CK_NC_FP8_E4M3)
-        return ck_nc_f32_to_fp8e4m3(v);
+        return norm_f32_to_fp8e4m3(v);
     if (t == CK_NC_I8) {
         /* v is already rounded and within [-127, 127] (or NaN: code 0) */
         float c = v != v ? 0.0f : v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
@@ -183,40 +236,60 @@ CK_DEVICE float norm_nanmax(float a, float b)
     return (a != a || a > b) ? a : b;
 }
 
-/* Reductions over the NORM_G threads of a row. In the block instance (NORM_G == NORM_BLOCK >
- * 32) warps exchange partial results through `sh` (3 * 32 floats), one barrier per reduction;
- * the caller alternates two such buffers (a buffer is rewritten only after the next barrier,
- * when every thread has read it). Every thread receives the same bits. */
-CK_DEVICE norm_welford norm_reduce_welford(norm_welford s, float *sh)
+/* Welford combine of two parts of equal count (every thread of the row holds as many values:
+ * NORM_EVEN): the same bits as norm_welford_combine (b.n / r.n is exactly 0.5), no division. */
+CK_DEVICE norm_welford norm_welford_combine_even(norm_welford a, norm_welford b)
+{
+    norm_welford r;
+    float delta = b.mean - a.mean;
+    r.n = a.n + b.n;
+    r.mean = a.mean + delta * 0.5f;
+    r.m2 = a.m2 + b.m2 + delta * delta * a.n * 0.5f;
+    return r;
+}
+
+#ifndef NORM_EVEN
+#define NORM_EVEN 0
+#endif
+
+/* Xor butterfly of Welford states over the lanes m < `width` of each aligned lane group; the
+ * lower lane's state is always the first operand, so every lane gets the same bits. */
+CK_DEVICE norm_welford norm_butterfly_welford(norm_welford s, unsigned width)
 {
     unsigned lane = ck_lane_id();
-    for (unsigned m = 1; m < (NORM_G < 32 ? NORM_G : 32); m *= 2) {
+    for (unsigned m = 1; m < width; m *= 2) {
         norm_welford o;
         o.n = ck_shfl_xor_f32(s.n, m);
         o.mean = ck_shfl_xor_f32(s.mean, m);
         o.m2 = ck_shfl_xor_f32(s.m2, m);
-        s = (lane & m) ? norm_welford_combine(o, s) : norm_welford_combine(s, o);
+        norm_welford lo = (lane & m) ? o : s, hi = (lane & m) ? s : o;
+        s = NORM_EVEN ? norm_welford_combine_even(lo, hi) : norm_welford_combine(lo, hi);
     }
+    return s;
+}
+
+/* Reductions over the NORM_G threads of a row. In the block instance (NORM_G == NORM_BLOCK >
+ * 32) warps exchange partial results through `sh` (3 * 32 floats), one barrier per reduction:
+ * lane l of every warp reads warp (l mod W)'s result (W = NORM_G / 32 warps) and a butterfly
+ * over W lanes finishes. The caller alternates two such buffers when a block reduces again
+ * (a buffer is rewritten only after the next barrier, when every thread has read it). Every
+ * thread receives the same bits. */
+CK_DEVICE norm_welford norm_reduce_welford(norm_welford s, float *sh)
+{
+    s = norm_butterfly_welford(s, NORM_G < 32 ? NORM_G : 32);
 #if NORM_G > 32
-    unsigned warp = ck_warp_id();
+    unsigned lane = ck_lane_id(), warp = ck_warp_id();
     if (lane == 0) {
         sh[3 * warp] = s.n;
         sh[3 * warp + 1] = s.mean;
         sh[3 * warp + 2] = s.m2;
     }
     ck_sync_threads();
-    norm_welford t;
-    t.n = sh[0];
-    t.mean = sh[1];
-    t.m2 = sh[2];
-    for (int w = 1; w < NORM_G / 32; ++w) {
-        norm_welford o;
-        o.n = sh[3 * w];
-        o.mean = sh[3 * w + 1];
-        o.m2 = sh[3 * w + 2];
-        t = norm_welford_combine(t, o);
-    }
-    s = t;
+    unsigned w = lane % (NORM_G / 32);
+    s.n = sh[3 * w];
+    s.mean = sh[3 * w + 1];
+    s.m2 = sh[3 * w + 2];
+    s = norm_butterfly_welford(s, NORM_G / 32);
 #else
     (void)sh;
 #endif
@@ -224,22 +297,25 @@ CK_DEVICE norm_welford norm_reduce_welford(norm_welford s, float *sh)
 }
 
 /* op 0: sum, 1: NaN-propagating max */
-CK_DEVICE float norm_reduce_f32(float v, int op, float *sh)
+CK_DEVICE float norm_butterfly_f32(float v, int op, unsigned width)
 {
-    for (unsigned m = 1; m < (NORM_G < 32 ? NORM_G : 32); m *= 2) {
+    for (unsigned m = 1; m < width; m *= 2) {
         float o = ck_shfl_xor_f32(v, m);
         /* both orders give the same bits: + is commutative, nanmax picks by value (NaN
          * payloads aside) */
         v = op == 0 ? v + o : norm_nanmax(v, o);
     }
+    return v;
+}
+
+CK_DEVICE float norm_reduce_f32(float v, int op, float *sh)
+{
+    v = norm_butterfly_f32(v, op, NORM_G < 32 ? NORM_G : 32);
 #if NORM_G > 32
-    unsigned warp = ck_warp_id();
     if (ck_lane_id() == 0)
-        sh[warp] = v;
+        sh[ck_warp_id()] = v;
     ck_sync_threads();
-    v = sh[0];
-    for (int w = 1; w < NORM_G / 32; ++w)
-        v = op == 0 ? v + sh[w] : norm_nanmax(v, sh[w]);
+    v = norm_butterfly_f32(sh[ck_lane_id() % (NORM_G / 32)], op, NORM_G / 32);
 #else
     (void)sh;
 #endif

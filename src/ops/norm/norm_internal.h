@@ -18,12 +18,19 @@ typedef struct ck_norm_instance {
     int block;   /* threads per block */
     int iters;   /* vectors per thread and row */
     int cache;   /* of which kept in registers */
+    int raw;     /* forward: the cache holds x's raw 16-bit codes */
     unsigned grid;
 } ck_norm_instance;
 
 /* Choose the instance for hidden size n, vector width vec, `rows` rows on `sms` multiprocessors
  * (cache_floats: register budget for the row cache per thread). */
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in);
+
+/* The forward's instance: one row group per block (grid = row groups), the row in registers.
+ * raw_ok: 1 when x is 16-bit, read as 16-byte vectors, without a residual (its raw codes may
+ * be cached where f32 values would not fit), 2 when x is bf16 besides (raw codes preferred
+ * in every block instance); 0 otherwise. CK_NORM_FWD overrides (norm.c). */
+void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_instance *in);
 
 /* Full source of the forward kernel "ck_norm_fwd" for the given constants (malloc'd). The
  * dtype arguments are ck_dtype values, -1 for an absent tensor. */
