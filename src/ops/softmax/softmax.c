@@ -274,15 +274,15 @@ static int staged_allowed(const smx_plan *p)
 }
 
 /* Plan the staged instance with g threads per block, c blocks per row, s stages and a grid of
- * b blocks per SM (0: as many as fit). Returns 0 (plan unchanged) when that shape is invalid or
- * does not fit in shared memory. */
+ * b blocks per SM (0: as many as fit) or k clusters (k > 0). Returns 0 (plan unchanged) when
+ * that shape is invalid or does not fit in shared memory. */
 static int staged_plan(smx_plan *p, int64_t rows, const ck_device_props *props, int g, int c,
-                       int s, int b)
+                       int s, int b, int k)
 {
     int clusters = props->backend == CK_BACKEND_HOST || props->cc_major >= 9;
     if (!staged_allowed(p) || g < 64 || g > 1024 || (g & (g - 1)) ||
         (c != 1 && c != 2 && c != 4 && c != 8) || (c > 1 && !clusters) || (s != 1 && s != 2) ||
-        b < 0 || b > 64)
+        b < 0 || b > 64 || k < 0)
         return 0;
     int xu = p->vec * smx_size_of(p->ti) / 16;
     int64_t nvec = p->n / p->vec, pv = cdiv(nvec, c), v = cdiv(pv, g);
@@ -295,15 +295,21 @@ static int staged_plan(smx_plan *p, int64_t rows, const ck_device_props *props, 
     if (smem + red > maxs)
         return 0;
     int fit = (int)(SMX_SM_SHARED / (smem + red + 1024)); /* 1 KiB reserved per block */
-    if (fit > 2048 / g)
-        fit = 2048 / g;
+    if (fit > 1024 / g) /* at least 64 registers per thread */
+        fit = 1024 / g;
     if (fit > 32)
         fit = 32;
     if (fit < 1)
         fit = 1;
     int grid_b = b > 0 ? b : fit;
     int64_t sms = props->multiprocessors > 0 ? props->multiprocessors : 1;
-    int64_t maxcl = sms * grid_b / c;
+    /* The grid is persistent: every cluster must be resident at once, or the rows of a late one
+     * double the time. Clusters are placed within a GPC (H100: 16-18 SMs each), so clusters of 4
+     * and 8 are counted conservatively (132 SMs: 32 of 4, 16 of 8). */
+    int64_t slots = sms * grid_b;
+    int64_t maxcl = c == 4 ? (slots - 4) / 4 : slots / c;
+    if (k > 0)
+        maxcl = k;
     if (maxcl < 1)
         maxcl = 1;
     int64_t waves = cdiv(rows, maxcl);
@@ -325,21 +331,21 @@ static int staged_plan(smx_plan *p, int64_t rows, const ck_device_props *props, 
 /* The default: rows of more than 64 KiB of x (bf16/f16 N > 32,768, f32 N > 16,384) that fit in
  * blocks of at most 96 KiB (clusters of up to 8) go to the staged instance: 512 threads, two
  * stages, the fewest blocks per row. variant (CK_SOFTMAX_VARIANT): "regs" keeps the register /
- * online choice; "staged,G,C,S,B" forces a staged shape (G threads, C blocks per row, S stages,
- * a grid of B blocks per SM, 0 automatic) where valid. */
+ * online choice; "staged,G,C,S,B[,K]" forces a staged shape (G threads, C blocks per row, S
+ * stages, a grid of B blocks per SM (0 automatic) or of K clusters) where valid. */
 static void choose_staged(smx_plan *p, int64_t rows, const ck_device_props *props,
                           const char *variant)
 {
-    int g, c, s, b;
+    int g, c, s, b, k = 0;
     if (variant && strcmp(variant, "regs") == 0)
         return;
-    if (variant && sscanf(variant, "staged,%d,%d,%d,%d", &g, &c, &s, &b) == 4 &&
-        staged_plan(p, rows, props, g, c, s, b))
+    if (variant && sscanf(variant, "staged,%d,%d,%d,%d,%d", &g, &c, &s, &b, &k) >= 4 &&
+        staged_plan(p, rows, props, g, c, s, b, k))
         return;
     if (!staged_allowed(p) || p->n * smx_size_of(p->ti) <= 64 * 1024)
         return;
     for (c = 1; c <= 8; c *= 2)
-        if (staged_plan(p, rows, props, 512, c, 2, 0))
+        if (staged_plan(p, rows, props, 512, c, 2, 0, 0))
             return;
 }
 

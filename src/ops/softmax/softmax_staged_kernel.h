@@ -156,11 +156,13 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
         }
         const float mt = smx_safe_max(m);
         float l = 0.0f;
-        CK_UNROLL for (int j = 0; j < SMX_V; ++j)
-        {
+        /* not unrolled fully (the compiler unrolls by 2): a fully unrolled sum pass of 8 vectors
+         * needed more than 64 registers; loaded again (opaque index) so that the max pass's
+         * values are not kept live */
+        for (int j = 0; j < SMX_V; ++j) {
             if (smx_st_valid(j, tid, rank)) {
                 float u[SMX_VEC];
-                smx_st_load(st, j, tid, rank, scale2, diag, u);
+                smx_st_load(st, j, ck_opaque_u32(tid), rank, scale2, diag, u);
                 CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) l += exp2f(u[k] - mt);
             }
         }
