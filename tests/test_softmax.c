@@ -281,7 +281,7 @@ static void test_special(void)
 
 /* The staged instance's variants (CK_SOFTMAX_VARIANT): threads, blocks per row, one or two
  * stages, grids of several clusters with rows left over (persistent loop), parts that do not
- * divide, f32 x (two 16-byte units per vector), causal, log, row strides. */
+ * divide, f32 x (two 16-byte units per vector), causal, log, row strides, in place. */
 static void test_staged(void)
 {
     const ck_dtype B = CK_DTYPE_BF16, H = CK_DTYPE_F16, F = CK_DTYPE_F32;
@@ -293,6 +293,7 @@ static void test_staged(void)
     v[0].c = base(1, 3, 32768, B, B);
     v[0].c.causal = 1;
     v[0].c.logsm = 1;
+    v[0].c.inplace = 1;
     v[1].variant = "staged,1024,4,2,0";
     v[1].c = base(1, 5, 40008, H, F); /* 5001 vectors: the last part is shorter */
     v[2].variant = "staged,512,2,2,0";
