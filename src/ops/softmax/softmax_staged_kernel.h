@@ -22,7 +22,7 @@
  * combines the pairs (warp shuffles, one barrier), the cluster exchanges the blocks' pairs
  * through distributed shared memory (one cluster barrier per row; the slots alternate between
  * two copies so that the next row needs no second barrier), and the write pass recomputes
- * exp2 from shared memory. Traffic: x read once, y written once.
+ * exp2(u - m - log2 l) from shared memory. Traffic: x read once, y written once.
  *
  * Dynamic shared memory: SMX_STAGES * SMX_XU * SMX_V * SMX_G * 16 bytes; unit c of local vector
  * i lies at byte (c * SMX_V * SMX_G + i) * 16 of its stage (consecutive threads, consecutive
@@ -195,12 +195,10 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
         }
         smx_st_warp_merge(&m, &l);
 #endif
-        const float mx = smx_safe_max(m);
-#if SMX_LOG
-        const float c = mx + log2f(l);
-#else
-        const float c = 1.0f / l;
-#endif
+        /* y = exp2(u - (mx + log2 l)): the division folded into the exponent (one FMA and one
+         * exp2 per element; log2f adds ~2^-20 relative). l = 0 (all -inf) gives -inf - -inf =
+         * NaN, as 0/0; NaN in l gives NaN. */
+        const float c = smx_safe_max(m) + log2f(l);
         const long long yoff = row * ys;
         CK_UNROLL for (int j = 0; j < SMX_V; ++j)
         {
@@ -212,7 +210,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
 #if SMX_LOG
                     u[k] = (u[k] - c) * SMX_LN2;
 #else
-                    u[k] = exp2f(u[k] - mx) * c;
+                    u[k] = exp2f(u[k] - c);
 #endif
                 }
                 long long vi = (long long)rank * SMX_PV + (long long)j * SMX_G + tid;
