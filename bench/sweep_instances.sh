@@ -26,7 +26,7 @@ for s in 4096x32768; do
     for e in X=1 CK_SOFTMAX_VARIANT=staged,512,1,2,0 CK_SOFTMAX_VARIANT=staged,1024,1,2,0 CK_SOFTMAX_VARIANT=staged,512,2,2,0 CK_SOFTMAX_VARIANT=staged,256,2,2,0; do one softmax $s $e; done
 done
 for s in 2048x65536; do
-    for e in X=1 CK_SOFTMAX_VARIANT=regs CK_SOFTMAX_VARIANT=staged,1024,2,2,0 CK_SOFTMAX_VARIANT=staged,512,4,2,0 CK_SOFTMAX_VARIANT=staged,512,4,1,2 CK_SOFTMAX_VARIANT=staged,256,4,2,0 CK_SOFTMAX_VARIANT=staged,512,2,1,0; do one softmax $s $e; done
+    for e in X=1 CK_SOFTMAX_VARIANT=regs CK_SOFTMAX_VARIANT=staged,1024,2,2,0 CK_SOFTMAX_VARIANT=staged,512,4,2,0 CK_SOFTMAX_VARIANT=staged,512,4,1,2 CK_SOFTMAX_VARIANT=staged,256,4,2,0; do one softmax $s $e; done
 done
 for s in 1024x131072; do
     for e in X=1 CK_SOFTMAX_VARIANT=regs CK_SOFTMAX_VARIANT=staged,1024,4,2,0 CK_SOFTMAX_VARIANT=staged,512,4,2,0,33 CK_SOFTMAX_VARIANT=staged,512,8,2,0 CK_SOFTMAX_VARIANT=staged,512,8,1,2; do one softmax $s $e; done

@@ -295,8 +295,10 @@ static int staged_plan(smx_plan *p, int64_t rows, const ck_device_props *props, 
     if (smem + red > maxs)
         return 0;
     int fit = (int)(SMX_SM_SHARED / (smem + red + 1024)); /* 1 KiB reserved per block */
-    if (fit > 1024 / g) /* at least 64 registers per thread */
-        fit = 1024 / g;
+    /* registers: at least 64 per thread, 80 with more than 4 vectors per thread (measured with
+     * nvcc --resource-usage: 8 vectors under a 64-register bound spill a few bytes) */
+    if (fit > (v > 4 ? 768 : 1024) / g)
+        fit = (v > 4 ? 768 : 1024) / g;
     if (fit > 32)
         fit = 32;
     if (fit < 1)
