@@ -103,11 +103,10 @@ static ck_status build_source(void *user, char **source)
                      p->wide_m, p->g);
     const char *params = "const void *x, const void *mask, long long rows, long long xs";
     if (p->kind == 2) {
+        /* minimum blocks always stated: with the thread count alone ptxas held an f32-in
+         * kernel to 64 registers and spilled */
         char bounds[32];
-        if (p->per_sm > 1)
-            snprintf(bounds, sizeof bounds, "%d, %d", p->g, p->per_sm);
-        else
-            snprintf(bounds, sizeof bounds, "%d", p->g);
+        snprintf(bounds, sizeof bounds, "%d, %d", p->g, p->per_sm);
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_CLUSTER %d\n#define SMX_PV %d\n#define SMX_V %d\n#define SMX_XU %d\n"
                  "#define SMX_STAGES %d\n"
@@ -295,10 +294,10 @@ static int staged_plan(smx_plan *p, int64_t rows, const ck_device_props *props, 
     if (smem + red > maxs)
         return 0;
     int fit = (int)(SMX_SM_SHARED / (smem + red + 1024)); /* 1 KiB reserved per block */
-    /* registers: at least 64 per thread, 80 with more than 4 vectors per thread (measured with
-     * nvcc --resource-usage: 8 vectors under a 64-register bound spill a few bytes) */
-    if (fit > (v > 4 ? 768 : 1024) / g)
-        fit = (v > 4 ? 768 : 1024) / g;
+    /* registers: at least 64 per thread, 128 with more than 4 vectors per thread (nvcc
+     * --resource-usage: 8 vectors per thread under 64 or 80 registers spill a few bytes) */
+    if (fit > (v > 4 ? 512 : 1024) / g)
+        fit = (v > 4 ? 512 : 1024) / g;
     if (fit > 32)
         fit = 32;
     if (fit < 1)

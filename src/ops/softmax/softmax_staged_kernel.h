@@ -81,31 +81,43 @@ CK_DEVICE void smx_st_issue(char *st, const void *x, long long row, long long xs
     }
 }
 
-/* The transformed values u of local vector j (SMX_VEC floats) from stage `st`. */
-CK_DEVICE void smx_st_load(const char *st, int j, unsigned tid, unsigned rank, float scale2,
-                           long long diag, float *u)
+/* The values x of local vector j (SMX_VEC floats, not yet scaled) from stage `st`. bf16: the
+ * low half shifted up, the high half masked (no other conversion work). */
+CK_DEVICE void smx_st_load(const char *st, int j, unsigned tid, float *u)
 {
     long long li = (long long)j * SMX_G + tid;
     CK_UNROLL for (int c = 0; c < SMX_XU; ++c)
     {
         ck_u32x4 r = *(const ck_u32x4 *)(const void *)(st + (c * SMX_STRIDE + li) * 16);
         uint32_t w[4] = {r.x, r.y, r.z, r.w};
-        if (SMX_TI == SMX_F32) {
-            CK_UNROLL for (int k = 0; k < 4; ++k) u[c * 4 + k] = ck_u32_as_f32(w[k]) * scale2;
-        } else {
-            CK_UNROLL for (int k = 0; k < 4; ++k)
-            {
-                u[c * 8 + 2 * k] = smx_from_bits(w[k] & 0xffffu, SMX_TI) * scale2;
-                u[c * 8 + 2 * k + 1] = smx_from_bits(w[k] >> 16, SMX_TI) * scale2;
+        CK_UNROLL for (int k = 0; k < 4; ++k)
+        {
+            if (SMX_TI == SMX_F32) {
+                u[c * 4 + k] = ck_u32_as_f32(w[k]);
+            } else if (SMX_TI == SMX_BF16) {
+                u[c * 8 + 2 * k] = ck_u32_as_f32(w[k] << 16);
+                u[c * 8 + 2 * k + 1] = ck_u32_as_f32(w[k] & 0xffff0000u);
+            } else {
+                u[c * 8 + 2 * k] = smx_f16_to_f32(w[k] & 0xffffu);
+                u[c * 8 + 2 * k + 1] = smx_f16_to_f32(w[k] >> 16);
             }
         }
     }
+}
+
+/* Elements k > smx_st_lim(...) of local vector j are hidden by the causal mask (the result is
+ * clamped to -1 .. SMX_VEC: an int comparison per element). */
+CK_DEVICE int smx_st_lim(int j, unsigned tid, unsigned rank, long long diag)
+{
 #if SMX_MASK & 2
-    long long col = ((long long)rank * SMX_PV + li) * SMX_VEC;
-    CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) if (col + k > diag) u[k] = smx_neg_inf();
+    long long d = diag - ((long long)rank * SMX_PV + (long long)j * SMX_G + tid) * SMX_VEC;
+    return d < -1 ? -1 : d > SMX_VEC ? SMX_VEC : (int)d;
 #else
+    (void)j;
+    (void)tid;
     (void)rank;
     (void)diag;
+    return SMX_VEC;
 #endif
 }
 
@@ -150,20 +162,31 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
         {
             if (smx_st_valid(j, tid, rank)) {
                 float u[SMX_VEC];
-                smx_st_load(st, j, tid, rank, scale2, diag, u);
-                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) m = fmaxf(m, u[k]);
+                smx_st_load(st, j, tid, u);
+                const int lim = smx_st_lim(j, tid, rank, diag);
+                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
+                {
+                    float t = u[k] * scale2;
+                    m = fmaxf(m, k > lim ? smx_neg_inf() : t);
+                }
             }
         }
         const float mt = smx_safe_max(m);
         float l = 0.0f;
-        /* not unrolled fully (the compiler unrolls by 2): a fully unrolled sum pass of 8 vectors
-         * needed more than 64 registers; loaded again (opaque index) so that the max pass's
-         * values are not kept live */
-        for (int j = 0; j < SMX_V; ++j) {
+        /* not unrolled fully (opaque trip count): a fully unrolled sum pass of 8 vectors needed
+         * more registers than 2 blocks per SM leave; loaded again (opaque index) so that the
+         * max pass's values are not kept live */
+        const int nv = (int)ck_opaque_u32(SMX_V);
+        for (int j = 0; j < nv; ++j) {
             if (smx_st_valid(j, tid, rank)) {
                 float u[SMX_VEC];
-                smx_st_load(st, j, ck_opaque_u32(tid), rank, scale2, diag, u);
-                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) l += exp2f(u[k] - mt);
+                smx_st_load(st, j, ck_opaque_u32(tid), u);
+                const int lim = smx_st_lim(j, tid, rank, diag);
+                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
+                {
+                    float t = fmaf(u[k], scale2, -mt);
+                    l += exp2f(k > lim ? smx_neg_inf() : t);
+                }
             }
         }
         /* the block's pair: warps, then the warps' pairs (one barrier) */
@@ -204,13 +227,17 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
         {
             if (smx_st_valid(j, tid, rank)) {
                 float u[SMX_VEC];
-                smx_st_load(st, j, tid, rank, scale2, diag, u);
+                smx_st_load(st, j, tid, u);
+                const int lim = smx_st_lim(j, tid, rank, diag);
                 CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
                 {
+                    float t = fmaf(u[k], scale2, -c);
+                    if (k > lim)
+                        t = smx_neg_inf();
 #if SMX_LOG
-                    u[k] = (u[k] - c) * SMX_LN2;
+                    u[k] = t * SMX_LN2;
 #else
-                    u[k] = exp2f(u[k] - c);
+                    u[k] = exp2f(t);
 #endif
                 }
                 long long vi = (long long)rank * SMX_PV + (long long)j * SMX_G + tid;
