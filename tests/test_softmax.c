@@ -1,6 +1,6 @@
 /*
  * ck_softmax against a double-precision CPU reference (every element): odd and long rows
- * (1 ... 300,000: warp, block, cluster and online instances), row strides, scale, additive masks
+ * (1 ... 300,000: warp, block, cluster, staged and online instances; staged variants), row strides, scale, additive masks
  * (broadcast forms), causal masks, log-softmax, f32/f16/bf16 in and out, NaN/Inf, in place, and
  * the errors. Runs on the device CK_DEVICE chooses (the emulator in CI).
  *
@@ -279,6 +279,42 @@ static void test_special(void)
     run(c);
 }
 
+/* The staged instance's variants (CK_SOFTMAX_VARIANT): threads, blocks per row, one or two
+ * stages, grids of several clusters with rows left over (persistent loop), parts that do not
+ * divide, f32 x (two 16-byte units per vector), causal, log, row strides, in place. */
+static void test_staged(void)
+{
+    const ck_dtype B = CK_DTYPE_BF16, H = CK_DTYPE_F16, F = CK_DTYPE_F32;
+    struct {
+        const char *variant;
+        tcase c;
+    } v[6];
+    v[0].variant = "staged,256,2,1,0";
+    v[0].c = base(1, 3, 32768, B, B);
+    v[0].c.causal = 1;
+    v[0].c.logsm = 1;
+    v[0].c.inplace = 1;
+    v[1].variant = "staged,1024,4,2,0";
+    v[1].c = base(1, 5, 40008, H, F); /* 5001 vectors: the last part is shorter */
+    v[2].variant = "staged,512,2,2,0";
+    v[2].c = base(1, 4, 20000, F, B);
+    v[2].c.pad = 4; /* y rows not 16-byte aligned: element stores */
+    v[2].c.scale = 0.5;
+    v[3].variant = "staged,512,1,2,4"; /* 5 clusters for 9 rows */
+    v[3].c = base(1, 9, 34000, B, H);
+    v[3].c.causal = 1;
+    v[4].variant = "staged,256,2,2,8"; /* 6 clusters of 2 */
+    v[4].c = base(2, 3, 16384, B, B);
+    v[4].c.logsm = 1;
+    v[5].variant = "staged,128,8,2,0";
+    v[5].c = base(1, 3, 8200, F, F);
+    for (int i = 0; i < 6; ++i) {
+        setenv("CK_SOFTMAX_VARIANT", v[i].variant, 1);
+        run(v[i].c);
+    }
+    unsetenv("CK_SOFTMAX_VARIANT");
+}
+
 /* On a GPU: the benchmark's sizes too (every element still checked). */
 static void test_gpu_large(void)
 {
@@ -289,6 +325,11 @@ static void test_gpu_large(void)
     run(base(1, 16384, 8192, CK_DTYPE_BF16, CK_DTYPE_BF16));
     run(base(1, 64, 262144, CK_DTYPE_BF16, CK_DTYPE_BF16));
     run(base(1, 4, 1 << 20, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    run(base(1, 16384, 32768, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    run(base(1, 2048, 65536, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    run(base(1, 1000, 131072, CK_DTYPE_F16, CK_DTYPE_F32));
+    run(base(1, 300, 300000, CK_DTYPE_BF16, CK_DTYPE_BF16));
+    run(base(1, 200, 65536, CK_DTYPE_F32, CK_DTYPE_F32));
     tcase c = base(8, 512, 2048, CK_DTYPE_BF16, CK_DTYPE_F32);
     c.causal = 1;
     c.mask = MASK_BATCH;
@@ -304,6 +345,7 @@ int main(void)
     RUN_TEST(test_lengths);
     RUN_TEST(test_masks);
     RUN_TEST(test_special);
+    RUN_TEST(test_staged);
     RUN_TEST(test_gpu_large);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();

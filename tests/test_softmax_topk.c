@@ -292,14 +292,27 @@ static void test_nvrtc(void)
         printf("NVRTC not available (%s); skipped\n", ck_last_error());
         return;
     }
-    /* rows, n, ti, to, tm, mask bits, log, aligned: warp, block, cluster 2/4/8, online */
+    /* rows, n, ti, to, tm, mask bits, log, aligned: warp, block, cluster 2/4/8, online, staged
+     * 1/2/4/8 (automatic), then staged variants (CK_SOFTMAX_VARIANT) */
     const long long cases[][8] = {
-        {64, 1000, 2, 2, 0, 0, 0, 1},   {4096, 4096, 1, 0, 2, 1, 1, 1},
-        {1, 8192, 0, 2, 0, 2, 0, 0},    {16, 32768, 2, 2, 0, 3, 0, 1},
-        {16, 65536, 2, 1, 0, 0, 1, 1},  {16, 131072, 0, 0, 0, 0, 0, 1},
-        {4, 262144, 2, 2, 2, 1, 0, 1},  {4, 1000001, 2, 0, 0, 2, 1, 0},
-        {2, 1 << 20, 2, 2, 0, 0, 0, 1}, {9, 17, 1, 1, 1, 1, 1, 0},
-        {16, 65536, 0, 0, 0, 0, 0, 1}, /* f32: a cluster of 2 (16-bit rows keep raw inputs) */
+        {64, 1000, 2, 2, 0, 0, 0, 1},    {4096, 4096, 1, 0, 2, 1, 1, 1},
+        {1, 8192, 0, 2, 0, 2, 0, 0},     {16, 32768, 2, 2, 0, 3, 0, 1},
+        {16, 65536, 2, 1, 0, 0, 1, 1},   {16, 131072, 0, 0, 0, 0, 0, 1},
+        {4, 262144, 2, 2, 2, 1, 0, 1},   {4, 1000001, 2, 0, 0, 2, 1, 0},
+        {2, 1 << 20, 2, 2, 0, 0, 0, 1},  {9, 17, 1, 1, 1, 1, 1, 0},
+        {16, 65536, 0, 0, 0, 0, 0, 1},   {16, 65536, 0, 0, 2, 1, 0, 1},
+        {4, 131072, 2, 2, 0, 1, 0, 1},   {8, 40000, 2, 2, 0, 2, 0, 1},
+        {8, 262144, 2, 2, 0, 0, 0, 1},   {8, 32768, 0, 2, 0, 0, 1, 1},
+        {8, 300000, 1, 0, 0, 2, 1, 1},   {16384, 32768, 2, 2, 0, 0, 0, 1},
+        {8192, 65536, 2, 2, 0, 0, 0, 1}, {4096, 131072, 2, 2, 0, 0, 0, 1},
+        {2048, 262144, 2, 2, 0, 0, 0, 1}, {2048, 262144, 2, 2, 0, 0, 0, 1},
+        {4096, 131072, 2, 2, 0, 0, 0, 1}, {8192, 65536, 2, 2, 0, 0, 0, 1},
+        {16384, 32768, 2, 2, 0, 0, 0, 1},
+    };
+    const char *variants[] = {
+        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        NULL, NULL, NULL, "staged,512,1,2,0", NULL, NULL, NULL, "staged,1024,8,2,0",
+        "staged,256,8,1,3", "staged,1024,4,2,0", "staged,256,2,2,0",
     };
     int kinds_seen = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -307,7 +320,7 @@ static void test_nvrtc(void)
         char *src = NULL;
         int kind = 0;
         CHECK_OK(ck_smx_source(c[0], c[1], (int)c[2], (int)c[3], (int)c[4], (int)c[5], (int)c[6],
-                               (int)c[7], &src, &kind));
+                               (int)c[7], variants[i], &src, &kind));
         kinds_seen |= 1 << (kind / 100 * 4 + (kind % 100 == 8   ? 3
                                               : kind % 100 == 4 ? 2
                                               : kind % 100 == 2 ? 1
@@ -320,7 +333,8 @@ static void test_nvrtc(void)
         free(cubin);
         free(src);
     }
-    CHECK(kinds_seen == (1 | 2 | 4 | 8 | 16));
+    CHECK_MSG(kinds_seen == (1 | 2 | 4 | 8 | 16 | 256 | 512 | 1024 | 2048), "kinds %#x",
+              kinds_seen);
     const int tk[][5] = {{2, 0, 256, 8, 1}, {1, 2, 64, 40, 0}, {0, 1, 4096, 4, 1}};
     for (int i = 0; i < 3; ++i) {
         char *src = NULL;

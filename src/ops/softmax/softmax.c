@@ -75,10 +75,15 @@ typedef struct smx_plan {
     int ti, to, tm, maskbits, logsm;
     long long n;
     int vec, wide_x, wide_y, wide_m;
-    int kind; /* 0 register rows, 1 online */
+    int kind; /* 0 register rows, 1 online, 2 staged (shared memory, persistent) */
     int g, nv, cluster, rows_per_block;
     int seg_elems, segs, unroll;
     int raw; /* register instance keeping raw 16-bit inputs (smx_rows_raw) */
+    /* staged instance (softmax_staged_kernel.h): vectors per block part and per thread, 16-byte
+     * units of x per vector, stages, resident blocks per SM assumed, clusters in the grid,
+     * dynamic shared memory per block */
+    int pv, v, xu, stages, per_sm, grid_clusters;
+    long long smem;
 } smx_plan;
 
 static ck_status build_source(void *user, char **source)
@@ -97,7 +102,20 @@ static ck_status build_source(void *user, char **source)
                      p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x, p->wide_y,
                      p->wide_m, p->g);
     const char *params = "const void *x, const void *mask, long long rows, long long xs";
-    if (p->kind == 0) {
+    if (p->kind == 2) {
+        /* minimum blocks always stated: with the thread count alone ptxas held an f32-in
+         * kernel to 64 registers and spilled */
+        char bounds[32];
+        snprintf(bounds, sizeof bounds, "%d, %d", p->g, p->per_sm);
+        snprintf(s + k, cap - (size_t)k,
+                 "#define SMX_CLUSTER %d\n#define SMX_PV %d\n#define SMX_V %d\n#define SMX_XU %d\n"
+                 "#define SMX_STAGES %d\n"
+                 "#include \"ops/softmax/softmax_staged_kernel.h\"\n"
+                 "CK_KERNEL void CK_LAUNCH_BOUNDS(%s) smx_staged_k(void *y, const void *x,\n"
+                 "    long long rows, long long xs, long long ys, long long cm, float scale2)\n"
+                 "{\n    smx_staged(y, x, rows, xs, ys, cm, scale2);\n}\n",
+                 p->cluster, p->pv, p->v, p->xu, p->stages, bounds);
+    } else if (p->kind == 0) {
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_NV %d\n#define SMX_CLUSTER %d\n#define SMX_ROWS %d\n"
                  "#define SMX_RAW %d\n"
@@ -130,10 +148,10 @@ static void plan_key(const smx_plan *p, char *key, size_t size)
 {
     snprintf(key, size,
              "softmax/k=%d/ti=%d/to=%d/tm=%d/mask=%d/log=%d/n=%lld/v=%d/w=%d%d%d/g=%d/nv=%d/c=%d/"
-             "r=%d/seg=%d/s=%d/u=%d/raw=%d",
+             "r=%d/seg=%d/s=%d/u=%d/raw=%d/pv=%d/v=%d/xu=%d/st=%d/b=%d",
              p->kind, p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x,
              p->wide_y, p->wide_m, p->g, p->nv, p->cluster, p->rows_per_block, p->seg_elems,
-             p->segs, p->unroll, p->raw);
+             p->segs, p->unroll, p->raw, p->pv, p->v, p->xu, p->stages, p->per_sm);
 }
 
 static int aligned16(const void *ptr, int64_t rows, int64_t row_stride, int size, int vec)
@@ -240,6 +258,96 @@ static void tune_override(smx_plan *p, int64_t rows)
     p->cluster = c;
     p->rows_per_block = r;
     p->nv = (int)nv;
+    p->pv = p->v = p->xu = p->stages = p->per_sm = p->grid_clusters = 0;
+    p->smem = 0;
+}
+
+/* ---- staged instance (softmax_staged_kernel.h) ---------------------------------------------- */
+#define SMX_STAGED_PART_MAX (96 * 1024) /* bytes of x per block (two stages: 192 KiB) */
+#define SMX_SM_SHARED       (228 * 1024) /* shared memory per SM (H100) */
+
+/* x read as 16-byte units (cp.async), no additive mask (the causal mask is fine). */
+static int staged_allowed(const smx_plan *p)
+{
+    return p->wide_x && !(p->maskbits & 1) && (p->vec * smx_size_of(p->ti)) % 16 == 0;
+}
+
+/* Plan the staged instance with g threads per block, c blocks per row, s stages and a grid of
+ * b blocks per SM (0: as many as fit) or k clusters (k > 0). Returns 0 (plan unchanged) when
+ * that shape is invalid or does not fit in shared memory. */
+static int staged_plan(smx_plan *p, int64_t rows, const ck_device_props *props, int g, int c,
+                       int s, int b, int k)
+{
+    int clusters = props->backend == CK_BACKEND_HOST || props->cc_major >= 9;
+    if (!staged_allowed(p) || g < 64 || g > 1024 || (g & (g - 1)) ||
+        (c != 1 && c != 2 && c != 4 && c != 8) || (c > 1 && !clusters) || (s != 1 && s != 2) ||
+        b < 0 || b > 64 || k < 0)
+        return 0;
+    int xu = p->vec * smx_size_of(p->ti) / 16;
+    int64_t nvec = p->n / p->vec, pv = cdiv(nvec, c), v = cdiv(pv, g);
+    if (v > 32 || pv * xu * 16 > SMX_STAGED_PART_MAX)
+        return 0;
+    long long smem = (long long)s * xu * v * g * 16;
+    long long red = 4LL * (g / 32) * 4 + 64; /* the kernel's static shared memory */
+    long long maxs = props->max_shared_per_block ? (long long)props->max_shared_per_block
+                                                 : 227LL * 1024;
+    if (smem + red > maxs)
+        return 0;
+    int fit = (int)(SMX_SM_SHARED / (smem + red + 1024)); /* 1 KiB reserved per block */
+    /* registers: at least 64 per thread, 128 with more than 4 vectors per thread (nvcc
+     * --resource-usage: 8 vectors per thread under 64 or 80 registers spill a few bytes) */
+    if (fit > (v > 4 ? 512 : 1024) / g)
+        fit = (v > 4 ? 512 : 1024) / g;
+    if (fit > 32)
+        fit = 32;
+    if (fit < 1)
+        fit = 1;
+    int grid_b = b > 0 ? b : fit;
+    int64_t sms = props->multiprocessors > 0 ? props->multiprocessors : 1;
+    /* The grid is persistent: every cluster must be resident at once, or the rows of a late one
+     * double the time. Clusters are placed within a GPC (H100: 16-18 SMs each), so clusters of 4
+     * and 8 are counted conservatively (132 SMs: 32 of 4, 16 of 8). */
+    int64_t slots = sms * grid_b;
+    int64_t maxcl = c == 4 ? (slots - 4) / 4 : slots / c;
+    if (k > 0)
+        maxcl = k;
+    if (maxcl < 1)
+        maxcl = 1;
+    int64_t waves = cdiv(rows, maxcl);
+    p->kind = 2;
+    p->g = g;
+    p->cluster = c;
+    p->rows_per_block = 1;
+    p->nv = 0;
+    p->pv = (int)pv;
+    p->v = (int)v;
+    p->xu = xu;
+    p->stages = s;
+    p->per_sm = grid_b < fit ? grid_b : fit; /* launch bounds: registers for this many */
+    p->grid_clusters = (int)cdiv(rows, waves);
+    p->smem = smem;
+    return 1;
+}
+
+/* The default: rows of more than 64 KiB of x (bf16/f16 N > 32,768, f32 N > 16,384) that fit in
+ * blocks of at most 96 KiB (clusters of up to 8) go to the staged instance: 512 threads, two
+ * stages, the fewest blocks per row. variant (CK_SOFTMAX_VARIANT): "regs" keeps the register /
+ * online choice; "staged,G,C,S,B[,K]" forces a staged shape (G threads, C blocks per row, S
+ * stages, a grid of B blocks per SM (0 automatic) or of K clusters) where valid. */
+static void choose_staged(smx_plan *p, int64_t rows, const ck_device_props *props,
+                          const char *variant)
+{
+    int g, c, s, b, k = 0;
+    if (variant && strcmp(variant, "regs") == 0)
+        return;
+    if (variant && sscanf(variant, "staged,%d,%d,%d,%d,%d", &g, &c, &s, &b, &k) >= 4 &&
+        staged_plan(p, rows, props, g, c, s, b, k))
+        return;
+    if (!staged_allowed(p) || p->n * smx_size_of(p->ti) <= 64 * 1024)
+        return;
+    for (c = 1; c <= 8; c *= 2)
+        if (staged_plan(p, rows, props, 512, c, 2, 0, 0))
+            return;
 }
 
 /* Map the mask's rows onto x's: mask row offset of x row r = ((r / mdiv) % mmod) * ms. */
@@ -391,6 +499,7 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     p.wide_y = aligned16(y->data, rows, ys, smx_size_of(p.to), p.vec);
     p.wide_m = o.mask ? aligned16(o.mask->data, mmod > 1 ? 2 : 1, ms, smx_size_of(p.tm), p.vec) : 0;
     choose(&p, rows, ck_op_props(ctx));
+    choose_staged(&p, rows, ck_op_props(ctx), getenv("CK_SOFTMAX_VARIANT"));
     tune_override(&p, rows);
     choose_raw(&p);
 
@@ -401,6 +510,28 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     float scale2 = o.scale * 1.4426950408889634f;
     const void *pmask = o.mask ? o.mask->data : x->data;
     void *px = x->data, *py = y->data;
+    if (p.kind == 2) {
+        ck_kernel *kern = NULL;
+        st = ck_op_kernel(ctx, key, "smx_staged_k", build_source, &p, &kern);
+        if (st != CK_SUCCESS)
+            return st;
+        void *args[7] = {&py, &px, &prows, &pxs, &pys, &pcm, &scale2};
+        size_t sizes[7] = {sizeof py, sizeof px, 8, 8, 8, 8, sizeof scale2};
+        ck_launch_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.grid[0] = (unsigned)p.grid_clusters * (unsigned)p.cluster;
+        cfg.grid[1] = cfg.grid[2] = 1;
+        cfg.block[0] = (unsigned)p.g;
+        cfg.block[1] = cfg.block[2] = 1;
+        if (p.cluster > 1) {
+            cfg.cluster[0] = (unsigned)p.cluster;
+            cfg.cluster[1] = cfg.cluster[2] = 1;
+        }
+        cfg.dynamic_shared_bytes = (size_t)p.smem;
+        cfg.stream = ck_context_stream(ctx);
+        st = ck_launch(kern, &cfg, args, sizes, 7);
+        return st == CK_SUCCESS ? st : ck_fail_context(st, OP " (%s)", key);
+    }
     if (p.kind == 0) {
         ck_kernel *kern = NULL;
         st = ck_op_kernel(ctx, key, "smx_rows_k", build_source, &p, &kern);
@@ -457,7 +588,7 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
 }
 
 ck_status ck_smx_source(int64_t rows, int64_t n, int ti, int to, int tm, int maskbits, int logsm,
-                        int aligned, char **source, int *kind)
+                        int aligned, const char *variant, char **source, int *kind)
 {
     smx_plan p;
     memset(&p, 0, sizeof p);
@@ -480,7 +611,10 @@ ck_status ck_smx_source(int64_t rows, int64_t n, int ti, int to, int tm, int mas
     memset(&props, 0, sizeof props);
     props.backend = CK_BACKEND_CUDA;
     props.cc_major = 9;
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
     choose(&p, rows, &props);
+    choose_staged(&p, rows, &props, variant);
     choose_raw(&p);
     *kind = p.kind * 100 + p.cluster;
     return build_source(&p, source);

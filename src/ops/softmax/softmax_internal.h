@@ -30,9 +30,10 @@ void ck_topk_softmax_ref_row(const double *logits, int64_t n, int k, int renorma
 
 /* The kernel source ck_softmax generates for an sm_90 GPU (for the NVRTC compile test): rows of
  * n elements, type codes ti/to/tm, mask bits (1 additive, 2 causal), aligned 16-byte access or
- * not. *kind: 100 * (0 register, 1 online) + blocks per cluster. */
+ * not; variant as CK_SOFTMAX_VARIANT (NULL: automatic). *kind: 100 * (0 register, 1 online,
+ * 2 staged) + blocks per cluster. */
 ck_status ck_smx_source(int64_t rows, int64_t n, int ti, int to, int tm, int maskbits, int logsm,
-                        int aligned, char **source, int *kind);
+                        int aligned, const char *variant, char **source, int *kind);
 
 /* The source of ck_topk_softmax's kernel (type codes, experts, k, renormalize). */
 ck_status ck_tk_source(int ti, int tw, int experts, int k, int renormalize, char **source);
