@@ -11,6 +11,7 @@
  */
 #ifndef CK_OPS_ELEMENTWISE_EW_KERNEL_H
 #define CK_OPS_ELEMENTWISE_EW_KERNEL_H
+#include "ops/common/fast_conv_kernel.h"
 
 /* ---- fast exact conversions ------------------------------------------------------------- */
 /* bf16 -> f32: exact by widening; NaN becomes the canonical quiet NaN with its sign (as
@@ -25,10 +26,7 @@ CK_DEVICE float ew_bf16_to_f32(uint32_t c)
 /* f32 -> bf16, round to nearest even, overflow to infinity, NaN -> sign | 0x7FC0. */
 CK_DEVICE uint32_t ew_f32_to_bf16(float x)
 {
-    uint32_t u = ck_f32_as_u32(x);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-        return ((u >> 16) & 0x8000u) | 0x7FC0u;
-    return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+    return ck_fast_f32_to_bf16(x);
 }
 
 /* f16 -> f32: exact; subnormals through one exact multiplication; NaN canonical. */
@@ -46,17 +44,7 @@ CK_DEVICE float ew_f16_to_f32(uint32_t c)
  * subnormal range rounds by one fp32 addition (IEEE nearest even, no flush to zero). */
 CK_DEVICE uint32_t ew_f32_to_f16(float x)
 {
-    uint32_t u = ck_f32_as_u32(x);
-    uint32_t sign = (u >> 16) & 0x8000u;
-    u &= 0x7FFFFFFFu;
-    if (u >= 0x47800000u) /* >= 65536 (or Inf/NaN) */
-        return sign | (u > 0x7F800000u ? 0x7E00u : 0x7C00u);
-    if (u < 0x38800000u) { /* below 2^-14: subnormal or zero */
-        float f = ck_u32_as_f32(u) + 0.5f;
-        return sign | (ck_f32_as_u32(f) - 0x3F000000u);
-    }
-    u += 0xC8000FFFu + ((u >> 13) & 1u); /* rebias (15 - 127) << 23, round to nearest even */
-    return sign | (u >> 13);
+    return ck_fast_f32_to_f16(x);
 }
 
 /* ---- element codes by storage ----------------------------------------------------------- */

@@ -10,6 +10,7 @@
  */
 #ifndef CK_NORM_COMMON_KERNEL_H
 #define CK_NORM_COMMON_KERNEL_H
+#include "ops/common/fast_conv_kernel.h"
 
 #ifndef NORM_FP8_NAN
 #define NORM_FP8_NAN 0x7fu
@@ -32,10 +33,7 @@ CK_DEVICE float norm_f16_to_f32(uint32_t h)
  * ck_nc_f32_to_bf16). */
 CK_DEVICE uint32_t norm_f32_to_bf16(float f)
 {
-    uint32_t u = ck_f32_as_u32(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return ((u >> 16) & 0x8000u) | 0x7fc0u;
-    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return ck_fast_f32_to_bf16(f);
 }
 
 /* f32 -> f16, round to nearest even (subnormals through one exact float addition), overflow to
@@ -43,22 +41,7 @@ CK_DEVICE uint32_t norm_f32_to_bf16(float f)
  * (tests/test_norm_conv.c compares them for every boundary). */
 CK_DEVICE uint32_t norm_f32_to_f16(float f)
 {
-    uint32_t u = ck_f32_as_u32(f);
-    uint32_t sign = (u >> 16) & 0x8000u;
-    u &= 0x7fffffffu;
-    uint32_t o;
-    if (u >= 0x47800000u) { /* >= 65536: Inf, NaN or overflow */
-        o = u > 0x7f800000u ? 0x7e00u : 0x7c00u;
-    } else if (u < 0x38800000u) {           /* below 2^-14: f16 subnormal or zero */
-        const uint32_t magic = 0x3f000000u; /* 0.5: aligns bit 0 of the sum to 2^-24 */
-        float s = ck_u32_as_f32(u) + ck_u32_as_f32(magic);
-        o = ck_f32_as_u32(s) - magic;
-    } else {
-        uint32_t odd = (u >> 13) & 1u;
-        u += 0xc8000fffu + odd; /* rebias (15 - 127) << 23, plus rounding */
-        o = u >> 13;
-    }
-    return o | sign;
+    return ck_fast_f32_to_f16(f);
 }
 
 /* f32 -> fp8 e4m3 (OCP, bias 7, largest finite 448 = 0x7e, NaN 0x7f), round to nearest even,

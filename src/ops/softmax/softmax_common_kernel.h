@@ -10,6 +10,7 @@
 #define CK_OPS_SOFTMAX_COMMON_KERNEL_H
 
 #include "ck_device.h"
+#include "ops/common/fast_conv_kernel.h"
 
 #define SMX_F32  0
 #define SMX_F16  1
@@ -44,33 +45,14 @@ CK_DEVICE float smx_f16_to_f32(uint32_t h)
  * ck_convert does); overflow rounds to infinity. */
 CK_DEVICE uint32_t smx_f32_to_bf16(float f)
 {
-    uint32_t u = ck_f32_as_u32(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return ((u >> 16) & 0x8000u) | 0x7fc0u;
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return u >> 16;
+    return ck_fast_f32_to_bf16(f);
 }
 
 /* f32 -> f16, round to nearest even (subnormals through one exact float addition), overflow to
  * infinity, NaN -> the canonical quiet NaN 0x7e00 with its sign. */
 CK_DEVICE uint32_t smx_f32_to_f16(float f)
 {
-    uint32_t u = ck_f32_as_u32(f);
-    uint32_t sign = (u >> 16) & 0x8000u;
-    u &= 0x7fffffffu;
-    uint32_t o;
-    if (u >= 0x47800000u) { /* >= 65536: Inf, NaN or overflow */
-        o = u > 0x7f800000u ? 0x7e00u : 0x7c00u;
-    } else if (u < 0x38800000u) {           /* below 2^-14: f16 subnormal or zero */
-        const uint32_t magic = 0x3f000000u; /* 0.5: aligns bit 0 of the sum to 2^-24 */
-        float s = ck_u32_as_f32(u) + ck_u32_as_f32(magic);
-        o = ck_f32_as_u32(s) - magic;
-    } else {
-        uint32_t odd = (u >> 13) & 1u;
-        u += 0xc8000fffu + odd; /* rebias (15 - 127) << 23, plus rounding */
-        o = u >> 13;
-    }
-    return o | sign;
+    return ck_fast_f32_to_f16(f);
 }
 
 CK_DEVICE int smx_size(int t)
