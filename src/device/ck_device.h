@@ -19,6 +19,8 @@
  *   ck_dynamic_shared()              the dynamic shared memory of the launch (16-byte aligned)
  *   ck_f32_as_u32(f), ck_u32_as_f32(u)   bit casts
  *   ck_fdiv_fast(a, b)               a / b, 2 ulp on the GPU (fast reciprocal), exact on the host
+ *   ck_exp2_ftz(x)                   2^x, one ex2.approx.ftz on the GPU (2 ulp; results below
+ *                                    2^-126 are 0); exp2f with the same flush on the host
  *   ck_opaque_u32(u)                 u, hidden from the GPU compiler's common-subexpression
  *                                    elimination (recompute derived values, save registers)
  *   CK_UNROLL for (...)              unroll the loop fully on the GPU (keeps constant-indexed

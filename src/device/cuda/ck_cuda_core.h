@@ -144,6 +144,14 @@ CK_DEVICE float ck_fdiv_fast(float a, float b)
 {
     return __fdividef(a, b);
 }
+/* 2^x by the hardware's ex2.approx.ftz (one instruction; exp2f adds a subnormal-range fixup):
+ * 2 ulp, subnormal inputs and results flushed to 0. */
+CK_DEVICE float ck_exp2_ftz(float x)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
 /* The value of u, opaque to the compiler: values derived from it in one loop are not kept live
  * for reuse in a later one (a kernel recomputes them instead of holding registers). */
 CK_DEVICE uint32_t ck_opaque_u32(uint32_t u)

@@ -186,6 +186,13 @@ static inline float ck_fdiv_fast(float a, float b)
 {
     return a / b;
 }
+/* 2^x; results below 2^-126 flushed to 0 as the GPU's ex2.approx.ftz does (which is also
+ * 2 ulp where this is exact). */
+static inline float ck_exp2_ftz(float x)
+{
+    float r = exp2f(x);
+    return r < 0x1p-126f ? 0.0f * r : r;
+}
 /* The value of u (on the GPU opaque to the compiler, so derived values are recomputed). */
 static inline uint32_t ck_opaque_u32(uint32_t u)
 {

@@ -16,7 +16,9 @@ enum { EW_BCAST_NONE = 0, EW_BCAST_ROW = 1, EW_BCAST_COL = 2, EW_BCAST_SCALAR = 
  * per SM of the grid-stride loop (0: one pass, a block per unroll*block packs), streaming
  * stores. CK_EW_INSTANCE="unroll,block,waves[,cs]" overrides them (ck_ew_instance). Strided
  * and run-time typed kernels use EW_BLOCK threads. */
-enum { EW_UNROLL = 4, EW_BLOCK = 256, EW_WAVES = 8, EW_CS = 1 };
+enum { EW_UNROLL = 4, EW_BLOCK = 256, EW_WAVES = 0, EW_CS = 1 };
+/* ... and of packs that write two or more 16-byte words (widening casts and expressions) */
+enum { EW_WIDE_UNROLL = 1, EW_WIDE_BLOCK = 1024 };
 
 typedef struct ew_instance {
     int unroll; /* 1, 2, 4, 8 */
@@ -25,8 +27,10 @@ typedef struct ew_instance {
     int cs;     /* ck_st16_cs (1) or ck_st16 (0) */
 } ew_instance;
 
-/* The vector path's instance: the defaults above, or CK_EW_INSTANCE when valid. */
-ew_instance ck_ew_instance(void);
+struct ew_spec;
+/* The vector path's instance for spec (NULL: the plain default): the defaults above, or
+ * CK_EW_INSTANCE when valid. */
+ew_instance ck_ew_instance(const struct ew_spec *spec);
 
 /* What a generated kernel depends on (everything in it goes into the cache key). */
 typedef struct ew_spec {

@@ -193,7 +193,7 @@ static int64_t cdiv(int64_t a, int64_t b)
 
 /* Tuning experiments for the forward: CK_NORM_FWD="G,VALS,RAW,BLOCK" - G threads per row (a
  * power of two 1..1024, 0: automatic), VALS the most values per thread kept as f32 before a
- * larger block (or the raw cache) is chosen (default 16), RAW 0/1 forbids/forces the raw cache
+ * larger block (or the raw cache) is chosen (default 32), RAW 0/1 forbids/forces the raw cache
  * where it is allowed (-1: automatic), BLOCK threads per block of the lane-group instance
  * (G <= 32; default 128). Missing trailing fields keep their defaults; invalid values are
  * ignored. */
@@ -204,11 +204,11 @@ typedef struct fwd_knobs {
 static void fwd_knobs_get(fwd_knobs *k)
 {
     k->g = 0;
-    k->vals = 16;
+    k->vals = 32;
     k->raw = -1;
     k->block = 128;
     const char *e = getenv("CK_NORM_FWD");
-    int v[4] = {0, 16, -1, 128};
+    int v[4] = {0, 32, -1, 128};
     int got = e ? sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]) : 0;
     if (got >= 1 && v[0] >= 0 && v[0] <= 1024 && (v[0] & (v[0] - 1)) == 0)
         k->g = v[0];

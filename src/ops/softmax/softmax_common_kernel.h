@@ -152,4 +152,23 @@ CK_DEVICE float smx_rescale(float m_part, float m)
     return m_part == smx_neg_inf() ? 0.0f : exp2f(m_part - m);
 }
 
+/* The pair (m, l) of two parts, merged (5.12-5.13): m = max, l rescaled to the new maximum. A
+ * part with m = -inf counts 0; NaN in l survives. */
+CK_DEVICE void smx_pair_merge(float *m, float *l, float m2, float l2)
+{
+    float mn = fmaxf(*m, m2);
+    *l = *l * smx_rescale(*m, mn) + l2 * smx_rescale(m2, mn);
+    *m = mn;
+}
+
+/* The pairs of a warp's 32 lanes, merged (every lane gets the result). */
+CK_DEVICE void smx_pair_warp(float *m, float *l)
+{
+    CK_UNROLL for (int o = 16; o > 0; o >>= 1)
+    {
+        float m2 = ck_shfl_xor_f32(*m, o), l2 = ck_shfl_xor_f32(*l, o);
+        smx_pair_merge(m, l, m2, l2);
+    }
+}
+
 #endif

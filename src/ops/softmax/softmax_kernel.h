@@ -243,50 +243,48 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
             CK_UNROLL for (int k = 0; k < 4; ++k) raw[4 * j + k] = ninf;
         }
     }
+    /* this thread's pair (m, l): its maximum, then its sum relative to it */
     float m = smx_neg_inf();
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
         long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
         CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
     }
-#if SMX_G > 32
-    m = smx_block_max(m, smx_red_m);
-#else
-    m = ck_warp_reduce_max_f32(m);
-#endif
-#if SMX_CLUSTER > 1
-    if (tid == 0)
-        smx_cl[0] = m;
-    ck_cluster_sync();
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-    {
-        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-        m = fmaxf(m, q[0]);
-    }
-#endif
-    const float mx = smx_safe_max(m);
+    const float mt = smx_safe_max(m);
     float l = 0.0f;
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
         long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
-        CK_UNROLL for (int k = 0; k < 8; ++k) l += exp2f(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mx);
+        CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mt);
     }
+    /* one reduction of the pairs (5.12-5.13): the warp's, then the block's warps' (one
+     * barrier), then the cluster's blocks' (one cluster barrier) */
+    smx_pair_warp(&m, &l);
 #if SMX_G > 32
-    l = smx_block_sum(l, smx_red_l);
-#else
-    l = ck_warp_reduce_add_f32(l);
+    if (ck_lane_id() == 0) {
+        smx_red_m[ck_warp_id()] = m;
+        smx_red_l[ck_warp_id()] = l;
+    }
+    ck_sync_threads();
+    m = ck_lane_id() < SMX_G / 32 ? smx_red_m[ck_lane_id()] : smx_neg_inf();
+    l = ck_lane_id() < SMX_G / 32 ? smx_red_l[ck_lane_id()] : 0.0f;
+    smx_pair_warp(&m, &l);
 #endif
 #if SMX_CLUSTER > 1
-    if (tid == 0)
+    if (tid == 0) {
+        smx_cl[0] = m;
         smx_cl[1] = l;
+    }
     ck_cluster_sync();
+    m = smx_neg_inf();
     l = 0.0f;
     CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
     {
         const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-        l += q[1];
+        smx_pair_merge(&m, &l, q[0], q[1]);
     }
 #endif
+    const float mx = smx_safe_max(m);
 #if SMX_LOG
     const float c = mx + log2f(l);
 #else
@@ -304,7 +302,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
 #if SMX_LOG
                 o[k] = (u - c) * SMX_LN2;
 #else
-                o[k] = exp2f(u - mx) * c;
+                o[k] = ck_exp2_ftz(u - mx) * c;
 #endif
             }
             smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
@@ -324,13 +322,6 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
  * ws[2 * (row * SMX_S + s)]. smx_write combines the row's SMX_S pairs and reads the segment a
  * second time to write y. Traffic: 2 reads of x + 1 write of y. */
 #define SMX_CHUNK (SMX_G * SMX_VEC * SMX_UNROLL)
-
-CK_DEVICE void smx_pair_combine(float *m, float *l, float m2, float l2)
-{
-    float mn = fmaxf(*m, m2);
-    *l = *l * smx_rescale(*m, mn) + l2 * smx_rescale(m2, mn);
-    *m = mn;
-}
 
 CK_DEVICE void smx_stats(float *ws, const void *x, const void *mask, long long rows, long long xs,
                          long long ms, long long mdiv, long long mmod, long long cm, float scale2)
@@ -384,7 +375,7 @@ CK_DEVICE void smx_write(void *y, const float *ws, const void *x, const void *ma
     (void)rows;
     float m = smx_neg_inf(), l = 0.0f;
     for (int s = 0; s < SMX_S; ++s)
-        smx_pair_combine(&m, &l, ws[2 * (row * SMX_S + s)], ws[2 * (row * SMX_S + s) + 1]);
+        smx_pair_merge(&m, &l, ws[2 * (row * SMX_S + s)], ws[2 * (row * SMX_S + s) + 1]);
     const float mx = smx_safe_max(m);
 #if SMX_LOG
     const float c = mx + log2f(l);

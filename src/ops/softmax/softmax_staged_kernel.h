@@ -36,24 +36,6 @@
 #define SMX_STRIDE (SMX_V * SMX_G)              /* 16-byte units between the unit planes */
 #define SMX_STAGE  (SMX_XU * SMX_V * SMX_G * 16) /* bytes of one stage */
 
-/* The pair (m, l) of two parts, merged (5.12-5.13): m = max, l rescaled to the new maximum. A
- * part with m = -inf counts 0; NaN in l survives. */
-CK_DEVICE void smx_st_merge(float *m, float *l, float m2, float l2)
-{
-    float mn = fmaxf(*m, m2);
-    *l = *l * smx_rescale(*m, mn) + l2 * smx_rescale(m2, mn);
-    *m = mn;
-}
-
-CK_DEVICE void smx_st_warp_merge(float *m, float *l)
-{
-    CK_UNROLL for (int o = 16; o > 0; o >>= 1)
-    {
-        float m2 = ck_shfl_xor_f32(*m, o), l2 = ck_shfl_xor_f32(*l, o);
-        smx_st_merge(m, l, m2, l2);
-    }
-}
-
 /* Is local vector j of this thread inside the row (and inside this block's part)? */
 CK_DEVICE int smx_st_valid(int j, unsigned tid, unsigned rank)
 {
@@ -190,7 +172,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
             }
         }
         /* the block's pair: warps, then the warps' pairs (one barrier) */
-        smx_st_warp_merge(&m, &l);
+        smx_pair_warp(&m, &l);
         float *red = smx_sred + par * 2 * (SMX_G / 32);
         if (lane == 0) {
             red[2 * warp] = m;
@@ -199,7 +181,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
         ck_sync_threads();
         m = lane < SMX_G / 32 ? red[2 * lane] : smx_neg_inf();
         l = lane < SMX_G / 32 ? red[2 * lane + 1] : 0.0f;
-        smx_st_warp_merge(&m, &l);
+        smx_pair_warp(&m, &l);
 #if SMX_CLUSTER > 1
         /* the cluster's pair: each block publishes its pair, one cluster barrier, lane r of every
          * warp reads block r's */
@@ -216,7 +198,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
             m = smx_neg_inf();
             l = 0.0f;
         }
-        smx_st_warp_merge(&m, &l);
+        smx_pair_warp(&m, &l);
 #endif
         /* y = exp2(u - (mx + log2 l)): the division folded into the exponent (one FMA and one
          * exp2 per element; log2f adds ~2^-20 relative). l = 0 (all -inf) gives -inf - -inf =
