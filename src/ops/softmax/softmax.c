@@ -116,14 +116,19 @@ static ck_status build_source(void *user, char **source)
                  "{\n    smx_staged(y, x, rows, xs, ys, cm, scale2);\n}\n",
                  p->cluster, p->pv, p->v, p->xu, p->stages, bounds);
     } else if (p->kind == 0) {
+        char bounds[32];
+        if (p->per_sm > 0)
+            snprintf(bounds, sizeof bounds, "%d, %d", p->g * p->rows_per_block, p->per_sm);
+        else
+            snprintf(bounds, sizeof bounds, "%d", p->g * p->rows_per_block);
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_NV %d\n#define SMX_CLUSTER %d\n#define SMX_ROWS %d\n"
                  "#define SMX_RAW %d\n"
                  "#include \"ops/softmax/softmax_kernel.h\"\n"
-                 "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) smx_rows_k(void *y, %s, long long ys,\n"
+                 "CK_KERNEL void CK_LAUNCH_BOUNDS(%s) smx_rows_k(void *y, %s, long long ys,\n"
                  "    long long ms, long long mdiv, long long mmod, long long cm, float scale2)\n"
                  "{\n%s}\n",
-                 p->nv, p->cluster, p->rows_per_block, p->raw, p->g * p->rows_per_block, params,
+                 p->nv, p->cluster, p->rows_per_block, p->raw, bounds, params,
                  p->raw ? "    (void)mask;\n    (void)ms;\n    (void)mdiv;\n    (void)mmod;\n"
                           "    smx_rows_raw(y, x, rows, xs, ys, cm, scale2);\n"
                         : "    smx_rows(y, x, mask, rows, xs, ys, ms, mdiv, mmod, cm, scale2);\n");
@@ -236,6 +241,18 @@ static void choose_raw(smx_plan *p)
     const char *e = getenv("CK_SOFTMAX_RAW");
     if (allowed && e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
         p->raw = e[0] == '1';
+    /* Raw instances state their minimum resident blocks (launch bounds): 1024 threads per SM,
+     * at most 64 registers per thread. Without it ptxas gave the 512-thread instance more
+     * registers (one block per SM) once the max and sum passes were no longer separated by a
+     * barrier. CK_SOFTMAX_MINB=n (1..32) overrides, for measurements. */
+    if (p->kind == 0 && p->raw) {
+        int threads = p->g * p->rows_per_block;
+        p->per_sm = threads >= 1024 ? 1 : 1024 / threads;
+        const char *mb = getenv("CK_SOFTMAX_MINB");
+        int v;
+        if (mb && sscanf(mb, "%d", &v) == 1 && v >= 1 && v <= 32)
+            p->per_sm = v;
+    }
 }
 
 /* Tuning experiments: CK_SOFTMAX_INSTANCE="G,CLUSTER,ROWS" forces the register instance with G
