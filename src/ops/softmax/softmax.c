@@ -79,6 +79,7 @@ typedef struct smx_plan {
     int g, nv, cluster, rows_per_block;
     int seg_elems, segs, unroll;
     int raw; /* register instance keeping raw 16-bit inputs (smx_rows_raw) */
+    int pairred; /* raw: one reduction of (m, l) pairs (1) or max then sum (0), SMX_PAIRRED */
     /* staged instance (softmax_staged_kernel.h): vectors per block part and per thread, 16-byte
      * units of x per vector, stages, resident blocks per SM assumed, clusters in the grid,
      * dynamic shared memory per block */
@@ -123,12 +124,12 @@ static ck_status build_source(void *user, char **source)
             snprintf(bounds, sizeof bounds, "%d", p->g * p->rows_per_block);
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_NV %d\n#define SMX_CLUSTER %d\n#define SMX_ROWS %d\n"
-                 "#define SMX_RAW %d\n"
+                 "#define SMX_RAW %d\n#define SMX_PAIRRED %d\n"
                  "#include \"ops/softmax/softmax_kernel.h\"\n"
                  "CK_KERNEL void CK_LAUNCH_BOUNDS(%s) smx_rows_k(void *y, %s, long long ys,\n"
                  "    long long ms, long long mdiv, long long mmod, long long cm, float scale2)\n"
                  "{\n%s}\n",
-                 p->nv, p->cluster, p->rows_per_block, p->raw, bounds, params,
+                 p->nv, p->cluster, p->rows_per_block, p->raw, p->pairred, bounds, params,
                  p->raw ? "    (void)mask;\n    (void)ms;\n    (void)mdiv;\n    (void)mmod;\n"
                           "    smx_rows_raw(y, x, rows, xs, ys, cm, scale2);\n"
                         : "    smx_rows(y, x, mask, rows, xs, ys, ms, mdiv, mmod, cm, scale2);\n");
@@ -153,10 +154,10 @@ static void plan_key(const smx_plan *p, char *key, size_t size)
 {
     snprintf(key, size,
              "softmax/k=%d/ti=%d/to=%d/tm=%d/mask=%d/log=%d/n=%lld/v=%d/w=%d%d%d/g=%d/nv=%d/c=%d/"
-             "r=%d/seg=%d/s=%d/u=%d/raw=%d/pv=%d/v=%d/xu=%d/st=%d/b=%d",
+             "r=%d/seg=%d/s=%d/u=%d/raw=%d/pr=%d/pv=%d/v=%d/xu=%d/st=%d/b=%d",
              p->kind, p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x,
              p->wide_y, p->wide_m, p->g, p->nv, p->cluster, p->rows_per_block, p->seg_elems,
-             p->segs, p->unroll, p->raw, p->pv, p->v, p->xu, p->stages, p->per_sm);
+             p->segs, p->unroll, p->raw, p->pairred, p->pv, p->v, p->xu, p->stages, p->per_sm);
 }
 
 static int aligned16(const void *ptr, int64_t rows, int64_t row_stride, int size, int vec)
@@ -246,6 +247,11 @@ static void choose_raw(smx_plan *p)
      * registers (one block per SM) once the max and sum passes were no longer separated by a
      * barrier. CK_SOFTMAX_MINB=n (1..32) overrides, for measurements. */
     if (p->kind == 0 && p->raw) {
+        /* reductions (CK_SOFTMAX_RED=pair|two overrides) */
+        p->pairred = 1;
+        const char *rd = getenv("CK_SOFTMAX_RED");
+        if (rd && strcmp(rd, "two") == 0)
+            p->pairred = 0;
         int threads = p->g * p->rows_per_block;
         p->per_sm = threads >= 1024 ? 1 : 1024 / threads;
         const char *mb = getenv("CK_SOFTMAX_MINB");

@@ -188,6 +188,10 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
 #endif /* SMX_NV */
 
 #if defined(SMX_NV) && SMX_RAW
+/* SMX_PAIRRED 1: one reduction of per-thread pairs (m, l); 0: the maximum, then the sum */
+#ifndef SMX_PAIRRED
+#define SMX_PAIRRED 1
+#endif
 /* Register instance keeping the raw 16-bit inputs (two per 32-bit register) instead of the
  * f32 values: half the registers, so a 1024-thread block or a cluster part holds 32 elements
  * per thread without spilling. Each pass converts again (a shift for bf16) and the write pass
@@ -243,6 +247,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
             CK_UNROLL for (int k = 0; k < 4; ++k) raw[4 * j + k] = ninf;
         }
     }
+#if SMX_PAIRRED
     /* this thread's pair (m, l): its maximum, then its sum relative to it */
     float m = smx_neg_inf();
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
@@ -283,6 +288,52 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
         const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
         smx_pair_merge(&m, &l, q[0], q[1]);
     }
+#endif
+#else
+    /* two reductions: the row's maximum (block, then cluster), then its sum relative to it */
+    float m = smx_neg_inf();
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
+        CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
+    }
+#if SMX_G > 32
+    m = smx_block_max(m, smx_red_m);
+#else
+    m = ck_warp_reduce_max_f32(m);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[0] = m;
+    ck_cluster_sync();
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        m = fmaxf(m, q[0]);
+    }
+#endif
+    float l = 0.0f;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
+        CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - smx_safe_max(m));
+    }
+#if SMX_G > 32
+    l = smx_block_sum(l, smx_red_l);
+#else
+    l = ck_warp_reduce_add_f32(l);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[1] = l;
+    ck_cluster_sync();
+    l = 0.0f;
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        l += q[1];
+    }
+#endif
 #endif
     const float mx = smx_safe_max(m);
 #if SMX_LOG
