@@ -242,10 +242,6 @@ static void choose_raw(smx_plan *p)
     const char *e = getenv("CK_SOFTMAX_RAW");
     if (allowed && e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
         p->raw = e[0] == '1';
-    /* Raw instances state their minimum resident blocks (launch bounds): 1024 threads per SM,
-     * at most 64 registers per thread. Without it ptxas gave the 512-thread instance more
-     * registers (one block per SM) once the max and sum passes were no longer separated by a
-     * barrier. CK_SOFTMAX_MINB=n (1..32) overrides, for measurements. */
     if (p->kind == 0 && p->raw) {
         /* Reductions: the maximum then the sum, except for clusters of 8 (one reduction of
          * (m, l) pairs saves a cluster barrier there). H100, 256 MiB bf16 (2026-11-25): N 32768
@@ -257,6 +253,10 @@ static void choose_raw(smx_plan *p)
             p->pairred = 0;
         if (rd && strcmp(rd, "pair") == 0)
             p->pairred = 1;
+        /* Minimum resident blocks (launch bounds): 1024 threads per SM, at most 64 registers
+         * per thread. Without it ptxas gave the 512-thread instance 127 registers (one block
+         * per SM, 2.20 against 2.52 TB/s at N 32768). CK_SOFTMAX_MINB=n (1..32) overrides, for
+         * measurements. */
         int threads = p->g * p->rows_per_block;
         p->per_sm = threads >= 1024 ? 1 : 1024 / threads;
         const char *mb = getenv("CK_SOFTMAX_MINB");

@@ -79,6 +79,20 @@ CK_DEVICE float smx_block_sum(float v, float *red)
     v = ck_lane_id() < SMX_G / 32 ? red[ck_lane_id()] : 0.0f;
     return ck_warp_reduce_add_f32(v);
 }
+/* Block-wide merge of the threads' (m, l) pairs through `red` (2 * SMX_G / 32 floats, [warp][m,
+ * l]), one barrier; every thread gets the block's pair. */
+CK_DEVICE void smx_block_pair(float *m, float *l, float *red)
+{
+    smx_pair_warp(m, l);
+    if (ck_lane_id() == 0) {
+        red[2 * ck_warp_id()] = *m;
+        red[2 * ck_warp_id() + 1] = *l;
+    }
+    ck_sync_threads();
+    *m = ck_lane_id() < SMX_G / 32 ? red[2 * ck_lane_id()] : smx_neg_inf();
+    *l = ck_lane_id() < SMX_G / 32 ? red[2 * ck_lane_id() + 1] : 0.0f;
+    smx_pair_warp(m, l);
+}
 #endif
 #endif
 
@@ -188,16 +202,14 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
 #endif /* SMX_NV */
 
 #if defined(SMX_NV) && SMX_RAW
-/* SMX_PAIRRED 1: one reduction of per-thread pairs (m, l); 0: the maximum, then the sum */
-#ifndef SMX_PAIRRED
-#define SMX_PAIRRED 1
-#endif
 /* Register instance keeping the raw 16-bit inputs (two per 32-bit register) instead of the
  * f32 values: half the registers, so a 1024-thread block or a cluster part holds 32 elements
  * per thread without spilling. Each pass converts again (a shift for bf16) and the write pass
  * recomputes exp2. Only without an additive mask (the causal mask depends on the column only),
  * for 16-bit x read as 16-byte vectors (SMX_VEC == 8). */
 #define SMX_RAW_W (SMX_NV * 4)
+/* SMX_PAIRRED (from the generator) 1: one reduction of per-thread pairs (m, l); 0: the row's
+ * maximum, then its sum. */
 CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long col, long long diag)
 {
     uint32_t w = ck_opaque_u32(raw[e >> 1]); /* converted again in each pass, not kept */
@@ -215,7 +227,9 @@ CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long co
 CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs, long long ys,
                             long long cm, float scale2)
 {
-#if SMX_G > 32
+#if SMX_G > 32 && SMX_PAIRRED
+    CK_SHARED_ARRAY(float, smx_red_p, 2 * (SMX_G / 32));
+#elif SMX_G > 32
     CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
     CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
 #endif
@@ -247,14 +261,31 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
             CK_UNROLL for (int k = 0; k < 4; ++k) raw[4 * j + k] = ninf;
         }
     }
-#if SMX_PAIRRED
-    /* this thread's pair (m, l): its maximum, then its sum relative to it */
+    /* the maximum: this thread's, then (max then sum) the row's */
     float m = smx_neg_inf();
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
         long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
         CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
     }
+#if !SMX_PAIRRED
+#if SMX_G > 32
+    m = smx_block_max(m, smx_red_m);
+#else
+    m = ck_warp_reduce_max_f32(m);
+#endif
+#if SMX_CLUSTER > 1
+    if (tid == 0)
+        smx_cl[0] = m;
+    ck_cluster_sync();
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
+    {
+        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
+        m = fmaxf(m, q[0]);
+    }
+#endif
+#endif
+    /* the sum relative to that maximum */
     const float mt = smx_safe_max(m);
     float l = 0.0f;
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
@@ -262,17 +293,12 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
         long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
         CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mt);
     }
-    /* one reduction of the pairs (5.12-5.13): the warp's, then the block's warps' (one
-     * barrier), then the cluster's blocks' (one cluster barrier) */
-    smx_pair_warp(&m, &l);
+#if SMX_PAIRRED
+    /* one reduction of the pairs (5.12-5.13): the block's (one barrier), then the cluster's
+     * blocks' (one cluster barrier) */
 #if SMX_G > 32
-    if (ck_lane_id() == 0) {
-        smx_red_m[ck_warp_id()] = m;
-        smx_red_l[ck_warp_id()] = l;
-    }
-    ck_sync_threads();
-    m = ck_lane_id() < SMX_G / 32 ? smx_red_m[ck_lane_id()] : smx_neg_inf();
-    l = ck_lane_id() < SMX_G / 32 ? smx_red_l[ck_lane_id()] : 0.0f;
+    smx_block_pair(&m, &l, smx_red_p);
+#else
     smx_pair_warp(&m, &l);
 #endif
 #if SMX_CLUSTER > 1
@@ -290,34 +316,6 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     }
 #endif
 #else
-    /* two reductions: the row's maximum (block, then cluster), then its sum relative to it */
-    float m = smx_neg_inf();
-    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
-    {
-        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
-        CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
-    }
-#if SMX_G > 32
-    m = smx_block_max(m, smx_red_m);
-#else
-    m = ck_warp_reduce_max_f32(m);
-#endif
-#if SMX_CLUSTER > 1
-    if (tid == 0)
-        smx_cl[0] = m;
-    ck_cluster_sync();
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-    {
-        const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-        m = fmaxf(m, q[0]);
-    }
-#endif
-    float l = 0.0f;
-    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
-    {
-        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
-        CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - smx_safe_max(m));
-    }
 #if SMX_G > 32
     l = smx_block_sum(l, smx_red_l);
 #else

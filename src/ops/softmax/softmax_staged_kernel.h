@@ -114,7 +114,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
     const unsigned rank = 0;
 #endif
     const unsigned tid = ck_thread_idx_x();
-    const unsigned lane = ck_lane_id(), warp = ck_warp_id();
+    const unsigned lane = ck_lane_id();
     const long long step = (long long)(ck_grid_dim_x() / SMX_CLUSTER);
     char *smem = (char *)ck_dynamic_shared();
     long long row = (long long)(ck_block_idx_x() / SMX_CLUSTER);
@@ -171,17 +171,8 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
                 }
             }
         }
-        /* the block's pair: warps, then the warps' pairs (one barrier) */
-        smx_pair_warp(&m, &l);
-        float *red = smx_sred + par * 2 * (SMX_G / 32);
-        if (lane == 0) {
-            red[2 * warp] = m;
-            red[2 * warp + 1] = l;
-        }
-        ck_sync_threads();
-        m = lane < SMX_G / 32 ? red[2 * lane] : smx_neg_inf();
-        l = lane < SMX_G / 32 ? red[2 * lane + 1] : 0.0f;
-        smx_pair_warp(&m, &l);
+        /* the block's pair (one barrier; the buffers alternate between rows) */
+        smx_block_pair(&m, &l, smx_sred + par * 2 * (SMX_G / 32));
 #if SMX_CLUSTER > 1
         /* the cluster's pair: each block publishes its pair, one cluster barrier, lane r of every
          * warp reads block r's */
