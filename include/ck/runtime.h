@@ -125,6 +125,13 @@ typedef struct ck_launch_config {
 ck_status ck_launch(ck_kernel *kernel, const ck_launch_config *config, void *const *args,
                     const size_t *arg_sizes, int arg_count);
 
+/* How many blocks of `kernel` (clusters, where config->cluster asks for them) can be resident on
+ * the device at once with this block shape, cluster shape and dynamic shared memory (the grid is
+ * ignored): the size of a persistent grid that runs in one wave. The cuda backend asks the
+ * driver (cuOccupancyMaxActiveClusters / ...MaxActiveBlocksPerMultiprocessor x SMs); the
+ * emulator runs any grid and answers 0 (no limit). */
+ck_status ck_kernel_max_active(ck_kernel *kernel, const ck_launch_config *config, int *count);
+
 /* ---- timing (CK's flush_cache and rotating_buffer) ---------------------------------------- */
 typedef struct ck_timing_options {
     int warmup;         /* untimed runs first (default 0 means 0) */

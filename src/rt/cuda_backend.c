@@ -75,6 +75,8 @@ struct ck_cuda_api {
     CUresult (*launch_ex)(const cu_launch_config *, void *, void **, void **);
     CUresult (*error_string)(CUresult, const char **);
     CUresult (*func_param_info)(void *, size_t, size_t *, size_t *); /* CUDA 12.4+, optional */
+    CUresult (*occ_clusters)(int *, void *, const cu_launch_config *);  /* CUDA 12.0+, optional */
+    CUresult (*occ_blocks)(int *, void *, int, size_t);
     CUresult (*tmap_encode_tiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
                                   const uint32_t *, const uint32_t *, int, int, int,
                                   int); /* CUDA 12.0+, optional */
@@ -123,12 +125,15 @@ static void load(void)
          ck_dynlib_symbol(h, w, "cuFuncSetAttribute", &cu.func_set_attr) ||
          ck_dynlib_symbol(h, w, "cuLaunchKernel", &cu.launch) ||
          ck_dynlib_symbol(h, w, "cuLaunchKernelEx", &cu.launch_ex) ||
+         ck_dynlib_symbol(h, w, "cuOccupancyMaxActiveBlocksPerMultiprocessor", &cu.occ_blocks) ||
          ck_dynlib_symbol(h, w, "cuGetErrorString", &cu.error_string))) {
         st = CK_ERROR_BACKEND_UNAVAILABLE;
     }
     if (st == CK_SUCCESS) { /* optional entry points */
         if (ck_dynlib_symbol(h, w, "cuFuncGetParamInfo", &cu.func_param_info) != CK_SUCCESS)
             cu.func_param_info = NULL;
+        if (ck_dynlib_symbol(h, w, "cuOccupancyMaxActiveClusters", &cu.occ_clusters) != CK_SUCCESS)
+            cu.occ_clusters = NULL;
         if (ck_dynlib_symbol(h, w, "cuTensorMapEncodeTiled", &cu.tmap_encode_tiled) != CK_SUCCESS)
             cu.tmap_encode_tiled = NULL;
         ck_clear_error();
@@ -469,6 +474,57 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     cu_launch_config lc = {g[0], g[1],  g[2], b[0], b[1], b[2], (unsigned)cfg->dynamic_shared_bytes,
                            s,    &attr, 1};
     CU_CALL(cu.launch_ex(&lc, k->cu_function, (void **)args, NULL), "cuLaunchKernelEx");
+    return CK_SUCCESS;
+}
+
+ck_status ck_cuda_max_active(ck_kernel *k, const ck_launch_config *cfg, int *count)
+{
+    ck_device *d = k->module->device;
+    ck_status st = make_current(d);
+    if (st != CK_SUCCESS)
+        return st;
+    unsigned b = 1, c[3], cb = 1;
+    for (int i = 0; i < 3; ++i) {
+        b *= cfg->block[i] ? cfg->block[i] : 1;
+        c[i] = cfg->cluster[i] ? cfg->cluster[i] : 1;
+        cb *= c[i];
+    }
+    if (cfg->dynamic_shared_bytes > 48u * 1024u &&
+        cfg->dynamic_shared_bytes > k->cu_dyn_shared_set) {
+        CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 (int)cfg->dynamic_shared_bytes),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+        k->cu_dyn_shared_set = cfg->dynamic_shared_bytes;
+    }
+    if (cb == 1) {
+        int per_sm = 0;
+        CU_CALL(cu.occ_blocks(&per_sm, k->cu_function, (int)b, cfg->dynamic_shared_bytes),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        *count = per_sm * d->props.multiprocessors;
+        return CK_SUCCESS;
+    }
+    if (!cu.occ_clusters)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       "the CUDA driver has no cuOccupancyMaxActiveClusters (CUDA 12.0 or newer "
+                       "is needed to count resident clusters).");
+    cu_launch_attribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.cluster_dim.x = c[0];
+    attr.value.cluster_dim.y = c[1];
+    attr.value.cluster_dim.z = c[2];
+    /* the grid only has to be a multiple of the cluster shape here */
+    cu_launch_config lc = {c[0],
+                           c[1],
+                           c[2],
+                           cfg->block[0] ? cfg->block[0] : 1,
+                           cfg->block[1] ? cfg->block[1] : 1,
+                           cfg->block[2] ? cfg->block[2] : 1,
+                           (unsigned)cfg->dynamic_shared_bytes,
+                           NULL,
+                           &attr,
+                           1};
+    CU_CALL(cu.occ_clusters(count, k->cu_function, &lc), "cuOccupancyMaxActiveClusters");
     return CK_SUCCESS;
 }
 

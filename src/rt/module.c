@@ -262,6 +262,17 @@ static ck_status check_args(const ck_kernel *k, void *const *args, const size_t 
     return CK_SUCCESS;
 }
 
+ck_status ck_kernel_max_active(ck_kernel *k, const ck_launch_config *cfg, int *count)
+{
+    CK_REQUIRE_NOT_NULL(k, "ck_kernel_max_active");
+    CK_REQUIRE_NOT_NULL(cfg, "ck_kernel_max_active");
+    CK_REQUIRE_NOT_NULL(count, "ck_kernel_max_active");
+    *count = 0;
+    if (k->module->device->backend != CK_BACKEND_CUDA)
+        return CK_SUCCESS;
+    return ck_cuda_max_active(k, cfg, count);
+}
+
 ck_status ck_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args,
                     const size_t *sizes, int n)
 {

@@ -87,6 +87,7 @@ void ck_cuda_event_destroy(ck_event *e);
 ck_status ck_cuda_module_load(ck_device *dev, const void *cubin, void **module);
 void ck_cuda_module_unload(ck_device *dev, void *module);
 ck_status ck_cuda_get_function(ck_device *dev, void *module, const char *name, void **fn);
+ck_status ck_cuda_max_active(ck_kernel *k, const ck_launch_config *cfg, int *count);
 ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args,
                          int arg_count);
 

@@ -251,6 +251,23 @@ R cuLaunchKernelEx(const C *c, void *f, void **p, void **x)
     ck_stub_rec.cluster[2] = c->attrs[0].v.c.z;
     return 0;
 }
+/* occupancy: 2 blocks per SM; a resident cluster per 2 x 132 / (blocks per cluster) */
+R cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int b, size_t sh)
+{
+    (void)f;
+    (void)b;
+    (void)sh;
+    *n = 2;
+    return 0;
+}
+R cuOccupancyMaxActiveClusters(int *n, void *f, const C *c)
+{
+    (void)f;
+    if (c->na != 1 || c->attrs[0].id != 4)
+        return 1;
+    *n = 264 / (int)(c->attrs[0].v.c.x * c->attrs[0].v.c.y * c->attrs[0].v.c.z);
+    return 0;
+}
 R cuGetErrorString(R e, const char **s)
 {
     *s = e == 2 ? "out of memory" : "stub error";
