@@ -315,52 +315,45 @@ static void test_staged(void)
     unsetenv("CK_SOFTMAX_VARIANT");
 }
 
-/* The persistent register instance (SMX_PERSIST: a grid of clusters looping over the rows, the
- * next row's loads issued in the write pass): both reduction forms, rows left over for some
- * clusters (CK_SOFTMAX_GRID), clusters of 1 to 8, causal, log, in place, padded rows. */
-static void test_persist(void)
+/* Register instances over clusters (CK_SOFTMAX_INSTANCE=G,C,1), several rows, both reduction
+ * forms: each block pushes its partial results into every block of its cluster. */
+static void test_clusters(void)
 {
     const ck_dtype B = CK_DTYPE_BF16, H = CK_DTYPE_F16, F = CK_DTYPE_F32;
     struct {
-        const char *red, *grid;
+        const char *inst, *red;
         tcase c;
     } v[6];
+    v[0].inst = "512,4,1";
     v[0].red = "two";
-    v[0].grid = "3";
-    v[0].c = base(1, 7, 131072, B, B); /* cluster of 4: rows 0, 3, 6 on cluster 0 */
+    v[0].c = base(1, 3, 131072, B, B);
+    v[1].inst = "512,4,1";
     v[1].red = "pair";
-    v[1].grid = "2";
-    v[1].c = base(1, 5, 131072, H, F);
+    v[1].c = base(1, 3, 131072, H, F);
     v[1].c.logsm = 1;
-    v[2].red = "pair";
-    v[2].grid = "4";
-    v[2].c = base(1, 9, 20000, B, B); /* one block per row */
-    v[2].c.inplace = 1;
-    v[3].red = "two";
-    v[3].grid = "2";
-    v[3].c = base(2, 3, 65536, B, B); /* block of 1024, causal */
-    v[3].c.causal = 1;
-    v[3].c.scale = 0.5;
-    v[4].red = "pair";
-    v[4].grid = "1";
-    v[4].c = base(1, 3, 262144, B, F); /* cluster of 8 */
+    v[2].inst = "1024,2,1";
+    v[2].red = "two";
+    v[2].c = base(2, 3, 65536, B, B); /* causal */
+    v[2].c.causal = 1;
+    v[2].c.scale = 0.5;
+    v[3].inst = "256,8,1";
+    v[3].red = "pair";
+    v[3].c = base(1, 4, 20000, B, B); /* the last blocks hold no vectors */
+    v[3].c.inplace = 1;
+    v[4].inst = "512,8,1";
+    v[4].red = "two";
+    v[4].c = base(1, 2, 262144, B, F);
     v[4].c.pad = 16;
-    v[5].red = "two";
-    v[5].grid = "";
-    v[5].c = base(1, 6, 32768, H, H); /* the grid the emulator chooses (half the rows) */
-    v[5].c.logsm = 1;
-    setenv("CK_SOFTMAX_PERSIST", "1", 1);
+    v[5].inst = "1024,2,1";
+    v[5].red = "pair";
+    v[5].c = base(1, 3, 30000, F, F); /* f32 x: the f32 register instance */
     for (int i = 0; i < 6; ++i) {
+        setenv("CK_SOFTMAX_INSTANCE", v[i].inst, 1);
         setenv("CK_SOFTMAX_RED", v[i].red, 1);
-        if (v[i].grid[0])
-            setenv("CK_SOFTMAX_GRID", v[i].grid, 1);
-        else
-            unsetenv("CK_SOFTMAX_GRID");
         run(v[i].c);
     }
-    unsetenv("CK_SOFTMAX_PERSIST");
+    unsetenv("CK_SOFTMAX_INSTANCE");
     unsetenv("CK_SOFTMAX_RED");
-    unsetenv("CK_SOFTMAX_GRID");
 }
 
 /* On a GPU: the benchmark's sizes too (every element still checked). */
@@ -370,8 +363,7 @@ static void test_gpu_large(void)
         printf("not on a GPU: large sizes skipped\n");
         return;
     }
-    /* rows beyond the resident grid of the persistent instances (about 64 clusters of 4 and 32
-     * of 8 on an H100); the full benchmark sizes are checked by `ck prof` in bench/ */
+    /* several waves of every instance; the full benchmark sizes are checked by `ck prof` */
     run(base(1, 2048, 8192, CK_DTYPE_BF16, CK_DTYPE_BF16));
     run(base(1, 80, 262144, CK_DTYPE_BF16, CK_DTYPE_BF16));
     run(base(1, 4, 1 << 20, CK_DTYPE_BF16, CK_DTYPE_BF16));
@@ -396,7 +388,7 @@ int main(void)
     RUN_TEST(test_masks);
     RUN_TEST(test_special);
     RUN_TEST(test_staged);
-    RUN_TEST(test_persist);
+    RUN_TEST(test_clusters);
     RUN_TEST(test_gpu_large);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();

@@ -80,7 +80,6 @@ typedef struct smx_plan {
     int seg_elems, segs, unroll;
     int raw; /* register instance keeping raw 16-bit inputs (smx_rows_raw) */
     int pairred; /* raw: one reduction of (m, l) pairs (1) or max then sum (0), SMX_PAIRRED */
-    int persist; /* raw: a resident grid of clusters looping over the rows (SMX_PERSIST) */
     /* staged instance (softmax_staged_kernel.h): vectors per block part and per thread, 16-byte
      * units of x per vector, stages, resident blocks per SM assumed, clusters in the grid,
      * dynamic shared memory per block */
@@ -125,13 +124,12 @@ static ck_status build_source(void *user, char **source)
             snprintf(bounds, sizeof bounds, "%d", p->g * p->rows_per_block);
         snprintf(s + k, cap - (size_t)k,
                  "#define SMX_NV %d\n#define SMX_CLUSTER %d\n#define SMX_ROWS %d\n"
-                 "#define SMX_RAW %d\n#define SMX_PAIRRED %d\n#define SMX_PERSIST %d\n"
+                 "#define SMX_RAW %d\n#define SMX_PAIRRED %d\n"
                  "#include \"ops/softmax/softmax_kernel.h\"\n"
                  "CK_KERNEL void CK_LAUNCH_BOUNDS(%s) smx_rows_k(void *y, %s, long long ys,\n"
                  "    long long ms, long long mdiv, long long mmod, long long cm, float scale2)\n"
                  "{\n%s}\n",
-                 p->nv, p->cluster, p->rows_per_block, p->raw, p->pairred, p->persist, bounds,
-                 params,
+                 p->nv, p->cluster, p->rows_per_block, p->raw, p->pairred, bounds, params,
                  p->raw ? "    (void)mask;\n    (void)ms;\n    (void)mdiv;\n    (void)mmod;\n"
                           "    smx_rows_raw(y, x, rows, xs, ys, cm, scale2);\n"
                         : "    smx_rows(y, x, mask, rows, xs, ys, ms, mdiv, mmod, cm, scale2);\n");
@@ -156,10 +154,10 @@ static void plan_key(const smx_plan *p, char *key, size_t size)
 {
     snprintf(key, size,
              "softmax/k=%d/ti=%d/to=%d/tm=%d/mask=%d/log=%d/n=%lld/v=%d/w=%d%d%d/g=%d/nv=%d/c=%d/"
-             "r=%d/seg=%d/s=%d/u=%d/raw=%d/pr=%d/ps=%d/pv=%d/v=%d/xu=%d/st=%d/b=%d",
+             "r=%d/seg=%d/s=%d/u=%d/raw=%d/pr=%d/pv=%d/v=%d/xu=%d/st=%d/b=%d",
              p->kind, p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x,
              p->wide_y, p->wide_m, p->g, p->nv, p->cluster, p->rows_per_block, p->seg_elems,
-             p->segs, p->unroll, p->raw, p->pairred, p->persist, p->pv, p->v, p->xu, p->stages, p->per_sm);
+             p->segs, p->unroll, p->raw, p->pairred, p->pv, p->v, p->xu, p->stages, p->per_sm);
 }
 
 static int aligned16(const void *ptr, int64_t rows, int64_t row_stride, int size, int vec)
@@ -249,21 +247,21 @@ static void choose_raw(smx_plan *p)
          * (m, l) pairs saves a cluster barrier there). H100, 256 MiB bf16 (2026-11-25): N 32768
          * 2.81 TB/s against 2.52 with pairs, 65536 2.58 / 2.45, 131072 2.34 / 2.28, 262144
          * 2.16 / 2.22. CK_SOFTMAX_RED=pair|two overrides. */
-        /* Persistent grid (SMX_PERSIST) for rows split over a cluster: CK_SOFTMAX_PERSIST=0|1
-         * overrides. */
-        p->persist = p->g > 32 && p->rows_per_block == 1 && p->cluster > 1;
-        const char *ps = getenv("CK_SOFTMAX_PERSIST");
-        if (p->g > 32 && p->rows_per_block == 1 && ps && (ps[0] == '0' || ps[0] == '1') &&
-            ps[1] == '\0')
-            p->persist = ps[0] == '1';
-        p->pairred = p->cluster >= 8 || p->persist;
+        p->pairred = p->cluster >= 8;
         const char *rd = getenv("CK_SOFTMAX_RED");
         if (rd && strcmp(rd, "two") == 0)
             p->pairred = 0;
         if (rd && strcmp(rd, "pair") == 0)
             p->pairred = 1;
+        /* as many blocks as the registers allow: the raw words (4 per vector) and about 32
+         * more per thread */
         int threads = p->g * p->rows_per_block;
-        p->per_sm = threads >= 1024 ? 1 : 1024 / threads;
+        int regs = 4 * p->nv + 32;
+        p->per_sm = 65536 / (threads * regs);
+        if (p->per_sm > 1024 / threads)
+            p->per_sm = 1024 / threads;
+        if (p->per_sm < 1)
+            p->per_sm = 1;
         const char *mb = getenv("CK_SOFTMAX_MINB");
         int v;
         if (mb && sscanf(mb, "%d", &v) == 1 && v >= 1 && v <= 32)
@@ -451,26 +449,6 @@ static ck_status mask_map(const ck_tensor *x, const ck_tensor *mk, int64_t *ms, 
     return CK_SUCCESS;
 }
 
-/* Clusters of a persistent grid (SMX_PERSIST) over `rows` rows: as many as are resident at once
- * (the driver's count for this kernel and shape), at most one per row. The emulator has no
- * residency limit: half the rows, so that each cluster loops over at least two of them.
- * CK_SOFTMAX_GRID=k (k >= 1) sets the count, for measurements and tests. */
-static ck_status persist_clusters(ck_kernel *kern, const ck_launch_config *cfg, int64_t rows,
-                                  int64_t *clusters)
-{
-    int active = 0;
-    ck_status st = ck_kernel_max_active(kern, cfg, &active);
-    if (st != CK_SUCCESS)
-        return st;
-    int64_t k = active > 0 ? active : cdiv(rows, 2);
-    const char *e = getenv("CK_SOFTMAX_GRID");
-    long v;
-    if (e && sscanf(e, "%ld", &v) == 1 && v >= 1)
-        k = v;
-    *clusters = k < rows ? k : rows;
-    return CK_SUCCESS;
-}
-
 static int type_ok(const char *name, const ck_tensor *t, ck_status *st)
 {
     if (ck_smx_code(t->dtype) >= 0)
@@ -586,6 +564,13 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
         }
         cfg.dynamic_shared_bytes = (size_t)p.smem;
         cfg.stream = ck_context_stream(ctx);
+        /* the grid is persistent: no more clusters than the driver says are resident at once
+         * (staged_plan's count is an estimate; the emulator answers 0, no limit) */
+        int active = 0;
+        if ((st = ck_kernel_max_active(kern, &cfg, &active)) != CK_SUCCESS)
+            return ck_fail_context(st, OP " (%s)", key);
+        if (active > 0 && p.grid_clusters > active)
+            cfg.grid[0] = (unsigned)(cdiv(rows, cdiv(rows, active)) * p.cluster);
         st = ck_launch(kern, &cfg, args, sizes, 7);
         return st == CK_SUCCESS ? st : ck_fail_context(st, OP " (%s)", key);
     }
@@ -613,14 +598,6 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
             cfg.cluster[1] = cfg.cluster[2] = 1;
         }
         cfg.stream = ck_context_stream(ctx);
-        if (p.persist) {
-            int64_t k = 0;
-            if ((st = persist_clusters(kern, &cfg, rows, &k)) != CK_SUCCESS)
-                return ck_fail_context(st, OP " (%s)", key);
-            cfg.grid[0] = (unsigned)(k * p.cluster);
-            CK_LOG(CK_LOG_INFO, OP ": persistent grid of %lld clusters of %d blocks for %lld rows.",
-                   (long long)k, p.cluster, (long long)rows);
-        }
         st = ck_launch(kern, &cfg, args, sizes, 11);
         return st == CK_SUCCESS ? st : ck_fail_context(st, OP " (%s)", key);
     }

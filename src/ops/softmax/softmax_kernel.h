@@ -96,6 +96,44 @@ CK_DEVICE void smx_block_pair(float *m, float *l, float *red)
 #endif
 #endif
 
+#if defined(SMX_CLUSTER) && SMX_CLUSTER > 1
+/* Cluster-wide combination, push form: threads 0..SMX_CLUSTER-1 of each block (every thread
+ * holds the block's value) write it into slot[rank] of block `tid` of the cluster, then one
+ * cluster barrier, then each block combines its own slots. After the barrier no block touches
+ * another's shared memory, so blocks leave without a final cluster barrier, whose release would
+ * wait for this block's global stores to complete. `slot` holds SMX_CLUSTER floats (pairs: 2 *
+ * SMX_CLUSTER, [rank][m, l]). */
+CK_DEVICE float smx_cluster_max(float v, float *slot, unsigned rank, unsigned tid)
+{
+    if (tid < SMX_CLUSTER)
+        ((float *)ck_cluster_map_shared(slot, tid))[rank] = v;
+    ck_cluster_sync();
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) v = fmaxf(v, slot[r]);
+    return v;
+}
+CK_DEVICE float smx_cluster_sum(float v, float *slot, unsigned rank, unsigned tid)
+{
+    if (tid < SMX_CLUSTER)
+        ((float *)ck_cluster_map_shared(slot, tid))[rank] = v;
+    ck_cluster_sync();
+    v = 0.0f;
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) v += slot[r];
+    return v;
+}
+CK_DEVICE void smx_cluster_pair(float *m, float *l, float *slot, unsigned rank, unsigned tid)
+{
+    if (tid < SMX_CLUSTER) {
+        float *q = (float *)ck_cluster_map_shared(slot, tid);
+        q[2 * rank] = *m;
+        q[2 * rank + 1] = *l;
+    }
+    ck_cluster_sync();
+    *m = smx_neg_inf();
+    *l = 0.0f;
+    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) smx_pair_merge(m, l, slot[2 * r], slot[2 * r + 1]);
+}
+#endif
+
 #ifdef SMX_NV
 /* Register instance: each row (or each 1/SMX_CLUSTER of a row) is held in registers, SMX_NV
  * vectors per thread, so x is read once and y written once. */
@@ -108,7 +146,8 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
 #endif
 #if SMX_CLUSTER > 1
-    CK_SHARED_ARRAY(float, smx_cl, 2);
+    CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
+    CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
     const unsigned rank = ck_cluster_ctarank();
 #else
     const unsigned rank = 0;
@@ -138,14 +177,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     m = ck_warp_reduce_max_f32(m);
 #endif
 #if SMX_CLUSTER > 1
-    if (tid == 0)
-        smx_cl[0] = m;
-    ck_cluster_sync();
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-    {
-        const float *p = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-        m = fmaxf(m, p[0]);
-    }
+    m = smx_cluster_max(m, smx_cl_m, rank, tid);
 #endif
     const float mx = smx_safe_max(m);
     float l = 0.0f;
@@ -163,15 +195,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     l = ck_warp_reduce_add_f32(l);
 #endif
 #if SMX_CLUSTER > 1
-    if (tid == 0)
-        smx_cl[1] = l;
-    ck_cluster_sync();
-    l = 0.0f;
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-    {
-        const float *p = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-        l += p[1];
-    }
+    l = smx_cluster_sum(l, smx_cl_l, rank, tid);
 #endif
 #if SMX_LOG
     const float c = mx + log2f(l);
@@ -195,9 +219,6 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
             smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
         }
     }
-#if SMX_CLUSTER > 1
-    ck_cluster_sync(); /* no block leaves while another still reads its smx_cl */
-#endif
 }
 #endif /* SMX_NV */
 
@@ -227,14 +248,13 @@ CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long co
 /* 16-byte vector j of this thread's part of the row at xoff into raw[4j..4j+3]; -inf past the
  * row end (counts for nothing). */
 CK_DEVICE void smx_raw_load(uint32_t *raw, int j, const void *x, long long xoff, unsigned rank,
-                            unsigned tid, int nc)
+                            unsigned tid)
 {
     /* -inf in the input type, twice */
     const uint32_t ninf = SMX_TI == SMX_BF16 ? 0xff80ff80u : 0xfc00fc00u;
     long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
     if (vi < SMX_NVEC) {
-        const char *a = (const char *)x + (xoff + vi * SMX_VEC) * 2;
-        ck_u32x4 r = nc ? ck_ld16_nc(a) : ck_ld16(a);
+        ck_u32x4 r = ck_ld16_nc((const char *)x + (xoff + vi * SMX_VEC) * 2);
         raw[4 * j] = r.x;
         raw[4 * j + 1] = r.y;
         raw[4 * j + 2] = r.z;
@@ -244,161 +264,105 @@ CK_DEVICE void smx_raw_load(uint32_t *raw, int j, const void *x, long long xoff,
     }
 }
 
-/* Persistent form (SMX_PERSIST 1, from the generator): the grid holds as many clusters as are
- * resident at once and each loops over rows row0, row0 + clusters, ...; the loads of its next row
- * are issued in the write pass of the current one, each into the registers whose outputs were
- * just stored, so the memory system sees the next row's reads while this row's writes drain.
- * Shared slots alternate between iterations (parity `par`) where one barrier per row would
- * otherwise let a block overwrite a slot that a peer still reads. */
-#ifndef SMX_PERSIST
-#define SMX_PERSIST 0
-#endif
-
 CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs, long long ys,
                             long long cm, float scale2)
 {
 #if SMX_G > 32 && SMX_PAIRRED
-    CK_SHARED_ARRAY(float, smx_red_p, 4 * (SMX_G / 32));
+    CK_SHARED_ARRAY(float, smx_red_p, 2 * (SMX_G / 32));
 #elif SMX_G > 32
     CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
     CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
 #endif
-#if SMX_CLUSTER > 1
-    CK_SHARED_ARRAY(float, smx_cl, 4);
+#if SMX_CLUSTER > 1 && SMX_PAIRRED
+    CK_SHARED_ARRAY(float, smx_cl_p, 2 * SMX_CLUSTER);
+    const unsigned rank = ck_cluster_ctarank();
+#elif SMX_CLUSTER > 1
+    CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
+    CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
     const unsigned rank = ck_cluster_ctarank();
 #else
     const unsigned rank = 0;
 #endif
     const unsigned tid = ck_thread_idx_x() % SMX_G;
-    long long row =
+    const long long row =
         (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS + ck_thread_idx_x() / SMX_G;
     if (SMX_G == 32 && row >= rows)
-        return;
-#if SMX_PERSIST
-    const long long step = (long long)(ck_grid_dim_x() / SMX_CLUSTER);
-#endif
+        return; /* a warp per row: no block barrier below */
+    const long long diag = smx_diag(row, cm);
     uint32_t raw[SMX_RAW_W];
-    CK_UNROLL for (int j = 0; j < SMX_NV; ++j) smx_raw_load(raw, j, x, row * xs, rank, tid, 1);
-    for (int par = 0;; par ^= 1) {
-        const long long diag = smx_diag(row, cm);
-        (void)par;
-        /* the maximum: this thread's, then (max then sum) the row's */
-        float m = smx_neg_inf();
-        CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
-        {
-            long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
-            CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
-        }
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j) smx_raw_load(raw, j, x, row * xs, rank, tid);
+    /* the maximum: this thread's, then (max then sum) the row's */
+    float m = smx_neg_inf();
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
+        CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
+    }
 #if !SMX_PAIRRED
 #if SMX_G > 32
-        m = smx_block_max(m, smx_red_m);
+    m = smx_block_max(m, smx_red_m);
 #else
-        m = ck_warp_reduce_max_f32(m);
+    m = ck_warp_reduce_max_f32(m);
 #endif
 #if SMX_CLUSTER > 1
-        if (tid == 0)
-            smx_cl[0] = m;
-        ck_cluster_sync();
-        CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-        {
-            const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-            m = fmaxf(m, q[0]);
-        }
+    m = smx_cluster_max(m, smx_cl_m, rank, tid);
 #endif
 #endif
-        /* the sum relative to that maximum */
-        const float mt = smx_safe_max(m);
-        float l = 0.0f;
-        CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
-        {
-            long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
-            CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mt);
-        }
-#if SMX_PAIRRED
-        /* one reduction of the pairs (5.12-5.13): the block's (one barrier), then the cluster's
-         * blocks' (one cluster barrier) */
-#if SMX_G > 32
-        smx_block_pair(&m, &l, smx_red_p + par * 2 * (SMX_G / 32));
-#else
-        smx_pair_warp(&m, &l);
-#endif
-#if SMX_CLUSTER > 1
-        if (tid == 0) {
-            smx_cl[2 * par] = m;
-            smx_cl[2 * par + 1] = l;
-        }
-        ck_cluster_sync();
-        m = smx_neg_inf();
-        l = 0.0f;
-        CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-        {
-            const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-            smx_pair_merge(&m, &l, q[2 * par], q[2 * par + 1]);
-        }
-#endif
-#else
-#if SMX_G > 32
-        l = smx_block_sum(l, smx_red_l);
-#else
-        l = ck_warp_reduce_add_f32(l);
-#endif
-#if SMX_CLUSTER > 1
-        if (tid == 0)
-            smx_cl[1] = l;
-        ck_cluster_sync();
-        l = 0.0f;
-        CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r)
-        {
-            const float *q = (const float *)ck_cluster_map_shared(smx_cl, (unsigned)r);
-            l += q[1];
-        }
-#endif
-#endif
-        const float mx = smx_safe_max(m);
-#if SMX_LOG
-        /* log2 l as -log2(1 / l) (equal up to rounding): with log2f(l) ptxas spilled 144 bytes
-         * at 64 registers (N 32768 and 65536), with the division none */
-        const float c = mx - log2f(1.0f / l);
-#else
-        const float c = 1.0f / l;
-#endif
-        const long long yoff = row * ys;
-#if SMX_PERSIST
-        const long long next = row + step;
-        const long long nxoff = next * xs;
-#endif
-        CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
-        {
-            long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
-            if (vi < SMX_NVEC) {
-                float o[8];
-                CK_UNROLL for (int k = 0; k < 8; ++k)
-                {
-                    float u = smx_raw_u(raw, 8 * j + k, scale2, vi * 8 + k, diag);
-#if SMX_LOG
-                    o[k] = (u - c) * SMX_LN2;
-#else
-                    o[k] = ck_exp2_ftz(u - mx) * c;
-#endif
-                }
-                smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
-            }
-#if SMX_PERSIST
-            if (next < rows)
-                smx_raw_load(raw, j, x, nxoff, rank, tid, 0);
-#endif
-        }
-#if SMX_PERSIST
-        if (next >= rows)
-            break;
-        row = next;
-#else
-        break;
-#endif
+    /* the sum relative to that maximum */
+    const float mt = smx_safe_max(m);
+    float l = 0.0f;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long c0 = ((long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid) * 8;
+        CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mt);
     }
-#if SMX_CLUSTER > 1
-    ck_cluster_sync(); /* no block leaves while another still reads its smx_cl */
+#if SMX_PAIRRED
+    /* one reduction of the pairs (5.12-5.13): the block's (one barrier), then the cluster's
+     * blocks' (one cluster barrier) */
+#if SMX_G > 32
+    smx_block_pair(&m, &l, smx_red_p);
+#else
+    smx_pair_warp(&m, &l);
 #endif
+#if SMX_CLUSTER > 1
+    smx_cluster_pair(&m, &l, smx_cl_p, rank, tid);
+#endif
+#else
+#if SMX_G > 32
+    l = smx_block_sum(l, smx_red_l);
+#else
+    l = ck_warp_reduce_add_f32(l);
+#endif
+#if SMX_CLUSTER > 1
+    l = smx_cluster_sum(l, smx_cl_l, rank, tid);
+#endif
+#endif
+    const float mx = smx_safe_max(m);
+#if SMX_LOG
+    /* log2 l as -log2(1 / l) (equal up to rounding): with log2f(l) ptxas spilled 144 bytes at
+     * 64 registers (N 32768 and 65536), with the division none */
+    const float c = mx - log2f(1.0f / l);
+#else
+    const float c = 1.0f / l;
+#endif
+    const long long yoff = row * ys;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = (long long)rank * (SMX_G * SMX_NV) + (long long)j * SMX_G + tid;
+        if (vi < SMX_NVEC) {
+            float o[8];
+            CK_UNROLL for (int k = 0; k < 8; ++k)
+            {
+                float u = smx_raw_u(raw, 8 * j + k, scale2, vi * 8 + k, diag);
+#if SMX_LOG
+                o[k] = (u - c) * SMX_LN2;
+#else
+                o[k] = ck_exp2_ftz(u - mx) * c;
+#endif
+            }
+            smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
+        }
+    }
 }
 #endif /* SMX_RAW */
 
