@@ -31,7 +31,7 @@
  *   ck_atomic_{add,max,min,exch,cas}_{i32,u32,f32}(p, ...)          atomics (global or shared)
  *   ck_u32x4 ck_ld16(p) / ck_ld16_nc(p) / ck_ld16_cs(p), ck_st16(p, v) / ck_st16_cs(p, v)
  *   ck_cluster_ctarank(), ck_cluster_nctarank(), ck_cluster_idx_x/y/z(), ck_cluster_dim_x/y/z(),
- *   ck_cluster_sync(), ck_cluster_map_shared(ptr, rank)
+ *   ck_cluster_sync(), ck_cluster_arrive(), ck_cluster_wait(), ck_cluster_map_shared(ptr, rank)
  *   ck_fence_block(), ck_fence_device(), ck_fence_system(), ck_trap()
  *
  * Floating-point results are the same bits on both when the expressions are: the GPU compiler

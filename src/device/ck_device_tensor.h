@@ -16,9 +16,12 @@
  *                  CK_WGMMA_{SS,RS}_TF32(...), CK_WGMMA_{SS,RS}_F8(...)
  *   mbarrier       ck_mbar_init, ck_mbar_inval, ck_mbar_fence_init, ck_mbar_arrive,
  *                  ck_mbar_arrive_expect_tx, ck_mbar_expect_tx, ck_mbar_complete_tx,
- *                  ck_mbar_try_wait_parity, ck_mbar_wait_parity
+ *                  ck_mbar_try_wait_parity, ck_mbar_wait_parity,
+ *                  ck_mbar_wait_parity_cluster (acquire at cluster scope)
  *                  (a try_wait's result reflects the barrier when the result is used: use it
  *                  before the thread's next arrive/complete_tx/barrier; docs/device-tensor.md)
+ *   st.async       ck_st_async_f32, ck_st_async_2f32 (store into a cluster peer's shared memory
+ *                  and complete the bytes on its mbarrier)
  *   TMA            ck_tensor_map, CK_GRID_CONSTANT, ck_tma_prefetch_map,
  *                  ck_tma_load_{1..5}d[_multicast], ck_tma_store_{1..5}d, ck_tma_store_commit,
  *                  ck_tma_store_wait(n), ck_tma_store_wait_read(n)

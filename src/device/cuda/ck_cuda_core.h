@@ -380,6 +380,16 @@ CK_DEVICE void ck_cluster_sync(void)
 {
     asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
 }
+/* The two halves of ck_cluster_sync: arrive (release) early, wait (acquire) where the other
+ * blocks' earlier writes are needed; every thread calls both, in this order. */
+CK_DEVICE void ck_cluster_arrive(void)
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+CK_DEVICE void ck_cluster_wait(void)
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 CK_DEVICE void *ck_cluster_map_shared(const void *p, unsigned rank)
 {
     unsigned long long r;
@@ -420,6 +430,13 @@ CK_DEVICE unsigned ck_cluster_dim_z(void)
     return 1;
 }
 CK_DEVICE void ck_cluster_sync(void)
+{
+    __syncthreads();
+}
+CK_DEVICE void ck_cluster_arrive(void)
+{
+}
+CK_DEVICE void ck_cluster_wait(void)
 {
     __syncthreads();
 }

@@ -311,6 +311,49 @@ CK_TC_FN void ck_mbar_wait_parity(unsigned long long *bar, unsigned parity)
     }
 }
 
+/* Wait with acquire semantics at cluster scope: for data that other blocks of the cluster
+ * wrote into this block's shared memory (ck_st_async_*) before completing on `bar`. */
+CK_TC_FN void ck_mbar_wait_parity_cluster(unsigned long long *bar, unsigned parity)
+{
+    unsigned ok;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                     "p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(ok)
+                     : "r"(ck_smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!ok);
+}
+
+/* ------------------------------------------------------------------ st.async (sm_90) */
+
+/* Store into the shared memory of the cluster's block `rank` at the offset of `dst` in this
+ * block, and complete the stored bytes on that block's mbarrier at the offset of `bar`; no
+ * fence, the receiver waits on its barrier (ck_mbar_wait_parity_cluster). dst: 4 (f32) or 8
+ * (2f32) byte aligned. */
+CK_TC_FN unsigned ck_mapa_shared_(const void *p, unsigned rank)
+{
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(ck_smem_addr(p)), "r"(rank));
+    return r;
+}
+CK_TC_FN void ck_st_async_f32(float *dst, float v, unsigned long long *bar, unsigned rank)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(
+                     ck_mapa_shared_(dst, rank)),
+                 "f"(v), "r"(ck_mapa_shared_(bar, rank))
+                 : "memory");
+}
+CK_TC_FN void ck_st_async_2f32(float *dst, float a, float b, unsigned long long *bar,
+                               unsigned rank)
+{
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(
+            ck_mapa_shared_(dst, rank)),
+        "f"(a), "f"(b), "r"(ck_mapa_shared_(bar, rank))
+        : "memory");
+}
+
 /* ------------------------------------------------------------------ tensor copy engine */
 
 CK_TC_FN unsigned long long ck_tmap_addr_(const ck_tensor_map *map)

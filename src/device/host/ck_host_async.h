@@ -162,6 +162,29 @@ static inline void ck_mbar_wait_parity(unsigned long long *bar, unsigned parity)
         ck_emu_yield();
 }
 
+static inline void ck_mbar_wait_parity_cluster(unsigned long long *bar, unsigned parity)
+{
+    ck_mbar_wait_parity(bar, parity);
+}
+
+/* ------------------------------------------------------------------ st.async */
+
+/* The store, then the completion on the target block's barrier (an atomic update with release
+ * order, so a waiter that sees the phase complete sees the data). */
+static inline void ck_st_async_f32(float *dst, float v, unsigned long long *bar, unsigned rank)
+{
+    *(float *)ck_cluster_map_shared(dst, rank) = v;
+    ck_mbar_complete_tx((unsigned long long *)ck_cluster_map_shared(bar, rank), 4);
+}
+static inline void ck_st_async_2f32(float *dst, float a, float b, unsigned long long *bar,
+                                    unsigned rank)
+{
+    float *t = (float *)ck_cluster_map_shared(dst, rank);
+    t[0] = a;
+    t[1] = b;
+    ck_mbar_complete_tx((unsigned long long *)ck_cluster_map_shared(bar, rank), 8);
+}
+
 /* ------------------------------------------------------------------ tensor copy engine */
 
 static inline int ck_emu_tmap_get_(const ck_tensor_map *map, ck_emu_tmap_desc *d)

@@ -557,6 +557,14 @@ static inline void ck_cluster_sync(void)
 {
     ck_emu_api_->cluster_barrier();
 }
+/* Split form: the emulator barriers at the wait (every thread has arrived by then). */
+static inline void ck_cluster_arrive(void)
+{
+}
+static inline void ck_cluster_wait(void)
+{
+    ck_emu_api_->cluster_barrier();
+}
 /* The address of the same shared-memory location in the block of cluster rank `rank`. */
 static inline void *ck_cluster_map_shared(const void *p, unsigned rank)
 {

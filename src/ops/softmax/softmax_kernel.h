@@ -97,37 +97,53 @@ CK_DEVICE void smx_block_pair(float *m, float *l, float *red)
 #endif
 
 #if defined(SMX_CLUSTER) && SMX_CLUSTER > 1
-/* Cluster-wide combination, push form: threads 0..SMX_CLUSTER-1 of each block (every thread
- * holds the block's value) write it into slot[rank] of block `tid` of the cluster, then one
- * cluster barrier, then each block combines its own slots. After the barrier no block touches
- * another's shared memory, so blocks leave without a final cluster barrier, whose release would
- * wait for this block's global stores to complete. `slot` holds SMX_CLUSTER floats (pairs: 2 *
- * SMX_CLUSTER, [rank][m, l]). */
-CK_DEVICE float smx_cluster_max(float v, float *slot, unsigned rank, unsigned tid)
+/* Cluster-wide combination without cluster barriers in the row's path. Each exchange has its
+ * slots (one float or (m, l) pair per rank) and an mbarrier in every block, used once: thread 0
+ * initialises it with one arrival that expects the bytes of all SMX_CLUSTER ranks
+ * (smx_cluster_init, at the start; the cluster barrier that publishes the initialisation is
+ * split, its wait comes before the first exchange, so it overlaps the loads). Threads 0 ..
+ * SMX_CLUSTER-1 of each block (every thread holds the block's value) store it into slot[rank] of
+ * block `tid` with st.async, which completes on that block's mbarrier; each block waits on its
+ * own mbarrier and combines its slots. The barrier.cluster pair this replaces measured 2.57
+ * against 2.95 TB/s without any exchange (H100, bf16 4096 x 131072, clusters of 4): its release
+ * half waits until the block's memory operations are done. No block reads another's shared
+ * memory, and a block's slots are complete before it leaves, so no final cluster barrier. */
+CK_DEVICE void smx_cluster_init(unsigned long long *mb, int n, unsigned bytes)
+{
+    if (ck_thread_idx_x() == 0) {
+        for (int i = 0; i < n; ++i) {
+            ck_mbar_init(&mb[i], 1);
+            (void)ck_mbar_arrive_expect_tx(&mb[i], bytes);
+        }
+        ck_mbar_fence_init();
+    }
+    ck_cluster_arrive();
+}
+CK_DEVICE float smx_cluster_max(float v, float *slot, unsigned long long *mb, unsigned rank,
+                                unsigned tid)
 {
     if (tid < SMX_CLUSTER)
-        ((float *)ck_cluster_map_shared(slot, tid))[rank] = v;
-    ck_cluster_sync();
+        ck_st_async_f32(slot + rank, v, mb, tid);
+    ck_mbar_wait_parity_cluster(mb, 0);
     CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) v = fmaxf(v, slot[r]);
     return v;
 }
-CK_DEVICE float smx_cluster_sum(float v, float *slot, unsigned rank, unsigned tid)
+CK_DEVICE float smx_cluster_sum(float v, float *slot, unsigned long long *mb, unsigned rank,
+                                unsigned tid)
 {
     if (tid < SMX_CLUSTER)
-        ((float *)ck_cluster_map_shared(slot, tid))[rank] = v;
-    ck_cluster_sync();
+        ck_st_async_f32(slot + rank, v, mb, tid);
+    ck_mbar_wait_parity_cluster(mb, 0);
     v = 0.0f;
     CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) v += slot[r];
     return v;
 }
-CK_DEVICE void smx_cluster_pair(float *m, float *l, float *slot, unsigned rank, unsigned tid)
+CK_DEVICE void smx_cluster_pair(float *m, float *l, float *slot, unsigned long long *mb,
+                                unsigned rank, unsigned tid)
 {
-    if (tid < SMX_CLUSTER) {
-        float *q = (float *)ck_cluster_map_shared(slot, tid);
-        q[2 * rank] = *m;
-        q[2 * rank + 1] = *l;
-    }
-    ck_cluster_sync();
+    if (tid < SMX_CLUSTER)
+        ck_st_async_2f32(slot + 2 * rank, *m, *l, mb, tid);
+    ck_mbar_wait_parity_cluster(mb, 0);
     *m = smx_neg_inf();
     *l = 0.0f;
     CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) smx_pair_merge(m, l, slot[2 * r], slot[2 * r + 1]);
@@ -148,7 +164,9 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
 #if SMX_CLUSTER > 1
     CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
     CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
+    CK_SHARED_ARRAY(unsigned long long, smx_mb, 2);
     const unsigned rank = ck_cluster_ctarank();
+    smx_cluster_init(smx_mb, 2, 4 * SMX_CLUSTER);
 #else
     const unsigned rank = 0;
 #endif
@@ -177,7 +195,8 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     m = ck_warp_reduce_max_f32(m);
 #endif
 #if SMX_CLUSTER > 1
-    m = smx_cluster_max(m, smx_cl_m, rank, tid);
+    ck_cluster_wait();
+    m = smx_cluster_max(m, smx_cl_m, &smx_mb[0], rank, tid);
 #endif
     const float mx = smx_safe_max(m);
     float l = 0.0f;
@@ -195,7 +214,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     l = ck_warp_reduce_add_f32(l);
 #endif
 #if SMX_CLUSTER > 1
-    l = smx_cluster_sum(l, smx_cl_l, rank, tid);
+    l = smx_cluster_sum(l, smx_cl_l, &smx_mb[1], rank, tid);
 #endif
 #if SMX_LOG
     const float c = mx + log2f(l);
@@ -275,11 +294,15 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
 #endif
 #if SMX_CLUSTER > 1 && SMX_PAIRRED
     CK_SHARED_ARRAY(float, smx_cl_p, 2 * SMX_CLUSTER);
+    CK_SHARED_ARRAY(unsigned long long, smx_mb, 1);
     const unsigned rank = ck_cluster_ctarank();
+    smx_cluster_init(smx_mb, 1, 8 * SMX_CLUSTER);
 #elif SMX_CLUSTER > 1
     CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
     CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
+    CK_SHARED_ARRAY(unsigned long long, smx_mb, 2);
     const unsigned rank = ck_cluster_ctarank();
+    smx_cluster_init(smx_mb, 2, 4 * SMX_CLUSTER);
 #else
     const unsigned rank = 0;
 #endif
@@ -305,7 +328,8 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     m = ck_warp_reduce_max_f32(m);
 #endif
 #if SMX_CLUSTER > 1
-    m = smx_cluster_max(m, smx_cl_m, rank, tid);
+    ck_cluster_wait();
+    m = smx_cluster_max(m, smx_cl_m, &smx_mb[0], rank, tid);
 #endif
 #endif
     /* the sum relative to that maximum */
@@ -325,7 +349,8 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     smx_pair_warp(&m, &l);
 #endif
 #if SMX_CLUSTER > 1
-    smx_cluster_pair(&m, &l, smx_cl_p, rank, tid);
+    ck_cluster_wait();
+    smx_cluster_pair(&m, &l, smx_cl_p, &smx_mb[0], rank, tid);
 #endif
 #else
 #if SMX_G > 32
@@ -334,7 +359,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     l = ck_warp_reduce_add_f32(l);
 #endif
 #if SMX_CLUSTER > 1
-    l = smx_cluster_sum(l, smx_cl_l, rank, tid);
+    l = smx_cluster_sum(l, smx_cl_l, &smx_mb[1], rank, tid);
 #endif
 #endif
     const float mx = smx_safe_max(m);
