@@ -194,12 +194,12 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
     int clusters = props->backend == CK_BACKEND_HOST || props->cc_major >= 9;
     /* Rows of 16-bit x without an additive mask keep their raw inputs in registers (choose_raw):
      * 64 elements per thread fit without spills. The shapes below measured best on the H100
-     * (bench/sweep_instances.sh, 2026-11-24): 512 threads for N <= 32768 (2.80 TB/s at 32768),
-     * 1024 threads for N <= 65536 (2.47), clusters of 4 and 8 blocks of 512 threads beyond
-     * (2.17 at 131072, 2.03 at 262144). */
+     * (bench/RESULTS.md, 2026-11-25, 1 GiB of bf16): 512 threads for N <= 32768 (2.95 TB/s),
+     * 1024 threads for N <= 65536 (2.82), clusters of 8 blocks of 256 threads for N <= 131072
+     * (2.87; 512 x 4: 2.79) and of 512 threads beyond (2.69 at 262144). */
     int raw_ok = p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
     if (raw_ok) {
-        static const int shapes[4][2] = {{512, 1}, {1024, 1}, {512, 4}, {512, 8}};
+        static const int shapes[4][2] = {{512, 1}, {1024, 1}, {256, 8}, {512, 8}};
         for (int i = 0; i < 4; ++i) {
             int g = shapes[i][0], c = shapes[i][1];
             if ((c == 1 || clusters) && cdiv(nvec, (int64_t)g * c) * p->vec <= 64 &&
@@ -243,11 +243,11 @@ static void choose_raw(smx_plan *p)
     if (allowed && e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
         p->raw = e[0] == '1';
     if (p->kind == 0 && p->raw) {
-        /* Reductions: the maximum then the sum, except for clusters of 8 (one reduction of
-         * (m, l) pairs saves a cluster barrier there). H100, 256 MiB bf16 (2026-11-25): N 32768
-         * 2.81 TB/s against 2.52 with pairs, 65536 2.58 / 2.45, 131072 2.34 / 2.28, 262144
-         * 2.16 / 2.22. CK_SOFTMAX_RED=pair|two overrides. */
-        p->pairred = p->cluster >= 8;
+        /* Reductions: the maximum then the sum. One reduction of (m, l) pairs saves an exchange
+         * but measured slower at every length (H100, 1 GiB bf16, 2026-11-25: N 131072 2.60
+         * against 2.79 TB/s, 262144 2.57 / 2.69, 65536 on clusters of 2 2.65 / 2.86).
+         * CK_SOFTMAX_RED=pair|two overrides. */
+        p->pairred = 0;
         const char *rd = getenv("CK_SOFTMAX_RED");
         if (rd && strcmp(rd, "two") == 0)
             p->pairred = 0;
@@ -282,7 +282,9 @@ static void tune_override(smx_plan *p, int64_t rows)
         g * r > 1024 || (c > 1 && r != 1) || (g == 32) != (r > 1 || g == 32) || r > rows)
         return;
     int64_t nv = cdiv(nvec, (int64_t)g * c);
-    if (nv * p->vec > 64)
+    /* 64 values per thread; 128 for the raw 16-bit instance (64 registers of inputs) */
+    int raw_ok = p->ti != 0 && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
+    if (nv * p->vec > (raw_ok ? 128 : 64))
         return;
     p->kind = 0;
     p->g = g;
