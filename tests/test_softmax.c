@@ -230,7 +230,7 @@ static void test_lengths(void)
     run(base(1, 1, 32768, B, B));       /* block of 1024, 32 per thread */
     run(base(1, 2, 65536, B, F));       /* cluster of 2 */
     run(base(1, 1, 65537, F, B));       /* odd: elements, cluster of 4 */
-    run(base(1, 1, 262144, B, B));      /* cluster of 8 */
+    run(base(1, 1, 262144, B, B));      /* cluster of 16 */
     run(base(1, 1, 300000, B, B));      /* online, 16-byte vectors */
     tcase c = base(1, 2, 270001, H, F); /* online, elements, log, mask */
     c.logsm = 1;

@@ -31,6 +31,7 @@ typedef struct {
 
 enum {
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
@@ -424,6 +425,17 @@ ck_status ck_cuda_get_function(ck_device *dev, void *module, const char *name, v
     return CK_SUCCESS;
 }
 
+/* Clusters of more than 8 blocks (16 on sm_90) need the kernel's non-portable opt-in. */
+static ck_status allow_cluster(ck_kernel *k, unsigned cluster_blocks)
+{
+    if (cluster_blocks <= 8 || k->cu_nonportable_set)
+        return CK_SUCCESS;
+    CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+    k->cu_nonportable_set = 1;
+    return CK_SUCCESS;
+}
+
 ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args,
                          int arg_count)
 {
@@ -465,6 +477,9 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
                 "cuLaunchKernel");
         return CK_SUCCESS;
     }
+    st = allow_cluster(k, c[0] * c[1] * c[2]);
+    if (st != CK_SUCCESS)
+        return st;
     cu_launch_attribute attr;
     memset(&attr, 0, sizeof attr);
     attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -503,6 +518,8 @@ ck_status ck_cuda_max_active(ck_kernel *k, const ck_launch_config *cfg, int *cou
         *count = per_sm * d->props.multiprocessors;
         return CK_SUCCESS;
     }
+    if ((st = allow_cluster(k, cb)) != CK_SUCCESS)
+        return st;
     if (!cu.occ_clusters)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        "the CUDA driver has no cuOccupancyMaxActiveClusters (CUDA 12.0 or newer "

@@ -192,17 +192,22 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
             return;
         }
     int clusters = props->backend == CK_BACKEND_HOST || props->cc_major >= 9;
-    /* Rows of 16-bit x without an additive mask keep their raw inputs in registers (choose_raw):
-     * 64 elements per thread fit without spills. The shapes below measured best on the H100
-     * (bench/RESULTS.md, 2026-11-25, 1 GiB of bf16): 512 threads for N <= 32768 (2.95 TB/s),
-     * 1024 threads for N <= 65536 (2.82), clusters of 8 blocks of 256 threads for N <= 131072
-     * (2.87; 512 x 4: 2.79) and of 512 threads beyond (2.69 at 262144). */
+    /* Rows of 16-bit x without an additive mask keep their raw inputs in registers (choose_raw,
+     * 64 or 128 values per thread). The shapes below measured best on the H100 (bench/
+     * RESULTS.md, 2026-11-25, 1 GiB of bf16, % of copy): 512 threads for N <= 32768 (98.6%);
+     * clusters of 4 x 256 threads for N <= 65536 (98.3%; one block of 1024: 95.9%), 8 x 128
+     * threads with up to 128 values each for N <= 131072 (95.5% at 70000, 96.5% at 100000,
+     * 97.3% at 131072) and 16 x 256 threads beyond (clusters of 16 are an sm_90 opt-in;
+     * 8 x 512: 90.7% at 262144). */
     int raw_ok = p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
     if (raw_ok) {
-        static const int shapes[4][2] = {{512, 1}, {1024, 1}, {256, 8}, {512, 8}};
-        for (int i = 0; i < 4; ++i) {
-            int g = shapes[i][0], c = shapes[i][1];
-            if ((c == 1 || clusters) && cdiv(nvec, (int64_t)g * c) * p->vec <= 64 &&
+        static const int shapes[5][3] = {
+            {512, 1, 64}, {256, 4, 64}, {128, 8, 128}, {256, 16, 64}, {512, 8, 64}};
+        for (int i = 0; i < 5; ++i) {
+            int g = shapes[i][0], c = shapes[i][1], vals = shapes[i][2];
+            int c_ok = c == 1 || (clusters && (c <= 8 || props->backend == CK_BACKEND_HOST ||
+                                               props->cc_major == 9));
+            if (c_ok && cdiv(nvec, (int64_t)g * c) * p->vec <= vals &&
                 rows * c <= 0x7fffffffLL) {
                 p->g = g;
                 p->cluster = c;
@@ -278,7 +283,8 @@ static void tune_override(smx_plan *p, int64_t rows)
     if (!e || sscanf(e, "%d,%d,%d", &g, &c, &r) != 3)
         return;
     int64_t nvec = p->n / p->vec;
-    if (g < 32 || g > 1024 || (g & (g - 1)) || (c != 1 && c != 2 && c != 4 && c != 8) || r < 1 ||
+    if (g < 32 || g > 1024 || (g & (g - 1)) || (c != 1 && c != 2 && c != 4 && c != 8 && c != 16) ||
+        r < 1 ||
         g * r > 1024 || (c > 1 && r != 1) || (g == 32) != (r > 1 || g == 32) || r > rows)
         return;
     int64_t nv = cdiv(nvec, (int64_t)g * c);
