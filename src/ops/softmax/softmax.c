@@ -197,13 +197,14 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
      * RESULTS.md, 2026-11-25, 1 GiB of bf16, % of copy): 512 threads for N <= 32768 (98.6%);
      * clusters of 4 x 256 threads for N <= 65536 (98.3%; one block of 1024: 95.9%), 8 x 128
      * threads with up to 128 values each for N <= 131072 (95.5% at 70000, 96.5% at 100000,
-     * 97.3% at 131072) and 16 x 256 threads beyond (clusters of 16 are an sm_90 opt-in;
-     * 8 x 512: 90.7% at 262144). */
+     * 97.3% at 131072), 8 x 256 threads with up to 104 values (three blocks per SM) for N <=
+     * 212992 (92.1% at 200000; 16 x 256: 87.0%) and 16 x 256 threads beyond (93.0% at 262144;
+     * 8 x 512: 90.7%; clusters of 16 are an sm_90 opt-in). */
     int raw_ok = p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
     if (raw_ok) {
-        static const int shapes[5][3] = {
-            {512, 1, 64}, {256, 4, 64}, {128, 8, 128}, {256, 16, 64}, {512, 8, 64}};
-        for (int i = 0; i < 5; ++i) {
+        static const int shapes[6][3] = {{512, 1, 64},  {256, 4, 64},  {128, 8, 128},
+                                         {256, 8, 104}, {256, 16, 64}, {512, 8, 64}};
+        for (int i = 0; i < 6; ++i) {
             int g = shapes[i][0], c = shapes[i][1], vals = shapes[i][2];
             int c_ok = c == 1 || (clusters && (c <= 8 || props->backend == CK_BACKEND_HOST ||
                                                props->cc_major == 9));
