@@ -119,6 +119,19 @@ static void test_cuda_backend_with_stub(void)
     CHECK_EQ_INT(rec->cluster[1], 1);
     CHECK_EQ_INT(rec->shared, 100000);
     CHECK_EQ_INT(rec->grid[1], 2);
+    /* clusters of 16: the non-portable opt-in before the launch */
+    ck_launch_config c16 = {{32, 1, 1}, {64, 1, 1}, {16, 1, 1}, 0, s};
+    CHECK_OK(ck_launch(k, &c16, args, sizes, 3));
+    CHECK_EQ_INT(rec->attr_set, 14);
+    CHECK_EQ_INT(rec->attr_value, 1);
+    CHECK_EQ_INT(rec->cluster[0], 16);
+    /* resident blocks / clusters: the stub's 2 blocks per SM on 132 SMs */
+    int active = -1;
+    CHECK_OK(ck_kernel_max_active(k, &c, &active));
+    CHECK_EQ_INT(active, 264);
+    CHECK_OK(ck_kernel_max_active(k, &c16, &active));
+    CHECK_EQ_INT(active, 16);
+    CHECK_STATUS(ck_kernel_max_active(k, &c, NULL), CK_ERROR_INVALID_ARGUMENT);
     ck_launch_config toobig = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 300000, NULL};
     CHECK_STATUS(ck_launch(k, &toobig, args, sizes, 3), CK_ERROR_INVALID_ARGUMENT);
     ck_launch_config badcluster = {{3, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, NULL};

@@ -426,6 +426,48 @@ static void test_cluster(void)
     ck_free(ckk_device, d);
 }
 
+/* st.async into every block of clusters of 4 and 16 (the non-portable size), completing on the
+ * receivers' mbarriers; and the resident-block query (the emulator: 0, no limit). */
+static void test_cluster_st_async(void)
+{
+    ck_device_props p;
+    if (!ckk_open() || ck_device_get_props(ckk_device, &p) != CK_SUCCESS || p.cc_major < 9) {
+        printf("clusters need compute capability 9.0; skipped\n");
+        return;
+    }
+    ck_kernel *k = ckk_kernel("cluster_async.cu", "cluster_st_async");
+    static const unsigned cxs[2] = {4, 16};
+    for (int i = 0; i < 2; ++i) {
+        unsigned cx = cxs[i], gx = 2 * cx, gy = 2, blocks = gx * gy;
+        size_t count = (size_t)blocks * 64 * 48;
+        float *out = calloc(count, sizeof(float));
+        void *d = ckk_upload(NULL, count * sizeof(float));
+        float base = 0.25f + (float)(ckt_rand64(&seed) % 100);
+        void *args[] = {&d, &base};
+        size_t sizes[] = {sizeof d, sizeof base};
+        ck_launch_config c = {{gx, gy, 1}, {64, 1, 1}, {cx, 1, 1}, 0, NULL};
+        CHECK_OK(ck_launch(k, &c, args, sizes, 2));
+        CHECK_OK(ck_device_synchronize(ckk_device));
+        ckk_download(out, d, count * sizeof(float));
+        for (unsigned by = 0; by < gy; ++by)
+            for (unsigned bx = 0; bx < gx; ++bx)
+                for (unsigned t = 0; t < 64; ++t)
+                    for (unsigned r = 0; r < cx; ++r) {
+                        unsigned b = bx + gx * by, src = bx - bx % cx + r + gx * by;
+                        float v = base + (float)src;
+                        const float *o = out + ((size_t)b * 64 + t) * 48 + 3 * r;
+                        CHECK(o[0] == v && o[1] == v * 2.0f && o[2] == v + 0.5f);
+                    }
+        if (i == 1) {
+            int active = -1;
+            CHECK_OK(ck_kernel_max_active(k, &c, &active));
+            CHECK(p.backend == CK_BACKEND_CUDA ? active >= 1 : active == 0);
+        }
+        ck_free(ckk_device, d);
+        free(out);
+    }
+}
+
 int main(void)
 {
     printf("seed %llu\n", (unsigned long long)seed);
@@ -440,6 +482,7 @@ int main(void)
     RUN_TEST(test_atomics);
     RUN_TEST(test_vec16);
     RUN_TEST(test_cluster);
+    RUN_TEST(test_cluster_st_async);
     ckk_close();
     return CK_TEST_REPORT();
 }
