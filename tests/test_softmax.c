@@ -228,7 +228,7 @@ static void test_lengths(void)
         run(c);
     }
     run(base(1, 1, 32768, B, B));       /* block of 1024, 32 per thread */
-    run(base(1, 2, 65536, B, F));       /* cluster of 2 */
+    run(base(1, 2, 65536, B, F));       /* cluster of 4 x 256 */
     run(base(1, 1, 65537, F, B));       /* odd: elements, cluster of 4 */
     run(base(1, 1, 262144, B, B));      /* cluster of 16 */
     run(base(1, 1, 300000, B, B));      /* online, 16-byte vectors */
@@ -324,7 +324,7 @@ static void test_clusters(void)
         const char *inst, *red;
         tcase c;
     } v[6];
-    v[0].inst = "512,4,1";
+    v[0].inst = ""; /* the default: 8 x 128 threads, 128 values each */
     v[0].red = "two";
     v[0].c = base(1, 3, 131072, B, B);
     v[1].inst = "512,4,1";
@@ -338,9 +338,9 @@ static void test_clusters(void)
     v[2].c.scale = 0.5;
     v[3].inst = "256,8,1";
     v[3].red = "pair";
-    v[3].c = base(1, 4, 20000, B, B); /* the last blocks hold no vectors */
+    v[3].c = base(1, 4, 20000, B, B); /* the last round of vectors is partial */
     v[3].c.inplace = 1;
-    v[4].inst = "512,8,1";
+    v[4].inst = "256,16,1";
     v[4].red = "two";
     v[4].c = base(1, 2, 262144, B, F);
     v[4].c.pad = 16;
@@ -348,7 +348,10 @@ static void test_clusters(void)
     v[5].red = "pair";
     v[5].c = base(1, 3, 30000, F, F); /* f32 x: the f32 register instance */
     for (int i = 0; i < 6; ++i) {
-        setenv("CK_SOFTMAX_INSTANCE", v[i].inst, 1);
+        if (v[i].inst[0])
+            setenv("CK_SOFTMAX_INSTANCE", v[i].inst, 1);
+        else
+            unsetenv("CK_SOFTMAX_INSTANCE");
         setenv("CK_SOFTMAX_RED", v[i].red, 1);
         run(v[i].c);
     }

@@ -425,6 +425,18 @@ ck_status ck_cuda_get_function(ck_device *dev, void *module, const char *name, v
     return CK_SUCCESS;
 }
 
+/* More than 48 KiB of dynamic shared memory needs the kernel's opt-in, once per size. */
+static ck_status allow_shared(ck_kernel *k, size_t bytes)
+{
+    if (bytes <= 48u * 1024u || bytes <= k->cu_dyn_shared_set)
+        return CK_SUCCESS;
+    CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             (int)bytes),
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    k->cu_dyn_shared_set = bytes;
+    return CK_SUCCESS;
+}
+
 /* Clusters of more than 8 blocks (16 on sm_90) need the kernel's non-portable opt-in. */
 static ck_status allow_cluster(ck_kernel *k, unsigned cluster_blocks)
 {
@@ -455,13 +467,8 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
                                i, k->sig->name, k->arg_sizes_checked[i], k->sig->params[i], size);
         }
     }
-    if (cfg->dynamic_shared_bytes > 48u * 1024u &&
-        cfg->dynamic_shared_bytes > k->cu_dyn_shared_set) {
-        CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 (int)cfg->dynamic_shared_bytes),
-                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-        k->cu_dyn_shared_set = cfg->dynamic_shared_bytes;
-    }
+    if ((st = allow_shared(k, cfg->dynamic_shared_bytes)) != CK_SUCCESS)
+        return st;
     unsigned g[3], b[3], c[3];
     int clusters = 0;
     for (int i = 0; i < 3; ++i) {
@@ -504,13 +511,8 @@ ck_status ck_cuda_max_active(ck_kernel *k, const ck_launch_config *cfg, int *cou
         c[i] = cfg->cluster[i] ? cfg->cluster[i] : 1;
         cb *= c[i];
     }
-    if (cfg->dynamic_shared_bytes > 48u * 1024u &&
-        cfg->dynamic_shared_bytes > k->cu_dyn_shared_set) {
-        CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 (int)cfg->dynamic_shared_bytes),
-                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-        k->cu_dyn_shared_set = cfg->dynamic_shared_bytes;
-    }
+    if ((st = allow_shared(k, cfg->dynamic_shared_bytes)) != CK_SUCCESS)
+        return st;
     if (cb == 1) {
         int per_sm = 0;
         CU_CALL(cu.occ_blocks(&per_sm, k->cu_function, (int)b, cfg->dynamic_shared_bytes),
