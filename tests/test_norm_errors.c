@@ -165,19 +165,20 @@ static void test_nvrtc(void)
         {1, 1024, 8, CK_DTYPE_BF16, CK_DTYPE_F16, CK_DTYPE_BF16, -1, -1, -1, -1},
         {0, 100, 4, CK_DTYPE_F32, CK_DTYPE_F32, CK_DTYPE_F32, CK_DTYPE_F32, -1, -1, -1},
     };
-    for (size_t i = 0; i < sizeof fw / sizeof fw[0]; ++i) {
+    for (size_t j = 0; j < 2 * (sizeof fw / sizeof fw[0]); ++j) {
+        size_t i = j / 2; /* each with and without clusters (sm_90 / older) */
         ck_norm_instance in;
         ck_norm_pick_fwd(fw[i].n, fw[i].vec, 16384, fw[i].vec == 8 && fw[i].xt != 0 && fw[i].rt < 0
                              ? (fw[i].xt == CK_DTYPE_BF16 ? 2 : 1)
                              : 0,
-                         &in);
+                         (int)(j % 2), &in);
         char *src = ck_norm_fwd_source(fw[i].kind, fw[i].n, &in, fw[i].xt, fw[i].yt, fw[i].gt,
                                        fw[i].bt, fw[i].rt, fw[i].ot, fw[i].st, fw[i].kind == 0, 1);
         CHECK(src != NULL);
         void *cubin = NULL;
         size_t size = 0;
         ck_status st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
-        CHECK_MSG(st == CK_SUCCESS, "forward %zu: %s", i, ck_last_error());
+        CHECK_MSG(st == CK_SUCCESS, "forward %zu (clusters %zu): %s", i, j % 2, ck_last_error());
         free(cubin);
         free(src);
     }

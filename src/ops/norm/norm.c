@@ -171,6 +171,7 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
     }
     in->vec = vec;
     in->raw = 0;
+    in->cluster = 1;
     in->iters = (int)((nv + in->g - 1) / in->g);
     /* registers: the dgamma/dbeta accumulators (2 x iters x vec floats) come first; x and dy
      * are cached for the second pass (2 x vec floats per vector) within 32 floats per thread
@@ -224,12 +225,30 @@ static void fwd_knobs_get(fwd_knobs *k)
         k->block = v[3];
 }
 
-void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_instance *in)
+void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
+                      ck_norm_instance *in)
 {
     fwd_knobs kn;
     fwd_knobs_get(&kn);
     int64_t nv = n / vec;
     int g = kn.g, raw = 0;
+    in->cluster = 1;
+    /* 16-bit rows of 32,769 to 65,536 elements: a cluster of 4 blocks of 256 threads, 64 raw
+     * values each, the statistics exchanged with st.async (norm_fwd_kernel.h). A block of 1024
+     * threads (one per SM) measured 2.68 TB/s at 8192 x 65536 bf16 (90% of copy), as softmax's
+     * 1024-thread instance against clusters of 4 x 256 (2.85 / 2.91, H100, bench/RESULTS.md).
+     * CK_NORM_CLUSTER=0 keeps the block instance. */
+    const char *ce = getenv("CK_NORM_CLUSTER");
+    if (raw_ok && clusters_ok && kn.g == 0 && !kn.vals_set && kn.raw != 0 && n > 32768 &&
+        cdiv(nv, 1024) * vec <= 64 && rows <= 0x7fffffffLL / 4 && !(ce && ce[0] == '0')) {
+        in->vec = vec;
+        in->g = in->block = 256;
+        in->cluster = 4;
+        in->raw = 1;
+        in->iters = in->cache = (int)cdiv(nv, 1024);
+        in->grid = (unsigned)(rows * 4);
+        return;
+    }
     if (g == 0) {
         if (cdiv(nv, 32) * vec <= 32) { /* up to a warp per row, 4 vectors per lane */
             int64_t p = pow2ceil(cdiv(nv, 4));
@@ -301,9 +320,9 @@ char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt
              "#define NORM_XT %d\n#define NORM_YT %d\n#define NORM_GT %d\n#define NORM_BT %d\n"
              "#define NORM_RT %d\n#define NORM_OT %d\n#define NORM_ST %d\n"
              "#define NORM_MEAN %d\n#define NORM_RSTD %d\n#define NORM_QMAX %d\n"
-             "#define NORM_RAW %d\n#define NORM_EVEN %d\n"
+             "#define NORM_RAW %d\n#define NORM_EVEN %d\n#define NORM_CLUSTER %d\n"
              "#include \"ops/norm/norm_fwd_kernel.h\"\n"
-             "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_norm_fwd(const void *x, long long sx,\n"
+             "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, %d) ck_norm_fwd(const void *x, long long sx,\n"
              "    const void *residual, long long sr, void *y, long long sy, void *resout,\n"
              "    long long so, const void *gamma, const void *beta, const void *smooth,\n"
              "    float *yscale, float *mean_out, float *rstd_out, long long rows, float eps)\n"
@@ -313,8 +332,9 @@ char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt
              "}\n",
              kind_name(kind), kind, (long long)n, in->vec, (long long)(n / in->vec), in->g,
              in->block, in->block / in->g, in->iters, in->cache, xt, yt, gt < 0 ? 0 : gt, bt, rt,
-             ot, st, want_mean, want_rstd, qmax, in->raw, (n / in->vec) % in->g == 0 ? 1 : 0,
-             in->block);
+             ot, st, want_mean, want_rstd, qmax, in->raw,
+             (n / in->vec) % ((int64_t)in->g * in->cluster) == 0 ? 1 : 0, in->cluster, in->block,
+             in->cluster > 1 ? 1024 / in->block : 1);
     return s;
 }
 
@@ -488,7 +508,9 @@ ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
     int raw_ok = (d->x->dtype == CK_DTYPE_BF16 || d->x->dtype == CK_DTYPE_F16) && vec == 8 &&
                  !d->residual;
     raw_ok = raw_ok && d->x->dtype == CK_DTYPE_BF16 ? 2 : raw_ok;
-    ck_norm_pick_fwd(xr.n, vec, xr.rows, raw_ok, &in);
+    const ck_device_props *props = ck_op_props(ctx);
+    ck_norm_pick_fwd(xr.n, vec, xr.rows, raw_ok,
+                     props->backend == CK_BACKEND_HOST || props->cc_major >= 9, &in);
     char *src = ck_norm_fwd_source(
         d->kind, xr.n, &in, d->x->dtype, d->y->dtype, d->gamma ? (int)d->gamma->dtype : -1,
         d->beta ? (int)d->beta->dtype : -1, d->residual ? (int)d->residual->dtype : -1,
@@ -510,7 +532,17 @@ ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
     size_t sizes[] = {sizeof px, sizeof sx, sizeof pr, sizeof sr, sizeof py, sizeof sy,
                       sizeof po, sizeof so, sizeof pg, sizeof pb, sizeof ps, sizeof pscale,
                       sizeof pmean, sizeof prstd, sizeof rows, sizeof eps};
-    st = ck_op_launch(ctx, k, in.grid, 1, 1, (unsigned)in.block, 0, args, sizes, 16);
+    if (in.cluster > 1) {
+        ck_launch_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.grid[0] = in.grid;
+        cfg.block[0] = (unsigned)in.block;
+        cfg.cluster[0] = (unsigned)in.cluster;
+        cfg.stream = ck_context_stream(ctx);
+        st = ck_launch(k, &cfg, args, sizes, 16);
+    } else {
+        st = ck_op_launch(ctx, k, in.grid, 1, 1, (unsigned)in.block, 0, args, sizes, 16);
+    }
     return st == CK_SUCCESS ? st : ck_fail_context(st, "%s", op);
 }
 

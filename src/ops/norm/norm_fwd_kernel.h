@@ -17,6 +17,11 @@
  *   NORM_BT, NORM_RT, NORM_OT, NORM_ST   beta, residual, residual output, smooth (-1: absent)
  *   NORM_MEAN, NORM_RSTD          1 to write the row's mean / rstd (f32)
  *   NORM_QMAX   largest code of the quantized y (127 or 448); 0: not quantized
+ *   NORM_CLUSTER blocks per row (a thread-block cluster; 1: none). Block `rank` holds vectors
+ *               (it * NORM_CLUSTER + rank) * NORM_G + lane; the blocks' statistics (and the
+ *               row's max |y|) are exchanged with st.async into every block's shared memory,
+ *               completing on one mbarrier per exchange, and merged in rank order, so every
+ *               block computes the same bits. One row per block (the grid covers the rows).
  *
  * One group of NORM_RPB rows per block (grid = row groups, not persistent: several blocks per
  * SM overlap one's loads with another's reductions and stores). Each row: a = x (+ residual),
@@ -28,6 +33,34 @@
  * to yscale), code = round(y / scale).
  */
 #include "ops/norm/norm_common_kernel.h"
+
+#ifndef NORM_CLUSTER
+#define NORM_CLUSTER 1
+#endif
+#if NORM_CLUSTER > 1
+#define NORM_RANK ((int)ck_cluster_ctarank())
+#else
+#define NORM_RANK 0
+#endif
+/* vector of the row held by thread `lane` in round `it` */
+#define NORM_VIDX(it) (((it) * NORM_CLUSTER + NORM_RANK) * NORM_G + lane)
+
+#if NORM_CLUSTER > 1
+/* Exchange of the cluster's per-block results: thread r < NORM_CLUSTER of every block stores
+ * the block's `n` floats into slot[rank * 4 ...] of block r (st.async, completing on its
+ * mbarrier `bar`, which expects 4 * n * NORM_CLUSTER bytes); then every block waits on its own. */
+CK_DEVICE void norm_cluster_send(const float *v, int n, float *slot, unsigned long long *bar)
+{
+    unsigned t = ck_thread_idx_x(), rank = ck_cluster_ctarank();
+    if (t < NORM_CLUSTER) {
+        if (n >= 2)
+            ck_st_async_2f32(slot + 4 * rank, v[0], v[1], bar, t);
+        if (n == 1 || n == 3)
+            ck_st_async_f32(slot + 4 * rank + (n - 1), v[n - 1], bar, t);
+    }
+    ck_mbar_wait_parity_cluster(bar, 0);
+}
+#endif
 
 CK_DEVICE void norm_fwd_get(const char *x, long long sx, const char *r, long long sr, long long row,
                             int v, float *a)
@@ -112,6 +145,18 @@ CK_DEVICE void ck_norm_fwd_body(
 #else
     float *red_s = 0, *red_a = 0;
 #endif
+#if NORM_CLUSTER > 1
+    CK_SHARED_ARRAY(float, cl_slot, 2 * 4 * NORM_CLUSTER);
+    CK_SHARED_ARRAY(unsigned long long, cl_bar, 2);
+    if (ck_thread_idx_x() == 0) {
+        ck_mbar_init(&cl_bar[0], 1);
+        ck_mbar_init(&cl_bar[1], 1);
+        (void)ck_mbar_arrive_expect_tx(&cl_bar[0], (NORM_KIND == 0 ? 12u : 4u) * NORM_CLUSTER);
+        (void)ck_mbar_arrive_expect_tx(&cl_bar[1], 4u * NORM_CLUSTER);
+        ck_mbar_fence_init();
+    }
+    ck_cluster_arrive();
+#endif
     const char *xc = (const char *)x, *rc = (const char *)residual;
     const char *gc = (const char *)gamma, *bc = (const char *)beta, *scc = (const char *)smooth;
     const int lane = (int)(ck_thread_idx_x() % NORM_G);
@@ -123,8 +168,8 @@ CK_DEVICE void ck_norm_fwd_body(
     (void)rstd_out;
     (void)eps;
     /* one iteration unless the rows exceed the grid (more than 2^31 - 1 row groups) */
-    for (long long base = (long long)ck_block_idx_x() * NORM_RPB; base < rows;
-         base += (long long)ck_grid_dim_x() * NORM_RPB) {
+    for (long long base = (long long)(ck_block_idx_x() / NORM_CLUSTER) * NORM_RPB; base < rows;
+         base += (long long)(ck_grid_dim_x() / NORM_CLUSTER) * NORM_RPB) {
         const long long row = base + group;
 #if NORM_G == 32
         if (row >= rows)
@@ -139,7 +184,7 @@ CK_DEVICE void ck_norm_fwd_body(
         /* pass 1: read the cached part of the row (all loads issued first) */
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            int v = it * NORM_G + lane;
+            int v = NORM_VIDX(it);
             if (valid && (NORM_EVEN || v < NORM_NV)) {
 #if NORM_RAW
                 norm_ld_words(xc + (row * sx + (long long)v * NORM_VEC) * 2, NORM_VEC * 2,
@@ -161,7 +206,7 @@ CK_DEVICE void ck_norm_fwd_body(
 #if NORM_OT >= 0
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            int v = it * NORM_G + lane;
+            int v = NORM_VIDX(it);
             if (valid && (NORM_EVEN || v < NORM_NV))
                 norm_store((char *)resout + (row * so + (long long)v * NORM_VEC) *
                                                 NORM_ESIZE(NORM_OT),
@@ -175,7 +220,7 @@ CK_DEVICE void ck_norm_fwd_body(
             cnt = valid ? (float)(NORM_CACHE * NORM_VEC) : 0.0f;
         else {
             int nvalid = 0;
-            CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it) nvalid += it * NORM_G + lane < NORM_NV;
+            CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it) nvalid += NORM_VIDX(it) < NORM_NV;
             cnt = valid ? (float)(nvalid * NORM_VEC) : 0.0f;
         }
         float sum = 0.0f;
@@ -192,7 +237,7 @@ CK_DEVICE void ck_norm_fwd_body(
         st.m2 = 0.0f;
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            if (NORM_EVEN || it * NORM_G + lane < NORM_NV) {
+            if (NORM_EVEN || NORM_VIDX(it) < NORM_NV) {
                 CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
                 {
                     float d = NORM_CVAL(it, k) - st.mean;
@@ -216,7 +261,7 @@ CK_DEVICE void ck_norm_fwd_body(
         /* the uncached rest of the row: per vector (its own two-pass state, merged by Chan) */
         CK_UNROLL for (int it = NORM_CACHE; it < NORM_ITERS; ++it)
         {
-            int v = it * NORM_G + lane;
+            int v = NORM_VIDX(it);
             if (valid && v < NORM_NV) {
                 float a[NORM_VEC];
                 norm_fwd_get(xc, sx, rc, sr, row, v, a);
@@ -236,10 +281,31 @@ CK_DEVICE void ck_norm_fwd_body(
         float mean = 0.0f, rstd = 1.0f;
 #if NORM_KIND == 0
         st = norm_reduce_welford(st, red_s);
+#if NORM_CLUSTER > 1
+        {
+            float w[3] = {st.n, st.mean, st.m2};
+            ck_cluster_wait();
+            norm_cluster_send(w, 3, cl_slot, &cl_bar[0]);
+            for (int r = 0; r < NORM_CLUSTER; ++r) {
+                norm_welford o;
+                o.n = cl_slot[4 * r];
+                o.mean = cl_slot[4 * r + 1];
+                o.m2 = cl_slot[4 * r + 2];
+                st = r == 0 ? o : norm_welford_combine(st, o);
+            }
+        }
+#endif
         mean = st.mean;
         rstd = 1.0f / sqrtf(st.m2 * (1.0f / (float)NORM_N) + eps);
 #elif NORM_KIND == 1
         ss = norm_reduce_f32(ss, 0, red_s);
+#if NORM_CLUSTER > 1
+        ck_cluster_wait();
+        norm_cluster_send(&ss, 1, cl_slot, &cl_bar[0]);
+        ss = 0.0f;
+        for (int r = 0; r < NORM_CLUSTER; ++r)
+            ss += cl_slot[4 * r];
+#endif
         rstd = 1.0f / sqrtf(ss * (1.0f / (float)NORM_N) + eps);
 #endif
         /* gamma / beta / smooth are loaded after the reduction, where they are used: an
@@ -251,7 +317,7 @@ CK_DEVICE void ck_norm_fwd_body(
             bc = NORM_PSHIFT(bc, NORM_BT >= 0, hide);
             scc = NORM_PSHIFT(scc, NORM_ST >= 0, hide);
         }
-        if (valid && lane == 0) {
+        if (valid && lane == 0 && NORM_RANK == 0) {
 #if NORM_MEAN
             mean_out[row] = mean;
 #endif
@@ -264,7 +330,7 @@ CK_DEVICE void ck_norm_fwd_body(
         float amax = 0.0f;
         CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
         {
-            int v = it * NORM_G + lane;
+            int v = NORM_VIDX(it);
             if (valid && (NORM_EVEN || v < NORM_NV)) {
                 float a[NORM_VEC];
                 if (it < NORM_CACHE) {
@@ -284,8 +350,17 @@ CK_DEVICE void ck_norm_fwd_body(
             }
         }
         amax = norm_reduce_f32(amax, 1, red_a);
+#if NORM_CLUSTER > 1
+#if NORM_KIND == 2
+        ck_cluster_wait();
+#endif
+        norm_cluster_send(&amax, 1, cl_slot + 4 * NORM_CLUSTER, &cl_bar[1]);
+        amax = 0.0f;
+        for (int r = 0; r < NORM_CLUSTER; ++r)
+            amax = norm_nanmax(amax, cl_slot[4 * NORM_CLUSTER + 4 * r]);
+#endif
         float scale = amax / (float)NORM_QMAX;
-        if (valid && lane == 0)
+        if (valid && lane == 0 && NORM_RANK == 0)
             yscale[row] = scale;
 #endif
         /* final pass: y. The gamma/beta/smooth addresses of vector `it` depend (invisibly) on
@@ -295,7 +370,7 @@ CK_DEVICE void ck_norm_fwd_body(
         uint32_t dep[NORM_ITERS];
         CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
         {
-            int v = it * NORM_G + lane;
+            int v = NORM_VIDX(it);
             dep[it] = 0u;
             if (valid && (NORM_EVEN || v < NORM_NV)) {
                 long long h = 0;

@@ -19,6 +19,7 @@ typedef struct ck_norm_instance {
     int iters;   /* vectors per thread and row */
     int cache;   /* of which kept in registers */
     int raw;     /* forward: the cache holds x's raw 16-bit codes */
+    int cluster; /* forward: blocks per row (a thread-block cluster, sm_90); 1: none */
     unsigned grid;
 } ck_norm_instance;
 
@@ -30,7 +31,8 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
  * raw_ok: 1 when x is 16-bit, read as 16-byte vectors, without a residual (its raw codes may
  * be cached where f32 values would not fit), 2 when x is bf16 besides (raw codes preferred
  * in every block instance); 0 otherwise. CK_NORM_FWD overrides (norm.c). */
-void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, ck_norm_instance *in);
+void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
+                      ck_norm_instance *in);
 
 /* Full source of the forward kernel "ck_norm_fwd" for the given constants (malloc'd). The
  * dtype arguments are ck_dtype values, -1 for an absent tensor. */
