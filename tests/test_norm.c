@@ -261,7 +261,7 @@ static void test_rmsnorm_sizes(void)
         {CK_NORM_RMSNORM, 3, 4097, 3, BF16, BF16, F32, 0, 0, 0, 0, 1, 0},
         {CK_NORM_RMSNORM, 2, 65536, 8, F32, F32, F32, 0, 0, 0, 0, 1, 0},
         {CK_NORM_RMSNORM, 2, 32768, 0, F16, F16, F32, 0, 0, 0, 0, 1, 0}, /* raw cache, 512 */
-        /* clusters of 4 blocks (16-bit rows over 32768): unequal shares; NaN/Inf rows */
+        /* on clusters with CK_NORM_CLUSTER (16-bit rows over 32768): unequal shares; NaN/Inf */
         {CK_NORM_RMSNORM, 3, 50000, 0, BF16, BF16, F32, 0, 0, 0, 0, 1, 0},
         {CK_NORM_RMSNORM, 2, 65536, 0, F16, F32, F16, 0, 0, 0, 0, 1, 1},
     };
@@ -278,7 +278,8 @@ static void test_quant(void)
         {CK_NORM_LAYERNORM, 2, 65536, 0, BF16, CK_DTYPE_FP8_E4M3, BF16, 1, 0, 0, 1, 0, 0},
         {CK_NORM_NONE, 7, 3000, 8, BF16, CK_DTYPE_I8, F32, 0, 0, 0, 1, 0, 0},
         {CK_NORM_NONE, 4, 33, 0, F32, CK_DTYPE_FP8_E4M3, F32, 0, 1, 0, 0, 0, 0},
-        /* clusters of 4: the row's max |y| exchanged (with and without statistics before) */
+        /* on clusters with CK_NORM_CLUSTER: the row's max |y| exchanged (after statistics or
+         * alone) */
         {CK_NORM_RMSNORM, 3, 40008, 0, BF16, CK_DTYPE_I8, BF16, 0, 0, 0, 1, 1, 0},
         {CK_NORM_NONE, 3, 65536, 0, F16, CK_DTYPE_I8, F32, 0, 0, 0, 1, 0, 0},
         {CK_NORM_LAYERNORM, 2, 36000, 0, BF16, CK_DTYPE_I8, BF16, 1, 0, 0, 0, 1, 1},

@@ -166,12 +166,17 @@ static void test_nvrtc(void)
         {0, 100, 4, CK_DTYPE_F32, CK_DTYPE_F32, CK_DTYPE_F32, CK_DTYPE_F32, -1, -1, -1},
     };
     for (size_t j = 0; j < 2 * (sizeof fw / sizeof fw[0]); ++j) {
-        size_t i = j / 2; /* each with and without clusters (sm_90 / older) */
+        size_t i = j / 2; /* each without and with clusters (CK_NORM_CLUSTER opts in) */
+        if (j % 2)
+            setenv("CK_NORM_CLUSTER", "4,256", 1);
+        else
+            unsetenv("CK_NORM_CLUSTER");
         ck_norm_instance in;
         ck_norm_pick_fwd(fw[i].n, fw[i].vec, 16384, fw[i].vec == 8 && fw[i].xt != 0 && fw[i].rt < 0
                              ? (fw[i].xt == CK_DTYPE_BF16 ? 2 : 1)
                              : 0,
-                         (int)(j % 2), &in);
+                         1, &in);
+        unsetenv("CK_NORM_CLUSTER");
         char *src = ck_norm_fwd_source(fw[i].kind, fw[i].n, &in, fw[i].xt, fw[i].yt, fw[i].gt,
                                        fw[i].bt, fw[i].rt, fw[i].ot, fw[i].st, fw[i].kind == 0, 1);
         CHECK(src != NULL);

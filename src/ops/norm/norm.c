@@ -233,20 +233,27 @@ void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters
     int64_t nv = n / vec;
     int g = kn.g, raw = 0;
     in->cluster = 1;
-    /* 16-bit rows of 32,769 to 65,536 elements: a cluster of 4 blocks of 256 threads, 64 raw
-     * values each, the statistics exchanged with st.async (norm_fwd_kernel.h). A block of 1024
-     * threads (one per SM) measured 2.68 TB/s at 8192 x 65536 bf16 (90% of copy), as softmax's
-     * 1024-thread instance against clusters of 4 x 256 (2.85 / 2.91, H100, bench/RESULTS.md).
-     * CK_NORM_CLUSTER=0 keeps the block instance. */
+    /* Opt-in (CK_NORM_CLUSTER=C,G, C = 2, 4 or 8 blocks of G = 128, 256 or 512 threads): 16-bit
+     * rows of 32,769 to 65,536 elements split over a thread-block cluster, 64 raw values per
+     * thread at most, the statistics exchanged with st.async (norm_fwd_kernel.h). Not the
+     * default: on the H100 (bf16 8192 x 65536, bench/RESULTS.md) layernorm ran at 2.67 TB/s
+     * with one block of 1024 threads and 2.46-2.59 on clusters (4 x 256, 8 x 128, 2 x 512);
+     * RMSNorm 2.90 against 2.78-2.79. */
     const char *ce = getenv("CK_NORM_CLUSTER");
-    if (raw_ok && clusters_ok && kn.g == 0 && !kn.vals_set && kn.raw != 0 && n > 32768 &&
-        cdiv(nv, 1024) * vec <= 64 && rows <= 0x7fffffffLL / 4 && !(ce && ce[0] == '0')) {
+    int cc = 0, cg = 0, ca = 0, cb = 0;
+    if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
+        (cb == 128 || cb == 256 || cb == 512)) {
+        cc = ca;
+        cg = cb;
+    }
+    if (cc > 0 && raw_ok && clusters_ok && kn.g == 0 && !kn.vals_set && kn.raw != 0 &&
+        n > 32768 && cdiv(nv, (int64_t)cc * cg) * vec <= 64 && rows <= 0x7fffffffLL / cc) {
         in->vec = vec;
-        in->g = in->block = 256;
-        in->cluster = 4;
+        in->g = in->block = cg;
+        in->cluster = cc;
         in->raw = 1;
-        in->iters = in->cache = (int)cdiv(nv, 1024);
-        in->grid = (unsigned)(rows * 4);
+        in->iters = in->cache = (int)cdiv(nv, (int64_t)cc * cg);
+        in->grid = (unsigned)(rows * cc);
         return;
     }
     if (g == 0) {
