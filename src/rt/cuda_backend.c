@@ -425,6 +425,18 @@ ck_status ck_cuda_get_function(ck_device *dev, void *module, const char *name, v
     return CK_SUCCESS;
 }
 
+/* The launch attribute of a cluster shape. */
+static cu_launch_attribute cluster_attr(const unsigned *c)
+{
+    cu_launch_attribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.cluster_dim.x = c[0];
+    attr.value.cluster_dim.y = c[1];
+    attr.value.cluster_dim.z = c[2];
+    return attr;
+}
+
 /* More than 48 KiB of dynamic shared memory needs the kernel's opt-in, once per size. */
 static ck_status allow_shared(ck_kernel *k, size_t bytes)
 {
@@ -487,12 +499,7 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     st = allow_cluster(k, c[0] * c[1] * c[2]);
     if (st != CK_SUCCESS)
         return st;
-    cu_launch_attribute attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.cluster_dim.x = c[0];
-    attr.value.cluster_dim.y = c[1];
-    attr.value.cluster_dim.z = c[2];
+    cu_launch_attribute attr = cluster_attr(c);
     cu_launch_config lc = {g[0], g[1],  g[2], b[0], b[1], b[2], (unsigned)cfg->dynamic_shared_bytes,
                            s,    &attr, 1};
     CU_CALL(cu.launch_ex(&lc, k->cu_function, (void **)args, NULL), "cuLaunchKernelEx");
@@ -526,12 +533,7 @@ ck_status ck_cuda_max_active(ck_kernel *k, const ck_launch_config *cfg, int *cou
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        "the CUDA driver has no cuOccupancyMaxActiveClusters (CUDA 12.0 or newer "
                        "is needed to count resident clusters).");
-    cu_launch_attribute attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.cluster_dim.x = c[0];
-    attr.value.cluster_dim.y = c[1];
-    attr.value.cluster_dim.z = c[2];
+    cu_launch_attribute attr = cluster_attr(c);
     /* the grid only has to be a multiple of the cluster shape here */
     cu_launch_config lc = {c[0],
                            c[1],
