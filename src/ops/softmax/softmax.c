@@ -172,6 +172,13 @@ static int64_t cdiv(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* The raw 16-bit register instance applies: 16-bit x read as 16-byte vectors (8 elements), no
+ * additive mask (the causal mask depends on the column only). */
+static int raw_allowed(const smx_plan *p)
+{
+    return p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
+}
+
 /* Choose the instance (smx_plan.kind, g, nv, cluster, ...) for rows of length n. */
 static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
 {
@@ -200,8 +207,7 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
      * 97.3% at 131072), 8 x 256 threads with up to 104 values (three blocks per SM) for N <=
      * 212992 (92.1% at 200000; 16 x 256: 87.0%) and 16 x 256 threads beyond (93.0% at 262144;
      * 8 x 512: 90.7%; clusters of 16 are an sm_90 opt-in). */
-    int raw_ok = p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
-    if (raw_ok) {
+    if (raw_allowed(p)) {
         static const int shapes[6][3] = {{512, 1, 64},  {256, 4, 64},  {128, 8, 128},
                                          {256, 8, 104}, {256, 16, 64}, {512, 8, 64}};
         for (int i = 0; i < 6; ++i) {
@@ -242,8 +248,7 @@ static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
  * row is split over a cluster. CK_SOFTMAX_RAW=0|1 overrides the choice (where allowed). */
 static void choose_raw(smx_plan *p)
 {
-    int allowed = p->kind == 0 && p->ti != 0 /* f32 */ && p->vec == 8 && p->wide_x &&
-                  !(p->maskbits & 1);
+    int allowed = p->kind == 0 && raw_allowed(p);
     p->raw = allowed && (p->cluster > 1 || p->nv * p->vec > 16);
     const char *e = getenv("CK_SOFTMAX_RAW");
     if (allowed && e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
@@ -290,8 +295,7 @@ static void tune_override(smx_plan *p, int64_t rows)
         return;
     int64_t nv = cdiv(nvec, (int64_t)g * c);
     /* 64 values per thread; 128 for the raw 16-bit instance (64 registers of inputs) */
-    int raw_ok = p->ti != 0 && p->vec == 8 && p->wide_x && !(p->maskbits & 1);
-    if (nv * p->vec > (raw_ok ? 128 : 64))
+    if (nv * p->vec > (raw_allowed(p) ? 128 : 64))
         return;
     p->kind = 0;
     p->g = g;

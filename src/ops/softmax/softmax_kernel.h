@@ -162,20 +162,49 @@ CK_DEVICE long long smx_vi(unsigned rank, int j, unsigned tid)
 #endif
 
 #ifdef SMX_NV
+/* The row's maximum (is_max 1) or sum from each thread's: the warp's or the block's (through
+ * `red`, SMX_G / 32 floats), then over a cluster the blocks' (slots `cl`, mbarrier `mb`). The
+ * maximum is the first exchange: it waits for the split cluster barrier of smx_cluster_init. */
+CK_DEVICE float smx_row_reduce(float v, int is_max, float *red, float *cl,
+                               unsigned long long *mb, unsigned rank, unsigned tid)
+{
+#if SMX_G > 32
+    v = is_max ? smx_block_max(v, red) : smx_block_sum(v, red);
+#else
+    (void)red;
+    v = is_max ? ck_warp_reduce_max_f32(v) : ck_warp_reduce_add_f32(v);
+#endif
+#if SMX_CLUSTER > 1
+    if (is_max) {
+        ck_cluster_wait();
+        v = smx_cluster_max(v, cl, mb, rank, tid);
+    } else {
+        v = smx_cluster_sum(v, cl, mb, rank, tid);
+    }
+#else
+    (void)cl;
+    (void)mb;
+    (void)rank;
+    (void)tid;
+#endif
+    return v;
+}
+#endif
+
+#ifdef SMX_NV
 /* Register instance: each row (or each 1/SMX_CLUSTER of a row) is held in registers, SMX_NV
  * vectors per thread, so x is read once and y written once. */
 CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows, long long xs,
                         long long ys, long long ms, long long mdiv, long long mmod, long long cm,
                         float scale2)
 {
-#if SMX_G > 32
+    /* the block reductions' slots and the cluster exchanges' (a few unused bytes without) */
     CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
     CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
-#endif
-#if SMX_CLUSTER > 1
     CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
     CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
     CK_SHARED_ARRAY(unsigned long long, smx_mb, 2);
+#if SMX_CLUSTER > 1
     const unsigned rank = ck_cluster_ctarank();
     smx_cluster_init(smx_mb, 2, 4 * SMX_CLUSTER);
 #else
@@ -200,15 +229,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     }
     float m = smx_neg_inf();
     CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e) m = fmaxf(m, v[e]);
-#if SMX_G > 32
-    m = smx_block_max(m, smx_red_m);
-#else
-    m = ck_warp_reduce_max_f32(m);
-#endif
-#if SMX_CLUSTER > 1
-    ck_cluster_wait();
-    m = smx_cluster_max(m, smx_cl_m, &smx_mb[0], rank, tid);
-#endif
+    m = smx_row_reduce(m, 1, smx_red_m, smx_cl_m, &smx_mb[0], rank, tid);
     const float mx = smx_safe_max(m);
     float l = 0.0f;
     CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e)
@@ -219,14 +240,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
         v[e] = p;
 #endif
     }
-#if SMX_G > 32
-    l = smx_block_sum(l, smx_red_l);
-#else
-    l = ck_warp_reduce_add_f32(l);
-#endif
-#if SMX_CLUSTER > 1
-    l = smx_cluster_sum(l, smx_cl_l, &smx_mb[1], rank, tid);
-#endif
+    l = smx_row_reduce(l, 0, smx_red_l, smx_cl_l, &smx_mb[1], rank, tid);
 #if SMX_LOG
     const float c = mx + log2f(l);
 #else
@@ -297,23 +311,15 @@ CK_DEVICE void smx_raw_load(uint32_t *raw, int j, const void *x, long long xoff,
 CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs, long long ys,
                             long long cm, float scale2)
 {
-#if SMX_G > 32 && SMX_PAIRRED
-    CK_SHARED_ARRAY(float, smx_red_p, 2 * (SMX_G / 32));
-#elif SMX_G > 32
-    CK_SHARED_ARRAY(float, smx_red_m, SMX_G / 32);
+    /* the block reductions' slots and the cluster exchanges' (pairs: 2 floats per slot) */
+    CK_SHARED_ARRAY(float, smx_red_m, (1 + SMX_PAIRRED) * (SMX_G / 32));
     CK_SHARED_ARRAY(float, smx_red_l, SMX_G / 32);
-#endif
-#if SMX_CLUSTER > 1 && SMX_PAIRRED
-    CK_SHARED_ARRAY(float, smx_cl_p, 2 * SMX_CLUSTER);
-    CK_SHARED_ARRAY(unsigned long long, smx_mb, 1);
-    const unsigned rank = ck_cluster_ctarank();
-    smx_cluster_init(smx_mb, 1, 8 * SMX_CLUSTER);
-#elif SMX_CLUSTER > 1
-    CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
+    CK_SHARED_ARRAY(float, smx_cl_m, (1 + SMX_PAIRRED) * SMX_CLUSTER);
     CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
     CK_SHARED_ARRAY(unsigned long long, smx_mb, 2);
+#if SMX_CLUSTER > 1
     const unsigned rank = ck_cluster_ctarank();
-    smx_cluster_init(smx_mb, 2, 4 * SMX_CLUSTER);
+    smx_cluster_init(smx_mb, 2 - SMX_PAIRRED, (4 + 4 * SMX_PAIRRED) * SMX_CLUSTER);
 #else
     const unsigned rank = 0;
 #endif
@@ -333,15 +339,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
         CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
     }
 #if !SMX_PAIRRED
-#if SMX_G > 32
-    m = smx_block_max(m, smx_red_m);
-#else
-    m = ck_warp_reduce_max_f32(m);
-#endif
-#if SMX_CLUSTER > 1
-    ck_cluster_wait();
-    m = smx_cluster_max(m, smx_cl_m, &smx_mb[0], rank, tid);
-#endif
+    m = smx_row_reduce(m, 1, smx_red_m, smx_cl_m, &smx_mb[0], rank, tid);
 #endif
     /* the sum relative to that maximum */
     const float mt = smx_safe_max(m);
@@ -355,23 +353,16 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     /* one reduction of the pairs (5.12-5.13): the block's (one barrier), then the cluster's
      * blocks' (one cluster barrier) */
 #if SMX_G > 32
-    smx_block_pair(&m, &l, smx_red_p);
+    smx_block_pair(&m, &l, smx_red_m);
 #else
     smx_pair_warp(&m, &l);
 #endif
 #if SMX_CLUSTER > 1
     ck_cluster_wait();
-    smx_cluster_pair(&m, &l, smx_cl_p, &smx_mb[0], rank, tid);
+    smx_cluster_pair(&m, &l, smx_cl_m, &smx_mb[0], rank, tid);
 #endif
 #else
-#if SMX_G > 32
-    l = smx_block_sum(l, smx_red_l);
-#else
-    l = ck_warp_reduce_add_f32(l);
-#endif
-#if SMX_CLUSTER > 1
-    l = smx_cluster_sum(l, smx_cl_l, &smx_mb[1], rank, tid);
-#endif
+    l = smx_row_reduce(l, 0, smx_red_l, smx_cl_l, &smx_mb[1], rank, tid);
 #endif
     const float mx = smx_safe_max(m);
 #if SMX_LOG
