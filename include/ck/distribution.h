@@ -195,6 +195,32 @@ typedef enum ck_dist_pattern {
 ck_status ck_dist_make_2d_pattern(ck_dist_pattern pattern, int block_size, int rows, int cols,
                                   int vector, ck_dist_encoding *out);
 
+/* ---------------------------------------------------------------- tensor-core layouts */
+
+/* Operands of a tensor-core instruction. */
+typedef enum ck_mma_operand { CK_MMA_A = 0, CK_MMA_B = 1, CK_MMA_C = 2 } ck_mma_operand;
+
+/* A parsed instruction spelling "<family>.m<M>n<N>k<K>.<acc>[.<in>]": family "mma" (mma.sync,
+ * one warp, m16n8) or "wgmma" (one warpgroup of 4 warps, m64nN with N a multiple of 8 up to 256),
+ * acc "f32", "s32" or "f16", in "f16", "bf16", "tf32", "e4m3", "e5m2", "s8" or "u8" (may be
+ * omitted for the C operand). */
+typedef struct ck_mma_info {
+    int warpgroup; /* 1 for wgmma */
+    int m, n, k;
+    int acc; /* 0 f32, 1 s32, 2 f16 */
+    int in;  /* 0 f16, 1 bf16, 2 tf32, 3 e4m3, 4 e5m2, 5 s8, 6 u8; -1 when omitted */
+} ck_mma_info;
+
+/* Parse an instruction spelling. CK_ERROR_PARSE / CK_ERROR_UNSUPPORTED with a sentence. */
+ck_status ck_mma_parse(const char *instr, ck_mma_info *info);
+
+/* The register layout of `operand` of `instr` as a tile distribution encoding (CK's warp-GEMM
+ * attribute): X dims are (rows, columns) of the operand's tile (A: M x K, B: K x N, C: M x N),
+ * P0 = lane for mma; P0 = warp of the warpgroup, P1 = lane for wgmma; register (element) order
+ * is the encoding's ys_to_d. For C, element d of the encoding is the instruction's accumulator
+ * register d. Validated (ck_dist_make). */
+ck_status ck_mma_encoding(const char *instr, ck_mma_operand operand, ck_dist_encoding *enc);
+
 /* ---------------------------------------------------------------- space-filling curve */
 
 enum { CK_SFC_MAX_DIMS = 16 };

@@ -1,0 +1,164 @@
+/*
+ * ck/gemm.h - the universal GEMM (CK's GemmKernel: problem, policy, pipeline, epilogue,
+ * tile partitioner) on tensor cores:
+ *
+ *     D = epilogue(alpha * scale_a * scale_b * op(A) op(B) + beta * C)
+ *     epilogue(x) = cast_to_D(act(x + bias) / scale_d)       (act, bias optional)
+ *
+ * A is M x K, B is K x N, C and D are M x N, each row- or column-major with any leading
+ * dimension (op() is expressed by the order: a transposed operand is the other order).
+ * Accumulation is f32 (i32 for i8 x i8). C may alias D exactly (same pointer, order and ld).
+ *
+ * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
+ * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on
+ * sm_89/sm_90 and on the emulator. Both run unchanged on the emulator.
+ *
+ * Usage: a plan does the support check, the instance choice and the kernel build once;
+ * ck_gemm_plan_execute then only checks pointers and launches (no host allocation, no
+ * generation). ck_gemm() is the one-call form over ck_tensor descriptions. The heuristic query
+ * lists candidate instances in ranked order; an id from it can be passed back to a plan.
+ * docs/ops-gemm.md describes the kernels, instances and measured speed.
+ */
+#ifndef CK_GEMM_H
+#define CK_GEMM_H
+
+#include <stdint.h>
+
+#include "ck/context.h"
+#include "ck/elementwise.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_gemm_order {
+    CK_GEMM_ROW_MAJOR = 0, /* element (i, j) at i * ld + j */
+    CK_GEMM_COL_MAJOR = 1  /* element (i, j) at i + j * ld */
+} ck_gemm_order;
+
+/* One matrix of the problem: element type, order and leading dimension (elements between
+ * consecutive rows (row-major) or columns (column-major); 0 means packed: the number of
+ * columns, or rows). */
+typedef struct ck_gemm_matrix {
+    ck_dtype dtype;
+    ck_gemm_order order;
+    int64_t ld;
+} ck_gemm_matrix;
+
+typedef enum ck_gemm_compute {
+    CK_GEMM_COMPUTE_DEFAULT = 0, /* the inputs' own tensor-core type; f32 inputs: TF32 */
+    CK_GEMM_COMPUTE_TF32 = 1,    /* f32 inputs rounded to TF32 (10-bit mantissa) */
+    CK_GEMM_COMPUTE_F32 = 2      /* f32 inputs with f32-class accuracy (3xTF32 split) */
+} ck_gemm_compute;
+
+typedef enum ck_gemm_activation {
+    CK_GEMM_ACT_NONE = 0,
+    CK_GEMM_ACT_RELU,
+    CK_GEMM_ACT_GELU_TANH,
+    CK_GEMM_ACT_GELU_ERF,
+    CK_GEMM_ACT_SILU,
+    CK_GEMM_ACT_SIGMOID
+} ck_gemm_activation;
+
+typedef enum ck_gemm_bias {
+    CK_GEMM_BIAS_NONE = 0,
+    CK_GEMM_BIAS_ROW = 1, /* a vector of M values, bias[i] added to row i */
+    CK_GEMM_BIAS_COL = 2  /* a vector of N values, bias[j] added to column j */
+} ck_gemm_bias;
+
+/* What to compute (everything a kernel is specialized for; pointers and alpha/beta/scales
+ * come at execution). */
+typedef struct ck_gemm_problem {
+    int64_t m, n, k;
+    ck_gemm_matrix a, b; /* f16, bf16, f32, fp8 e4m3 / e5m2 (any mix), i8 (with i8) */
+    ck_gemm_matrix c;    /* dtype CK_DTYPE_COUNT: no C (beta must then be 0) */
+    ck_gemm_matrix d;    /* f32, f16, bf16; fp8 e4m3/e5m2 (with scale_d); i32 (i8 inputs) */
+    ck_gemm_compute compute;
+    ck_gemm_bias bias;
+    ck_dtype bias_dtype; /* f32, f16 or bf16 when bias != NONE */
+    ck_gemm_activation activation;
+    /* Optional: an elementwise program applied after the activation, x0 = the value
+     * (ck/elementwise.h; one input). NULL: none. Copied into the plan. */
+    const ck_ew_program *epilogue;
+} ck_gemm_problem;
+
+/* Fill *p: m = n = k = 0, every matrix bf16 row-major packed, no C, compute default, no bias,
+ * no activation, no epilogue program. */
+void ck_gemm_problem_init(ck_gemm_problem *p);
+
+/* Run-time values of one execution. */
+typedef struct ck_gemm_args {
+    const void *a, *b;
+    const void *c;    /* NULL when the problem has no C */
+    void *d;
+    const void *bias; /* NULL when the problem has no bias */
+    float alpha, beta;
+    float scale_a, scale_b; /* per-tensor input scales (fp8); 1 otherwise */
+    float scale_d;          /* D = value / scale_d before an fp8 cast; 1 otherwise */
+} ck_gemm_args;
+
+/* alpha 1, beta 0, scales 1, pointers NULL. */
+void ck_gemm_args_init(ck_gemm_args *args);
+
+enum { CK_GEMM_MAX_CANDIDATES = 64 };
+
+/* One candidate instance of the heuristic query. */
+typedef struct ck_gemm_candidate {
+    int id;             /* pass to ck_gemm_plan_create */
+    char name[96];      /* e.g. "sm90.ws.128x256x64.s4.c2" */
+    int family;         /* 90: TMA + wgmma, 80: cp.async + mma.sync */
+    int tile_m, tile_n, tile_k, stages, cluster;
+    double est_waves;   /* tiles / resident blocks */
+    double score;       /* the heuristic's estimate (higher is better) */
+    int tuned;          /* 1 when the tuning table chose it for this problem */
+} ck_gemm_candidate;
+
+/* Candidates for `problem` on the context's device, best first (the tuning table's choice, if
+ * any, first; then the heuristic's ranking). Every listed candidate supports the problem.
+ * *count receives the number written (at most max). Errors: the problem is refused (the
+ * sentence says why) or max < 1. */
+ck_status ck_gemm_candidates(ck_context *ctx, const ck_gemm_problem *problem,
+                             ck_gemm_candidate *out, int max, int *count);
+
+typedef struct ck_gemm_plan ck_gemm_plan;
+
+/* Check the problem (every refusal a sentence naming the field), choose the instance (instance
+ * < 0: the policy's choice; else an id from ck_gemm_candidates) and build its kernel. Free with
+ * ck_gemm_plan_destroy. */
+ck_status ck_gemm_plan_create(ck_context *ctx, const ck_gemm_problem *problem, int instance,
+                              ck_gemm_plan **plan);
+
+/* The chosen instance. */
+ck_status ck_gemm_plan_instance(const ck_gemm_plan *plan, ck_gemm_candidate *out);
+
+/* Run the plan on the context's stream. Checks the pointers (non-NULL where needed, aligned as
+ * the instance requires, D not overlapping A, B or bias; C either exactly D or not
+ * overlapping it) and refuses with a sentence. No host allocation or generation. */
+ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args);
+
+void ck_gemm_plan_destroy(ck_gemm_plan *plan);
+
+/* Options of the one-call form. */
+typedef struct ck_gemm_options {
+    float alpha, beta, scale_a, scale_b, scale_d;
+    ck_gemm_compute compute;
+    const ck_tensor *bias; /* rank 1: length M (per row) or N (per column); see bias_mode */
+    ck_gemm_bias bias_mode;
+    ck_gemm_activation activation;
+    const ck_ew_program *epilogue;
+    int instance; /* -1: the policy's choice */
+} ck_gemm_options;
+
+/* alpha 1, beta 0, scales 1, default compute, no bias, no activation, instance -1. */
+void ck_gemm_options_init(ck_gemm_options *options);
+
+/* D = epilogue(alpha * A B + beta * C) over rank-2 tensors (each with one unit stride: row- or
+ * column-major); c may be NULL. Builds (or reuses, from the context's kernel cache) a plan and
+ * executes it. */
+ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const ck_tensor *c,
+                  const ck_tensor *d, const ck_gemm_options *options);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CK_GEMM_H */

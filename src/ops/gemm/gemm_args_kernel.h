@@ -1,0 +1,23 @@
+/*
+ * The GEMM kernels' argument struct, one definition for the host (src/ops/gemm/*.c) and the
+ * device sources (*_pipeline_kernel.h): passed by value as the first kernel parameter. Tensor
+ * maps (sm90 family) follow as separate CK_GRID_CONSTANT parameters.
+ */
+#ifndef CK_OPS_GEMM_ARGS_KERNEL_H
+#define CK_OPS_GEMM_ARGS_KERNEL_H
+
+typedef struct ck_gemm_kargs {
+    const void *a, *b, *c;
+    void *d;
+    const void *bias;
+    long long m, n, k;
+    long long lda, ldb, ldc, ldd; /* elements, in each matrix's own order */
+    float alpha;                  /* alpha * scale_a * scale_b */
+    float beta;
+    float inv_scale_d;            /* 1 / scale_d */
+    int tiles_m, tiles_n;         /* tile counts of the partitioner */
+    int k_tiles;                  /* ceil(k / tile_k) */
+    int pad_;
+} ck_gemm_kargs;
+
+#endif
