@@ -24,7 +24,7 @@ run(2 --no-such-option)
 expect_match("${ERR}" "unknown option" "unknown option")
 
 # Every subcommand has --help (exit 0, a usage line); unknown options give exit 2.
-foreach(sub info demo types convert desc dist cache)
+foreach(sub info demo types convert desc dist cache tune)
   run(0 ${sub} --help)
   expect_match("${OUT}" "Usage: ck ${sub}" "ck ${sub} --help")
   run(0 help ${sub})
@@ -76,3 +76,13 @@ expect_match("${OUT}" "${cdir}" "ck cache dir")
 run(2 cache bogus)
 expect_match("${ERR}" "--help" "ck cache bogus points to --help")
 run(2 cache clear --json)
+
+# ck tune: the tuning table (a private file for this test).
+set(ENV{CK_TUNING_FILE} "${CMAKE_CURRENT_BINARY_DIR}/cli-tuning.tsv")
+run(0 tune --clear)
+run(0 tune --list)
+expect_match("${OUT}" "0 entries" "ck tune --list on an empty table")
+run(0 tune --list --json)
+expect_match("${OUT}" "\"entries\":\\[\\]" "ck tune --list --json")
+run(2 tune --bogus)
+expect_match("${ERR}" "--help" "ck tune --bogus points to --help")

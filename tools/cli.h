@@ -22,6 +22,10 @@ int ck_cmd_desc(int argc, char **argv);
 int ck_cmd_dist(int argc, char **argv);
 int ck_cmd_cache(int argc, char **argv);
 int ck_cmd_prof(int argc, char **argv);
+int ck_cmd_tune(int argc, char **argv);
+
+/* `ck tune gemm ...` (tools/tune_gemm.c). */
+int ck_tune_gemm(int argc, char **argv);
 
 /* True when arg is -h or --help. */
 int cli_is_help(const char *arg);

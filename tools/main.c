@@ -14,6 +14,9 @@ static const ck_command commands[] = {
     {"dist", "show and verify a tile distribution encoding", ck_cmd_dist},
     {"cache", "list or clear the kernel cache: ck cache list|clear", ck_cmd_cache},
     {"prof", "run, check and time an operation: ck prof OP ... (ck prof --help)", ck_cmd_prof},
+    {"tune",
+     "time the candidates of a problem and keep the fastest: ck tune OP ... | --list | --clear",
+     ck_cmd_tune},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
