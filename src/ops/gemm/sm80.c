@@ -172,9 +172,11 @@ static ck_status sm80_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
                    "/* ck_gemm, family sm80 (cp.async + ldmatrix + mma.sync), instance %dx%dx%d "
                    "s%d w%dx%d */\n#include \"ck_device.h\"\n%s"
                    "#include \"ops/gemm/gemm_args_kernel.h\"\n%s"
-                   "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n",
+                   "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
+                   "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_gemm_sm80(ck_gemm_kargs ka)\n"
+                   "{\n    gemm_sm80_main(ka);\n}\n",
                    inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m,
-                   inst->warps_n, defs, epi);
+                   inst->warps_n, defs, epi, inst->warps_m * inst->warps_n * 32);
     free(defs);
     free(epi);
     if (b.oom) {

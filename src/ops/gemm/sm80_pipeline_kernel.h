@@ -238,8 +238,9 @@ CK_DEVICE void gemm_mma_stage(GEMM_ACC_T *acc, const unsigned char *smem, int sl
     }
 }
 
-/* The kernel: one block per output tile (tiles along M first). */
-CK_KERNEL void CK_LAUNCH_BOUNDS(GEMM_THREADS) ck_gemm_sm80(ck_gemm_kargs ka)
+/* The kernel's body (the generated source declares the kernel ck_gemm_sm80 calling it): one
+ * block per output tile, tiles along M first. */
+CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     int tid = ck_thread_linear(), warp = tid / 32, lane = tid % 32;
