@@ -1,5 +1,5 @@
 /*
- * The GEMM kernels' argument struct, one definition for the host (src/ops/gemm/*.c) and the
+ * The GEMM kernels' argument struct, one definition for the host (src/ops/gemm/ .c files) and the
  * device sources (*_pipeline_kernel.h): passed by value as the first kernel parameter. Tensor
  * maps (sm90 family) follow as separate CK_GRID_CONSTANT parameters.
  */
