@@ -1,5 +1,6 @@
 /* ck demo: a short end-to-end run of the client API (on the GPU if usable, else the emulator):
- * softmax, layernorm and a transpose of random f32 data, each checked against a CPU loop. */
+ * a bf16 GEMM, then softmax, layernorm and a transpose of random f32 data, each checked against
+ * a CPU loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +8,12 @@
 
 #include "ck/ck.h"
 #include "cli.h"
+#include "demo.h"
 
 static const char usage[] =
     "Usage: ck demo\n\n"
-    "Run softmax, layernorm and a transpose through ck's client API on random data (on the GPU\n"
+    "Run a bf16 GEMM (TFLOP/s), softmax, layernorm and a transpose through ck's client API on "
+    "random data (on the GPU\n"
     "if one is usable, else on the CPU emulator; CK_DEVICE=cuda|host chooses), check every\n"
     "element against a CPU loop and print the time of each. Exit status 0 when every check\n"
     "passed.\n";
@@ -106,6 +109,7 @@ int ck_cmd_demo(int argc, char **argv)
         (st = ck_memcpy_h2d(dev, dg, hg, sizeof(float) * (size_t)n, NULL)) != CK_SUCCESS ||
         (st = ck_memcpy_h2d(dev, db, hb, sizeof(float) * (size_t)n, NULL)) != CK_SUCCESS)
         goto done;
+    failures += !demo_gemm(ctx, host);
     demo_job j;
     memset(&j, 0, sizeof j);
     j.ctx = ctx;
