@@ -73,6 +73,21 @@ static int mant_bits(ck_dtype t)
     }
 }
 
+/* Spacing of the output type's subnormals (its absolute rounding error is half of it). */
+static double tiny_step(ck_dtype t)
+{
+    switch (t) {
+    case CK_DTYPE_F16:
+        return 0x1p-24;
+    case CK_DTYPE_FP8_E4M3:
+        return 0x1p-9;
+    case CK_DTYPE_FP8_E5M2:
+        return 0x1p-16;
+    default:
+        return 0;
+    }
+}
+
 static double decode(ck_dtype t, const unsigned char *p, long long i)
 {
     switch (t) {
@@ -239,8 +254,8 @@ static void one_problem(int index, long long maxdim, int verbose)
         int should_run = pad16 && (cb->a == CK_DTYPE_BF16 || cb->a == CK_DTYPE_F16);
         if (should_run) {
             ++hard_refusals;
-            CHECK_MSG(0, "problem %d (%lldx%lldx%lld %s) refused: %s", index, p.m, p.n, p.k,
-                      ck_dtype_name(cb->a), ck_last_error());
+            CHECK_MSG(0, "problem %d (%lldx%lldx%lld %s) refused: %s", index, (long long)p.m,
+                      (long long)p.n, (long long)p.k, ck_dtype_name(cb->a), ck_last_error());
         } else if (verbose) {
             printf("  refused %d: %s\n", index, ck_last_error());
         }
@@ -321,7 +336,8 @@ static void one_problem(int index, long long maxdim, int verbose)
                 double want = act(p.activation, x) / args.scale_d;
                 double got = decode(p.d.dtype, out, at(&p.d, i, j));
                 double tol = 1.2 * fabs(s) * absd[i * p.n + j] * acc_unit(cb, p.k) / args.scale_d +
-                             fabs(want) * u_out * 2 + (p.d.dtype == CK_DTYPE_I32 ? 0 : 1e-6);
+                             fabs(want) * u_out * 2 + tiny_step(p.d.dtype) +
+                             (p.d.dtype == CK_DTYPE_I32 ? 0 : 1e-6);
                 if (p.d.dtype == CK_DTYPE_FP8_E4M3 && fabs(want) > 448)
                     want = want > 0 ? 448 : -448; /* saturating cast */
                 if (!(fabs(got - want) <= tol)) {
@@ -330,17 +346,18 @@ static void one_problem(int index, long long maxdim, int verbose)
                                   "problem %d %lldx%lldx%lld %s.%s->%s a%c b%c d%c c=%d alias=%d "
                                   "bias=%d act=%d: "
                                   "D(%lld,%lld) = %.9g, expected %.9g (tol %.3g)",
-                                  index, p.m, p.n, p.k, ck_dtype_name(p.a.dtype),
-                                  ck_dtype_name(p.b.dtype), ck_dtype_name(p.d.dtype),
-                                  p.a.order ? 'C' : 'R', p.b.order ? 'C' : 'R',
-                                  p.d.order ? 'C' : 'R', use_c, alias, (int)p.bias,
-                                  (int)p.activation, i, j, got, want, tol);
+                                  index, (long long)p.m, (long long)p.n, (long long)p.k,
+                                  ck_dtype_name(p.a.dtype), ck_dtype_name(p.b.dtype),
+                                  ck_dtype_name(p.d.dtype), p.a.order ? 'C' : 'R',
+                                  p.b.order ? 'C' : 'R', p.d.order ? 'C' : 'R', use_c, alias,
+                                  (int)p.bias, (int)p.activation, i, j, got, want, tol);
                 } else {
                     ++ckt_pass_;
                 }
             }
         if (bad)
-            printf("  problem %d: %lld of %lld elements wrong\n", index, bad, p.m * p.n);
+            printf("  problem %d: %lld of %lld elements wrong\n", index, bad,
+                   (long long)(p.m * p.n));
     }
     free(out);
 done:

@@ -37,7 +37,10 @@ int demo_gemm(ck_context *ctx, int host)
     for (size_t i = 0; i < na + nb; ++i) {
         s = s * 1664525u + 1013904223u;
         float v = (float)(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
-        (i < na ? ha[i] : hb[i - na]) = ck_nc_f32_to_bf16(v);
+        if (i < na)
+            ha[i] = ck_nc_f32_to_bf16(v);
+        else
+            hb[i - na] = ck_nc_f32_to_bf16(v);
     }
     if ((st = ck_malloc(dev, na * 2, &da)) || (st = ck_malloc(dev, nb * 2, &db)) ||
         (st = ck_malloc(dev, nd * 2, &dd)) || (st = ck_memcpy_h2d(dev, da, ha, na * 2, NULL)) ||
