@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ck/tile.h"
+#include "ck/tile_kernel.h"
 #include "core/numeric_conv.h"
 #include "kernel_harness.h"
 
@@ -581,6 +582,121 @@ static void test_smem_tile_bank_conflicts(void)
     bank_case("x4, 128B swizzle", x4, 16, CK_NV_SWIZZLE_128B, 0, 4, 4);
 }
 
+/* ------------------------------------------------------------------ windows: ldmatrix */
+
+static const char *ld_kernel =
+    "CK_KERNEL void ldk(const unsigned short *img, int n, long long o0, long long o1,\n"
+    "                   unsigned short *out)\n"
+    "{\n"
+    "    CK_SHARED_ARRAY_ALIGNED(unsigned short, sm, 8192, 1024);\n"
+    "    for (int i = (int)ck_thread_linear(); i < n; i += (int)ck_block_threads())\n"
+    "        sm[i] = img[i];\n"
+    "    ck_sync_threads();\n"
+    "    ck_win_f w = make_win_f(sm, o0, o1);\n"
+    "    unsigned short regs[CK_NREGS_f];\n"
+    "    load_f(regs, &w);\n"
+    "    for (int i = 0; i < CK_NREGS_f; ++i)\n"
+    "        out[ck_thread_linear() * CK_NREGS_f + i] = regs[i];\n"
+    "}\n";
+
+/* A window with the encoding of `instr` operand `op` over a shared-memory tile; the generated
+ * load must use `want` ("ck_ldmatrix_x4(", ... or NULL: no ldmatrix) and give every thread the
+ * elements the encoding names, on the device. */
+static void ld_case(const char *instr, ck_mma_operand op, ck_smem_tile tile, long long o0,
+                    long long o1, const char *want, int row_stride)
+{
+    ck_dist_encoding e;
+    ck_distribution dist;
+    CHECK_OK(ck_mma_encoding(instr, op, &e));
+    CHECK_OK(ck_dist_make(&e, &dist));
+    ck_descriptor *desc = NULL;
+    if (row_stride) { /* a plain row-major tile with padded rows instead */
+        ck_ival len[2] = {ck_ival_int(tile.rows), ck_ival_int(tile.cols)},
+                str[2] = {ck_ival_int(row_stride), ck_ival_int(1)};
+        CHECK_OK(ck_descriptor_make_naive(2, len, str, &desc));
+        tile.bytes = 2LL * tile.rows * row_stride;
+    } else {
+        CHECK_OK(ck_smem_tile_make(&tile, &desc));
+    }
+    if (!desc)
+        return;
+    ck_tile_window_spec w = {"f", desc, NULL, &e, CK_DTYPE_BF16, {0}, 0, CK_WIN_LOAD};
+    w.origin_align[0] = dist.x_lengths[0], w.origin_align[1] = dist.x_lengths[1];
+    char *text = NULL;
+    CHECK_OK(ck_tile_window_generate(&w, &text));
+    int has = text && strstr(text, "ck_ldmatrix") != NULL;
+    if (want)
+        CHECK_MSG(text && strstr(text, want), "%s operand %c over a %dx%d tile (swizzle %d): the "
+                  "generated load does not call %s", instr, "ABC"[op], tile.rows, tile.cols,
+                  (int)tile.swizzle, want);
+    else
+        CHECK_MSG(!has, "%s operand %c: ldmatrix where it cannot apply", instr, "ABC"[op]);
+    ck_tile_free(text);
+    ck_module *mod = NULL;
+    ck_kernel *k = NULL;
+    ck_status st = ck_tile_kernel_load(ckk_device, 1, &w, ld_kernel, &mod);
+    CHECK_MSG(st == CK_SUCCESS, "%s", ck_last_error());
+    if (st || ck_module_get_kernel(mod, "ldk", &k) != CK_SUCCESS) {
+        ck_descriptor_destroy(desc);
+        return;
+    }
+    /* the image: element (r, c) holds r * 256 + c at its descriptor offset */
+    static unsigned short img[8192], out[128 * 64];
+    memset(img, 0, sizeof img);
+    for (int r = 0; r < tile.rows; ++r)
+        for (int c = 0; c < tile.cols; ++c) {
+            int64_t idx[2] = {r, c}, off = 0;
+            ck_descriptor_calculate_offset(desc, idx, &off);
+            img[off] = (unsigned short)(r * 256 + c);
+        }
+    int n = (int)(tile.bytes / 2);
+    void *pi = ckk_upload(img, sizeof img), *po = ckk_upload(NULL, sizeof out);
+    CHECK_OK(ckk_launch(k, 1, 1, 1, (int)dist.threads, 1, 1, 0, 5, CKK_ARG(pi), CKK_ARG(n),
+                        CKK_ARG(o0), CKK_ARG(o1), CKK_ARG(po)));
+    ckk_download(out, po, sizeof out);
+    int bad = 0;
+    for (long long t = 0; t < dist.threads; ++t)
+        for (long long r = 0; r < dist.elements_per_thread; ++r) {
+            int x[2];
+            elem_x(&dist, t, r, x);
+            unsigned want_v = (unsigned)((o0 + x[0]) * 256 + o1 + x[1]);
+            if (out[t * dist.elements_per_thread + r] != want_v && bad++ < 3)
+                printf("  %s %c thread %lld register %lld: 0x%04x, expected 0x%04x\n", instr,
+                       "ABC"[op], t, r, out[t * dist.elements_per_thread + r], want_v);
+        }
+    CHECK_MSG(bad == 0, "%s operand %c window over a swizzle-%d tile at (%lld, %lld): %d registers "
+              "wrong", instr, "ABC"[op], (int)tile.swizzle, o0, o1, bad);
+    ck_free(ckk_device, pi), ck_free(ckk_device, po);
+    ck_descriptor_destroy(desc);
+}
+
+static void test_window_ldmatrix(void)
+{
+    const ck_smem_tile a128 = {16, 64, 2, CK_NV_SWIZZLE_128B, 1, 0, 0, 0, 0, 0};
+    /* A (M x K, K contiguous): ldmatrix.x4, every k-slice of a 128B-swizzled tile */
+    for (int k0 = 0; k0 < 64; k0 += 16)
+        ld_case("mma.m16n8k16.f32.bf16", CK_MMA_A, a128, 0, k0, "ck_ldmatrix_x4(", 0);
+    /* B (K x N) with N contiguous (MN-major): ldmatrix.x2.trans */
+    const ck_smem_tile bmn = {32, 64, 2, CK_NV_SWIZZLE_64B, 1, 0, 0, 0, 0, 0};
+    ld_case("mma.m16n8k16.f32.bf16", CK_MMA_B, bmn, 16, 40, "ck_ldmatrix_x2_trans(", 0);
+    /* B with K contiguous (K-major, column-major K x N): ldmatrix.x2 */
+    const ck_smem_tile bk = {64, 16, 2, CK_NV_SWIZZLE_128B, 0, 0, 0, 0, 0, 0};
+    ld_case("mma.m16n8k16.f32.bf16", CK_MMA_B, bk, 32, 8, "ck_ldmatrix_x2(", 0);
+    /* k8 fragments from interleaved core matrices (no swizzle): x2 and x1 */
+    const ck_smem_tile none = {32, 32, 2, CK_NV_SWIZZLE_NONE, 1, 0, 0, 0, 0, 0};
+    ld_case("mma.m16n8k8.f32.bf16", CK_MMA_A, none, 16, 8, "ck_ldmatrix_x2(", 0);
+    ld_case("mma.m16n8k8.f32.bf16", CK_MMA_B, none, 8, 24, "ck_ldmatrix_x1_trans(", 0);
+    /* wgmma's register A (64 x 16, four warps) from a 32B-swizzled tile */
+    const ck_smem_tile wa = {64, 32, 2, CK_NV_SWIZZLE_32B, 1, 0, 0, 0, 0, 0};
+    ld_case("wgmma.m64n64k16.f32.bf16", CK_MMA_A, wa, 0, 16, "ck_ldmatrix_x4(", 0);
+    /* the m16n8 accumulator's pairs are 8x8 matrices too: .trans from a column-major tile */
+    const ck_smem_tile cm = {16, 16, 2, CK_NV_SWIZZLE_NONE, 0, 0, 0, 0, 0, 0};
+    ld_case("mma.m16n8k8.f32.bf16", CK_MMA_C, cm, 0, 8, "ck_ldmatrix_x2_trans(", 0);
+    /* rows of 20 elements: the 8-element runs are not 16-byte aligned: the general path */
+    const ck_smem_tile pad = {16, 16, 2, CK_NV_SWIZZLE_NONE, 1, 0, 0, 0, 0, 0};
+    ld_case("mma.m16n8k16.f32.bf16", CK_MMA_A, pad, 0, 0, NULL, 20);
+}
+
 int main(void)
 {
     RUN_TEST(test_encodings_match_isa);
@@ -591,6 +707,7 @@ int main(void)
         return 1;
     RUN_TEST(test_mma_on_device);
     RUN_TEST(test_wgmma_on_device);
+    RUN_TEST(test_window_ldmatrix);
     ckk_close();
     return CK_TEST_REPORT();
 }
