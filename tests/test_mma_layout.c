@@ -80,16 +80,26 @@ typedef struct kind {
 } kind;
 
 static const kind kinds[] = {
-    {"mma.m16n8k8.f32.f16", 0, 8, 0, IN_F16},      {"mma.m16n8k8.f32.bf16", 0, 8, 0, IN_BF16},
-    {"mma.m16n8k16.f32.f16", 0, 16, 0, IN_F16},    {"mma.m16n8k16.f32.bf16", 0, 16, 0, IN_BF16},
-    {"mma.m16n8k8.f16.f16", 0, 8, 1, IN_F16},      {"mma.m16n8k16.f16.f16", 0, 16, 1, IN_F16},
-    {"mma.m16n8k8.f32.tf32", 0, 8, 0, IN_TF32},    {"mma.m16n8k32.f32.e4m3", 0, 32, 0, IN_E4M3},
-    {"mma.m16n8k32.f32.e5m2", 0, 32, 0, IN_E5M2},  {"mma.m16n8k32.s32.s8", 0, 32, 0, IN_S8},
-    {"mma.m16n8k32.s32.u8", 0, 32, 0, IN_U8},      {"wgmma.m64n%dk16.f32.f16", 1, 16, 0, IN_F16},
-    {"wgmma.m64n%dk16.f32.bf16", 1, 16, 0, IN_BF16}, {"wgmma.m64n%dk16.f16.f16", 1, 16, 1, IN_F16},
-    {"wgmma.m64n%dk8.f32.tf32", 1, 8, 0, IN_TF32},   {"wgmma.m64n%dk32.f32.e4m3", 1, 32, 0, IN_E4M3},
-    {"wgmma.m64n%dk32.f32.e5m2", 1, 32, 0, IN_E5M2}, {"wgmma.m64n%dk32.f16.e4m3", 1, 32, 1, IN_E4M3},
-    {"wgmma.m64n%dk32.f16.e5m2", 1, 32, 1, IN_E5M2}, {"wgmma.m64n%dk32.s32.s8", 1, 32, 0, IN_S8},
+    {"mma.m16n8k8.f32.f16", 0, 8, 0, IN_F16},
+    {"mma.m16n8k8.f32.bf16", 0, 8, 0, IN_BF16},
+    {"mma.m16n8k16.f32.f16", 0, 16, 0, IN_F16},
+    {"mma.m16n8k16.f32.bf16", 0, 16, 0, IN_BF16},
+    {"mma.m16n8k8.f16.f16", 0, 8, 1, IN_F16},
+    {"mma.m16n8k16.f16.f16", 0, 16, 1, IN_F16},
+    {"mma.m16n8k8.f32.tf32", 0, 8, 0, IN_TF32},
+    {"mma.m16n8k32.f32.e4m3", 0, 32, 0, IN_E4M3},
+    {"mma.m16n8k32.f32.e5m2", 0, 32, 0, IN_E5M2},
+    {"mma.m16n8k32.s32.s8", 0, 32, 0, IN_S8},
+    {"mma.m16n8k32.s32.u8", 0, 32, 0, IN_U8},
+    {"wgmma.m64n%dk16.f32.f16", 1, 16, 0, IN_F16},
+    {"wgmma.m64n%dk16.f32.bf16", 1, 16, 0, IN_BF16},
+    {"wgmma.m64n%dk16.f16.f16", 1, 16, 1, IN_F16},
+    {"wgmma.m64n%dk8.f32.tf32", 1, 8, 0, IN_TF32},
+    {"wgmma.m64n%dk32.f32.e4m3", 1, 32, 0, IN_E4M3},
+    {"wgmma.m64n%dk32.f32.e5m2", 1, 32, 0, IN_E5M2},
+    {"wgmma.m64n%dk32.f16.e4m3", 1, 32, 1, IN_E4M3},
+    {"wgmma.m64n%dk32.f16.e5m2", 1, 32, 1, IN_E5M2},
+    {"wgmma.m64n%dk32.s32.s8", 1, 32, 0, IN_S8},
     {"wgmma.m64n%dk32.s32.u8", 1, 32, 0, IN_U8},
 };
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
@@ -215,8 +225,8 @@ static uint32_t code_of(int in)
 {
     if (in == IN_S8 || in == IN_U8)
         return rnd(256);
-    return (uint32_t)ck_nc_from_f32(nc_type(in), (float)((int)rnd(9) - 4),
-                                    CK_NC_ROUND_NEAREST_EVEN, CK_NC_SATURATE, 0);
+    return (uint32_t)ck_nc_from_f32(nc_type(in), (float)((int)rnd(9) - 4), CK_NC_ROUND_NEAREST_EVEN,
+                                    CK_NC_SATURATE, 0);
 }
 
 static double value_of(int in, uint32_t code)
@@ -282,10 +292,10 @@ static void run_mma(ck_kernel *k, int ki, int variant)
             int v = (int)rnd(201) - 100;
             C[x[0]][x[1]] = v;
             if (kd->acc16)
-                fc[t][r / 2] |= (uint32_t)ck_nc_from_f32(CK_NC_F16, (float)v,
-                                                         CK_NC_ROUND_NEAREST_EVEN, CK_NC_SATURATE,
-                                                         0)
-                                << (16 * (r % 2));
+                fc[t][r / 2] |=
+                    (uint32_t)ck_nc_from_f32(CK_NC_F16, (float)v, CK_NC_ROUND_NEAREST_EVEN,
+                                             CK_NC_SATURATE, 0)
+                    << (16 * (r % 2));
             else
                 fc[t][r] = integer ? (uint32_t)v : ck_nc_f32_bits((float)v);
         }
@@ -303,16 +313,18 @@ static void run_mma(ck_kernel *k, int ki, int variant)
             double want = C[x[0]][x[1]];
             for (int kk = 0; kk < kd->k; ++kk)
                 want += value_of(kd->in, A[x[0]][kk]) * value_of(kd->in, B[kk][x[1]]);
-            double got = kd->acc16 ? ck_nc_to_f64(CK_NC_F16, (fd[t][r / 2] >> (16 * (r % 2))) &
-                                                                 0xFFFFu)
+            double got = kd->acc16
+                             ? ck_nc_to_f64(CK_NC_F16, (fd[t][r / 2] >> (16 * (r % 2))) & 0xFFFFu)
                          : integer ? (double)(int32_t)fd[t][r]
                                    : (double)ck_nc_bits_f32(fd[t][r]);
             if (got != want && bad++ < 3)
                 printf("  %s lane %d element %lld (D[%d][%d]): %g, expected %g\n", instr, t, r,
                        x[0], x[1], got, want);
         }
-    CHECK_MSG(bad == 0, "%s on the device: %d of 128 accumulators differ from the product of the "
-                        "operands packed by the encodings", instr, bad);
+    CHECK_MSG(bad == 0,
+              "%s on the device: %d of 128 accumulators differ from the product of the "
+              "operands packed by the encodings",
+              instr, bad);
     ck_free(ckk_device, pa), ck_free(ckk_device, pb), ck_free(ckk_device, pc),
         ck_free(ckk_device, pd);
 }
@@ -335,15 +347,18 @@ static void test_mma_on_device(void)
  * N = 64/128, 8 e4m3 N = 64. */
 static void run_wgmma(ck_kernel *k, int variant, int swz)
 {
-    static const int in_of[9] = {IN_BF16, IN_BF16, IN_BF16, IN_F16, IN_F16, IN_F16,
-                                 IN_TF32, IN_TF32, IN_E4M3};
+    static const int in_of[9] = {IN_BF16, IN_BF16, IN_BF16, IN_F16, IN_F16,
+                                 IN_F16,  IN_TF32, IN_TF32, IN_E4M3};
     const int in = in_of[variant];
     const int n = variant <= 5 ? 64 << (variant % 3) : variant == 7 ? 128 : 64;
     const int eb = in_bits(in) / 8, kstep = 32 / eb; /* elements of K per instruction */
     const int kbytes = swz ? 16 << swz : 64, kel = kbytes / eb, ksteps = kbytes / 32;
     char instr[64];
     snprintf(instr, sizeof instr, "wgmma.m64n%dk%d.f32.%s", n, kstep,
-             in == IN_BF16 ? "bf16" : in == IN_F16 ? "f16" : in == IN_TF32 ? "tf32" : "e4m3");
+             in == IN_BF16   ? "bf16"
+             : in == IN_F16  ? "f16"
+             : in == IN_TF32 ? "tf32"
+                             : "e4m3");
     ck_distribution da, dc;
     make_dist(instr, CK_MMA_A, &da);
     make_dist(instr, CK_MMA_C, &dc);
@@ -380,9 +395,9 @@ static void run_wgmma(ck_kernel *k, int variant, int swz)
     int kadv = swz ? 32 : 2 * ilbo; /* 32 bytes of K: within the span, or two core matrices */
     void *pa = ckk_upload(afrag, sizeof afrag), *pb = ckk_upload(img, sizeof img);
     void *po = ckk_upload(NULL, (size_t)128 * n / 2 * 4);
-    CHECK_OK(ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 10, CKK_ARG(variant), CKK_ARG(swz),
-                        CKK_ARG(ilbo), CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(pa),
-                        CKK_ARG(pb), CKK_ARG(bbytes), CKK_ARG(po)));
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 10, CKK_ARG(variant), CKK_ARG(swz), CKK_ARG(ilbo),
+                        CKK_ARG(isbo), CKK_ARG(kadv), CKK_ARG(ksteps), CKK_ARG(pa), CKK_ARG(pb),
+                        CKK_ARG(bbytes), CKK_ARG(po)));
     ckk_download(out, po, (size_t)128 * n / 2 * 4);
     int bad = 0;
     for (int t = 0; t < 128; ++t)
@@ -432,8 +447,8 @@ static long long canonical(int swz, long long s, long long cb, long long group, 
 
 /* The wgmma table (docs/device-tensor.md) with the tile's LBO/SBO, for operand element
  * (mn, k) at byte kb = k * eb / mb = mn * eb; swizzled K-major within one span only. */
-static long long wgmma_table(int swz, int k_major, long long mn, long long k, int eb,
-                             long long lbo, long long sbo)
+static long long wgmma_table(int swz, int k_major, long long mn, long long k, int eb, long long lbo,
+                             long long sbo)
 {
     long long S = 16LL << swz, kb = k * eb, mb = mn * eb, raw, out = 0;
     if (k_major)
@@ -458,8 +473,16 @@ static void test_smem_tiles_match_formulas(void)
                         const int eb = 1 << ebi, S = swz ? 16 << swz : 16;
                         const int clen = S / eb * (1 + shape), slen = 8 * (1 + 3 * shape);
                         const long long pat = swz ? 128LL << swz : 16;
-                        ck_smem_tile t = {cd ? slen : clen, cd ? clen : slen, eb,
-                                          (ck_nv_swizzle)swz, cd, 0, 0, 0, 0, 0};
+                        ck_smem_tile t = {cd ? slen : clen,
+                                          cd ? clen : slen,
+                                          eb,
+                                          (ck_nv_swizzle)swz,
+                                          cd,
+                                          0,
+                                          0,
+                                          0,
+                                          0,
+                                          0};
                         if (custom) { /* gaps: groups and spans apart by extra patterns */
                             long long gb = swz ? 8LL * S : (long long)clen * eb / 16 * 128;
                             t.group_stride_bytes = gb + pat;
@@ -507,7 +530,8 @@ static void test_smem_tiles_match_formulas(void)
                                         continue; /* one span: LBO unused */
                                     int64_t idx[2] = {r, c}, off = 0;
                                     ck_descriptor_calculate_offset(d, idx, &off);
-                                    tb += off * eb != wgmma_table(swz, k_major, mn, k, eb, lbo, sbo);
+                                    tb +=
+                                        off * eb != wgmma_table(swz, k_major, mn, k, eb, lbo, sbo);
                                 }
                             CHECK_MSG(tb == 0,
                                       "smem tile swizzle %d eb %d contiguous %d as %s-major: %d "
@@ -543,8 +567,8 @@ static void bank_case(const char *what, const char *enc_text, int rows, ck_nv_sw
     CHECK_OK(ck_dist_make(&e, &dist));
     ck_descriptor *d = NULL;
     if (plain) {
-        ck_ival len[2] = {ck_ival_int(rows), ck_ival_int(64)}, str[2] = {ck_ival_int(64),
-                                                                        ck_ival_int(1)};
+        ck_ival len[2] = {ck_ival_int(rows), ck_ival_int(64)},
+                str[2] = {ck_ival_int(64), ck_ival_int(1)};
         CHECK_OK(ck_descriptor_make_naive(2, len, str, &d));
     } else {
         ck_smem_tile t = {rows, 64, 2, swz, 1, 0, 0, 0, 0, 0};
@@ -626,9 +650,10 @@ static void ld_case(const char *instr, ck_mma_operand op, ck_smem_tile tile, lon
     CHECK_OK(ck_tile_window_generate(&w, &text));
     int has = text && strstr(text, "ck_ldmatrix") != NULL;
     if (want)
-        CHECK_MSG(text && strstr(text, want), "%s operand %c over a %dx%d tile (swizzle %d): the "
-                  "generated load does not call %s", instr, "ABC"[op], tile.rows, tile.cols,
-                  (int)tile.swizzle, want);
+        CHECK_MSG(text && strstr(text, want),
+                  "%s operand %c over a %dx%d tile (swizzle %d): the "
+                  "generated load does not call %s",
+                  instr, "ABC"[op], tile.rows, tile.cols, (int)tile.swizzle, want);
     else
         CHECK_MSG(!has, "%s operand %c: ldmatrix where it cannot apply", instr, "ABC"[op]);
     ck_tile_free(text);
@@ -664,8 +689,10 @@ static void ld_case(const char *instr, ck_mma_operand op, ck_smem_tile tile, lon
                 printf("  %s %c thread %lld register %lld: 0x%04x, expected 0x%04x\n", instr,
                        "ABC"[op], t, r, out[t * dist.elements_per_thread + r], want_v);
         }
-    CHECK_MSG(bad == 0, "%s operand %c window over a swizzle-%d tile at (%lld, %lld): %d registers "
-              "wrong", instr, "ABC"[op], (int)tile.swizzle, o0, o1, bad);
+    CHECK_MSG(bad == 0,
+              "%s operand %c window over a swizzle-%d tile at (%lld, %lld): %d registers "
+              "wrong",
+              instr, "ABC"[op], (int)tile.swizzle, o0, o1, bad);
     ck_free(ckk_device, pi), ck_free(ckk_device, po);
     ck_descriptor_destroy(desc);
 }

@@ -50,8 +50,8 @@ ck_status ck_mma_parse(const char *instr, ck_mma_info *info)
     }
     int used = 0;
     if (sscanf(p, "m%dn%dk%d%n", &info->m, &info->n, &info->k, &used) != 3 || used == 0)
-        return ck_fail(CK_ERROR_PARSE, "%s: '%s' has no shape 'm<M>n<N>k<K>' after the family.",
-                       fn, instr);
+        return ck_fail(CK_ERROR_PARSE, "%s: '%s' has no shape 'm<M>n<N>k<K>' after the family.", fn,
+                       instr);
     p += used;
     if (*p != '.')
         return ck_fail(CK_ERROR_PARSE, "%s: '%s' has no accumulator type after the shape.", fn,
@@ -121,8 +121,8 @@ int ck_mma_spellings(const char **names, int max)
 static const mma_kind *find_kind(const ck_mma_info *mi)
 {
     for (int i = 0; i < NKINDS; ++i)
-        if (kinds[i].warpgroup == mi->warpgroup && kinds[i].k == mi->k &&
-            kinds[i].acc == mi->acc && (mi->in < 0 || kinds[i].in == mi->in))
+        if (kinds[i].warpgroup == mi->warpgroup && kinds[i].k == mi->k && kinds[i].acc == mi->acc &&
+            (mi->in < 0 || kinds[i].in == mi->in))
             return &kinds[i];
     return NULL;
 }

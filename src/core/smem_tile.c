@@ -25,8 +25,8 @@ static ck_status resolve(ck_smem_tile *t)
 {
     const int eb = t->elem_bytes;
     if (eb != 1 && eb != 2 && eb != 4 && eb != 8)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: elem_bytes = %d; accepted: 1, 2, 4, 8.", FN, eb);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: elem_bytes = %d; accepted: 1, 2, 4, 8.", FN,
+                       eb);
     if ((int)t->swizzle < CK_NV_SWIZZLE_NONE || (int)t->swizzle > CK_NV_SWIZZLE_128B)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "%s: swizzle = %d; accepted: none (0), 32B (1), 64B (2), 128B (3).", FN,
@@ -91,10 +91,9 @@ ck_status ck_smem_tile_make(ck_smem_tile *t, ck_descriptor **out)
                     slen = t->contiguous_dim ? t->rows : t->cols;
     /* digits: strided (group, line, row in line), contiguous (span, chunk, element) */
     const long long lines = 1LL << b, rows_per_line = 8 / lines;
-    const long long len[6] = {slen / 8, lines, rows_per_line, clen * eb / span, span / 16,
-                              16 / eb};
+    const long long len[6] = {slen / 8, lines, rows_per_line, clen * eb / span, span / 16, 16 / eb};
     const long long stride[6] = {t->group_stride_bytes / eb, 128 / eb, span / eb,
-                                 t->span_stride_bytes / eb, 16 / eb, 1};
+                                 t->span_stride_bytes / eb,  16 / eb,  1};
     ck_ival L[6], S[6];
     for (int i = 0; i < 6; ++i)
         L[i] = ck_ival_int(len[i]), S[i] = ck_ival_int(stride[i]);

@@ -59,9 +59,8 @@ ck_status ck_gen_ldmatrix_plan(gen *g)
     unsigned ops = s->ops ? s->ops : CK_WIN_ALL;
     int np = d->enc.ndim_p;
     if (!(ops & CK_WIN_LOAD) || g->ebytes != 2 || d->enc.ndim_x != 2 ||
-        !ck_descriptor_is_concrete(s->desc) || (np != 1 && np != 2) ||
-        d->p_lengths[np - 1] != 32 || d->replication != 1 || d->elements_per_thread % 2 ||
-        d->elements_per_thread > 64)
+        !ck_descriptor_is_concrete(s->desc) || (np != 1 && np != 2) || d->p_lengths[np - 1] != 32 ||
+        d->replication != 1 || d->elements_per_thread % 2 || d->elements_per_thread > 64)
         return CK_SUCCESS;
     for (long long r = 0; r < g->nregs; ++r)
         if (g->regs[r].ncond)
