@@ -11,7 +11,8 @@
 
 static const char usage[] =
     "Usage: ck dist [OPTIONS] ENCODING\n"
-    "       ck dist --pattern thread|warp|block --block N --tile ROWSxCOLS --vector V [OPTIONS]\n\n"
+    "       ck dist --pattern thread|warp|block --block N --tile ROWSxCOLS --vector V [OPTIONS]\n"
+    "       ck dist --mma INSTRUCTION [--operand a|b|c] [OPTIONS]   |   ck dist --mma list\n\n"
     "Show which thread holds which element of a tile under a tile distribution encoding, given\n"
     "in CK's own C++ spelling (quote it; several arguments are joined with spaces), e.g.\n"
     "  ck dist 'tile_distribution_encoding<sequence<>, tuple<sequence<2, 2>, sequence<2, 2>>,\n"
@@ -47,7 +48,14 @@ static const char usage[] =
     "  --svg FILE        draw the tile: cells coloured by warp, labelled with lane and register\n"
     "  --pattern KIND    generate CK's 2-D encoding pattern (thread, warp or block raked) from\n"
     "                    --block (default 256), --tile and --vector (default 1) instead of\n"
-    "                    giving ENCODING\n";
+    "                    giving ENCODING\n"
+    "  --mma INSTR       the register layout of a tensor-core instruction's operand (CK's\n"
+    "                    warp-GEMM attribute), e.g. wgmma.m64n256k16.f32.bf16 or\n"
+    "                    mma.m16n8k16.f32.f16: X = (rows, cols) of the operand tile (A: MxK,\n"
+    "                    B: KxN, C: MxN), P = lane (mma) or (warp, lane) (wgmma), register d =\n"
+    "                    element d (two 16-bit elements per 32-bit register: d, d+1);\n"
+    "                    prints the encoding in CK's spelling first. --mma list lists them\n"
+    "  --operand OP      a, b or c (default c, the accumulator)\n";
 
 /* Comma-separated integers into v (at most cap); returns the count or -1. */
 static int parse_ints(const char *s, long long *v, int cap)
@@ -205,6 +213,17 @@ static int make_pattern(const char *kind, long long block, long long rows, long 
     return CK_EXIT_OK;
 }
 
+/* --mma list: the supported spellings (N: any multiple of 8 up to 256). */
+static int print_mma_list(void)
+{
+    const char *names[64];
+    int n = ck_mma_spellings(names, 64);
+    for (int i = 0; i < n && i < 64; ++i)
+        printf("%s\n", names[i]);
+    printf("(N: any multiple of 8 in 8..256; operands a, b, c; wgmma's b is in shared memory)\n");
+    return CK_EXIT_OK;
+}
+
 int ck_cmd_dist(int argc, char **argv)
 {
     static dist_opts o;
@@ -216,7 +235,8 @@ int ck_cmd_dist(int argc, char **argv)
     size_t tlen = 0;
     const char *p_args[64];
     int np_args = 0, have_enc = 0, show_adaptor = 0;
-    const char *pattern = NULL;
+    const char *pattern = NULL, *mma = NULL;
+    int operand = CK_MMA_C;
     long long block = 256, rows = 0, cols = 0, vec = 1;
     ck_dist_encoding enc;
     for (int i = 1; i < argc; ++i) {
@@ -275,6 +295,19 @@ int ck_cmd_dist(int argc, char **argv)
             } else {
                 o.svg = v;
             }
+        } else if (strcmp(a, "--mma") == 0 || strcmp(a, "--operand") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("dist", "option '%s' needs a value", a);
+            const char *v = argv[++i];
+            if (strcmp(a, "--mma") == 0)
+                mma = v;
+            else if (strcasecmp(v, "a") == 0 || strcasecmp(v, "b") == 0 ||
+                     strcasecmp(v, "c") == 0 || strcasecmp(v, "d") == 0)
+                operand = tolower((unsigned char)v[0]) == 'a'   ? CK_MMA_A
+                          : tolower((unsigned char)v[0]) == 'b' ? CK_MMA_B
+                                                                : CK_MMA_C;
+            else
+                return cli_usage_error("dist", "unknown --operand '%s'; accepted: a, b, c", v);
         } else if (strcmp(a, "--pattern") == 0 || strcmp(a, "--block") == 0 ||
                    strcmp(a, "--tile") == 0 || strcmp(a, "--vector") == 0) {
             if (i + 1 >= argc)
@@ -305,6 +338,17 @@ int ck_cmd_dist(int argc, char **argv)
             memcpy(text + tlen, a, n + 1);
             tlen += n;
         }
+    }
+    if (mma && strcmp(mma, "list") == 0)
+        return print_mma_list();
+    if (mma && (pattern || tlen))
+        return cli_usage_error("dist", "give one of ENCODING, --pattern and --mma");
+    if (mma) {
+        if (ck_mma_encoding(mma, (ck_mma_operand)operand, &enc) != CK_SUCCESS)
+            return cli_library_error("dist");
+        have_enc = 1;
+        if (!o.json) /* the text output goes on with the encoding in CK's spelling */
+            printf("%s, operand %c\n", mma, "ABC"[operand]);
     }
     if (pattern) {
         int rc = make_pattern(pattern, block, rows, cols, vec, &enc);

@@ -217,9 +217,23 @@ ck_status ck_mma_parse(const char *instr, ck_mma_info *info);
 /* The register layout of `operand` of `instr` as a tile distribution encoding (CK's warp-GEMM
  * attribute): X dims are (rows, columns) of the operand's tile (A: M x K, B: K x N, C: M x N),
  * P0 = lane for mma; P0 = warp of the warpgroup, P1 = lane for wgmma; register (element) order
- * is the encoding's ys_to_d. For C, element d of the encoding is the instruction's accumulator
- * register d. Validated (ck_dist_make). */
+ * is the encoding's ys_to_d, one Y element per matrix element: a 32-bit register holding two
+ * 16-bit (four 8-bit) elements is 2 (4) consecutive elements d, its low half first. For C,
+ * element d is accumulator register d (f32/s32), or half d%2 of register d/2 (f16).
+ * Supported (ck_mma_spellings): mma.sync m16n8k8/k16 f16, bf16 (f32 or, for f16, f16
+ * accumulators), m16n8k8 tf32, m16n8k32 e4m3/e5m2 (f32) and s8/u8 (s32); wgmma m64nNk16
+ * f16/bf16, m64nNk8 tf32, m64nNk32 e4m3/e5m2/s8/u8, N any multiple of 8 up to 256. Operand A of
+ * wgmma is the register fragment of the RS form (the mma.sync A fragment of the same input type
+ * for rows 16w..16w+15 of warp w); wgmma's B (and SS-form A) lives in shared memory
+ * (CK_ERROR_UNSUPPORTED: see ck_smem_tile_make). Mixed-input forms (e4m3 x e5m2, s8 x u8) use
+ * the one-type spelling's layouts. Errors: unparsable or unsupported instruction, A/B without
+ * an input type (CK_ERROR_INVALID_ARGUMENT). Validated (ck_dist_make). */
 ck_status ck_mma_encoding(const char *instr, ck_mma_operand operand, ck_dist_encoding *enc);
+
+/* The supported instruction spellings (static strings; wgmma's are spelled with a literal "N",
+ * standing for any multiple of 8 in 8..256). Writes at most `max` of them to names (may be
+ * NULL) and returns how many there are. */
+int ck_mma_spellings(const char **names, int max);
 
 /* ---------------------------------------------------------------- space-filling curve */
 

@@ -462,6 +462,52 @@ ck_status ck_descriptor_to_string(const ck_descriptor *d, char **out);
 ck_status ck_descriptor_parse(const char *text, ck_expr_ctx *ctx, ck_descriptor **out);
 
 /* ======================================================================
+ * Shared-memory tiles of tensor-core instructions (wgmma / TMA layouts)
+ * ====================================================================== */
+
+/* An operand tile in shared memory in the canonical layouts of wgmma matrix descriptors and
+ * TMA boxes (docs/device-tensor.md, docs/mma-layouts.md). The descriptor's dims are
+ * (rows, cols); `contiguous_dim` is the one whose consecutive elements fill 16-byte chunks
+ * (1: row-major, e.g. a K-major A (M x K) or an MN-major B (K x N); 0: column-major). With
+ * s the strided index and cb the contiguous byte index, the byte offset is
+ *   swizzle S = 32/64/128 bytes: (s%8)*S + (s/8)*group + cb%S + (cb/S)*span, then the NVIDIA
+ *                                swizzle (ck_nv_swizzle_offset) of that offset;
+ *   none:                        (s%8)*16 + (s/8)*group + cb%16 + (cb/16)*span
+ *                                (8 x 16-byte core matrices).
+ * Inputs: rows, cols, elem_bytes (1, 2, 4, 8), swizzle, contiguous_dim, and the strides
+ * group_stride_bytes / span_stride_bytes (both 0: dense; swizzled: group = 8*S, span = all
+ * the groups of one span, i.e. the contiguous dim in S-byte boxes one after the other, as TMA
+ * loads of S-byte-wide boxes place them; none: span = 128, group = all the chunks of a row
+ * group). Requirements: contiguous bytes a multiple of S (16 unswizzled), strided length a
+ * multiple of 8, strides multiples of the pattern (2^(7+b) bytes for mode b, 16 unswizzled).
+ * ck_smem_tile_make fills span_bytes, bytes (the footprint) and align_bytes (the base
+ * alignment the swizzle assumes: 256/512/1024 bytes, 16 unswizzled) and the strides when 0. */
+typedef struct ck_smem_tile {
+    int rows, cols;
+    int elem_bytes;
+    ck_nv_swizzle swizzle;
+    int contiguous_dim;
+    long long group_stride_bytes, span_stride_bytes;
+    int span_bytes;        /* out: S, or 16 without swizzle */
+    long long bytes;       /* out: bytes from the first to past the last element */
+    long long align_bytes; /* out: required alignment of the tile's base */
+} ck_smem_tile;
+
+/* Build the tile's descriptor (element offsets; the caller owns *out, ck_descriptor_destroy)
+ * from transforms: merge of the strided dim into (8-row group, 128-byte line, row in line),
+ * merge of the contiguous dim into (span, 16-byte chunk, element), an xor transform
+ * chunk ^= line (the swizzle), a naive descriptor of the six digits. Completes *t (see above).
+ * Errors (CK_ERROR_INVALID_ARGUMENT, naming the field) for the requirements above. */
+ck_status ck_smem_tile_make(ck_smem_tile *t, ck_descriptor **out);
+
+/* The leading- and stride-dimension byte offsets (LBO, SBO) of a wgmma matrix descriptor
+ * (ck_wgmma_desc) for tile t as an operand whose K dim is k_dim (0 rows, 1 cols): K-major when
+ * k_dim is the contiguous dim, else MN-major (the table of docs/device-tensor.md). LBO is
+ * unused by K-major swizzled layouts and reported as 16. */
+ck_status ck_smem_tile_wgmma_offsets(const ck_smem_tile *t, int k_dim, long long *lbo,
+                                     long long *sbo);
+
+/* ======================================================================
  * Coordinates
  * ====================================================================== */
 

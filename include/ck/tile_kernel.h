@@ -40,7 +40,10 @@
  * it (origin_align) -- in that unmasked case the window must lie inside the tensor. Per-access
  * offsets are folded into one base plus constants (or constant x symbol terms) where the descriptor
  * is affine; 16-byte vector accesses are used where the load/store traits' vector is 16 bytes and
- * the alignment is proven (origin_align, strides' divisors).
+ * the alignment is proven (origin_align, strides' divisors). A load of 16-bit elements whose
+ * register pairs are 8x8-matrix fragments (mma A/B, wgmma register A, the m16n8 accumulator)
+ * over a concrete tile storing 16-byte aligned rows (ck_smem_tile_make's layouts, swizzled or
+ * not) uses ldmatrix(.trans) x4/x2/x1 instead (docs/mma-layouts.md).
  *
  * The generated text starts with a comment naming the window, its encoding, element type and
  * descriptor. Generation is deterministic (same input, same text).

@@ -128,7 +128,7 @@ static const char *addr(const gen *g, long long r, char *buf, size_t n)
     return buf;
 }
 
-static void emit_prologue(const gen *g, ck_sbuf *b, int is_load)
+void ck_gen_emit_prologue(const gen *g, ck_sbuf *b, int is_load)
 {
     const ck_distribution *d = &g->dist;
     const char *n = g->spec->name;
@@ -246,7 +246,7 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
     static const char *names[] = {"load", "store", "update", "atomic_add"};
     ck_sbuf_printf(b, "CK_DEVICE void %s_%s(%s%s *regs, const ck_win_%s *w)\n{\n", names[op], n,
                    op == OP_LOAD ? "" : "const ", T, n);
-    emit_prologue(g, b, op == OP_LOAD);
+    ck_gen_emit_prologue(g, b, op == OP_LOAD);
     for (long long a = 0; a < g->sfc.num_access; ++a) {
         long long regs[16];
         int y[CK_DIST_MAX_Y] = {0};
@@ -400,7 +400,9 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
     ck_sbuf_printf(b, "    default:\n        return -1;\n    }\n}\n\n");
     unsigned ops = s->ops ? s->ops : CK_WIN_ALL;
     int use16 = aligned16(g);
-    if (ops & CK_WIN_LOAD)
+    if ((ops & CK_WIN_LOAD) && g->ldm)
+        ck_gen_ldmatrix_emit_load(g, b);
+    else if (ops & CK_WIN_LOAD)
         emit_op(g, b, OP_LOAD, use16);
     if (ops & CK_WIN_STORE)
         emit_op(g, b, OP_STORE, use16);

@@ -380,6 +380,8 @@ static void gen_free(gen *g)
             free(g->regs[r].rel);
         }
     free(g->regs);
+    for (int q = 0; q < 32; ++q)
+        free(g->ldm_row[q]);
     ck_adaptor_destroy(g->adaptor);
     ck_expr_ctx_destroy(g->own_ctx);
 }
@@ -467,6 +469,8 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
     }
     if (!st)
         st = choose_vector(&g);
+    if (!st)
+        st = ck_gen_ldmatrix_plan(&g);
     if (!st)
         st = ck_gen_emit(&g, &b);
     gen_free(&g);

@@ -48,10 +48,24 @@ typedef struct ck_gen {
     int from_traits;  /* chosen by ck_load_store_traits_make */
     char fill[96];    /* the fill value as a C expression of the element type */
     ck_sfc sfc;
+    /* ldmatrix loads (window_ldmatrix.c): 0 none, 1 ldmatrix, 2 ldmatrix.trans; the row
+     * address (C expression over the lane's row symbol) of each register pair */
+    int ldm, ldm_nq;
+    char ldm_rowname[64];
+    char *ldm_row[32];
 } ck_gen;
 
 /* Print x as C into a malloc'd string. */
 ck_status ck_gen_print_ival(ck_ival x, char **out);
+
+/* The start of a load/store function: origins, symbols, partition index, the out-of-range
+ * early return, ck_off0 and ck_base. */
+void ck_gen_emit_prologue(const ck_gen *g, ck_sbuf *b, int is_load);
+
+/* Decide whether the load can use ldmatrix and prepare its row addresses (sets g->ldm). */
+ck_status ck_gen_ldmatrix_plan(ck_gen *g);
+/* Write the ldmatrix load function. */
+void ck_gen_ldmatrix_emit_load(const ck_gen *g, ck_sbuf *b);
 
 /* Write the whole window source (comment, struct, functions) into b. */
 ck_status ck_gen_emit(const ck_gen *g, ck_sbuf *b);
