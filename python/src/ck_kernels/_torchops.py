@@ -48,6 +48,22 @@ def op(schema, impl, fake, backward=None, setup_context=None):
     _lib.impl(name, impl, "CPU")
     _lib.impl(name, impl, "CUDA")
     torch.library.register_fake(qual, fake, lib=_lib)
-    if backward is not None:
-        torch.library.register_autograd(qual, backward, setup_context=setup_context, lib=_lib)
+    if backward is None:  # never a silently wrong (zero) gradient: a clear error instead
+        backward, setup_context = _no_backward(name), _no_setup
+    torch.library.register_autograd(qual, backward, setup_context=setup_context, lib=_lib)
     return getattr(torch.ops.ck, name).default
+
+
+def _no_setup(ctx, inputs, output):
+    pass
+
+
+def _no_backward(name):
+    def backward(ctx, *grads):
+        from ._lib import CkError, Status
+
+        raise CkError(Status.NOT_IMPLEMENTED, f"ck.{name} has no backward (ck provides "
+                      "gradients for softmax, log_softmax, layer_norm and rms_norm); compute "
+                      "this step with torch where a gradient must flow through it.")
+
+    return backward

@@ -90,8 +90,73 @@ def describe_meta(t):
     return _Meta(_tensor.ck_dtype_of(t.dtype))
 
 
+def _steps(prog):
+    count = struct.unpack_from("=i", prog, 0)[0]
+    return [struct.unpack_from("=iidi4x", prog, 8 + 24 * i) for i in range(count)]
+
+
+def _eval_torch(expr, inputs):
+    """The program of expr evaluated with torch operations (differentiable): the backward of
+    ck.elementwise is the gradient of this evaluation, computed by torch."""
+    torch = _torchops.torch
+    F = torch.nn.functional
+    stack = []
+    unary = {8: torch.neg, 9: torch.relu, 10: lambda a: F.gelu(a, approximate="tanh"),
+             11: F.gelu, 12: F.silu, 13: torch.sigmoid, 14: torch.exp}
+    binary = {2: torch.add, 3: torch.sub, 4: torch.mul, 5: torch.div, 6: torch.fmax,
+              7: torch.fmin}
+    for op, inp, value, dt in _steps(_program(expr)):
+        if op == 0:
+            stack.append(inputs[inp])
+        elif op == 1:
+            stack.append(torch.tensor(value, dtype=inputs[0].dtype, device=inputs[0].device))
+        elif op in unary:
+            stack.append(unary[op](stack.pop()))
+        elif op in binary:
+            b = stack.pop()
+            stack.append(binary[op](stack.pop(), b))
+        elif op == 15:
+            stack.append(stack.pop() * value)
+        else:  # cast: rounded value forward, identity gradient (straight through)
+            a = stack.pop()
+            tdt = _tensor._CK_TO_TORCH.get(dt)
+            stack.append(a + (a.to(tdt).to(a.dtype) - a).detach() if tdt is not None else a)
+    return stack[0]
+
+
+def _ew_setup(ctx, inputs, output):
+    expr, tensors, dtype = inputs
+    ctx.expr = expr
+    ctx.save_for_backward(*tensors)
+
+
+def _ew_backward(ctx, dy):
+    torch = _torchops.torch
+    xs = ctx.saved_tensors
+    wide = torch.float64 if any(x.dtype == torch.float64 for x in xs) else torch.float32
+    with torch.enable_grad():
+        leaves = [x.detach().to(wide).requires_grad_(x.is_floating_point()) for x in xs]
+        y = _eval_torch(ctx.expr, leaves)
+        diff = [t for t in leaves if t.requires_grad]
+        grads = torch.autograd.grad(y, diff, dy.to(wide), allow_unused=True)
+    it = iter(grads)
+    out = []
+    for x, leaf in zip(xs, leaves):
+        g = next(it) if leaf.requires_grad else None
+        if g is not None:
+            # sum over the dimensions x was broadcast along
+            while g.dim() > x.dim():
+                g = g.sum(0)
+            for d, n in enumerate(x.shape):
+                if n == 1 and g.shape[d] != 1:
+                    g = g.sum(d, keepdim=True)
+            g = g.to(x.dtype)
+        out.append(g)
+    return None, out, None
+
+
 _ew_op = _torchops.op("elementwise(str expr, Tensor[] inputs, ScalarType? dtype) -> Tensor",
-                      _ew_impl, _ew_fake)
+                      _ew_impl, _ew_fake, _ew_backward, _ew_setup)
 
 
 def _torch_dtype(dtype):
@@ -151,8 +216,17 @@ def _cast_fake(x, dtype, scale, rounding, overflow, seed):
     return x.new_empty(x.shape, dtype=dtype)
 
 
+def _cast_setup(ctx, inputs, output):
+    ctx.scale, ctx.dtype = inputs[2], inputs[0].dtype
+
+
+def _cast_backward(ctx, dy):  # rounding is taken as the identity (straight through), as .to()
+    return (dy * ctx.scale).to(ctx.dtype), None, None, None, None, None
+
+
 _cast_op = _torchops.op("cast(Tensor x, ScalarType dtype, float scale, str rounding, "
-                        "str overflow, int seed) -> Tensor", _cast_impl, _cast_fake)
+                        "str overflow, int seed) -> Tensor", _cast_impl, _cast_fake,
+                        _cast_backward, _cast_setup)
 
 
 def cast(x, dtype, *, scale=1.0, rounding="rne", overflow="default", seed=0, out=None):

@@ -38,7 +38,20 @@ def _fake(x, dims):
     return x.new_empty(tuple(x.shape[d] for d in perm))
 
 
-_op = _torchops.op("permute(Tensor x, int[] dims) -> Tensor", _impl, _fake)
+def _setup(ctx, inputs, output):
+    ctx.dims = inputs[1]
+
+
+def _backward(ctx, dy):
+    rank = len(ctx.dims)
+    perm = _perm(ctx.dims, rank)
+    inverse = [0] * rank
+    for i, d in enumerate(perm):
+        inverse[d] = i
+    return permute(dy.contiguous(), inverse), None
+
+
+_op = _torchops.op("permute(Tensor x, int[] dims) -> Tensor", _impl, _fake, _backward, _setup)
 
 
 def permute(x, dims, *, out=None):

@@ -80,8 +80,37 @@ def _fake(x, op, dim, keepdim, pre, scale, sqrt, dtype):
     return x.new_empty(shape, dtype=dtype)
 
 
+def _setup(ctx, inputs, output):
+    x, op, dim, keepdim, pre, scale, sqrt, dtype = inputs
+    ctx.op, ctx.keepdim, ctx.scale, ctx.shape, ctx.dtype = op, keepdim, scale, x.shape, x.dtype
+    ctx.axes = _axes(dim, x.dim())
+    ctx.plain = pre in (None, "none") and not sqrt and OPS.get(op) in (0, 1)
+
+
+def _backward(ctx, dy):
+    """sum and mean (no pre-op, no sqrt): dy broadcast back; the other reductions have no
+    backward in ck (an error, not a zero gradient)."""
+    if not ctx.plain:
+        from ._lib import CkError
+
+        raise CkError(Status.NOT_IMPLEMENTED, f"ck.reduce('{ctx.op}') has a backward only for "
+                      "'sum' and 'mean' without pre-op or sqrt; use torch where a gradient "
+                      "must flow through this reduction.")
+    g = dy
+    if not ctx.keepdim:
+        for a in sorted(ctx.axes):
+            g = g.unsqueeze(a)
+    scale = ctx.scale
+    if OPS[ctx.op] == 1:
+        n = 1
+        for a in ctx.axes:
+            n *= ctx.shape[a]
+        scale = scale / max(n, 1)
+    return (g * scale).expand(ctx.shape).to(ctx.dtype), None, None, None, None, None, None, None
+
+
 _op = _torchops.op("reduce(Tensor x, str op, int[]? dim, bool keepdim, str? pre, float scale, "
-                   "bool sqrt, ScalarType? dtype) -> Tensor", _impl, _fake)
+                   "bool sqrt, ScalarType? dtype) -> Tensor", _impl, _fake, _backward, _setup)
 
 
 def reduce(x, op, dim=None, keepdim=False, *, pre=None, scale=1.0, sqrt=False, dtype=None,
