@@ -109,20 +109,34 @@ def ck_dtype_of(dtype, what="dtype"):
     return ck
 
 
+_np_dtypes = {}  # np.dtype -> ck dtype (dtype.name is slow to compute per call)
+_elem_strides = {}  # (byte strides, itemsize) -> strides in elements
+
+
 def _from_numpy(a, name):
-    ck = _NP_NAMES.get(a.dtype.name)
+    dt = a.dtype
+    ck = _np_dtypes.get(dt)
+    if ck is None:
+        ck = _NP_NAMES.get(dt.name)
+        if ck is not None:
+            _np_dtypes[dt] = ck
     if ck is None:
         fail(Status.UNSUPPORTED, f"argument '{name}' is a NumPy array of {a.dtype.name}; ck "
              "takes float32, float64, float16, int8, uint8, int32 (bfloat16/float8 through "
              "ml_dtypes).")
-    item = a.itemsize
-    strides = []
-    for s in a.strides:
-        if s % item:
-            fail(Status.INVALID_ARGUMENT, f"argument '{name}' has a byte stride {s} that is "
-                 f"not a multiple of its element size {item}; ck strides count elements.")
-        strides.append(s // item)
-    return Arg(a, a.__array_interface__["data"][0], ck, a.shape, tuple(strides), HOST, "numpy")
+    key = (a.strides, dt.itemsize)
+    strides = _elem_strides.get(key)
+    if strides is None:
+        item = dt.itemsize
+        for s in a.strides:
+            if s % item:
+                fail(Status.INVALID_ARGUMENT, f"argument '{name}' has a byte stride {s} that "
+                     f"is not a multiple of its element size {item}; ck strides count "
+                     "elements.")
+        strides = tuple(s // item for s in a.strides)
+        if len(_elem_strides) < 4096:
+            _elem_strides[key] = strides
+    return Arg(a, a.__array_interface__["data"][0], ck, a.shape, strides, HOST, "numpy")
 
 
 def _from_torch(t, name):
@@ -144,6 +158,10 @@ def _from_torch(t, name):
 
 def describe(obj, name="x"):
     """The Arg of a NumPy array, torch tensor or __dlpack__ object."""
+    if type(obj) is np.ndarray:
+        return _from_numpy(obj, name)
+    if torch is not None and type(obj) is torch.Tensor:
+        return _from_torch(obj, name)
     if isinstance(obj, np.ndarray):
         return _from_numpy(obj, name)
     if torch is not None and isinstance(obj, torch.Tensor):
@@ -177,15 +195,24 @@ def same_place(args, names):
     return place
 
 
+_np_out = {}  # ck dtype -> np.dtype of outputs
+
+
 def empty(like, shape, dtype):
     """A new output of `like`'s framework and device (its caching allocator for torch)."""
     if like.kind == "torch":
         tdt = _CK_TO_TORCH.get(dtype)
         if tdt is None:
             fail(Status.UNSUPPORTED, f"torch has no dtype for ck's {DTYPE_NAMES.get(dtype)}.")
+        shape = tuple(shape)
         t = torch.empty(shape, dtype=tdt, device=like.obj.device)
-        return t, Arg(t, t.data_ptr(), dtype, tuple(shape), contiguous_strides(shape),
+        return t, Arg(t, t.data_ptr(), dtype, shape, contiguous_strides(shape),
                       like.place, "torch")
+    npdt = _np_out.get(dtype)
+    if npdt is not None:
+        a = np.empty(shape, dtype=npdt)
+        return a, Arg(a, a.__array_interface__["data"][0], dtype, shape,
+                      contiguous_strides(shape), HOST, "numpy")
     npn = _CK_TO_NP.get(dtype)
     if npn is None:
         fail(Status.UNSUPPORTED, f"NumPy has no dtype for ck's {DTYPE_NAMES.get(dtype)}; "
@@ -200,12 +227,23 @@ def empty(like, shape, dtype):
         except (ImportError, AttributeError):
             fail(Status.UNSUPPORTED, f"NumPy has no {npn} dtype; install ml_dtypes for "
                  "bfloat16 and float8 arrays.")
-    a = np.empty(shape, dtype=npdt)
-    return a, Arg(a, a.__array_interface__["data"][0], dtype, tuple(shape),
-                  contiguous_strides(shape), HOST, "numpy")
+    _np_out[dtype] = npdt
+    return empty(like, shape, dtype)
+
+
+_packed = {}
 
 
 def contiguous_strides(shape):
+    st = _packed.get(shape)
+    if st is None:
+        st = _contiguous_strides(shape)
+        if len(_packed) < 4096:
+            _packed[shape] = st
+    return st
+
+
+def _contiguous_strides(shape):
     strides = [1] * len(shape)
     acc = 1
     for i in range(len(shape) - 1, -1, -1):

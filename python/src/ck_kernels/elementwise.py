@@ -170,7 +170,8 @@ def elementwise(expr, *inputs, dtype=None, out=None):
     expr uses x0..x3 (or a..d), + - * /, numbers and relu gelu gelu_tanh gelu_erf silu sigmoid
     exp neg max min add sub mul div scale(e, c) cast(e, dtype); computed in fp32 (fp64 when a
     tensor is f64). dtype: the output type (default: the widest float type of the inputs)."""
-    if out is None and _ew_op is not None and _torchops.is_torch(inputs[0] if inputs else None):
+    if out is None and _ew_op is not None and _torchops.is_torch(inputs[0] if inputs else None) \
+            and not _torchops.direct(*inputs):
         return _ew_op(expr, list(inputs), _torch_dtype(dtype))
     return _ew_core(expr, inputs, dtype, out)
 
@@ -233,6 +234,7 @@ def cast(x, dtype, *, scale=1.0, rounding="rne", overflow="default", seed=0, out
     """x * scale converted to dtype, bit for bit as ck's conversions: rounding 'rne' (nearest
     even), 'rtz', 'rna' or 'sr' (stochastic, element i uses a random word from seed); overflow
     'default' (saturate for fp8, IEEE otherwise), 'sat' or 'nonsat'."""
-    if out is None and _cast_op is not None and _torchops.is_torch(x):
+    if out is None and _cast_op is not None and _torchops.is_torch(x) and \
+            not _torchops.direct(x):
         return _cast_op(x, _torch_dtype(dtype), float(scale), rounding, overflow, int(seed))
     return _cast_core(x, dtype, scale, rounding, overflow, seed, out)

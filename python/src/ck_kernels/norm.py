@@ -202,7 +202,8 @@ _bwd_op = _torchops.op("norm_bwd(Tensor dy, Tensor x, Tensor gamma, Tensor? mean
 
 def _norm(kind, x, normalized_shape, weight, bias, eps, residual):
     k = _normalized_ndim(x, normalized_shape)
-    if _fwd_op is not None and _torchops.is_torch(x):
+    if _fwd_op is not None and _torchops.is_torch(x) and \
+            not _torchops.direct(x, weight, bias, residual):
         if eps is None:
             eps = _EPS.get(ck_dtype_of(x.dtype), _EPS[_tensor.F32])
         y, ro, _, _ = _fwd_op(x, k, weight, bias, residual, float(eps), kind == RMSNORM)
@@ -253,7 +254,8 @@ _q_op = _torchops.op("norm_quant(Tensor x, int k, Tensor? weight, Tensor? residu
 
 def _quant(kind, x, normalized_shape, weight, eps, residual, smooth, dtype):
     k = _normalized_ndim(x, normalized_shape)
-    if _q_op is not None and _torchops.is_torch(x):
+    if _q_op is not None and _torchops.is_torch(x) and \
+            not _torchops.direct(x, weight, residual, smooth):
         if not isinstance(dtype, _torchops.torch.dtype):
             dtype = _tensor._CK_TO_TORCH[ck_dtype_of(dtype)]
         if eps is None:

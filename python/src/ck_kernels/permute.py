@@ -57,6 +57,6 @@ _op = _torchops.op("permute(Tensor x, int[] dims) -> Tensor", _impl, _fake, _bac
 def permute(x, dims, *, out=None):
     """x.permute(dims) materialized into a new packed tensor (torch.permute returns a view;
     this is x.permute(dims).contiguous() in one kernel)."""
-    if out is None and _op is not None and _torchops.is_torch(x):
+    if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         return _op(x, list(dims))
     return _permute_core(x, dims, out)

@@ -120,7 +120,7 @@ def reduce(x, op, dim=None, keepdim=False, *, pre=None, scale=1.0, sqrt=False, d
     then `* scale` and a square root when `sqrt`. Accumulates in fp32 (fp64 for f64 and i32).
     dtype: the output type (default: x's float type; f32 for i8/u8, f64 for i32; arg ops:
     int32 indices)."""
-    if out is None and _op is not None and _torchops.is_torch(x):
+    if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         if isinstance(dim, int):
             dim = [dim]
         elif dim is not None:

@@ -81,7 +81,8 @@ _op = _torchops.op(
 
 
 def _softmax(x, dim, log, scale, mask, causal, dtype, out):
-    if out is None and _op is not None and _torchops.is_torch(x):
+    if out is None and _op is not None and _torchops.is_torch(x) and \
+            not _torchops.direct(x, mask):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
             dtype = _tensor._CK_TO_TORCH.get(ck_dtype_of(dtype))
         return _op(x, dim, log, float(scale), mask, causal, dtype)
@@ -133,7 +134,7 @@ def topk_softmax(logits, k, renormalize=False, *, dtype=None):
     Returns (weights [tokens, k] (dtype, default float32), indices [tokens, k] int32), largest
     first, like torch.topk(torch.softmax(logits, -1), k); renormalize divides the weights by
     their sum."""
-    if _topk_op is not None and _torchops.is_torch(logits):
+    if _topk_op is not None and _torchops.is_torch(logits) and not _torchops.direct(logits):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
             dtype = _tensor._CK_TO_TORCH.get(ck_dtype_of(dtype))
         return _topk_op(logits, k, renormalize, dtype)
