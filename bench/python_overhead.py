@@ -60,10 +60,13 @@ if torch is not None and hasattr(torch.ops, "ck"):
     t = torch.from_numpy(x)
     tw = torch.from_numpy(w)
     with torch.no_grad():
-        rows.append(("ck.softmax(torch cpu): torch.ops.ck custom op", us(lambda: ck.softmax(t))))
-        rows.append(("ck.rms_norm(torch cpu): custom op", us(lambda: ck.rms_norm(t, (1024,), tw,
+        rows.append(("ck.softmax(torch cpu), eager no-grad (direct)", us(lambda: ck.softmax(t))))
+        rows.append(("ck.rms_norm(torch cpu), eager no-grad (direct)", us(lambda: ck.rms_norm(t, (1024,), tw,
                                                                                1e-6))))
         rows.append(("torch.empty_like alone (allocation floor)", us(lambda: torch.empty_like(t))))
+    tg = t.clone().requires_grad_()
+    rows.append(("ck.softmax(torch cpu, requires_grad): torch.ops.ck + autograd",
+                 us(lambda: ck.softmax(tg), 2000)))
 for n, f in saved.items():
     setattr(_lib, n, f)
 if torch is not None and torch.cuda.is_available():
