@@ -13,13 +13,14 @@ static ck_status build_fill(void *user, char **source)
 {
     (void)user;
     builds++;
-    const char *src = "#include \"ck_device.h\"\n"
-                      "CK_KERNEL void fill(int *p, int v, int n)\n"
-                      "{\n"
-                      "    int i = (int)(ck_block_idx_x() * ck_block_dim_x() + ck_thread_idx_x());\n"
-                      "    if (i < n)\n"
-                      "        p[i] = v + i;\n"
-                      "}\n";
+    const char *src =
+        "#include \"ck_device.h\"\n"
+        "CK_KERNEL void fill(int *p, int v, int n)\n"
+        "{\n"
+        "    int i = (int)(ck_block_idx_x() * ck_block_dim_x() + ck_thread_idx_x());\n"
+        "    if (i < n)\n"
+        "        p[i] = v + i;\n"
+        "}\n";
     *source = strdup(src);
     return *source ? CK_SUCCESS : CK_ERROR_OUT_OF_MEMORY;
 }
@@ -85,6 +86,27 @@ int main(void)
     for (int i = 0; i < 300; ++i)
         bad_count += host[i] != 7 + i;
     CHECK(bad_count == 0);
+    /* the emulator's device memory is host memory: a kernel may write an ordinary host array
+     * (the Python package passes NumPy and CPU torch buffers this way) */
+    static int plain[300];
+    void *pp = plain;
+    void *pargs[3] = {&pp, &v, &n};
+    CHECK(ck_op_launch(ctx, k1, 3, 1, 1, 128, 0, pargs, sizes, 3) == CK_SUCCESS);
+    bad_count = 0;
+    for (int i = 0; i < 300; ++i)
+        bad_count += plain[i] != 7 + i;
+    CHECK(bad_count == 0);
+    /* ck_stream_wrap on the emulator: only the NULL (default) stream */
+    ck_stream *s = NULL;
+    CHECK(ck_stream_wrap(ck_context_device(ctx), NULL, &s) == CK_SUCCESS && s);
+    ck_context_set_stream(ctx, s);
+    CHECK(ck_op_launch(ctx, k1, 3, 1, 1, 128, 0, pargs, sizes, 3) == CK_SUCCESS);
+    CHECK(ck_context_synchronize(ctx) == CK_SUCCESS);
+    ck_context_set_stream(ctx, NULL);
+    ck_stream_destroy(s);
+    ck_stream *bad_s = NULL;
+    CHECK(ck_stream_wrap(ck_context_device(ctx), plain, &bad_s) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(bad_s == NULL && strstr(ck_last_error(), "emulator") != NULL);
     ck_context_destroy(ctx);
     ck_context_destroy(NULL);
     return CK_TEST_REPORT();

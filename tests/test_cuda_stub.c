@@ -29,6 +29,11 @@ typedef struct stub_rec {
     int arg2, modules, live_allocs;
 } stub_rec;
 
+typedef struct stub_streams {
+    void *copy, *sync, *launch;
+    int destroyed;
+} stub_streams;
+
 static char stub_path[4096];
 
 static int build_stub(void)
@@ -68,6 +73,7 @@ static void test_cuda_backend_with_stub(void)
     CHECK(rec && param_sizes);
     if (!rec || !param_sizes)
         return;
+    rec->launches = 0; /* test_stream_wrap_uses_the_callers_stream launched before */
     ck_device_props p;
     CHECK_OK(ck_device_get_props(d, &p));
     CHECK_EQ_STR(p.target, "sm_90a");
@@ -235,18 +241,78 @@ static void test_cuda_backend_with_stub(void)
     ck_device_close(d);
 }
 
+/* ck_stream_wrap: ck's copies, launches and synchronizations go to the caller's CUstream (a
+ * framework's current stream), and destroying the wrapper leaves that stream alone. The launch is
+ * checked when NVRTC can compile the kernel. */
+static void test_stream_wrap_uses_the_callers_stream(void)
+{
+    ck_device *d = NULL;
+    setenv("CK_STUB_CC", "90", 1);
+    CHECK_OK(ck_device_open(CK_BACKEND_CUDA, 0, &d));
+    if (!d)
+        return;
+    void *h = dlopen(stub_path, RTLD_NOW | RTLD_NOLOAD);
+    stub_streams *rec = h ? dlsym(h, "ck_stub_streams") : NULL;
+    CHECK(rec != NULL);
+    if (!rec) {
+        ck_device_close(d);
+        return;
+    }
+    void *native = (void *)(uintptr_t)0xabc0; /* never dereferenced by the stub */
+    ck_stream *s = NULL;
+    CHECK_OK(ck_stream_wrap(d, native, &s));
+    float host[16] = {1, 2, 3}, *dev = NULL;
+    CHECK_OK(ck_malloc(d, sizeof host, (void **)&dev));
+    CHECK_OK(ck_memcpy_h2d(d, dev, host, sizeof host, s));
+    CHECK(rec->copy == native);
+    CHECK_OK(ck_stream_synchronize(s));
+    CHECK(rec->sync == native);
+    int major, minor;
+    if (ck_nvrtc_version(&major, &minor) == CK_SUCCESS) {
+        ck_module *m = NULL;
+        ck_kernel *k = NULL;
+        CHECK_OK(ck_module_load(d, kernel_src, NULL, 0, &m));
+        CHECK_OK(ck_module_get_kernel(m, "axpy", &k));
+        int n = 16;
+        void *args[] = {&dev, &dev, &n};
+        size_t sizes[] = {8, 8, 4};
+        ck_launch_config c = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, s};
+        CHECK_OK(ck_launch(k, &c, args, sizes, 3));
+        CHECK(rec->launch == native);
+    }
+    /* the wrapper of the default stream is a NULL CUstream */
+    ck_stream *def = NULL;
+    CHECK_OK(ck_stream_wrap(d, NULL, &def));
+    CHECK_OK(ck_memcpy_h2d(d, dev, host, sizeof host, def));
+    CHECK(rec->copy == NULL);
+    ck_stream_destroy(s);
+    CHECK_EQ_INT(rec->destroyed, 0);
+    /* a stream of ck's own is destroyed with its wrapper; a borrowed one left at close */
+    ck_stream *own = NULL;
+    CHECK_OK(ck_stream_create(d, &own));
+    ck_stream_destroy(own);
+    CHECK_EQ_INT(rec->destroyed, 1);
+    CHECK_OK(ck_stream_wrap(d, native, &s));
+    CHECK_OK(ck_free(d, dev));
+    ck_device_close(d);
+    CHECK_EQ_INT(rec->destroyed, 1);
+    CHECK_STATUS(ck_stream_wrap(NULL, native, &s), CK_ERROR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
-    int major, minor;
-    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
-        printf("NVRTC not available; skipped\n");
-        return CK_TEST_REPORT();
-    }
     if (!build_stub()) {
         printf("could not build the driver stub with %s; skipped\n", CK_C_COMPILER_PATH);
         return CK_TEST_REPORT();
     }
     setenv("CK_CUDA_DRIVER_PATH", stub_path, 1);
+    RUN_TEST(test_stream_wrap_uses_the_callers_stream);
+    int major, minor;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available; the rest is skipped\n");
+        remove(stub_path);
+        return CK_TEST_REPORT();
+    }
     RUN_TEST(test_cuda_backend_with_stub);
     remove(stub_path);
     return CK_TEST_REPORT();

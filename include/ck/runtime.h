@@ -84,6 +84,17 @@ ck_status ck_memset_d8(ck_device *device, void *dst, unsigned char value, size_t
                        ck_stream *stream);
 
 ck_status ck_stream_create(ck_device *device, ck_stream **stream);
+
+/* A ck_stream over a stream the caller created and keeps (for interoperation: a framework's
+ * current stream, e.g. torch.cuda.current_stream().cuda_stream), so that ck's launches and
+ * copies are ordered with the caller's work without synchronization. On the cuda backend
+ * `native` is a CUstream of the device's primary context (the context of the CUDA runtime, as
+ * PyTorch and CuPy use it; ck_device_open retains that same context), or NULL for the legacy
+ * default stream. The emulator has no native streams and accepts only NULL. The caller keeps
+ * the native stream alive while the wrapper is used; ck_stream_destroy (or closing the device)
+ * frees the wrapper only. Errors: CK_ERROR_INVALID_ARGUMENT (null device or out pointer, a
+ * non-NULL native stream on the emulator), CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck_stream_wrap(ck_device *device, void *native, ck_stream **stream);
 ck_status ck_stream_synchronize(ck_stream *stream);
 void ck_stream_destroy(ck_stream *stream);
 

@@ -129,7 +129,7 @@ void ck_device_close(ck_device *d)
     while (d->streams) {
         ck_stream *s = d->streams;
         d->streams = s->next;
-        if (d->backend == CK_BACKEND_CUDA)
+        if (d->backend == CK_BACKEND_CUDA && !s->borrowed)
             ck_cuda_stream_destroy(s);
         free(s);
     }
@@ -277,6 +277,29 @@ ck_status ck_stream_create(ck_device *d, ck_stream **stream)
     return CK_SUCCESS;
 }
 
+ck_status ck_stream_wrap(ck_device *d, void *native, ck_stream **stream)
+{
+    REQUIRE_DEVICE(d, "ck_stream_wrap");
+    CK_REQUIRE_NOT_NULL(stream, "ck_stream_wrap");
+    *stream = NULL;
+    if (d->backend != CK_BACKEND_CUDA && native)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_stream_wrap: argument 'native' = %p, but the CPU emulator has no "
+                       "native streams; accepted there: NULL (the emulator runs each launch to "
+                       "completion).",
+                       native);
+    ck_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_stream_wrap: no memory.");
+    s->device = d;
+    s->cu = native;
+    s->borrowed = 1;
+    s->next = d->streams;
+    d->streams = s;
+    *stream = s;
+    return CK_SUCCESS;
+}
+
 ck_status ck_stream_synchronize(ck_stream *s)
 {
     CK_REQUIRE_NOT_NULL(s, "ck_stream_synchronize");
@@ -292,7 +315,7 @@ void ck_stream_destroy(ck_stream *s)
         pp = &(*pp)->next;
     if (*pp)
         *pp = s->next;
-    if (s->device->backend == CK_BACKEND_CUDA)
+    if (s->device->backend == CK_BACKEND_CUDA && !s->borrowed)
         ck_cuda_stream_destroy(s);
     free(s);
 }

@@ -53,7 +53,8 @@ struct ck_module {
 struct ck_stream {
     ck_device *device;
     ck_stream *next;
-    void *cu;
+    void *cu;     /* CUstream (NULL: the legacy default stream) */
+    int borrowed; /* ck_stream_wrap: the caller owns `cu`; destroy frees only the wrapper */
 };
 
 struct ck_event {

@@ -30,6 +30,12 @@ struct rec {
     int modules, live_allocs;
 };
 __attribute__((visibility("default"))) struct rec ck_stub_rec;
+/* The streams the driver was last given (ck_stream_wrap's test). */
+struct streams {
+    void *copy, *sync, *launch;
+    int destroyed;
+};
+__attribute__((visibility("default"))) struct streams ck_stub_streams;
 __attribute__((visibility("default"))) size_t ck_stub_param_sizes[8] = {8, 8, 4};
 static int cc(void)
 {
@@ -109,7 +115,7 @@ R cuMemFree_v2(P p)
 }
 R cuMemcpyHtoDAsync_v2(P d, const void *s, size_t n, void *st)
 {
-    (void)st;
+    ck_stub_streams.copy = st;
     memcpy((void *)(size_t)d, s, n);
     return 0;
 }
@@ -139,12 +145,13 @@ R cuStreamCreate(void **s, unsigned f)
 }
 R cuStreamDestroy_v2(void *s)
 {
+    ck_stub_streams.destroyed++;
     free(s);
     return 0;
 }
 R cuStreamSynchronize(void *s)
 {
-    (void)s;
+    ck_stub_streams.sync = s;
     return 0;
 }
 R cuEventCreate(void **e, unsigned f)
@@ -232,8 +239,8 @@ R cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, un
                  unsigned bz, unsigned sh, void *s, void **p, void **x)
 {
     (void)f;
-    (void)s;
     (void)x;
+    ck_stub_streams.launch = s;
     rec(gx, gy, gz, bx, by, bz, sh, p);
     ck_stub_rec.ex = 0;
     return 0;
