@@ -95,3 +95,11 @@ if(rc EQUAL 0)
   expect_match("${ERR}" "could not be removed" "cache clear reports")
   file(REMOVE_RECURSE "${dir}")
 endif()
+
+# ck convert rounds the exact decimal once (not strtod's f64 again).
+run(0 convert fp8e4m3 1.0625000000000000000000000000001 1.0625 -1.0625000000000000000000001)
+expect_match("${OUT}" "1.0625000000000000000000000000001 +-> 0x39" "above the tie rounds up")
+expect_match("${OUT}" "1.0625 +-> 0x38" "the tie itself to even")
+expect_match("${OUT}" "-1.0625000000000000000000001 +-> 0xb9" "negative, above the tie")
+run(0 convert --round rtz bf16 0.99999999999999999999999999)
+expect_match("${OUT}" "-> 0x3f7f" "rtz of a decimal just below 1")
