@@ -236,6 +236,12 @@ ck_status ck_op_check_output(const char *op, const char *name, const ck_tensor *
     }
     int64_t reach = 0; /* largest offset reached by the dimensions sorted so far */
     for (int i = 0; i < m; ++i) {
+        if (str[i] == 0)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "%s: output tensor '%s' (%s) has stride 0 in a dimension of length "
+                           "%lld: two elements at one address; outputs must not overlap "
+                           "themselves.",
+                           op, name, ck_op_tensor_str(t), (long long)len[i]);
         if (str[i] <= reach)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "%s: output tensor '%s' (%s) has two elements at one address (a "
