@@ -164,7 +164,7 @@ static void test_errors(void)
     CHECK_STATUS(ck_softmax(ctx, &x, &ov, NULL), CK_ERROR_INVALID_ARGUMENT);
     ck_tensor tr = x; /* transposed: last dimension not contiguous */
     tr.strides[0] = 1;
-    tr.strides[1] = 4;
+    tr.strides[1] = 8;
     tr.shape[0] = 8;
     tr.shape[1] = 4;
     ck_tensor ytr = tr;

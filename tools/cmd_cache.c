@@ -80,8 +80,9 @@ int ck_cmd_cache(int argc, char **argv)
         return CK_EXIT_OK;
     }
     int removed = 0;
-    if (ck_cache_clear(&removed) != CK_SUCCESS)
-        return cli_library_error("cache");
+    ck_status st = ck_cache_clear(&removed);
     printf("removed %d entries\n", removed);
+    if (st != CK_SUCCESS)
+        return cli_library_error("cache");
     return CK_EXIT_OK;
 }

@@ -11,7 +11,9 @@
 static const char usage[] =
     "Usage: ck convert [options] TYPE VALUE...\n\n"
     "Round each decimal VALUE (also nan, inf, -inf, hex floats) once to TYPE and print its\n"
-    "code in hex and the value it represents. TYPE is a name listed by 'ck types'\n"
+    "code in hex and the value it represents (the exact decimal is rounded, however many\n"
+    "digits it has; a hex float is read as f64 first, and sr rounds VALUE read as f64).\n"
+    "TYPE is a name listed by 'ck types'\n"
     "(f16, bf16, fp8e4m3, fp8e5m2, fp8e4m3fnuz, fp6e2m3, fp4e2m1, i8, ...).\n\n"
     "  --round MODE    rne (default, nearest even), rtz (toward zero), rna (nearest, ties\n"
     "                  away), sr (stochastic, with --rand)\n"
@@ -38,6 +40,130 @@ static int parse_u64(const char *s, uint64_t *out)
         return 0;
     *out = v;
     return 1;
+}
+
+/* A decimal number's significant digits (no leading or trailing zeros) and its explicit
+ * exponent (e-notation). Returns 0 when s is not a plain decimal. */
+typedef struct decimal {
+    int negative;
+    char digits[1200];
+    int n;
+    long exp10;
+} decimal;
+
+static int parse_decimal(const char *s, decimal *d)
+{
+    memset(d, 0, sizeof *d);
+    if (*s == '+' || *s == '-')
+        d->negative = *s++ == '-';
+    int any = 0, dots = 0;
+    for (; (*s >= '0' && *s <= '9') || *s == '.'; ++s) {
+        if (*s == '.') {
+            if (dots++)
+                return 0;
+            continue;
+        }
+        any = 1;
+        if (d->n == 0 && *s == '0')
+            continue;
+        if (d->n < (int)sizeof d->digits - 1)
+            d->digits[d->n++] = *s;
+        else if (*s != '0')
+            d->digits[sizeof d->digits - 2] = '9'; /* past 1199 digits only "more" counts */
+    }
+    if (!any)
+        return 0;
+    if (*s == 'e' || *s == 'E') {
+        char *end;
+        errno = 0;
+        long e = strtol(s + 1, &end, 10);
+        if (end == s + 1 || *end || errno)
+            return 0;
+        if (e > 100000 || e < -100000)
+            return 0;
+        d->exp10 = e;
+        s = end;
+    }
+    if (*s)
+        return 0;
+    while (d->n > 0 && d->digits[d->n - 1] == '0')
+        --d->n;
+    d->digits[d->n] = '\0';
+    return 1;
+}
+
+/* Sign of (exact value of the decimal text s) - x, or 0 when equal or s is not a plain
+ * decimal (hex floats, nan, inf are read exactly or not at all by strtod). */
+static int decimal_minus_double(const char *s, double x)
+{
+    decimal d;
+    if (!isfinite(x) || !parse_decimal(s, &d))
+        return 0;
+    long point = 0, seen_point = 0, first = -1, idx = 0;
+    for (const char *p = s + (*s == '+' || *s == '-'); (*p >= '0' && *p <= '9') || *p == '.';
+         ++p) {
+        if (*p == '.') {
+            seen_point = 1;
+            continue;
+        }
+        if (!seen_point)
+            ++point;
+        if (first < 0 && *p != '0')
+            first = idx;
+        ++idx;
+    }
+    /* digits before the point and the index of the first significant one: the value is
+     * 0.DIGITS x 10^dexp */
+    long dexp = first < 0 ? 0 : point - first + d.exp10;
+    char buf[1200];
+    snprintf(buf, sizeof buf, "%.800e", fabs(x)); /* exact: glibc prints every digit */
+    decimal b;
+    memset(&b, 0, sizeof b);
+    int bn = 0;
+    for (const char *p = buf; *p && *p != 'e'; ++p)
+        if (*p >= '0' && *p <= '9')
+            b.digits[bn++] = *p;
+    while (bn > 0 && b.digits[bn - 1] == '0')
+        --bn;
+    long bexp = strtol(strchr(buf, 'e') + 1, NULL, 10) + 1;
+    int dzero = d.n == 0, bzero = x == 0;
+    int dsign = dzero ? 0 : d.negative ? -1 : 1, xsign = bzero ? 0 : x < 0 ? -1 : 1;
+    if (dsign != xsign)
+        return dsign > xsign ? 1 : -1;
+    if (dzero)
+        return 0;
+    int mag; /* sign of |D| - |x| */
+    if (dexp != bexp) {
+        mag = dexp > bexp ? 1 : -1;
+    } else {
+        mag = 0;
+        for (int i = 0; !mag && (i < d.n || i < bn); ++i) {
+            char c1 = i < d.n ? d.digits[i] : '0', c2 = i < bn ? b.digits[i] : '0';
+            mag = c1 > c2 ? 1 : c1 < c2 ? -1 : 0;
+        }
+    }
+    return xsign * mag;
+}
+
+/* strtod rounded the decimal to x; rounding x again to `type` can differ from rounding the
+ * decimal once where x lies exactly on a point where the rounding jumps (a value for rtz, a
+ * midpoint for rne/rna). The exact decimal then lies strictly between x and its f64 neighbour
+ * toward it, where no jump of a type narrower than f64 can lie: round that neighbour instead. */
+static double once_rounded_input(ck_dtype type, const char *s, double x, ck_round_mode round,
+                                 ck_overflow_mode overflow)
+{
+    const ck_dtype_info *t = ck_dtype_get(type);
+    int side = decimal_minus_double(s, x);
+    if (!side || !t || t->storage_bits >= 64 || round == CK_ROUND_STOCHASTIC)
+        return x;
+    uint64_t c;
+    double lo = NAN, hi = NAN;
+    if (ck_convert_from_f64(type, x, CK_ROUND_TOWARD_ZERO, overflow, 0, &c) == CK_SUCCESS)
+        ck_convert_to_f64(type, c, &lo);
+    if (ck_convert_from_f64(type, x, CK_ROUND_NEAREST_AWAY, overflow, 0, &c) == CK_SUCCESS)
+        ck_convert_to_f64(type, c, &hi);
+    int jump = round == CK_ROUND_TOWARD_ZERO ? lo == x : lo != hi && x == lo + (hi - lo) / 2;
+    return jump ? nextafter(x, side > 0 ? INFINITY : -INFINITY) : x;
 }
 
 static const char *classify(const ck_dtype_info *t, double in, double out)
@@ -129,7 +255,8 @@ int ck_cmd_convert(int argc, char **argv)
                 free(rows);
                 return cli_usage_error("convert", "'%s' is not a number", s);
             }
-            st = ck_convert_from_f64(dtype, x, round, overflow, (uint32_t)rand_word, &r->code);
+            double once = once_rounded_input(dtype, s, x, round, overflow);
+            st = ck_convert_from_f64(dtype, once, round, overflow, (uint32_t)rand_word, &r->code);
             if (st == CK_SUCCESS)
                 st = ck_convert_to_f64(dtype, r->code, &r->value);
             r->note = classify(t, x, r->value);

@@ -205,9 +205,17 @@ static int make_pattern(const char *kind, long long block, long long rows, long 
     else
         return cli_usage_error("dist", "unknown --pattern '%s'; accepted: thread, warp, block",
                                kind);
-    if (block < 0 || block > 1024 || rows < 0 || rows > 1 << 20 || cols < 0 || cols > 1 << 20 ||
-        vec < 0 || vec > 1 << 20)
-        return cli_usage_error("dist", "--block, --tile or --vector is out of range");
+    if (block < 1 || block > 1024)
+        return cli_usage_error("dist", "--block %lld is out of range; accepted: 1 to 1024 threads.",
+                               block);
+    if (rows < 1 || rows > 1 << 20 || cols < 1 || cols > 1 << 20)
+        return cli_usage_error("dist",
+                               "--tile %lldx%lld is out of range; accepted: ROWSxCOLS with each "
+                               "from 1 to 1048576.",
+                               rows, cols);
+    if (vec < 1 || vec > 1 << 20)
+        return cli_usage_error("dist", "--vector %lld is out of range; accepted: 1 to 1048576.",
+                               vec);
     if (ck_dist_make_2d_pattern(pat, (int)block, (int)rows, (int)cols, (int)vec, e) != CK_SUCCESS)
         return cli_library_error("dist");
     return CK_EXIT_OK;

@@ -1,4 +1,5 @@
 /* The ck command: dispatch to subcommands. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,7 +34,27 @@ static void print_help(FILE *f)
                "kernel cache directory (default ~/.cache/ck).\n");
 }
 
+/* A command's output that could not be written (`ck ... > /dev/full`, a closed pipe) is a
+ * failure: say why and exit non-zero. */
+static int finish(const char *sub, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int err = errno ? errno : EIO;
+        fprintf(stderr, "ck %s: cannot write the output: %s.\n", sub, strerror(err));
+        return rc == CK_EXIT_OK ? CK_EXIT_FAILURE : rc;
+    }
+    return rc;
+}
+
+static int run_main(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return finish(argc > 1 ? argv[1] : "", run_main(argc, argv));
+}
+
+static int run_main(int argc, char **argv)
 {
     if (argc < 2) {
         print_help(stderr);

@@ -57,8 +57,30 @@ int prof_report(const prof_common *c, const prof_result *r);
 /* Deterministic random numbers for inputs: uniform in [lo, hi). */
 void prof_fill_uniform(float *x, size_t n, float lo, float hi, unsigned *state);
 
-/* Parse "AxBxC" into lengths (at most max); returns the count, 0 on error. */
+/* The most elements a shape of `ck prof` may have (2^40): every byte count of its buffers
+ * then fits in size_t and int64 without overflow. */
+#define PROF_MAX_ELEMENTS (1LL << 40)
+
+/* Parse "AxBxC" (or "A,B,C") into at most max lengths, each >= 1, whose product is at most
+ * PROF_MAX_ELEMENTS; returns the count, 0 on any error (an empty part, a sign, a value out of
+ * range, a product too large, more than max lengths). */
 int prof_parse_shape(const char *text, long long *dims, int max);
+
+/* Parse a list of at most max whole numbers in [lo, hi] separated by 'x' or ','; returns the
+ * count, 0 on error. */
+int prof_parse_list(const char *text, long long *vals, int max, long long lo, long long hi);
+
+/* --shape TEXT with min_rank..max_rank lengths: CK_EXIT_OK and *rank, or a usage error that
+ * says what is accepted. */
+int prof_shape_option(const char *sub, const char *text, long long *dims, int min_rank,
+                      int max_rank, int *rank);
+
+/* The usage error for an argument no option of SUB consumed: "unknown option" for --x, else
+ * "unexpected argument". Returns CK_EXIT_USAGE. */
+int prof_unknown_argument(const char *sub, const char *arg);
+
+/* A finite number (the whole text): CK_EXIT_OK, or a usage error naming opt. */
+int prof_parse_double(const char *sub, const char *opt, const char *text, double *out);
 
 /* Entry points, one per operation: argv[0] is the operation name. */
 int prof_copy(int argc, char **argv);         /* tools/prof_elementwise.c */

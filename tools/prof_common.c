@@ -1,4 +1,5 @@
 /* What every `ck prof OP` shares: common options, copy bandwidth, timing, reporting. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,22 +177,91 @@ void prof_fill_uniform(float *x, size_t n, float lo, float hi, unsigned *state)
     *state = s;
 }
 
-int prof_parse_shape(const char *text, long long *dims, int max)
+/* One decimal integer in [lo, hi] (digits only: no sign, no blanks); *end past it. */
+static int parse_bounded(const char *p, long long lo, long long hi, long long *v, const char **end)
+{
+    long long x = 0;
+    const char *q = p;
+    while (*q >= '0' && *q <= '9') {
+        if (x > (hi - (*q - '0')) / 10)
+            return 0; /* above hi (and never an overflow) */
+        x = x * 10 + (*q - '0');
+        ++q;
+    }
+    if (q == p || x < lo)
+        return 0;
+    *v = x;
+    *end = q;
+    return 1;
+}
+
+int prof_parse_list(const char *text, long long *vals, int max, long long lo, long long hi)
 {
     int n = 0;
     const char *p = text;
-    while (*p) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || n >= max)
+    if (!p || !*p)
+        return 0;
+    for (;;) {
+        const char *end;
+        if (n >= max || !parse_bounded(p, lo, hi, &vals[n], &end))
             return 0;
-        dims[n++] = v;
-        if (*end == 'x' || *end == 'X' || *end == ',')
-            p = end + 1;
-        else if (*end == '\0')
-            p = end;
-        else
+        ++n;
+        if (*end == '\0')
+            return n;
+        if (*end != 'x' && *end != 'X' && *end != ',')
             return 0;
+        p = end + 1; /* a separator must be followed by a number: "4x" is refused */
+    }
+}
+
+int prof_parse_shape(const char *text, long long *dims, int max)
+{
+    int n = prof_parse_list(text, dims, max, 1, PROF_MAX_ELEMENTS);
+    long long total = 1;
+    for (int d = 0; d < n; ++d) {
+        if (total > PROF_MAX_ELEMENTS / dims[d])
+            return 0;
+        total *= dims[d];
     }
     return n;
+}
+
+int prof_shape_option(const char *sub, const char *text, long long *dims, int min_rank,
+                      int max_rank, int *rank)
+{
+    long long v[CK_TENSOR_MAX_RANK + 1];
+    int n = prof_parse_list(text, v, CK_TENSOR_MAX_RANK + 1, 1, PROF_MAX_ELEMENTS);
+    if (n < min_rank || n > max_rank)
+        return cli_usage_error(sub,
+                               "--shape %s: expected %d to %d lengths, each a whole number >= 1 "
+                               "(at most 2^40), separated by 'x' (such as 16384x8192).",
+                               text, min_rank, max_rank);
+    if (prof_parse_shape(text, v, n) != n)
+        return cli_usage_error(sub,
+                               "--shape %s: more than 2^40 elements in all; at most 2^40 are "
+                               "accepted.",
+                               text);
+    memcpy(dims, v, sizeof(long long) * (size_t)n);
+    *rank = n;
+    return CK_EXIT_OK;
+}
+
+int prof_unknown_argument(const char *sub, const char *arg)
+{
+    if (arg[0] == '-' && arg[1] == '-')
+        return cli_usage_error(sub, "unknown option '%s'.", arg);
+    return cli_usage_error(sub, "unexpected argument '%s'; every argument is an option starting "
+                                "with -- (followed by its value where it takes one).",
+                           arg);
+}
+
+int prof_parse_double(const char *sub, const char *opt, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return cli_usage_error(sub, "%s %s: expected a finite number such as 0.125.", opt, text);
+    *out = v;
+    return CK_EXIT_OK;
 }

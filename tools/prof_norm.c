@@ -217,7 +217,8 @@ static void quantize_inputs(ck_dtype dt, float *v, size_t n)
 
 static int prof_norm(int argc, char **argv, ck_norm_kind kind)
 {
-    const char *sub = argv[0];
+    char sub[32]; /* "prof layernorm": the command to name in messages */
+    snprintf(sub, sizeof sub, "prof %s", argv[0]);
     prof_common c;
     int rc = prof_parse_common(sub, &argc, argv, &c);
     if (rc != CK_EXIT_OK)
@@ -232,8 +233,15 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
             fputs(prof_common_help, stdout);
             return CK_EXIT_OK;
         } else if (!strcmp(a, "--shape") && i + 1 < argc) {
-            if (prof_parse_shape(argv[++i], dims, 2) != 2 || dims[0] < 1 || dims[1] < 1)
-                return cli_usage_error(sub, "--shape %s: expected RxN with R, N >= 1.", argv[i]);
+            int rank = 0;
+            rc = prof_shape_option(sub, argv[++i], dims, 2, 2, &rank);
+            if (rc != CK_EXIT_OK)
+                return rc;
+            if (dims[1] > CK_NORM_MAX_N) /* the library's limit, before any allocation */
+                return cli_usage_error(sub,
+                                       "--shape %s: the hidden size N = %lld is more than the "
+                                       "%d the library supports.",
+                                       argv[i], dims[1], (int)CK_NORM_MAX_N);
         } else if (!strcmp(a, "--dtype") && i + 1 < argc) {
             if (ck_dtype_from_name(argv[++i], &dt) != CK_SUCCESS ||
                 (dt != CK_DTYPE_F32 && dt != CK_DTYPE_F16 && dt != CK_DTYPE_BF16))
@@ -254,7 +262,9 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         } else if (!strcmp(a, "--smooth")) {
             smooth = 1;
         } else {
-            return cli_usage_error(sub, "unknown option or missing value: %s", a);
+            if (!strcmp(a, "--shape") || !strcmp(a, "--dtype") || !strcmp(a, "--quant"))
+                return cli_usage_error(sub, "option %s needs a value.", a);
+            return prof_unknown_argument(sub, a);
         }
     }
     if (smooth && !quant)
@@ -384,7 +394,7 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
     }
     if ((st = run_job(&j, NULL, 0)) != CK_SUCCESS || (st = ck_context_synchronize(ctx)) != CK_SUCCESS)
         goto fail;
-    res.op = sub;
+    res.op = argv[0];
     snprintf(res.problem, sizeof res.problem, "%s %lldx%lld%s%s%s%s%s", ck_dtype_name(dt), rows, n,
              bwd ? " bwd" : "", residual ? " residual" : "", quant ? " quant " : "",
              quant ? ck_dtype_name(qt) : "", smooth ? " smooth" : "");

@@ -84,20 +84,20 @@ int prof_permute(int argc, char **argv)
         else if (!strcmp(a, "--dtype"))
             dtype_s = argv[++i];
         else
-            return cli_usage_error(sub, "unknown argument '%s'.", a);
+            return prof_unknown_argument(sub, a);
     }
     long long dims[8], pv[9];
-    int rank = prof_parse_shape(shape_s, dims, 8);
-    if (rank < 1)
-        return cli_usage_error(sub, "--shape %s: expected 1 to 8 lengths such as 64x256x56x56.",
-                               shape_s);
+    int rank = 0;
+    rc = prof_shape_option(sub, shape_s, dims, 1, 8, &rank);
+    if (rc != CK_EXIT_OK)
+        return rc;
     ck_dtype dt;
     if (ck_dtype_from_name(dtype_s, &dt) != CK_SUCCESS)
         return cli_usage_error(sub, "--dtype %s: %s", dtype_s, ck_last_error());
     job j;
     memset(&j, 0, sizeof j);
     if (perm_s) {
-        int np = prof_parse_shape(perm_s, pv, 9);
+        int np = prof_parse_list(perm_s, pv, 9, 0, 8);
         if (np != rank)
             return cli_usage_error(sub, "--perm %s: expected %d indices separated by commas.",
                                    perm_s, rank);

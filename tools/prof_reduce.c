@@ -117,10 +117,9 @@ int prof_reduce(int argc, char **argv)
         if (needs && i + 1 >= argc)
             return cli_usage_error(sub, "option %s needs a value.", a);
         if (!strcmp(a, "--shape")) {
-            rank = prof_parse_shape(argv[++i], dims, 8);
-            if (rank < 1 || rank > 6)
-                return cli_usage_error(sub, "--shape %s: expected AxB... with 1 to 6 lengths.",
-                                       argv[i]);
+            rc = prof_shape_option(sub, argv[++i], dims, 1, 6, &rank);
+            if (rc != CK_EXIT_OK)
+                return rc;
         } else if (!strcmp(a, "--dtype")) {
             if (ck_dtype_from_name(argv[++i], &ti) != CK_SUCCESS)
                 return cli_usage_error(sub, "--dtype %s: unknown type.", argv[i]);
@@ -159,7 +158,7 @@ int prof_reduce(int argc, char **argv)
         } else if (!strcmp(a, "--fast")) {
             job.o.flags |= CK_REDUCE_FAST;
         } else {
-            return cli_usage_error(sub, "unknown argument '%s'.", a);
+            return prof_unknown_argument(sub, a);
         }
     }
     if (rank == 0)

@@ -119,9 +119,9 @@ int prof_softmax(int argc, char **argv)
         if (needs && i + 1 >= argc)
             return cli_usage_error(sub, "option %s needs a value.", a);
         if (!strcmp(a, "--shape")) {
-            rank = prof_parse_shape(argv[++i], dims, 8);
-            if (rank < 1)
-                return cli_usage_error(sub, "--shape %s: expected RxN (lengths >= 0).", argv[i]);
+            rc = prof_shape_option(sub, argv[++i], dims, 1, 8, &rank);
+            if (rc != CK_EXIT_OK)
+                return rc;
         } else if (!strcmp(a, "--dtype")) {
             if (!parse_dtype(argv[++i], &ti))
                 return cli_usage_error(sub, "--dtype %s: expected f32, f16 or bf16.", argv[i]);
@@ -147,7 +147,7 @@ int prof_softmax(int argc, char **argv)
         } else if (!strcmp(a, "--causal")) {
             causal = 1;
         } else {
-            return cli_usage_error(sub, "unknown argument '%s'.", a);
+            return prof_unknown_argument(sub, a);
         }
     }
     if (rank == 0)
@@ -316,8 +316,10 @@ int prof_topk_softmax(int argc, char **argv)
         if (needs && i + 1 >= argc)
             return cli_usage_error(sub, "option %s needs a value.", a);
         if (!strcmp(a, "--shape")) {
-            if (prof_parse_shape(argv[++i], dims, 2) != 2)
-                return cli_usage_error(sub, "--shape %s: expected TxE.", argv[i]);
+            int rank = 0;
+            rc = prof_shape_option(sub, argv[++i], dims, 2, 2, &rank);
+            if (rc != CK_EXIT_OK)
+                return rc;
             have = 1;
         } else if (!strcmp(a, "--dtype")) {
             if (!parse_dtype(argv[++i], &ti))
@@ -331,7 +333,7 @@ int prof_topk_softmax(int argc, char **argv)
         } else if (!strcmp(a, "--renorm")) {
             renorm = 1;
         } else {
-            return cli_usage_error(sub, "unknown argument '%s'.", a);
+            return prof_unknown_argument(sub, a);
         }
     }
     if (!have)

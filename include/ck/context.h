@@ -70,15 +70,18 @@ typedef struct ck_tensor {
 
 /* Fill *t. strides NULL means packed row-major (the last dimension contiguous). Errors
  * (CK_ERROR_INVALID_ARGUMENT, naming the field): rank outside 0..8, negative lengths or
- * strides, invalid dtype, element count or extent overflowing int64. data may be NULL only
+ * strides, invalid dtype, element count or extent (in elements or in bytes) overflowing int64
+ * (CK_ERROR_OVERFLOW). data may be NULL only
  * for a tensor with no elements. */
 ck_status ck_tensor_init(ck_tensor *t, void *data, ck_dtype dtype, int rank,
                          const int64_t *shape, const int64_t *strides);
 
-/* Elements of t (product of the shape; 1 for rank 0). */
+/* Elements of t (product of the shape; 1 for rank 0; 0 when t is NULL or its rank is outside
+ * 0..CK_TENSOR_MAX_RANK). */
 int64_t ck_tensor_numel(const ck_tensor *t);
 
-/* 1 when t's strides are those of a packed row-major tensor (dimensions of length 1 ignored). */
+/* 1 when t's strides are those of a packed row-major tensor (dimensions of length 1 ignored);
+ * 0 when t is NULL or its rank is outside 0..CK_TENSOR_MAX_RANK. */
 int ck_tensor_is_contiguous(const ck_tensor *t);
 
 /* Bytes of the smallest memory range holding every element of t (0 when it has none). */

@@ -70,7 +70,7 @@ enum {
 
 typedef struct ck_reduce_options {
     ck_reduce_pre pre; /* element pre-op (default none) */
-    double scale;      /* post-op multiplier (default 1; not for argmax/argmin) */
+    double scale;      /* post-op multiplier, finite (default 1; not for argmax/argmin) */
     int post_sqrt;     /* 1: square root of the (scaled) result (not for argmax/argmin) */
     unsigned flags;    /* CK_REDUCE_FAST */
 } ck_reduce_options;

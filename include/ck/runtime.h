@@ -218,10 +218,13 @@ typedef struct ck_cache_entry {
 } ck_cache_entry;
 
 /* Entries of the on-disk module cache. *entries is malloc'd (free with free()). An absent cache
- * directory gives zero entries. */
+ * directory gives zero entries. Entries are opened without following links or blocking: one
+ * that is not a regular file of this user, unwritable by others, is listed as not valid. */
 ck_status ck_cache_list(ck_cache_entry **entries, int *count);
 
-/* Delete every entry of the on-disk module cache; *removed receives the number deleted. */
+/* Delete every entry of the on-disk module cache; *removed receives the number deleted. An
+ * entry that cannot be removed does not stop the others: CK_ERROR_IO afterwards, naming how
+ * many failed and why the first did. */
 ck_status ck_cache_clear(int *removed);
 
 #ifdef __cplusplus

@@ -29,7 +29,7 @@ extern "C" {
 
 typedef struct ck_softmax_options {
     int log;               /* 1: log-softmax */
-    float scale;           /* applied to x before the mask; ck_softmax_options_init sets 1 */
+    float scale;           /* applied to x before the mask (finite); options_init sets 1 */
     const ck_tensor *mask; /* NULL, or an additive mask (f32/f16/bf16) broadcastable to x: its
                               last length is N; its other lengths, aligned to x's from the
                               right, are 1 or x's (e.g. [N], [rows, N], [M, N] for x [B, M, N],

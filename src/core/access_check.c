@@ -140,15 +140,40 @@ static ck_status check_hw(const ck_access_hw *hw)
     return CK_SUCCESS;
 }
 
+/* Addresses are kept below 2^48 + 2^48 so their arithmetic cannot overflow. */
+#define ACCESS_MAX_BYTES (1LL << 48)
+
 static ck_status check_swizzle_base(ck_nv_swizzle swizzle, long long base_bytes)
 {
     if ((int)swizzle < CK_NV_SWIZZLE_NONE || (int)swizzle > CK_NV_SWIZZLE_128B)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "%s: layout swizzle = %d; accepted: none (0), 32B (1), 64B (2), 128B (3).",
                        FN, (int)swizzle);
-    if (base_bytes < 0)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: layout base_bytes = %lld must be >= 0.", FN,
-                       base_bytes);
+    if (base_bytes < 0 || base_bytes > ACCESS_MAX_BYTES)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: layout base_bytes = %lld; accepted: 0 to 2^48 (a GPU's virtual "
+                       "address space).",
+                       FN, base_bytes);
+    return CK_SUCCESS;
+}
+
+/* The largest byte offset a strided layout reaches within the tile must stay below 2^48 too,
+ * so that base + offset never overflows. */
+static ck_status check_strided_extent(const ck_distribution *d, const long long *strides, int eb)
+{
+    long long reach = 0;
+    for (int i = 0; i < d->enc.ndim_x; ++i) {
+        long long term;
+        if (d->x_lengths[i] > 0 &&
+            (__builtin_mul_overflow((long long)(d->x_lengths[i] - 1), strides[i], &term) ||
+             __builtin_add_overflow(reach, term, &reach)))
+            reach = ACCESS_MAX_BYTES + 1;
+    }
+    if (reach > ACCESS_MAX_BYTES / eb)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: the layout's strides reach element %lld of the tile, more bytes "
+                       "(%d each) than 2^48; accepted: a tile within 2^48 bytes.",
+                       FN, reach, eb);
     return CK_SUCCESS;
 }
 
@@ -289,6 +314,8 @@ ck_status ck_access_check(const ck_distribution *dist, const ck_access_layout *l
                            layout->strides[i]);
     if ((st = check_swizzle_base(layout->swizzle, layout->base_bytes)))
         return st;
+    if ((st = check_strided_extent(dist, layout->strides, element_bytes)))
+        return st;
     if ((st = coverage(dist, report)))
         return st;
     report->element_bytes = element_bytes;
@@ -372,6 +399,12 @@ ck_status ck_access_check_desc(const ck_distribution *dist, const ck_descriptor 
                        FND, ti->name, ti->storage_bits);
     if ((st = check_swizzle_base(swizzle, base_bytes)))
         return st;
+    ck_ival space = ck_descriptor_element_space_size(desc);
+    if (space.e || space.v < 0 || space.v > ACCESS_MAX_BYTES / 8)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: the descriptor's element space is %s%lld elements; accepted: a "
+                       "concrete size of at most 2^45 elements (2^48 bytes).",
+                       FND, space.e ? "symbolic, not " : "", (long long)space.v);
     if ((st = ck_load_store_traits_make_capped(&dist->enc, desc, dtype, hw.max_vector_bytes * 8,
                                                &report->traits)))
         return ck_fail_context(st, "%s", FND);

@@ -290,6 +290,12 @@ static ck_status stage(parser *ps, ck_descriptor **d)
                 st = ck_fail(CK_ERROR_PARSE,
                              "ck_descriptor_parse: transpose: perm[%d] = %d is not a dim.", i,
                              lo[i]);
+            for (int k = 0; k < i && !st; ++k)
+                if (lo[k] == lo[i])
+                    st = ck_fail(CK_ERROR_PARSE,
+                                 "ck_descriptor_parse: transpose: perm[%d] and perm[%d] are both "
+                                 "%d; perm must list each of the %d dims exactly once.",
+                                 k, i, lo[i], n);
             if (!st)
                 st = ck_make_pass_through_transform(ck_descriptor_length(cur, lo[i]), &pt[i]);
             up[i] = i;
@@ -423,6 +429,11 @@ static ck_status base(parser *ps, ck_descriptor **out)
     if (st)
         return st;
     arg *l, *s;
+    if (strcmp(name, "naive") != 0 && strcmp(name, "packed") != 0 && strcmp(name, "aligned") != 0)
+        return ck_fail(CK_ERROR_PARSE,
+                       "ck_descriptor_parse: a descriptor starts with naive(...), packed(...) or "
+                       "aligned(...), not '%s'.",
+                       name);
     if ((st = need(name, args, nargs, "lengths", 1, &l)))
         return st;
     if (strcmp(name, "naive") == 0) {

@@ -691,6 +691,21 @@ ck_status ck_emu_launch(const ck_emu_launch_desc *d)
                            kn, k, d->grid[k], L.cdim[k]);
         L.clusters[k] = d->grid[k] / L.cdim[k];
     }
+    /* CUDA's limits (compute capability 9.0): the GPU refuses anything larger */
+    static const unsigned max_grid[3] = {0x7fffffffu, 65535u, 65535u};
+    static const unsigned max_block[3] = {1024u, 1024u, 64u};
+    for (int k = 0; k < 3; ++k) {
+        if (d->grid[k] > max_grid[k])
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "launch of kernel '%s': grid dimension %c is %u; CUDA accepts at most "
+                           "%u.",
+                           kn, "xyz"[k], d->grid[k], max_grid[k]);
+        if (d->block[k] > max_block[k])
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "launch of kernel '%s': block dimension %c is %u; CUDA accepts at "
+                           "most %u.",
+                           kn, "xyz"[k], d->block[k], max_block[k]);
+    }
     if (threads > CK_EMU_MAX_BLOCK_THREADS)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "launch of kernel '%s': a block of %lu threads is too large; at most %u "

@@ -148,16 +148,107 @@ static int check_entry(const unsigned char *buf, size_t len, const ck_hash128 *k
     return 1;
 }
 
+static ck_status mkdir_p(const char *dir)
+{
+    char tmp[CK_PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+            return ck_fail(CK_ERROR_IO, "could not create directory '%s': %s.", tmp,
+                           strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+        return ck_fail(CK_ERROR_IO, "could not create the cache directory '%s': %s.", tmp,
+                       strerror(errno));
+    return CK_SUCCESS;
+}
+
+/* Who may have written sb: 0 when it is owned by this user and not writable by group or
+ * others, else a reason (for messages). */
+static const char *unsafe_owner(const struct stat *sb)
+{
+    if (sb->st_uid != geteuid())
+        return "it belongs to another user";
+    if (sb->st_mode & (S_IWGRP | S_IWOTH))
+        return "its group or other users may write it";
+    return NULL;
+}
+
+/* The cache directory, checked: it must be a real directory (not a symbolic link) owned by this
+ * user and writable by nobody else, else cached code could be planted by someone else. With
+ * `create`, a missing directory is made 0700. A refusal is logged once per process. */
+static ck_status safe_cache_dir(char *dir, size_t size, int create)
+{
+    ck_status st = ck_cache_dir(dir, size);
+    if (st != CK_SUCCESS)
+        return st;
+    if (create && (st = mkdir_p(dir)) != CK_SUCCESS)
+        return st;
+    struct stat sb;
+    if (lstat(dir, &sb) != 0)
+        return ck_fail(errno == ENOENT ? CK_ERROR_NOT_FOUND : CK_ERROR_IO,
+                       "module cache: the directory '%s' cannot be read: %s.", dir,
+                       strerror(errno));
+    const char *why = S_ISLNK(sb.st_mode)   ? "it is a symbolic link"
+                      : !S_ISDIR(sb.st_mode) ? "it is not a directory"
+                                             : unsafe_owner(&sb);
+    if (!why)
+        return CK_SUCCESS;
+    static int warned;
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        CK_LOG(CK_LOG_WARN,
+               "module cache: the directory '%s' is not used because %s; kernels are compiled "
+               "without the cache (use a directory of your own with mode 0700).",
+               dir, why);
+    return ck_fail(CK_ERROR_IO,
+                   "module cache: the directory '%s' is not used because %s; accepted: a "
+                   "directory (not a link) of this user that group and others cannot write.",
+                   dir, why);
+}
+
+/* Open an entry for reading without following a symbolic link or blocking on a FIFO, and
+ * only when it is a regular file of this user that nobody else can write. */
+static ck_status open_entry(const char *path, int *fd_out, struct stat *sb)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return ck_fail(errno == ENOENT ? CK_ERROR_NOT_FOUND : CK_ERROR_IO,
+                       "could not open '%s': %s.", path,
+                       errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+    const char *why = NULL;
+    if (fstat(fd, sb) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(sb->st_mode))
+        why = "it is not a regular file";
+    else
+        why = unsafe_owner(sb);
+    if (why) {
+        close(fd);
+        return ck_fail(CK_ERROR_IO, "module cache: entry '%s' is not used because %s.", path, why);
+    }
+    *fd_out = fd;
+    return CK_SUCCESS;
+}
+
 static ck_status read_file(const char *path, unsigned char **buf, size_t *len)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ck_fail(errno == ENOENT ? CK_ERROR_NOT_FOUND : CK_ERROR_IO,
-                       "could not open '%s': %s.", path, strerror(errno));
+    int fd = -1;
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || sb.st_size < 0) {
+    ck_status st = open_entry(path, &fd, &sb);
+    if (st != CK_SUCCESS)
+        return st;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ck_fail(CK_ERROR_IO, "could not read '%s': %s.", path, strerror(errno));
+    }
+    if (sb.st_size < 0) {
         fclose(f);
         return ck_fail(CK_ERROR_IO, "could not read the size of '%s'.", path);
     }
@@ -188,7 +279,14 @@ ck_status ck_mcache_load(ck_hash128 key, const char *kind, void **data, size_t *
         return st;
     unsigned char *buf;
     size_t len, n;
+    char dir[CK_PATH_MAX];
+    if (safe_cache_dir(dir, sizeof dir, 0) != CK_SUCCESS)
+        return ck_fail(CK_ERROR_NOT_FOUND, "module cache: not used (%s)", ck_last_error());
     st = read_file(path, &buf, &len);
+    if (st == CK_ERROR_IO) { /* there, but not a safe file: never loaded, left alone */
+        CK_LOG(CK_LOG_WARN, "%s The kernel is compiled again.", ck_last_error());
+        return ck_fail(CK_ERROR_NOT_FOUND, "module cache: entry '%s' was refused.", path);
+    }
     if (st != CK_SUCCESS)
         return ck_fail(CK_ERROR_NOT_FOUND, "module cache: no entry '%s'.", path);
     if (!check_entry(buf, len, &key, kind, &n)) {
@@ -206,31 +304,10 @@ ck_status ck_mcache_load(ck_hash128 key, const char *kind, void **data, size_t *
     return CK_SUCCESS;
 }
 
-static ck_status mkdir_p(const char *dir)
-{
-    char tmp[CK_PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return ck_fail(CK_ERROR_IO, "could not create directory '%s': %s.", tmp,
-                           strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return ck_fail(CK_ERROR_IO, "could not create the cache directory '%s': %s.", tmp,
-                       strerror(errno));
-    return CK_SUCCESS;
-}
-
 ck_status ck_mcache_store(ck_hash128 key, const char *kind, const void *data, size_t size)
 {
     char dir[CK_PATH_MAX], path[CK_PATH_MAX], tmp[CK_PATH_MAX + 64];
-    ck_status st = ck_cache_dir(dir, sizeof dir);
-    if (st == CK_SUCCESS)
-        st = mkdir_p(dir);
+    ck_status st = safe_cache_dir(dir, sizeof dir, 1);
     if (st == CK_SUCCESS)
         st = ck_mcache_path(key, kind, path, sizeof path);
     if (st != CK_SUCCESS)
@@ -240,7 +317,7 @@ ck_status ck_mcache_store(ck_hash128 key, const char *kind, const void *data, si
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%lu", path, (long)getpid(), c);
     unsigned char hdr[HEADER_BYTES];
     make_header(hdr, key, kind, data, size);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return ck_fail(CK_ERROR_IO, "module cache: could not create '%s': %s.", tmp,
                        strerror(errno));
@@ -302,9 +379,11 @@ ck_status ck_cache_list(ck_cache_entry **entries, int *count)
         unsigned char *buf;
         size_t len, pn;
         struct stat sb;
-        if (stat(path, &sb) == 0)
+        if (lstat(path, &sb) == 0) {
             ce->mtime = (long long)sb.st_mtime;
-        if (read_file(path, &buf, &len) == CK_SUCCESS) {
+            ce->bytes = S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 0;
+        }
+        if (read_file(path, &buf, &len) == CK_SUCCESS) { /* unsafe files stay invalid */
             ce->bytes = len;
             ce->valid = check_entry(buf, len, NULL, kind, &pn);
             free(buf);
@@ -327,15 +406,33 @@ ck_status ck_cache_clear(int *removed)
         return st;
     DIR *d = opendir(dir);
     if (!d)
-        return CK_SUCCESS;
+        return errno == ENOENT ? CK_SUCCESS
+                               : ck_fail(CK_ERROR_IO,
+                                         "ck_cache_clear: the cache directory '%s' cannot be "
+                                         "read: %s.",
+                                         dir, strerror(errno));
     struct dirent *e;
+    int failed = 0, first_errno = 0;
+    char first[300] = "";
     while ((e = readdir(d)) != NULL) {
         if (!entry_kind(e->d_name, kind, sizeof kind))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) == 0)
+        if (unlink(path) == 0) {
             (*removed)++;
+        } else if (errno != ENOENT) { /* ENOENT: another process removed it first */
+            if (!failed++) {
+                first_errno = errno;
+                snprintf(first, sizeof first, "%s", e->d_name);
+            }
+        }
     }
     closedir(d);
+    if (failed)
+        return ck_fail(CK_ERROR_IO,
+                       "ck_cache_clear: %d entr%s of '%s' could not be removed (the first, '%s': "
+                       "%s); %d were removed.",
+                       failed, failed == 1 ? "y" : "ies", dir, first, strerror(first_errno),
+                       *removed);
     return CK_SUCCESS;
 }

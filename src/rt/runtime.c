@@ -141,6 +141,7 @@ void ck_device_close(ck_device *d)
     for (size_t i = 0; i < d->alloc_count; ++i)
         free(d->allocs[i]);
     free(d->allocs);
+    free(d->alloc_bytes);
     if (d->backend == CK_BACKEND_CUDA)
         ck_cuda_close(d);
     free(d);
@@ -176,9 +177,12 @@ ck_status ck_malloc(ck_device *d, size_t bytes, void **ptr)
     if (d->alloc_count == d->alloc_cap) {
         size_t cap = d->alloc_cap ? d->alloc_cap * 2 : 64;
         void **g = realloc(d->allocs, cap * sizeof *g);
-        if (!g)
+        if (g)
+            d->allocs = g;
+        size_t *gb = g ? realloc(d->alloc_bytes, cap * sizeof *gb) : NULL;
+        if (!gb)
             return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_malloc: no memory.");
-        d->allocs = g;
+        d->alloc_bytes = gb;
         d->alloc_cap = cap;
     }
     /* `bytes` rounded up to 16 only, so AddressSanitizer sees overruns in kernels; the 16 lets
@@ -190,6 +194,7 @@ ck_status ck_malloc(ck_device *d, size_t bytes, void **ptr)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY,
                        "ck_malloc: the host has no room for %zu bytes of emulated device memory.",
                        bytes);
+    d->alloc_bytes[d->alloc_count] = bytes;
     d->allocs[d->alloc_count++] = p;
     *ptr = p;
     return CK_SUCCESS;
@@ -205,7 +210,9 @@ ck_status ck_free(ck_device *d, void *ptr)
     for (size_t i = 0; i < d->alloc_count; ++i) {
         if (d->allocs[i] == ptr) {
             free(ptr);
-            d->allocs[i] = d->allocs[--d->alloc_count];
+            --d->alloc_count;
+            d->allocs[i] = d->allocs[d->alloc_count];
+            d->alloc_bytes[i] = d->alloc_bytes[d->alloc_count];
             return CK_SUCCESS;
         }
     }
@@ -213,6 +220,31 @@ ck_status ck_free(ck_device *d, void *ptr)
                    "ck_free: pointer %p was not returned by ck_malloc on this device (or was "
                    "freed already).",
                    ptr);
+}
+
+/* Emulator: [p, p + bytes) must lie inside one ck_malloc allocation of this device (as the
+ * CUDA driver refuses a copy past the end of an allocation). */
+static ck_status check_range(const ck_device *d, const void *p, size_t bytes, const char *fn,
+                             const char *arg)
+{
+    uintptr_t q = (uintptr_t)p;
+    for (size_t i = 0; i < d->alloc_count; ++i) {
+        uintptr_t a = (uintptr_t)d->allocs[i];
+        if (q < a || q - a >= d->alloc_bytes[i])
+            continue;
+        size_t room = d->alloc_bytes[i] - (size_t)(q - a);
+        if (bytes <= room)
+            return CK_SUCCESS;
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "%s: %zu bytes at argument '%s' (%p) run past the end of its allocation "
+                       "of %zu bytes, which has %zu bytes left from there; at most %zu are "
+                       "accepted.",
+                       fn, bytes, arg, p, d->alloc_bytes[i], room, room);
+    }
+    return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                   "%s: argument '%s' (%p) is not inside memory returned by ck_malloc on this "
+                   "device (or it was freed already).",
+                   fn, arg, p);
 }
 
 static ck_status copy(ck_device *d, int kind, void *dst, const void *src, size_t bytes,
@@ -228,6 +260,11 @@ static ck_status copy(ck_device *d, int kind, void *dst, const void *src, size_t
                        fn, dst ? "src" : "dst");
     if (d->backend == CK_BACKEND_CUDA)
         return ck_cuda_memcpy(d, kind, dst, src, bytes, s);
+    ck_status st = kind == 1 ? CK_SUCCESS : check_range(d, dst, bytes, fn, "dst");
+    if (st == CK_SUCCESS && kind != 0)
+        st = check_range(d, src, bytes, fn, "src");
+    if (st != CK_SUCCESS)
+        return st;
     memmove(dst, src, bytes);
     return CK_SUCCESS;
 }
@@ -251,6 +288,11 @@ ck_status ck_memset_d8(ck_device *d, void *dst, unsigned char v, size_t bytes, c
     CK_REQUIRE_NOT_NULL(dst, "ck_memset_d8");
     if (d->backend == CK_BACKEND_CUDA)
         return ck_cuda_memset(d, dst, v, bytes, s);
+    if (bytes == 0)
+        return CK_SUCCESS;
+    ck_status st = check_range(d, dst, bytes, "ck_memset_d8", "dst");
+    if (st != CK_SUCCESS)
+        return st;
     memset(dst, v, bytes);
     return CK_SUCCESS;
 }

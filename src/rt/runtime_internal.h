@@ -22,6 +22,7 @@ struct ck_device {
     size_t flush_bytes;
     /* host: live allocations */
     void **allocs;
+    size_t *alloc_bytes; /* size of each allocation: copies are checked against it */
     size_t alloc_count, alloc_cap;
     ck_module *modules;
     ck_stream *streams;

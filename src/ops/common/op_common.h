@@ -21,6 +21,11 @@ ck_status ck_op_check_tensor(const char *op, const char *name, const ck_tensor *
 ck_status ck_op_check_same_shape(const char *op, const char *name_a, const ck_tensor *a,
                                  const char *name_b, const ck_tensor *b);
 
+/* Output tensor `name` (already checked by ck_op_check_tensor) must not have two elements at
+ * one address (a stride 0, or strides whose ranges interleave), else CK_ERROR_INVALID_ARGUMENT
+ * with a sentence. */
+ck_status ck_op_check_output(const char *op, const char *name, const ck_tensor *t);
+
 /* 1 when the memory ranges of a and b (ck_tensor_extent_bytes from their data) intersect. */
 int ck_op_overlap(const ck_tensor *a, const ck_tensor *b);
 

@@ -41,6 +41,13 @@ static ck_status validate(const char *who, const char *name, const ck_tensor *t)
                            "%s: tensor '%s' has more elements or a larger extent than int64 holds.",
                            who, name);
     }
+    /* the byte extent (elements 0..extent, rounded up to whole packs) must fit in int64 too:
+     * an f64 tensor of 2^61 elements fits in elements but not in bytes */
+    int64_t bytes;
+    if (n > 0 && mul_overflows(extent / info->pack_elements + 1, info->pack_bytes, &bytes))
+        return ck_fail(CK_ERROR_OVERFLOW,
+                       "%s: tensor '%s' spans %lld elements of %s, more bytes than int64 holds.",
+                       who, name, (long long)extent + 1, info->name);
     if (info->pack_elements > 1 && n > 0) {
         if (!ck_tensor_is_contiguous(t))
             return ck_fail(CK_ERROR_UNSUPPORTED,
@@ -95,7 +102,7 @@ ck_status ck_tensor_init(ck_tensor *t, void *data, ck_dtype dtype, int rank, con
 
 int64_t ck_tensor_numel(const ck_tensor *t)
 {
-    if (!t)
+    if (!t || t->rank < 0 || t->rank > CK_TENSOR_MAX_RANK)
         return 0;
     int64_t n = 1;
     for (int i = 0; i < t->rank; ++i)
@@ -105,6 +112,8 @@ int64_t ck_tensor_numel(const ck_tensor *t)
 
 int ck_tensor_is_contiguous(const ck_tensor *t)
 {
+    if (!t || t->rank < 0 || t->rank > CK_TENSOR_MAX_RANK)
+        return 0;
     int64_t s = 1;
     for (int i = t->rank - 1; i >= 0; --i) {
         if (t->shape[i] == 1)
@@ -118,7 +127,7 @@ int ck_tensor_is_contiguous(const ck_tensor *t)
 
 int64_t ck_tensor_extent_bytes(const ck_tensor *t)
 {
-    if (!t || ck_tensor_numel(t) == 0)
+    if (!t || ck_tensor_numel(t) <= 0)
         return 0;
     const ck_dtype_info *info = ck_dtype_get(t->dtype);
     if (!info)
@@ -201,6 +210,47 @@ ck_status ck_op_check_same_shape(const char *op, const char *name_a, const ck_te
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "%s: tensors '%s' (%s) and '%s' (%s) must have the same shape.", op, name_a,
                        ck_op_tensor_str(a), name_b, ck_op_tensor_str(b));
+    return CK_SUCCESS;
+}
+
+ck_status ck_op_check_output(const char *op, const char *name, const ck_tensor *t)
+{
+    /* Sufficient condition (the one PyTorch's "non-overlapping" check uses): with the
+     * dimensions of length > 1 sorted by stride, each stride exceeds the largest offset the
+     * smaller-stride dimensions reach. */
+    int64_t len[CK_TENSOR_MAX_RANK], str[CK_TENSOR_MAX_RANK];
+    int m = 0;
+    for (int i = 0; i < t->rank; ++i) {
+        if (t->shape[i] == 0)
+            return CK_SUCCESS; /* no elements */
+        if (t->shape[i] == 1)
+            continue;
+        int at = m++;
+        while (at > 0 && str[at - 1] > t->strides[i]) {
+            str[at] = str[at - 1];
+            len[at] = len[at - 1];
+            --at;
+        }
+        str[at] = t->strides[i];
+        len[at] = t->shape[i];
+    }
+    int64_t reach = 0; /* largest offset reached by the dimensions sorted so far */
+    for (int i = 0; i < m; ++i) {
+        if (str[i] == 0)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "%s: output tensor '%s' (%s) has stride 0 in a dimension of length "
+                           "%lld: two elements at one address; outputs must not overlap "
+                           "themselves.",
+                           op, name, ck_op_tensor_str(t), (long long)len[i]);
+        if (str[i] <= reach)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "%s: output tensor '%s' (%s) has two elements at one address (a "
+                           "stride of %lld does not step past the %lld elements the smaller "
+                           "strides reach); outputs must not overlap themselves.",
+                           op, name, ck_op_tensor_str(t), (long long)str[i],
+                           (long long)reach + 1);
+        reach += (len[i] - 1) * str[i]; /* fits: validate() bounded the extent */
+    }
     return CK_SUCCESS;
 }
 

@@ -352,6 +352,8 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     CK_REQUIRE_NOT_NULL(ctx, op);
     ck_status st = ck_op_check_tensor(op, "dst", dst);
     if (st == CK_SUCCESS)
+        st = ck_op_check_output(op, "dst", dst);
+    if (st == CK_SUCCESS)
         st = ck_op_check_tensor(op, "src", src);
     if (st == CK_SUCCESS)
         st = ck_op_check_same_shape(op, "dst", dst, "src", src);
@@ -447,6 +449,8 @@ ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor 
     if (st != CK_SUCCESS)
         return st;
     st = ck_op_check_tensor(op, "dst", dst);
+    if (st == CK_SUCCESS)
+        st = ck_op_check_output(op, "dst", dst);
     if (st != CK_SUCCESS)
         return st;
     static const char *names[CK_EW_MAX_INPUTS] = {"inputs[0]", "inputs[1]", "inputs[2]",

@@ -77,7 +77,11 @@ typedef struct parser {
     const char *text, *p;
     ck_ew_program *prog;
     ck_status st;
+    int depth; /* nesting of unary/primary: bounded so hostile text cannot exhaust the stack */
 } parser;
+
+/* Deeper nesting than any program of CK_EW_MAX_STEPS steps can need. */
+enum { EW_MAX_NESTING = 256 };
 
 static void skip(parser *ps)
 {
@@ -221,7 +225,9 @@ static int primary(parser *ps)
                     "gelu_erf silu sigmoid exp neg max min add sub mul div scale cast");
 }
 
-static int unary(parser *ps)
+static int unary(parser *ps);
+
+static int unary_nested(parser *ps)
 {
     skip(ps);
     if (*ps->p == '-') {
@@ -233,6 +239,22 @@ static int unary(parser *ps)
         return unary(ps);
     }
     return primary(ps);
+}
+
+static int unary(parser *ps)
+{
+    if (ps->depth >= EW_MAX_NESTING) {
+        if (ps->st == CK_SUCCESS)
+            ps->st = ck_fail(CK_ERROR_PARSE,
+                             "ck_ew_parse: at offset %d the expression nests deeper than %d "
+                             "levels (parentheses, function calls or signs), the most accepted.",
+                             (int)(ps->p - ps->text), EW_MAX_NESTING);
+        return 0;
+    }
+    ps->depth++;
+    int ok = unary_nested(ps);
+    ps->depth--;
+    return ok;
 }
 
 static int term(parser *ps)
@@ -271,7 +293,7 @@ ck_status ck_ew_parse(const char *text, ck_ew_program *prog)
     CK_REQUIRE_NOT_NULL(prog, "ck_ew_parse");
     ck_ew_program out;
     memset(&out, 0, sizeof out);
-    parser ps = {text, text, &out, CK_SUCCESS};
+    parser ps = {text, text, &out, CK_SUCCESS, 0};
     if (expr(&ps)) {
         skip(&ps);
         if (*ps.p)

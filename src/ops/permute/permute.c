@@ -32,6 +32,8 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
     ck_status st = ck_op_check_tensor(OP, "src", src);
     if (st == CK_SUCCESS)
         st = ck_op_check_tensor(OP, "dst", dst);
+    if (st == CK_SUCCESS)
+        st = ck_op_check_output(OP, "dst", dst);
     if (st != CK_SUCCESS)
         return st;
     const int r = src->rank;

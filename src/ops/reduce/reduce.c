@@ -105,7 +105,12 @@ static ck_status check_common(ck_reduce_op op, const ck_tensor *x, const int *ax
                        OP ": x has type %s; supported: f32, f64, f16, bf16, fp8e4m3, fp8e5m2 (and "
                           "FNUZ), i8, u8, i32.",
                        ck_dtype_name(x->dtype));
-    if (naxes <= 0 || !axes)
+    if (naxes > 0 && !axes)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": argument 'axes' is NULL but naxes is %d; pass an array of %d axis "
+                          "numbers.",
+                       naxes, naxes);
+    if (naxes <= 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": the list of reduced axes is empty (naxes %d); list at least one axis "
                           "(to reduce every axis of x %s, list them all).",
@@ -142,6 +147,9 @@ static ck_status check_common(ck_reduce_op op, const ck_tensor *x, const int *ax
                        OP ": options.flags 0x%x has unknown bits; the only flag is CK_REDUCE_FAST "
                           "(0x%x).",
                        opt->flags, (unsigned)CK_REDUCE_FAST);
+    if (!isfinite(opt->scale))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": options.scale is %g; a finite number is required.", opt->scale);
     if (is_arg(op) && (opt->scale != 1.0 || opt->post_sqrt))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": %s writes indices; it takes no post-op (scale %g, sqrt %d).",
@@ -176,6 +184,8 @@ static ck_status analyze(ck_reduce_op op, const ck_tensor *x, const int *axes, i
     if (st != CK_SUCCESS)
         return st;
     st = ck_op_check_tensor(OP, "y", y);
+    if (st == CK_SUCCESS)
+        st = ck_op_check_output(OP, "y", y);
     if (st != CK_SUCCESS)
         return st;
     if (is_arg(op) ? y->dtype != CK_DTYPE_I32 : !out_ok(y->dtype))

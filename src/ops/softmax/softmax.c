@@ -2,6 +2,7 @@
  * ck_softmax: checks, instance selection, source generation and launch. The device code is
  * ops/softmax/softmax_kernel.h; docs/ops-softmax.md describes the instances.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -484,6 +485,8 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     ck_status st = ck_op_check_tensor(OP, "x", x);
     if (st == CK_SUCCESS)
         st = ck_op_check_tensor(OP, "y", y);
+    if (st == CK_SUCCESS)
+        st = ck_op_check_output(OP, "y", y);
     if (st == CK_SUCCESS && o.mask)
         st = ck_op_check_tensor(OP, "mask", o.mask);
     if (st != CK_SUCCESS)
@@ -497,6 +500,9 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
     st = ck_op_check_same_shape(OP, "x", x, "y", y);
     if (st != CK_SUCCESS)
         return st;
+    if (!isfinite(o.scale))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": options.scale is %g; a finite number is required.", (double)o.scale);
     if (o.log != 0 && o.log != 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": options.log is %d; expected 0 or 1.",
                        o.log);

@@ -50,6 +50,10 @@ ck_status ck_topk_softmax(ck_context *ctx, const ck_tensor *logits, int k, int r
         st = ck_op_check_tensor(OP, "indices", indices);
     if (st == CK_SUCCESS)
         st = ck_op_check_tensor(OP, "weights", weights);
+    if (st == CK_SUCCESS)
+        st = ck_op_check_output(OP, "indices", indices);
+    if (st == CK_SUCCESS)
+        st = ck_op_check_output(OP, "weights", weights);
     if (st != CK_SUCCESS)
         return st;
     if (ck_smx_code(logits->dtype) < 0)

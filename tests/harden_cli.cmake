@@ -1,0 +1,105 @@
+# Reproducers of the hardening audit (issue 20) on the command line: each must exit with the
+# expected status and a message, never crash or hang. Run by ctest as `cmake -DCK=... -P`.
+function(run expect_rc)
+  execute_process(COMMAND ${CK} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  TIMEOUT 120)
+  if(NOT rc STREQUAL "${expect_rc}")
+    message(FATAL_ERROR "ck ${ARGN}: exit '${rc}', expected ${expect_rc}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  set(OUT "${out}" PARENT_SCOPE)
+  set(ERR "${err}" PARENT_SCOPE)
+endfunction()
+function(expect_match text regex what)
+  if(NOT text MATCHES "${regex}")
+    message(FATAL_ERROR "${what}: output does not match '${regex}':\n${text}")
+  endif()
+endfunction()
+
+# Crashes: deep expressions, shape overflow, zero lengths.
+string(REPEAT "(" 50000 open)
+string(REPEAT ")" 50000 close)
+run(2 prof elementwise --shape 1x1 --device host --expr "${open}x0${close}")
+expect_match("${ERR}" "nests deeper than" "deep expression")
+foreach(op reduce softmax topk-softmax permute copy elementwise layernorm)
+  set(extra "")
+  if(op STREQUAL "elementwise")
+    set(extra --expr x0)
+  endif()
+  run(2 prof ${op} --shape 3037000500x3037000500 --device host ${extra})
+  expect_match("${ERR}" "at most 2\\^40" "ck prof ${op} shape product")
+endforeach()
+foreach(shape 18446744073709551616x2 4x 0x5 -4x4 4xx4 "4 x4")
+  run(2 prof copy --shape "${shape}" --device host)
+  expect_match("${ERR}" "--shape" "ck prof copy --shape ${shape}")
+endforeach()
+run(2 prof copy --shape 0x5 --transpose --device host)
+run(2 prof elementwise --shape 0x5 --expr "x0+x1" --bias --device host)
+run(2 prof layernorm --shape 2x2147483647 --device host)
+expect_match("${ERR}" "65536" "layernorm N beyond the library's limit")
+run(1 dist --check --base 9223372036854775807 --pattern block --block 64 --tile 16x64 --vector 8)
+expect_match("${ERR}" "base_bytes" "ck dist --base overflow")
+
+# Messages.
+run(2 prof copy --bogus)
+expect_match("${ERR}" "ck prof copy --help" "ck prof copy points to its own help")
+expect_match("${ERR}" "unknown option '--bogus'" "ck prof copy --bogus")
+run(2 prof copy --shape 4x4 host)
+expect_match("${ERR}" "unexpected argument 'host'" "stray word")
+run(2 prof cast --shape 4x4 --to bf16 --scale abc)
+expect_match("${ERR}" "--scale abc: expected a finite number" "--scale abc")
+run(1 desc "foo(x=1)")
+expect_match("${ERR}" "not 'foo'" "unknown descriptor base")
+run(1 desc "packed(lengths=[4,4]) | transpose(perm=[0,0])")
+expect_match("${ERR}" "perm\\[0\\] and perm\\[1\\] are both 0" "transpose repeats")
+run(2 dist --pattern block --block 99999999 --tile 16x64)
+expect_match("${ERR}" "--block 99999999 is out of range; accepted: 1 to 1024" "dist --block")
+run(2 dist --pattern block --block 64 --tile 16x0)
+expect_match("${ERR}" "--tile 16x0" "dist --tile")
+
+# Output that cannot be written is a failure with a reason.
+foreach(cmd "--help" "info" "types" "desc;packed(lengths=[4])" "cache;list"
+        "dist;--pattern;block;--block;64;--tile;16x64;--vector;8")
+  execute_process(COMMAND ${CK} ${cmd} RESULT_VARIABLE rc OUTPUT_FILE /dev/full ERROR_VARIABLE err
+                  TIMEOUT 60)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot write the output")
+    message(FATAL_ERROR "ck ${cmd} > /dev/full: exit ${rc}, stderr: ${err}")
+  endif()
+endforeach()
+run(1 dist --pattern block --block 64 --tile 16x64 --vector 8 --svg /nonexistent-dir/x.svg)
+expect_match("${ERR}" "cannot write '/nonexistent-dir/x.svg': No such file" "svg path")
+
+# Large tiles are drawn (compactly).
+file(REMOVE "${WORK_DIR}/harden-big.svg")
+run(0 dist --pattern block --block 256 --tile 256x256 --vector 8 --svg "${WORK_DIR}/harden-big.svg")
+file(READ "${WORK_DIR}/harden-big.svg" svg)
+expect_match("${svg}" "compact drawing" "256x256 svg")
+expect_match("${svg}" "</svg>" "256x256 svg complete")
+
+# False failures of the check: narrow types, saturation, infinities.
+run(0 prof elementwise --expr "relu(x0 * x1 + x2)" --dtype fp6e2m3 --shape 3x1024 --device host
+    --reps 1 --warmup 0)
+run(0 prof elementwise --expr "x0/0" --dtype f32 --shape 4x33 --device host --reps 1 --warmup 0)
+
+# A FIFO in the cache directory blocks nothing; clear reports what it cannot remove.
+set(dir "${WORK_DIR}/harden-cache")
+file(REMOVE_RECURSE "${dir}")
+file(MAKE_DIRECTORY "${dir}")
+execute_process(COMMAND mkfifo "${dir}/0123456789abcdef0123456789abcdef.host-so" RESULT_VARIABLE rc)
+if(rc EQUAL 0)
+  set(ENV{CK_CACHE_DIR} "${dir}")
+  run(0 cache list)
+  expect_match("${OUT}" "corrupted" "FIFO listed as not valid")
+  run(0 prof copy --shape 4x4 --device host --reps 1 --warmup 0)
+  file(MAKE_DIRECTORY "${dir}/fedcba9876543210fedcba9876543210.cubin/x")
+  run(1 cache clear)
+  expect_match("${ERR}" "could not be removed" "cache clear reports")
+  file(REMOVE_RECURSE "${dir}")
+endif()
+
+# ck convert rounds the exact decimal once (not strtod's f64 again).
+run(0 convert fp8e4m3 1.0625000000000000000000000000001 1.0625 -1.0625000000000000000000001)
+expect_match("${OUT}" "1.0625000000000000000000000000001 +-> 0x39" "above the tie rounds up")
+expect_match("${OUT}" "1.0625 +-> 0x38" "the tie itself to even")
+expect_match("${OUT}" "-1.0625000000000000000000001 +-> 0xb9" "negative, above the tie")
+run(0 convert --round rtz bf16 0.99999999999999999999999999)
+expect_match("${OUT}" "-> 0x3f7f" "rtz of a decimal just below 1")
