@@ -63,7 +63,7 @@ static double dense_peak(const char *name, ck_dtype in, int tf32)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
         if (strstr(name, t[i].name))
-            return in == CK_DTYPE_I8 ? t[i].i8
+            return in == CK_DTYPE_I8                                      ? t[i].i8
                    : (in == CK_DTYPE_FP8_E4M3 || in == CK_DTYPE_FP8_E5M2) ? t[i].fp8
                    : in == CK_DTYPE_F32 ? (tf32 ? t[i].tf32 : t[i].tf32 / 3)
                                         : t[i].f16;
@@ -195,8 +195,10 @@ int prof_gemm(int argc, char **argv)
             p.bias = v[0] == 'r' ? CK_GEMM_BIAS_ROW : CK_GEMM_BIAS_COL;
         } else if (!strcmp(a, "--act")) {
             if (!parse_act(v, &p.activation))
-                return cli_usage_error(sub, "--act %s: expected relu, gelu, gelu_tanh, gelu_erf, "
-                                            "silu or sigmoid.", v);
+                return cli_usage_error(sub,
+                                       "--act %s: expected relu, gelu, gelu_tanh, gelu_erf, "
+                                       "silu or sigmoid.",
+                                       v);
         } else if (!strcmp(a, "--epilogue")) {
             if (ck_ew_parse(v, &prog) != CK_SUCCESS)
                 return cli_library_error(sub);
@@ -212,8 +214,8 @@ int prof_gemm(int argc, char **argv)
     if (p.a.dtype == CK_DTYPE_F32)
         p.compute = tf32 ? CK_GEMM_COMPUTE_TF32 : CK_GEMM_COMPUTE_F32;
     if (!have_d)
-        p.d.dtype = p.a.dtype == CK_DTYPE_I8    ? CK_DTYPE_I32
-                    : p.a.dtype == CK_DTYPE_F32 ? CK_DTYPE_F32
+        p.d.dtype = p.a.dtype == CK_DTYPE_I8                                    ? CK_DTYPE_I32
+                    : p.a.dtype == CK_DTYPE_F32                                 ? CK_DTYPE_F32
                     : (p.a.dtype == CK_DTYPE_F16 || p.a.dtype == CK_DTYPE_BF16) ? p.a.dtype
                                                                                 : CK_DTYPE_BF16;
     if (has_c) {
@@ -351,13 +353,13 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
                "\"%s\", \"d\": \"%s\", \"instance\": \"%s\", \"id\": %d, \"device\": \"%s\", "
                "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"ok\": %s}\n",
                (long long)q->m, (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
-               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), ci.name, ci.id, props.name,
-               ms, tflops, "", peak > 0 ? tflops / peak : 0.0, ok ? "true" : "false");
+               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), ci.name, ci.id, props.name, ms,
+               tflops, "", peak > 0 ? tflops / peak : 0.0, ok ? "true" : "false");
     } else {
         printf("gemm %lldx%lldx%lld %s x %s -> %s (A %s, B %s) on %s\n", (long long)q->m,
                (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
-               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype),
-               q->a.order ? "col" : "row", q->b.order ? "col" : "row", props.name);
+               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), q->a.order ? "col" : "row",
+               q->b.order ? "col" : "row", props.name);
         printf("  instance %s (id %d)\n  time %.4f ms, %.2f TFLOP/s", ci.name, ci.id, ms, tflops);
         if (peak > 0)
             printf(", %.1f%% of the %.0f TFLOP/s dense peak", 100 * tflops / peak, peak);
