@@ -19,7 +19,7 @@ typedef struct gcase {
     int64_t m, n, k;
     ck_dtype a, b, d, c; /* c: CK_DTYPE_COUNT for none */
     ck_gemm_order ao, bo, co, dox;
-    int pad;             /* extra elements in every ld */
+    int pad; /* extra elements in every ld */
     ck_gemm_compute compute;
     ck_gemm_bias bias;
     ck_dtype bias_dt;

@@ -20,7 +20,9 @@ static void test_layouts_16bit(void)
                 for (int dox = 0; dox < 2; ++dox, ++s) {
                     const int64_t *sh = shapes[s % 4];
                     gcase c = gc_base(sh[0], sh[1], sh[2], t ? CK_DTYPE_F16 : CK_DTYPE_BF16,
-                                      s % 3 == 0 ? CK_DTYPE_F32 : t ? CK_DTYPE_F16 : CK_DTYPE_BF16);
+                                      s % 3 == 0 ? CK_DTYPE_F32
+                                      : t        ? CK_DTYPE_F16
+                                                 : CK_DTYPE_BF16);
                     c.ao = ao ? C : R;
                     c.bo = bo ? C : R;
                     c.dox = dox ? C : R;
@@ -159,7 +161,7 @@ static void test_tensor_form(void)
     ck_tensor a, b, d;
     int64_t sa[2] = {M, K}, sb[2] = {K, N}, sd[2] = {M, N}, bstr[2] = {1, K};
     CHECK_OK(ck_tensor_init(&a, (char *)da + 2, CK_DTYPE_BF16, 2, sa, NULL)); /* misaligned */
-    CHECK_OK(ck_tensor_init(&b, db, CK_DTYPE_BF16, 2, sb, bstr));            /* column-major */
+    CHECK_OK(ck_tensor_init(&b, db, CK_DTYPE_BF16, 2, sb, bstr));             /* column-major */
     CHECK_OK(ck_tensor_init(&d, dd, CK_DTYPE_F32, 2, sd, NULL));
     ck_gemm_options o;
     ck_gemm_options_init(&o);
@@ -171,12 +173,13 @@ static void test_tensor_form(void)
         for (int j = 0; j < N; ++j) {
             double ref = 0, mag = 0;
             for (int k = 0; k < K; ++k) {
-                double x = gc_get(ha, CK_DTYPE_BF16, 1 + i * K + k) * gc_get(hb, CK_DTYPE_BF16, k + j * K);
+                double x =
+                    gc_get(ha, CK_DTYPE_BF16, 1 + i * K + k) * gc_get(hb, CK_DTYPE_BF16, k + j * K);
                 ref += 2 * x;
                 mag += fabs(2 * x);
             }
-            CHECK_MSG(fabs(hd[i * N + j] - ref) <= 1e-5 * mag + 1e-6, "D(%d, %d) = %g, want %g", i, j,
-                      hd[i * N + j], ref);
+            CHECK_MSG(fabs(hd[i * N + j] - ref) <= 1e-5 * mag + 1e-6, "D(%d, %d) = %g, want %g", i,
+                      j, hd[i * N + j], ref);
         }
     ck_free(dev, da);
     ck_free(dev, db);

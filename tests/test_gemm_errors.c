@@ -106,9 +106,9 @@ static void test_execute_errors(void)
     CHECK_OK(ck_malloc(dev, 1 << 16, (void **)&mem));
     ck_gemm_args a;
     ck_gemm_args_init(&a);
-    a.a = mem;                   /* 40 x 32 bf16: 2560 bytes */
-    a.b = mem + 4096;            /* 32 x 24: 1536 bytes */
-    a.c = mem + 8192;            /* 40 x 24: 1920 bytes */
+    a.a = mem;        /* 40 x 32 bf16: 2560 bytes */
+    a.b = mem + 4096; /* 32 x 24: 1536 bytes */
+    a.c = mem + 8192; /* 40 x 24: 1920 bytes */
     a.d = mem + 12288;
     a.bias = mem + 16384;
     a.beta = 1;

@@ -94,7 +94,7 @@ static const char *unary_fn(ck_ew_opcode op, int f64)
 
 static const char *activation_fn(ck_gemm_activation a, int f64)
 {
-    static const ck_ew_opcode map[] = {CK_EW_OPCODE_COUNT_, CK_EW_RELU,  CK_EW_GELU_TANH,
+    static const ck_ew_opcode map[] = {CK_EW_OPCODE_COUNT_, CK_EW_RELU, CK_EW_GELU_TANH,
                                        CK_EW_GELU_ERF,      CK_EW_SILU, CK_EW_SIGMOID};
     return a == CK_GEMM_ACT_NONE ? NULL : unary_fn(map[a], f64);
 }
@@ -107,7 +107,7 @@ static ck_status emit_program(ck_sbuf *b, const ck_ew_program *prog, int f64)
     ck_sbuf_printf(b, "CK_DEVICE %s gemm_program(%s x0)\n{\n", V, V);
     for (int i = 0; i < prog->count; ++i) {
         const ck_ew_step *s = &prog->steps[i];
-        int nargs = (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN) ? 2
+        int nargs = (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN)       ? 2
                     : (s->op == CK_EW_INPUT || s->op == CK_EW_CONST) ? 0
                                                                      : 1;
         if (sp < nargs)
@@ -229,9 +229,8 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
     if ((st = gen_window(b, ctx, "d", p->d.dtype, p->d.order == CK_GEMM_ROW_MAJOR, "LDD", p->d.ld,
                          0, acc, tm, tn, CK_WIN_STORE)))
         return st;
-    if (prob->has_c &&
-        (st = gen_window(b, ctx, "c", p->c.dtype, p->c.order == CK_GEMM_ROW_MAJOR, "LDC",
-                         p->c.ld, 0, acc, tm, tn, CK_WIN_LOAD)))
+    if (prob->has_c && (st = gen_window(b, ctx, "c", p->c.dtype, p->c.order == CK_GEMM_ROW_MAJOR,
+                                        "LDC", p->c.ld, 0, acc, tm, tn, CK_WIN_LOAD)))
         return st;
     if (p->bias != CK_GEMM_BIAS_NONE &&
         (st = gen_window(b, ctx, "bias", p->bias_dtype, 1, NULL, 0, p->bias == CK_GEMM_BIAS_ROW,
@@ -289,8 +288,8 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
     return CK_SUCCESS;
 }
 
-ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc,
-                                  int tile_m, int tile_n, char **src)
+ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
+                                  int tile_n, char **src)
 {
     if (!prob || !acc || !src)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": epilogue: NULL argument.");

@@ -14,9 +14,9 @@ typedef struct ck_gemm_kargs {
     long long lda, ldb, ldc, ldd; /* elements, in each matrix's own order */
     float alpha;                  /* alpha * scale_a * scale_b */
     float beta;
-    float inv_scale_d;            /* 1 / scale_d */
-    int tiles_m, tiles_n;         /* tile counts of the partitioner */
-    int k_tiles;                  /* ceil(k / tile_k) */
+    float inv_scale_d;    /* 1 / scale_d */
+    int tiles_m, tiles_n; /* tile counts of the partitioner */
+    int k_tiles;          /* ceil(k / tile_k) */
     int pad_;
 } ck_gemm_kargs;
 

@@ -26,8 +26,8 @@
 
 /* The checked, normalized problem. */
 typedef struct ck_gemm_prob {
-    ck_gemm_problem p;   /* with every ld resolved (never 0) and p.epilogue -> epi below */
-    ck_ew_program epi;   /* valid when has_epi */
+    ck_gemm_problem p; /* with every ld resolved (never 0) and p.epilogue -> epi below */
+    ck_ew_program epi; /* valid when has_epi */
     int has_epi;
     int has_c;           /* p.c.dtype != CK_DTYPE_COUNT */
     int a_kmajor;        /* A row-major: K contiguous */
@@ -86,8 +86,8 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
  * origin. It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
  * -> cast and stores D through generated windows (masked at the edges). Threads whose P index
  * is out of range store nothing. *src: malloc'd. */
-ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc,
-                                  int tile_m, int tile_n, char **src);
+ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
+                                  int tile_n, char **src);
 
 /* ---- kernel families ---------------------------------------------------------------------- */
 
@@ -101,8 +101,8 @@ typedef struct ck_gemm_family {
     int (*supports)(const ck_gemm_prob *prob, const ck_device_props *props, char *reason,
                     size_t reason_size);
     /* The family's instances for the problem, best guess first; returns how many written. */
-    int (*instances)(const ck_gemm_prob *prob, const ck_device_props *props,
-                     ck_gemm_instance *out, int max);
+    int (*instances)(const ck_gemm_prob *prob, const ck_device_props *props, ck_gemm_instance *out,
+                     int max);
     /* The full kernel source (generated windows and defines, then the pipeline include). */
     ck_status (*source)(const ck_gemm_prob *prob, const ck_gemm_instance *inst, char **source);
     /* Name of the kernel in the source. */
@@ -122,7 +122,7 @@ struct ck_gemm_plan {
     ck_gemm_instance inst;
     const ck_gemm_family *family;
     ck_kernel *kernel;
-    ck_launch_config launch; /* stream filled at execution */
+    ck_launch_config launch;                     /* stream filled at execution */
     unsigned align_a, align_b, align_c, align_d; /* byte alignment the instance needs */
     /* Family state, e.g. the sm90 family's tensor maps cached for the last pointers. */
     void *family_state;

@@ -22,7 +22,8 @@ int ck_gemm_ld_div(int64_t ld)
 int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand)
 {
     const ck_gemm_matrix *m = operand == 0 ? &prob->p.a : &prob->p.b;
-    return (m->ld * ck_gemm_dtype_bytes(m->dtype)) % 16 == 0 && !(prob->scalar_copy & (1 << operand));
+    return (m->ld * ck_gemm_dtype_bytes(m->dtype)) % 16 == 0 &&
+           !(prob->scalar_copy & (1 << operand));
 }
 
 /* FNV-1a over the program's steps (opcode, input, value bits, dtype), for the key. */

@@ -155,8 +155,8 @@ static int overlaps(uintptr_t alo, uintptr_t ahi, uintptr_t blo, uintptr_t bhi)
 static ck_status check_ptr(const char *name, const void *p, unsigned align)
 {
     if (!p)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_gemm_plan_execute: pointer %s is NULL.", name);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_gemm_plan_execute: pointer %s is NULL.",
+                       name);
     if (align > 1 && (uintptr_t)p % align)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: pointer %s = %p is not %u-byte aligned, which this "

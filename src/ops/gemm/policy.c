@@ -69,7 +69,8 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
     double useful = (double)p->m * (double)p->n / (tiles * in->tile_m * in->tile_n);
     double kt = ceil((double)p->k / in->tile_k);
     double kuse = (double)p->k / (kt * in->tile_k);
-    double intensity = (double)in->tile_m * in->tile_n / (in->tile_m + in->tile_n) / (128.0 * 256 / 384);
+    double intensity =
+        (double)in->tile_m * in->tile_n / (in->tile_m + in->tile_n) / (128.0 * 256 / 384);
     double fam = in->family == CK_GEMM_FAMILY_SM90 ? 1.0 : (props->cc_major >= 9 ? 0.5 : 1.0);
     *waves_out = waves;
     return wave_eff * useful * kuse * (intensity > 1 ? 1 : intensity) * fam;

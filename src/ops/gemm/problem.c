@@ -105,9 +105,9 @@ static ck_status check_types(const ck_gemm_problem *p)
 {
     ck_dtype a = p->a.dtype, b = p->b.dtype, d = p->d.dtype;
     int ok_in = (a == CK_DTYPE_F16 || a == CK_DTYPE_BF16 || a == CK_DTYPE_F32) ? b == a
-                : is_fp8(a)                                                  ? is_fp8(b)
-                : a == CK_DTYPE_I8                                           ? b == CK_DTYPE_I8
-                                                                             : 0;
+                : is_fp8(a)                                                    ? is_fp8(b)
+                : a == CK_DTYPE_I8                                             ? b == CK_DTYPE_I8
+                                                                               : 0;
     if (!ok_in)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": input types A %s x B %s are not supported; accepted: f16 x f16, "

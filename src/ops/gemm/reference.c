@@ -80,29 +80,62 @@ double ck_gemm_program_f64(const ck_ew_program *prog, double x0)
         }
         double r = 0;
         switch (s->op) {
-        case CK_EW_INPUT: r = x0; break;
-        case CK_EW_CONST: r = s->value; break;
-        case CK_EW_ADD: r = a + b; break;
-        case CK_EW_SUB: r = a - b; break;
-        case CK_EW_MUL: r = a * b; break;
-        case CK_EW_DIV: r = a / b; break;
-        case CK_EW_MAX: r = fmax(a, b); break;
-        case CK_EW_MIN: r = fmin(a, b); break;
-        case CK_EW_NEG: r = -a; break;
-        case CK_EW_RELU: r = ck_gemm_act_f64(CK_GEMM_ACT_RELU, a); break;
-        case CK_EW_GELU_TANH: r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_TANH, a); break;
-        case CK_EW_GELU_ERF: r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_ERF, a); break;
-        case CK_EW_SILU: r = ck_gemm_act_f64(CK_GEMM_ACT_SILU, a); break;
-        case CK_EW_SIGMOID: r = ck_gemm_act_f64(CK_GEMM_ACT_SIGMOID, a); break;
-        case CK_EW_EXP: r = exp(a); break;
-        case CK_EW_SCALE: r = a * s->value; break;
+        case CK_EW_INPUT:
+            r = x0;
+            break;
+        case CK_EW_CONST:
+            r = s->value;
+            break;
+        case CK_EW_ADD:
+            r = a + b;
+            break;
+        case CK_EW_SUB:
+            r = a - b;
+            break;
+        case CK_EW_MUL:
+            r = a * b;
+            break;
+        case CK_EW_DIV:
+            r = a / b;
+            break;
+        case CK_EW_MAX:
+            r = fmax(a, b);
+            break;
+        case CK_EW_MIN:
+            r = fmin(a, b);
+            break;
+        case CK_EW_NEG:
+            r = -a;
+            break;
+        case CK_EW_RELU:
+            r = ck_gemm_act_f64(CK_GEMM_ACT_RELU, a);
+            break;
+        case CK_EW_GELU_TANH:
+            r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_TANH, a);
+            break;
+        case CK_EW_GELU_ERF:
+            r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_ERF, a);
+            break;
+        case CK_EW_SILU:
+            r = ck_gemm_act_f64(CK_GEMM_ACT_SILU, a);
+            break;
+        case CK_EW_SIGMOID:
+            r = ck_gemm_act_f64(CK_GEMM_ACT_SIGMOID, a);
+            break;
+        case CK_EW_EXP:
+            r = exp(a);
+            break;
+        case CK_EW_SCALE:
+            r = a * s->value;
+            break;
         case CK_EW_CAST: {
             uint64_t code = 0;
             ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
             ck_convert_to_f64(s->dtype, code, &r);
             break;
         }
-        default: break;
+        default:
+            break;
         }
         st[sp++] = r;
     }
@@ -163,24 +196,36 @@ ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *h)
 static double unit(ck_dtype t)
 {
     switch (t) {
-    case CK_DTYPE_F16: return 0x1p-11;
-    case CK_DTYPE_BF16: return 0x1p-8;
-    case CK_DTYPE_FP8_E4M3: return 0x1p-4;
-    case CK_DTYPE_FP8_E5M2: return 0x1p-3;
-    case CK_DTYPE_I32: return 0;
-    default: return 0x1p-24;
+    case CK_DTYPE_F16:
+        return 0x1p-11;
+    case CK_DTYPE_BF16:
+        return 0x1p-8;
+    case CK_DTYPE_FP8_E4M3:
+        return 0x1p-4;
+    case CK_DTYPE_FP8_E5M2:
+        return 0x1p-3;
+    case CK_DTYPE_I32:
+        return 0;
+    default:
+        return 0x1p-24;
     }
 }
 
 static double tiny(ck_dtype t)
 {
     switch (t) {
-    case CK_DTYPE_F16: return 0x1p-24;
-    case CK_DTYPE_BF16: return 0x1p-133;
-    case CK_DTYPE_FP8_E4M3: return 0x1p-9;
-    case CK_DTYPE_FP8_E5M2: return 0x1p-16;
-    case CK_DTYPE_I32: return 1;
-    default: return 0x1p-149;
+    case CK_DTYPE_F16:
+        return 0x1p-24;
+    case CK_DTYPE_BF16:
+        return 0x1p-133;
+    case CK_DTYPE_FP8_E4M3:
+        return 0x1p-9;
+    case CK_DTYPE_FP8_E5M2:
+        return 0x1p-16;
+    case CK_DTYPE_I32:
+        return 1;
+    default:
+        return 0x1p-149;
     }
 }
 

@@ -105,13 +105,17 @@ static int sm80_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 {
     int cc = props->cc_major * 10 + props->cc_minor;
     if (props->backend == CK_BACKEND_CUDA && cc < 80) {
-        snprintf(reason, size, "the sm80 family needs compute capability 8.0 or later (device "
-                               "has %d.%d)", props->cc_major, props->cc_minor);
+        snprintf(reason, size,
+                 "the sm80 family needs compute capability 8.0 or later (device "
+                 "has %d.%d)",
+                 props->cc_major, props->cc_minor);
         return 0;
     }
     if ((is_fp8(prob->p.a.dtype) || is_fp8(prob->p.b.dtype)) && cc < 89) {
-        snprintf(reason, size, "fp8 mma.sync needs compute capability 8.9 or later (device has "
-                               "%d.%d)", props->cc_major, props->cc_minor);
+        snprintf(reason, size,
+                 "fp8 mma.sync needs compute capability 8.9 or later (device has "
+                 "%d.%d)",
+                 props->cc_major, props->cc_minor);
         return 0;
     }
     return 1;
@@ -120,7 +124,7 @@ static int sm80_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 /* (tile_m, tile_n, stages, warps_m, warps_n); tile_k = 64 bytes of K. */
 static const int shapes[][5] = {
     {128, 128, 3, 2, 2}, {128, 256, 3, 2, 4}, {256, 128, 3, 4, 2}, {128, 64, 4, 2, 2},
-    {64, 128, 4, 2, 2},  {64, 64, 4, 2, 2},   {32, 64, 4, 1, 2},  {32, 32, 4, 2, 2},
+    {64, 128, 4, 2, 2},  {64, 64, 4, 2, 2},   {32, 64, 4, 1, 2},   {32, 32, 4, 2, 2},
 };
 
 static int sm80_instances(const ck_gemm_prob *prob, const ck_device_props *props,
@@ -239,11 +243,11 @@ static ck_status sm80_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ck_gemm_fill_kargs(plan, args, &ka);
     void *argv[1] = {&ka};
     size_t sizes[1] = {sizeof ka};
-    return ck_op_launch(plan->ctx, plan->kernel, plan->launch.grid[0], 1, 1,
-                        plan->launch.block[0], plan->launch.dynamic_shared_bytes, argv, sizes, 1);
+    return ck_op_launch(plan->ctx, plan->kernel, plan->launch.grid[0], 1, 1, plan->launch.block[0],
+                        plan->launch.dynamic_shared_bytes, argv, sizes, 1);
 }
 
 const ck_gemm_family ck_gemm_family_sm80 = {
-    CK_GEMM_FAMILY_SM80, "sm80", sm80_supports, sm80_instances, sm80_source, "ck_gemm_sm80",
-    sm80_prepare,        sm80_launch,
+    CK_GEMM_FAMILY_SM80, "sm80",         sm80_supports, sm80_instances,
+    sm80_source,         "ck_gemm_sm80", sm80_prepare,  sm80_launch,
 };

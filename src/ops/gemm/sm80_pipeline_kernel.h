@@ -14,52 +14,52 @@
 
 #include "ops/gemm/gemm_args_kernel.h"
 
-#define GEMM_ES(t) (((t) == 0 || (t) == 14) ? 4 : ((t) == 2 || (t) == 3) ? 2 : 1)
-#define GEMM_A_ES GEMM_ES(GEMM_A_TYPE)
-#define GEMM_B_ES GEMM_ES(GEMM_B_TYPE)
+#define GEMM_ES(t)   (((t) == 0 || (t) == 14) ? 4 : ((t) == 2 || (t) == 3) ? 2 : 1)
+#define GEMM_A_ES    GEMM_ES(GEMM_A_TYPE)
+#define GEMM_B_ES    GEMM_ES(GEMM_B_TYPE)
 #define GEMM_THREADS (GEMM_WARPS_M * GEMM_WARPS_N * 32)
-#define GEMM_WTM (GEMM_TILE_M / GEMM_WARPS_M)
-#define GEMM_WTN (GEMM_TILE_N / GEMM_WARPS_N)
-#define GEMM_MI (GEMM_WTM / 16)
-#define GEMM_NI (GEMM_WTN / 8)
-#define GEMM_NREG (GEMM_MI * GEMM_NI * 4)
-#define GEMM_KBYTES (GEMM_TILE_K * GEMM_A_ES) /* bytes of K per stage and row */
+#define GEMM_WTM     (GEMM_TILE_M / GEMM_WARPS_M)
+#define GEMM_WTN     (GEMM_TILE_N / GEMM_WARPS_N)
+#define GEMM_MI      (GEMM_WTM / 16)
+#define GEMM_NI      (GEMM_WTN / 8)
+#define GEMM_NREG    (GEMM_MI * GEMM_NI * 4)
+#define GEMM_KBYTES  (GEMM_TILE_K * GEMM_A_ES) /* bytes of K per stage and row */
 #define GEMM_KSLICES (GEMM_KBYTES / 32)
 
 /* Lines of each operand tile in shared memory (K-major: one per row; MN-major: one per k). */
-#define GEMM_A_LINES (GEMM_A_KMAJOR ? GEMM_TILE_M : GEMM_TILE_K)
+#define GEMM_A_LINES      (GEMM_A_KMAJOR ? GEMM_TILE_M : GEMM_TILE_K)
 #define GEMM_A_LINE_BYTES (GEMM_A_KMAJOR ? GEMM_KBYTES : GEMM_TILE_M * GEMM_A_ES)
-#define GEMM_A_PITCH (GEMM_A_LINE_BYTES + 16)
-#define GEMM_B_LINES (GEMM_B_KMAJOR ? GEMM_TILE_N : GEMM_TILE_K)
+#define GEMM_A_PITCH      (GEMM_A_LINE_BYTES + 16)
+#define GEMM_B_LINES      (GEMM_B_KMAJOR ? GEMM_TILE_N : GEMM_TILE_K)
 #define GEMM_B_LINE_BYTES (GEMM_B_KMAJOR ? GEMM_KBYTES : GEMM_TILE_N * GEMM_B_ES)
-#define GEMM_B_PITCH (GEMM_B_LINE_BYTES + 16)
-#define GEMM_A_STAGE (GEMM_A_LINES * GEMM_A_PITCH)
-#define GEMM_STAGE_BYTES (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_PITCH)
+#define GEMM_B_PITCH      (GEMM_B_LINE_BYTES + 16)
+#define GEMM_A_STAGE      (GEMM_A_LINES * GEMM_A_PITCH)
+#define GEMM_STAGE_BYTES  (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_PITCH)
 
 #if GEMM_COMPUTE_IN == 12 /* i8 */
 #define GEMM_ACC_T int
-#define GEMM_MMA ck_mma_m16n8k32_s32_s8
+#define GEMM_MMA   ck_mma_m16n8k32_s32_s8
 #elif GEMM_COMPUTE_IN == 2
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k16_f32_f16
+#define GEMM_MMA   ck_mma_m16n8k16_f32_f16
 #elif GEMM_COMPUTE_IN == 3
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k16_f32_bf16
+#define GEMM_MMA   ck_mma_m16n8k16_f32_bf16
 #elif GEMM_COMPUTE_IN == 4
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k8_f32_tf32
+#define GEMM_MMA   ck_mma_m16n8k8_f32_tf32
 #elif GEMM_A_TYPE == 5 && GEMM_B_TYPE == 5
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k32_f32_e4m3
+#define GEMM_MMA   ck_mma_m16n8k32_f32_e4m3
 #elif GEMM_A_TYPE == 6 && GEMM_B_TYPE == 6
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k32_f32_e5m2
+#define GEMM_MMA   ck_mma_m16n8k32_f32_e5m2
 #elif GEMM_A_TYPE == 5
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k32_f32_e4m3_e5m2
+#define GEMM_MMA   ck_mma_m16n8k32_f32_e4m3_e5m2
 #else
 #define GEMM_ACC_T float
-#define GEMM_MMA ck_mma_m16n8k32_f32_e5m2_e4m3
+#define GEMM_MMA   ck_mma_m16n8k32_f32_e5m2_e4m3
 #endif
 
 /* One operand's tile of one stage: `lines` lines of line_bytes from global line line0 + l
@@ -104,17 +104,23 @@ CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, in
 }
 
 /* Issue the copies of k-tile kt into stage slot `slot`. */
-CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_kargs *ka,
-                               long long m0, long long n0, int kt)
+CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_kargs *ka, long long m0,
+                               long long n0, int kt)
 {
     unsigned char *sa = smem + (long long)slot * GEMM_STAGE_BYTES, *sb = sa + GEMM_A_STAGE;
     long long k0 = (long long)kt * GEMM_TILE_K;
-    gemm_tile_src a = {(const unsigned char *)ka->a, ka->lda * GEMM_A_ES,
-                       GEMM_A_KMAJOR ? m0 : k0, GEMM_A_KMAJOR ? ka->m : ka->k,
-                       (GEMM_A_KMAJOR ? k0 : m0) * GEMM_A_ES, (GEMM_A_KMAJOR ? ka->k : ka->m) * GEMM_A_ES};
-    gemm_tile_src b = {(const unsigned char *)ka->b, ka->ldb * GEMM_B_ES,
-                       GEMM_B_KMAJOR ? n0 : k0, GEMM_B_KMAJOR ? ka->n : ka->k,
-                       (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES, (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES};
+    gemm_tile_src a = {(const unsigned char *)ka->a,
+                       ka->lda * GEMM_A_ES,
+                       GEMM_A_KMAJOR ? m0 : k0,
+                       GEMM_A_KMAJOR ? ka->m : ka->k,
+                       (GEMM_A_KMAJOR ? k0 : m0) * GEMM_A_ES,
+                       (GEMM_A_KMAJOR ? ka->k : ka->m) * GEMM_A_ES};
+    gemm_tile_src b = {(const unsigned char *)ka->b,
+                       ka->ldb * GEMM_B_ES,
+                       GEMM_B_KMAJOR ? n0 : k0,
+                       GEMM_B_KMAJOR ? ka->n : ka->k,
+                       (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES,
+                       (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES};
 #if GEMM_A_VEC
     gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_PITCH);
 #else
@@ -185,8 +191,7 @@ CK_DEVICE unsigned gemm_tf32(unsigned u)
 /* acc += A B over one k-slice for the warp's MI x NI mma tiles. */
 CK_DEVICE void gemm_mma_slice(GEMM_ACC_T *acc, const unsigned (*a)[4], const unsigned (*b)[2])
 {
-    CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi)
-    CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni)
+    CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi) CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni)
     {
         GEMM_ACC_T *d = acc + (mi * GEMM_NI + ni) * 4;
 #if GEMM_SPLIT3

@@ -48,6 +48,6 @@ static ck_status stub_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
 }
 
 const ck_gemm_family ck_gemm_family_sm90 = {
-    CK_GEMM_FAMILY_SM90, "sm90",      stub_supports, stub_instances, stub_source,
-    "ck_gemm_sm90",      stub_prepare, stub_launch,
+    CK_GEMM_FAMILY_SM90, "sm90",         stub_supports, stub_instances,
+    stub_source,         "ck_gemm_sm90", stub_prepare,  stub_launch,
 };
