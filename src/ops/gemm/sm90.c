@@ -1,0 +1,420 @@
+/*
+ * GEMM family 90 (sm_90a): the persistent, warp-specialized TMA + wgmma kernel of
+ * sm90_pipeline_kernel.h. This file is its host side: what it supports (and why not), its
+ * instances, the kernel source (defines, the generated epilogue, the pipeline), the launch
+ * shape (a resident grid from the driver's occupancy), and each launch's tensor maps (cached
+ * for the last pointers in the plan's family state).
+ *
+ * Operands: f16 / bf16 with A and B each K-major or MN-major (wgmma's transpose bits, TMA boxes
+ * along the contiguous dimension); f32 as tf32 and fp8 e4m3/e5m2 (any mix) K-major only. TMA
+ * needs 16-byte aligned bases and leading dimensions of a multiple of 16 bytes; other problems
+ * are refused here with the reason (the sm80 family takes them).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/tile_kernel.h"
+#include "core/error.h"
+#include "ops/common/op_common.h"
+#include "ops/gemm/gemm_internal.h"
+
+enum {
+    SM90_THREADS_PER_WG = 128,
+    SM90_ROW_BYTES = 128, /* one tile row: the 128-byte swizzle span */
+    SM90_TILE_M = 128,
+    SM90_TILE_N = 256,
+    SM90_CONSUMERS = 2,
+    SM90_STAGES = 4,
+    SM90_GROUP = 8
+};
+
+/* ---- what the family runs ------------------------------------------------------------------ */
+
+/* wgmma input code of a dtype (GEMM_IN): 0 f16, 1 bf16, 2 tf32, 3 e4m3, 4 e5m2; -1 none. */
+static int in_code(ck_dtype t, const ck_gemm_prob *prob)
+{
+    switch (t) {
+    case CK_DTYPE_F16: return 0;
+    case CK_DTYPE_BF16: return 1;
+    case CK_DTYPE_F32: return prob->split3 ? -1 : 2;
+    case CK_DTYPE_FP8_E4M3: return 3;
+    case CK_DTYPE_FP8_E5M2: return 4;
+    default: return -1;
+    }
+}
+
+static int elem_bytes(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? 4 : (t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2) ? 1 : 2;
+}
+
+static int out_type_ok(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 || t == CK_DTYPE_F16 || t == CK_DTYPE_BF16;
+}
+
+static int refuse(char *reason, size_t size, const char *fmt, ...) CK_PRINTF_LIKE(3, 4);
+static int refuse(char *reason, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (reason && size)
+        vsnprintf(reason, size, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props, char *reason,
+                         size_t reason_size)
+{
+    const ck_gemm_problem *p = &prob->p;
+    if (props->backend != CK_BACKEND_HOST && strcmp(props->target, "sm_90a") != 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family needs an sm_90a device (wgmma, TMA); this one is %s.",
+                      props->target);
+    int ia = in_code(p->a.dtype, prob), ib = in_code(p->b.dtype, prob);
+    if (ia < 0 || ib < 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family multiplies f16, bf16, f32 (as tf32) or fp8 inputs; A is "
+                      "%s (or f32 with the 3xTF32 split, which it does not do).",
+                      ck_dtype_name(ia < 0 ? p->a.dtype : p->b.dtype));
+    if (ia != ib && !(ia >= 3 && ib >= 3))
+        return refuse(reason, reason_size,
+                      "the sm90 family needs A and B of one type (fp8 may mix e4m3 and e5m2); B "
+                      "is %s.",
+                      ck_dtype_name(p->b.dtype));
+    if (ia >= 2 && (!prob->a_kmajor || !prob->b_kmajor))
+        return refuse(reason, reason_size,
+                      "the sm90 family reads %s operands only K-major (wgmma has no transposed "
+                      "tf32/fp8 layouts): A must be row-major and B column-major.",
+                      ck_dtype_name(p->a.dtype));
+    long long eb = elem_bytes(p->a.dtype);
+    if ((p->a.ld * eb) % 16 != 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family loads with TMA, which needs leading dimensions of a "
+                      "multiple of 16 bytes; A's is %lld elements of %lld bytes.",
+                      (long long)p->a.ld, eb);
+    if ((p->b.ld * eb) % 16 != 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family loads with TMA, which needs leading dimensions of a "
+                      "multiple of 16 bytes; B's is %lld elements of %lld bytes.",
+                      (long long)p->b.ld, eb);
+    if (!out_type_ok(p->d.dtype) || (prob->has_c && !out_type_ok(p->c.dtype)))
+        return refuse(reason, reason_size,
+                      "the sm90 family writes D (and reads C) as f32, f16 or bf16; %s is not "
+                      "one of them.",
+                      ck_dtype_name(out_type_ok(p->d.dtype) ? p->c.dtype : p->d.dtype));
+    if (p->bias != CK_GEMM_BIAS_NONE || p->activation != CK_GEMM_ACT_NONE || prob->has_epi)
+        return refuse(reason, reason_size,
+                      "the sm90 family's epilogue does alpha and beta only so far (no bias, "
+                      "activation or epilogue program).");
+    long long lim = 2147483647LL - 512;
+    if (p->m > lim || p->n > lim || p->k > lim || p->k < 1)
+        return refuse(reason, reason_size,
+                      "the sm90 family needs 1 <= K and M, N, K below 2^31 (TMA coordinates); "
+                      "M, N, K are %lld, %lld, %lld.",
+                      (long long)p->m, (long long)p->n, (long long)p->k);
+    return 1;
+}
+
+static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
+                          ck_gemm_instance *out, int max)
+{
+    (void)props;
+    if (max < 1)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->family = CK_GEMM_FAMILY_SM90;
+    out->tile_m = SM90_TILE_M, out->tile_n = SM90_TILE_N;
+    out->tile_k = SM90_ROW_BYTES / elem_bytes(prob->p.a.dtype);
+    out->stages = SM90_STAGES;
+    out->warps_m = SM90_CONSUMERS, out->warps_n = 1;
+    out->cluster = 1, out->raster = 0, out->group = SM90_GROUP, out->persistent = 1;
+    return 1;
+}
+
+/* ---- the kernel source ----------------------------------------------------------------------
+ * Until the op's generated epilogue (epilogue.c) lands: gemm_epilogue stores alpha * acc +
+ * beta * C through windows generated from the accumulator's encoding (wgmma m64n256 C, two
+ * warpgroups along M: P0 = warp of the block, P1 = lane). */
+
+/* The wgmma.m64nNk16.f32 accumulator of `wgs` warpgroups stacked along M. */
+static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ndim_x = 2;
+    /* X0 = [wgs, 4 (warp), 2 ((i%4)/2), 8 (g)], X1 = [n/8 (i/4), 4 (t), 2 (i%2)] */
+    e->ndim_h[0] = 4, e->h_lengths[0][0] = wgs, e->h_lengths[0][1] = 4;
+    e->h_lengths[0][2] = 2, e->h_lengths[0][3] = 8;
+    e->ndim_h[1] = 3, e->h_lengths[1][0] = n / 8, e->h_lengths[1][1] = 4, e->h_lengths[1][2] = 2;
+    e->ndim_p = 2;
+    e->p_size[0] = 2; /* P0 = warp of the block = (warpgroup, warp) */
+    e->p_major[0][0] = 1, e->p_minor[0][0] = 0, e->p_major[0][1] = 1, e->p_minor[0][1] = 1;
+    e->p_size[1] = 2; /* P1 = lane = (g, t) */
+    e->p_major[1][0] = 1, e->p_minor[1][0] = 3, e->p_major[1][1] = 2, e->p_minor[1][1] = 1;
+    e->ndim_y = 3; /* register i = (i/4, (i%4)/2, i%2) */
+    e->y_major[0] = 2, e->y_minor[0] = 0;
+    e->y_major[1] = 1, e->y_minor[1] = 2;
+    e->y_major[2] = 2, e->y_minor[2] = 2;
+}
+
+static const char *c_type(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? "float" : "unsigned short";
+}
+
+static const char *to_f32(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? "" : t == CK_DTYPE_F16 ? "ck_nc_f16_to_f32" : "ck_nc_bf16_to_f32";
+}
+
+static const char *from_f32(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? "" : t == CK_DTYPE_F16 ? "(unsigned short)ck_nc_f32_to_f16"
+                                                      : "(unsigned short)ck_nc_f32_to_bf16";
+}
+
+/* The window `name` over matrix `mat` (symbols M, N, ld<name>), appended to *out. */
+static ck_status window(const char *name, const ck_gemm_matrix *mat, unsigned ops,
+                        const ck_dist_encoding *enc, char **out)
+{
+    ck_expr_ctx *ctx = NULL;
+    ck_descriptor *desc = NULL;
+    char ldname[8];
+    snprintf(ldname, sizeof ldname, "ld%s", name);
+    ck_ival m, n, ld, one = ck_ival_int(1);
+    long long ld_div = mat->ld % 8 == 0 ? 8 : mat->ld % 4 == 0 ? 4 : mat->ld % 2 == 0 ? 2 : 1;
+    ck_status st = ck_expr_ctx_create(&ctx);
+    if (!st)
+        st = ck_expr_symbol(ctx, "M", 1, 2147483647LL, 1, &m);
+    if (!st)
+        st = ck_expr_symbol(ctx, "N", 1, 2147483647LL, 1, &n);
+    if (!st)
+        st = ck_expr_symbol(ctx, ldname, ld_div, 1LL << 40, ld_div, &ld);
+    if (!st) {
+        ck_ival len[2] = {m, n};
+        ck_ival str[2] = {mat->order == CK_GEMM_ROW_MAJOR ? ld : one,
+                          mat->order == CK_GEMM_ROW_MAJOR ? one : ld};
+        st = ck_descriptor_make_naive(2, len, str, &desc);
+    }
+    if (!st) {
+        ck_tile_window_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.name = name, spec.desc = desc, spec.ctx = ctx, spec.enc = enc;
+        spec.dtype = mat->dtype, spec.ops = ops;
+        spec.origin_align[0] = SM90_TILE_M, spec.origin_align[1] = SM90_TILE_N;
+        st = ck_tile_window_generate(&spec, out);
+    }
+    ck_descriptor_destroy(desc);
+    ck_expr_ctx_destroy(ctx);
+    return st;
+}
+
+static ck_status epilogue_source(const ck_gemm_prob *prob, char **out)
+{
+    const ck_gemm_problem *p = &prob->p;
+    ck_dist_encoding enc;
+    acc_encoding(SM90_TILE_N, SM90_CONSUMERS, &enc);
+    char *wd = NULL, *wc = NULL;
+    ck_status st = window("d", &p->d, CK_WIN_STORE, &enc, &wd);
+    if (!st && prob->has_c)
+        st = window("c", &p->c, CK_WIN_LOAD, &enc, &wc);
+    size_t cap = (wd ? strlen(wd) : 0) + (wc ? strlen(wc) : 0) + 2048;
+    char *s = st ? NULL : malloc(cap);
+    if (!st && !s)
+        st = ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the epilogue source.");
+    if (s) {
+        int len = snprintf(s, cap, "%s\n%s\n", wd, wc ? wc : "");
+        len += snprintf(s + len, cap - (size_t)len,
+                        "/* D = alpha * acc (+ beta * C), stored by the windows above */\n"
+                        "CK_DEVICE void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka,\n"
+                        "                             long long m0, long long n0)\n"
+                        "{\n"
+                        "    %s out[CK_NREGS_d];\n",
+                        c_type(p->d.dtype));
+        if (prob->has_c)
+            len += snprintf(s + len, cap - (size_t)len,
+                            "    %s cin[CK_NREGS_c];\n"
+                            "    ck_win_c wc = make_win_c((%s *)ka->c, m0, n0, ka->m, ka->n, "
+                            "ka->ldc);\n"
+                            "    load_c(cin, &wc);\n",
+                            c_type(p->c.dtype), c_type(p->c.dtype));
+        len += snprintf(s + len, cap - (size_t)len,
+                        "    for (int i = 0; i < CK_NREGS_d; ++i) {\n"
+                        "        float v = ka->alpha * acc[i];\n");
+        if (prob->has_c)
+            len += snprintf(s + len, cap - (size_t)len,
+                            "        v = fmaf(ka->beta, %s(cin[i]), v);\n", to_f32(p->c.dtype));
+        snprintf(s + len, cap - (size_t)len,
+                 "        out[i] = %s(v);\n"
+                 "    }\n"
+                 "    ck_win_d wd = make_win_d((%s *)ka->d, m0, n0, ka->m, ka->n, ka->ldd);\n"
+                 "    store_d(out, &wd);\n"
+                 "}\n",
+                 from_f32(p->d.dtype), c_type(p->d.dtype));
+    }
+    ck_tile_free(wd);
+    ck_tile_free(wc);
+    *out = s;
+    return st;
+}
+
+static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                             char **source)
+{
+    const ck_gemm_problem *p = &prob->p;
+    char *epi = NULL;
+    *source = NULL;
+    ck_status st = epilogue_source(prob, &epi);
+    if (st)
+        return st;
+    size_t cap = strlen(epi) + 4096;
+    char *s = malloc(cap);
+    if (!s) {
+        free(epi);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the kernel source.");
+    }
+    int in_a = in_code(p->a.dtype, prob), in_b = in_code(p->b.dtype, prob);
+    snprintf(s, cap,
+             "/* ck gemm, family sm90 (TMA + wgmma, warp-specialized, persistent): %s x %s -> "
+             "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d */\n"
+             "#define GEMM_TILE_M %d\n#define GEMM_TILE_N %d\n#define GEMM_TILE_K %d\n"
+             "#define GEMM_STAGES %d\n#define GEMM_CONSUMERS %d\n#define GEMM_GROUP %d\n"
+             "#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
+             "#define GEMM_A_KMAJOR %d\n#define GEMM_B_KMAJOR %d\n"
+             "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
+             "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
+             "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
+             "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
+             "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb)\n"
+             "{\n    sm90_gemm(&ka, &ta, &tb);\n}\n",
+             ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
+             prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
+             inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
+             inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
+             in_a, in_b, prob->a_kmajor, prob->b_kmajor, epi,
+             SM90_THREADS_PER_WG * (inst->warps_m + 1));
+    free(epi);
+    *source = s;
+    return CK_SUCCESS;
+}
+
+/* ---- launch -------------------------------------------------------------------------------- */
+
+static size_t shared_bytes(const ck_gemm_instance *inst)
+{
+    return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
+           16 * (size_t)inst->stages;
+}
+
+static ck_status sm90_prepare(ck_gemm_plan *plan)
+{
+    const ck_gemm_instance *in = &plan->inst;
+    ck_launch_config *cfg = &plan->launch;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->block[0] = SM90_THREADS_PER_WG * (unsigned)(in->warps_m + 1);
+    cfg->block[1] = cfg->block[2] = 1;
+    cfg->grid[1] = cfg->grid[2] = 1;
+    cfg->dynamic_shared_bytes = shared_bytes(in);
+    long long tiles = ((plan->prob.p.m + in->tile_m - 1) / in->tile_m) *
+                      ((plan->prob.p.n + in->tile_n - 1) / in->tile_n);
+    int resident = 0;
+    ck_status st = ck_kernel_max_active(plan->kernel, cfg, &resident);
+    if (st)
+        return st;
+    if (resident <= 0) /* the emulator: no limit; one block per worker */
+        resident = ck_op_props(plan->ctx)->multiprocessors;
+    cfg->grid[0] = (unsigned)(tiles < resident ? tiles : resident);
+    if (cfg->grid[0] < 1)
+        cfg->grid[0] = 1;
+    plan->align_a = plan->align_b = 16;
+    plan->align_c = plan->align_d = 16;
+    return CK_SUCCESS;
+}
+
+/* The tensor maps of the last A and B pointers. */
+typedef struct sm90_state {
+    ck_tensor_map ta, tb;
+    const void *a, *b;
+} sm90_state;
+
+static void state_free(void *s)
+{
+    free(s);
+}
+
+/* The map of an operand: `kmajor` rows of `mn` elements ... K contiguous: dims (K, MN), one
+ * box of TILE_K x rows; else dims (MN, K), boxes of 64 x TILE_K. */
+static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matrix *mat,
+                             int kmajor, long long mn, long long k, int rows, int tile_k,
+                             ck_tensor_map *map)
+{
+    ck_tensor_map_desc d;
+    memset(&d, 0, sizeof d);
+    d.elem_bytes = (unsigned)elem_bytes(mat->dtype);
+    d.rank = 2;
+    d.global_address = ptr;
+    d.dims[0] = (uint64_t)(kmajor ? k : mn);
+    d.dims[1] = (uint64_t)(kmajor ? mn : k);
+    d.strides[0] = (uint64_t)mat->ld * d.elem_bytes;
+    d.box[0] = kmajor ? (uint32_t)tile_k : SM90_ROW_BYTES / d.elem_bytes;
+    d.box[1] = kmajor ? (uint32_t)rows : (uint32_t)tile_k;
+    d.elem_strides[0] = d.elem_strides[1] = 1;
+    d.swizzle = 3; /* 128-byte */
+    return ck_tensor_map_create(dev, &d, map);
+}
+
+static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
+{
+    const ck_gemm_prob *prob = &plan->prob;
+    const ck_gemm_problem *p = &prob->p;
+    const ck_gemm_instance *in = &plan->inst;
+    ck_device *dev = ck_context_device(plan->ctx);
+    sm90_state *s = plan->family_state;
+    if (!s) {
+        if (posix_memalign((void **)&s, 64, sizeof *s) != 0)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for tensor maps.");
+        memset(s, 0, sizeof *s);
+        plan->family_state = s;
+        plan->family_state_free = state_free;
+    }
+    ck_status st = CK_SUCCESS;
+    if (s->a != args->a) {
+        s->a = NULL;
+        st = operand_map(dev, args->a, &p->a, prob->a_kmajor, p->m, p->k, in->tile_m, in->tile_k,
+                         &s->ta);
+        if (st)
+            return st;
+        s->a = args->a;
+    }
+    if (s->b != args->b) {
+        s->b = NULL;
+        st = operand_map(dev, args->b, &p->b, prob->b_kmajor, p->n, p->k, in->tile_n, in->tile_k,
+                         &s->tb);
+        if (st)
+            return st;
+        s->b = args->b;
+    }
+    ck_gemm_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    ka.a = args->a, ka.b = args->b, ka.c = args->c, ka.d = args->d, ka.bias = args->bias;
+    ka.m = p->m, ka.n = p->n, ka.k = p->k;
+    ka.lda = p->a.ld, ka.ldb = p->b.ld, ka.ldc = prob->has_c ? p->c.ld : 0, ka.ldd = p->d.ld;
+    ka.alpha = args->alpha * args->scale_a * args->scale_b;
+    ka.beta = args->beta;
+    ka.inv_scale_d = 1.0f / args->scale_d;
+    ka.tiles_m = (int)((p->m + in->tile_m - 1) / in->tile_m);
+    ka.tiles_n = (int)((p->n + in->tile_n - 1) / in->tile_n);
+    ka.k_tiles = (int)((p->k + in->tile_k - 1) / in->tile_k);
+    ck_launch_config cfg = plan->launch;
+    cfg.stream = ck_context_stream(plan->ctx);
+    void *kargs[3] = {&ka, &s->ta, &s->tb};
+    size_t sizes[3] = {sizeof ka, sizeof s->ta, sizeof s->tb};
+    return ck_launch(plan->kernel, &cfg, kargs, sizes, 3);
+}
+
+const ck_gemm_family ck_gemm_family_sm90 = {
+    CK_GEMM_FAMILY_SM90, "sm90", sm90_supports, sm90_instances, sm90_source, "gemm_sm90",
+    sm90_prepare,        sm90_launch};
