@@ -242,7 +242,7 @@ static ck_status epilogue_source(const ck_gemm_prob *prob, char **out)
                             "    load_c(cin, &wc);\n",
                             c_type(p->c.dtype), c_type(p->c.dtype));
         len += snprintf(s + len, cap - (size_t)len,
-                        "    for (int i = 0; i < CK_NREGS_d; ++i) {\n"
+                        "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i) {\n"
                         "        float v = ka->alpha * acc[i];\n");
         if (prob->has_c)
             len += snprintf(s + len, cap - (size_t)len,

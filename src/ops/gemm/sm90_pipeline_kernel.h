@@ -109,7 +109,7 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_ring *ring, unsig
             ck_wgmma_fence();
             CK_UNROLL for (int s = 0; s < 4; ++s)
                 SM90_MMA(acc, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
-                         kt > 0 || s > 0);
+                         (int)(kt > 0 || s > 0));
             ck_wgmma_commit_group();
             ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
             ck_wgmma_fence_operand(acc, SM90_ACC);
