@@ -139,7 +139,7 @@ static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm
                      ck_dtype tb, ck_gemm_order ob, ck_dtype td, int has_c, uint64_t seed)
 {
     ck_gemm_matrix a = matrix(ta, oa, m, k, 0), b = matrix(tb, ob, k, n, 0);
-    ck_gemm_matrix d = matrix(td, CK_GEMM_ROW_MAJOR, m, n, 3);
+    ck_gemm_matrix d = matrix(td, CK_GEMM_ROW_MAJOR, m, n, n % 8 == 0 ? 8 : 3);
     ck_gemm_matrix c = matrix(td, CK_GEMM_COL_MAJOR, m, n, 8);
     ck_gemm_prob pr;
     make_prob(&pr, m, n, k, a, b, c, d, has_c);
@@ -209,6 +209,10 @@ static void test_bf16_f16_layouts(void)
     run_case(130, 257, 70, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_F32, 0, 4);
     run_case(67, 129, 200, CK_DTYPE_F16, C, CK_DTYPE_F16, C, CK_DTYPE_F16, 1, 5);
     run_case(257, 64, 17, CK_DTYPE_F16, R, CK_DTYPE_F16, R, CK_DTYPE_F32, 0, 6);
+    /* D 16-bit, rows of a multiple of 16 bytes, no C: stored by TMA from shared memory */
+    run_case(128, 256, 64, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 10);
+    run_case(200, 264, 133, CK_DTYPE_F16, R, CK_DTYPE_F16, C, CK_DTYPE_F16, 0, 11);
+    run_case(300, 520, 64, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_BF16, 0, 12);
 }
 
 static void test_tf32_fp8(void)

@@ -26,8 +26,8 @@ enum {
     SM90_TILE_M = 128,
     SM90_TILE_N = 256,
     SM90_CONSUMERS = 2,
-    SM90_STAGES = 4,
-    SM90_GROUP = 8
+    SM90_GROUP = 8,
+    SM90_C_BYTES = 64 * 256 * 2 /* one consumer's part of D in shared memory (TMA store) */
 };
 
 /* ---- what the family runs ------------------------------------------------------------------ */
@@ -119,17 +119,30 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
     return 1;
 }
 
+/* D is stored through shared memory and TMA: 16-bit, row-major, rows of a multiple of 16 bytes
+ * (a TMA store writes whole 16-byte chunks of a row, so N must not end inside one), no C. */
+static int tma_store(const ck_gemm_prob *prob)
+{
+    const ck_gemm_problem *p = &prob->p;
+    return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
+           p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && p->d.ld % 8 == 0 && !prob->has_c;
+}
+
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                           ck_gemm_instance *out, int max)
 {
-    (void)props;
     if (max < 1)
         return 0;
     memset(out, 0, sizeof *out);
     out->family = CK_GEMM_FAMILY_SM90;
     out->tile_m = SM90_TILE_M, out->tile_n = SM90_TILE_N;
     out->tile_k = SM90_ROW_BYTES / elem_bytes(prob->p.a.dtype);
-    out->stages = SM90_STAGES;
+    size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
+    size_t fixed = 1024 + 128 + (tma_store(prob) ? SM90_CONSUMERS * SM90_C_BYTES : 0);
+    size_t stage = (size_t)(SM90_TILE_M + SM90_TILE_N) * SM90_ROW_BYTES;
+    out->stages = (int)((smem - fixed) / stage);
+    if (out->stages > 5)
+        out->stages = 5;
     out->warps_m = SM90_CONSUMERS, out->warps_n = 1;
     out->cluster = 1, out->raster = 0, out->group = SM90_GROUP, out->persistent = 1;
     return 1;
@@ -285,16 +298,19 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
              "#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
              "#define GEMM_A_KMAJOR %d\n#define GEMM_B_KMAJOR %d\n"
              "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
+             "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n"
              "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
              "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
              "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
-             "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb)\n"
-             "{\n    sm90_gemm(&ka, &ta, &tb);\n}\n",
+             "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb,\n"
+             "    CK_GRID_CONSTANT const ck_tensor_map td)\n"
+             "{\n    sm90_gemm(&ka, &ta, &tb, &td);\n}\n",
              ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
              prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
              inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
              inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
-             in_a, in_b, prob->a_kmajor, prob->b_kmajor, epi,
+             in_a, in_b, prob->a_kmajor, prob->b_kmajor, tma_store(prob),
+             p->d.dtype == CK_DTYPE_F16, epi,
              SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi);
     *source = s;
@@ -303,9 +319,10 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
 
 /* ---- launch -------------------------------------------------------------------------------- */
 
-static size_t shared_bytes(const ck_gemm_instance *inst)
+static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
 {
     return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
+           (tma_store(prob) ? (size_t)inst->warps_m * SM90_C_BYTES : 0) +
            16 * (size_t)inst->stages;
 }
 
@@ -317,7 +334,7 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     cfg->block[0] = SM90_THREADS_PER_WG * (unsigned)(in->warps_m + 1);
     cfg->block[1] = cfg->block[2] = 1;
     cfg->grid[1] = cfg->grid[2] = 1;
-    cfg->dynamic_shared_bytes = shared_bytes(in);
+    cfg->dynamic_shared_bytes = shared_bytes(&plan->prob, in);
     long long tiles = ((plan->prob.p.m + in->tile_m - 1) / in->tile_m) *
                       ((plan->prob.p.n + in->tile_n - 1) / in->tile_n);
     int resident = 0;
@@ -334,10 +351,10 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     return CK_SUCCESS;
 }
 
-/* The tensor maps of the last A and B pointers. */
+/* The tensor maps of the last A, B and D pointers. */
 typedef struct sm90_state {
-    ck_tensor_map ta, tb;
-    const void *a, *b;
+    ck_tensor_map ta, tb, td;
+    const void *a, *b, *d;
 } sm90_state;
 
 static void state_free(void *s)
@@ -397,6 +414,25 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
             return st;
         s->b = args->b;
     }
+    if (s->d != args->d) { /* D (row-major): dims (N, M), boxes of 64 x 64; else unused */
+        s->d = NULL;
+        if (tma_store(prob)) {
+            ck_tensor_map_desc d;
+            memset(&d, 0, sizeof d);
+            d.elem_bytes = 2, d.rank = 2, d.global_address = args->d;
+            d.dims[0] = (uint64_t)p->n, d.dims[1] = (uint64_t)p->m;
+            d.strides[0] = (uint64_t)p->d.ld * 2;
+            d.box[0] = 64, d.box[1] = 64;
+            d.elem_strides[0] = d.elem_strides[1] = 1;
+            d.swizzle = 3;
+            st = ck_tensor_map_create(dev, &d, &s->td);
+            if (st)
+                return st;
+        } else {
+            s->td = s->ta;
+        }
+        s->d = args->d;
+    }
     ck_gemm_kargs ka;
     memset(&ka, 0, sizeof ka);
     ka.a = args->a, ka.b = args->b, ka.c = args->c, ka.d = args->d, ka.bias = args->bias;
@@ -410,9 +446,9 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ka.k_tiles = (int)((p->k + in->tile_k - 1) / in->tile_k);
     ck_launch_config cfg = plan->launch;
     cfg.stream = ck_context_stream(plan->ctx);
-    void *kargs[3] = {&ka, &s->ta, &s->tb};
-    size_t sizes[3] = {sizeof ka, sizeof s->ta, sizeof s->tb};
-    return ck_launch(plan->kernel, &cfg, kargs, sizes, 3);
+    void *kargs[4] = {&ka, &s->ta, &s->tb, &s->td};
+    size_t sizes[4] = {sizeof ka, sizeof s->ta, sizeof s->tb, sizeof s->td};
+    return ck_launch(plan->kernel, &cfg, kargs, sizes, 4);
 }
 
 const ck_gemm_family ck_gemm_family_sm90 = {

@@ -18,6 +18,7 @@
  * contiguous, 16-bit inputs only), GEMM_REGS_PRODUCER, GEMM_REGS_CONSUMER; and gemm_epilogue.
  */
 #include "ck_block.h"
+#include "ops/common/fast_conv_kernel.h"
 #include "ops/gemm/gemm_args_kernel.h"
 
 #define SM90_ROW_BYTES  128 /* one row of a tile: the 128-byte swizzle span */
@@ -28,6 +29,8 @@
 #define SM90_BOX_BYTES  (SM90_BOX_MN * SM90_ROW_BYTES)
 #define SM90_WG_N       GEMM_TILE_N
 #define SM90_ACC        (SM90_WG_N / 2)
+#define SM90_C_BYTES    (64 * SM90_WG_N * 2) /* one consumer's 64 x 256 16-bit tile of D */
+#define SM90_C_SMEM     (GEMM_TMA_STORE ? GEMM_CONSUMERS * SM90_C_BYTES : 0)
 
 /* One K step (32 bytes of K) of a consumer warpgroup: acc (+)= A(64 x k) B(k x 256). */
 #if GEMM_IN == 0
@@ -77,6 +80,38 @@ CK_DEVICE unsigned long long sm90_desc(const unsigned char *tile, int kmajor, in
     return ck_wgmma_desc(tile + 16 * SM90_ROW_BYTES * s, SM90_BOX_BYTES, 1024, CK_SWIZZLE_128B);
 }
 
+#if GEMM_D_F16
+#define SM90_CVT(x) ck_fast_f32_to_f16(x)
+#else
+#define SM90_CVT(x) ck_fast_f32_to_bf16(x)
+#endif
+
+/* D's rows m0 .. m0 + 63, columns n0 .. n0 + 255 from one consumer warpgroup's accumulator:
+ * through `ctile` (four 64 x 64 boxes, 128-byte swizzle) and the tensor map `td`. One thread
+ * issues the stores; before ctile is written again it waits until they have read it. */
+CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const ck_tensor_map *td,
+                               unsigned char *ctile, unsigned wg, long long m0, long long n0)
+{
+    unsigned t = ck_warpgroup_thread(), w = t / 32, g = (t % 32) / 4, q = t % 4;
+    if (t == 0)
+        ck_tma_store_wait_read(0);
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    CK_UNROLL for (int i = 0; i < SM90_ACC; i += 2) { /* registers i, i + 1: one row, 2 columns */
+        unsigned r = 16 * w + g + 8 * ((i % 4) / 2), c = 8 * (i / 4) + 2 * q;
+        unsigned off = (c / 64) * SM90_BOX_BYTES + r * SM90_ROW_BYTES +
+                       ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2;
+        *(unsigned *)(ctile + off) = SM90_CVT(ka->alpha * acc[i]) |
+                                     (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
+    }
+    ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    if (t == 0) {
+        for (int j = 0; j < SM90_WG_N / SM90_BOX_MN; ++j)
+            ck_tma_store_2d(td, ctile + j * SM90_BOX_BYTES, (int)n0 + j * SM90_BOX_MN, (int)m0);
+        ck_tma_store_commit();
+    }
+}
+
 CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
                              const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
 {
@@ -94,8 +129,8 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
     }
 }
 
-CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_ring *ring, unsigned char *stages,
-                             unsigned wg)
+CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
+                             unsigned char *stages, unsigned wg)
 {
     float acc[SM90_ACC];
     ck_ring_pos pos = ck_ring_start(), prev = pos;
@@ -122,17 +157,28 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_ring *ring, unsig
         ck_wgmma_fence_operand(acc, SM90_ACC);
         if (ck_lane_id() == 0)
             ck_ring_release(ring, prev);
+#if GEMM_TMA_STORE
+        sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg,
+                        (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
+#else
+        (void)td;
         gemm_epilogue(acc, ka, (long long)tm * GEMM_TILE_M, (long long)tn * GEMM_TILE_N);
+#endif
     }
+#if GEMM_TMA_STORE
+    if (ck_warpgroup_thread() == 0)
+        ck_tma_store_wait(0);
+#endif
 }
 
 /* The kernel's body (the source declares the kernel: 128 * (GEMM_CONSUMERS + 1) threads, one
  * block per multiprocessor, tensor maps as grid constants). */
-CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const ck_tensor_map *tb)
+CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const ck_tensor_map *tb,
+                         const ck_tensor_map *td)
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
-    ck_ring ring = ck_ring_make((unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE),
+    ck_ring ring = ck_ring_make((unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM),
                                 GEMM_STAGES);
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
@@ -147,6 +193,6 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
             sm90_producer(ka, ta, tb, &ring, smem);
     } else {
         CK_REGS_CONSUMER(GEMM_REGS_CONSUMER);
-        sm90_consumer(ka, &ring, smem, wg);
+        sm90_consumer(ka, td, &ring, smem, wg);
     }
 }
