@@ -20,6 +20,7 @@ static const prof_op ops[] = {
     {"permute", "permute dimensions (NCHW<->NHWC, batched transpose)", prof_permute},
     {"reduce", "sum/mean/max/min/sumsq/norm2/argmax/argmin over axes", prof_reduce},
     {"softmax", "softmax or log-softmax along the last axis", prof_softmax},
+    {"gemm", "D = epilogue(alpha A B + beta C) on tensor cores (TFLOP/s, % of peak)", prof_gemm},
     {"topk-softmax", "MoE gating: softmax over experts, top-k weights and indices",
      prof_topk_softmax},
     {"layernorm", "layernorm2d forward/backward, fused residual and quantization", prof_layernorm},

@@ -15,6 +15,7 @@
 
 #include "ck/context.h"
 #include "ck/elementwise.h"
+#include "ck/gemm.h"
 #include "ck/norm.h"
 #include "ck/permute.h"
 #include "ck/reduce.h"

@@ -1,7 +1,7 @@
 /*
- * The GEMM kernels' argument struct, one definition for the host (the .c files of
- * src/ops/gemm) and the device sources (*_pipeline_kernel.h): passed by value as the first
- * kernel parameter. Tensor maps (sm90 family) follow as separate CK_GRID_CONSTANT parameters.
+ * The GEMM kernels' argument struct, one definition for the host (src/ops/gemm/ .c files) and the
+ * device sources (*_pipeline_kernel.h): passed by value as the first kernel parameter. Tensor
+ * maps (sm90 family) follow as separate CK_GRID_CONSTANT parameters.
  */
 #ifndef CK_OPS_GEMM_ARGS_KERNEL_H
 #define CK_OPS_GEMM_ARGS_KERNEL_H

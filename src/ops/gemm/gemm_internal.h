@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ck/distribution.h"
 #include "ck/gemm.h"
 #include "ck/runtime.h"
 #include "ops/gemm/gemm_args_kernel.h"
@@ -33,6 +34,8 @@ typedef struct ck_gemm_prob {
     int b_kmajor;        /* B column-major: K contiguous */
     ck_dtype compute_in; /* the tensor-core input type: f16, bf16, tf32, fp8 (A's), i8 */
     int split3;          /* 1: f32 inputs with the 3xTF32 split (CK_GEMM_COMPUTE_F32) */
+    int scalar_copy;     /* bit 0 A, bit 1 B: element-wise global loads (pointer not 16-byte
+                            aligned; set by ck_gemm() for the pointers it was given) */
 } ck_gemm_prob;
 
 enum { CK_GEMM_FAMILY_SM80 = 80, CK_GEMM_FAMILY_SM90 = 90 };
@@ -65,6 +68,26 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
 /* "#define NAME VALUE\n" for each parameter (malloc'd) / the cache key "gemm/NAME=V/..." */
 char *ck_gemm_params_defines(const ck_gemm_param *params, int count);
 char *ck_gemm_params_key(const ck_gemm_param *params, int count);
+
+/* Storage bytes of a GEMM dtype (0 for types the op does not take). */
+int ck_gemm_dtype_bytes(ck_dtype t);
+/* Largest power of two <= 16 dividing ld (the divisor the generated windows may assume). */
+int ck_gemm_ld_div(int64_t ld);
+/* 1 when operand (0 A, 1 B) is copied global -> shared in 16-byte pieces: ld * size a multiple
+ * of 16 bytes (the pointer must then be 16-byte aligned) and not prob->scalar_copy. */
+int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
+
+/* ---- epilogue.c -------------------------------------------------------------------------
+ * Device C of the epilogue for an accumulator tile of tile_m x tile_n with encoding `acc`
+ * (X0 = rows, X1 = columns; P = the window generator's thread mapping):
+ *   static void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, long long m0,
+ *                             long long n0)       (int *acc for i8 inputs: i32 accumulators)
+ * acc holds CK_NREGS_acc registers in the encoding's ys_to_d order; m0, n0 is the tile's
+ * origin. It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
+ * -> cast and stores D through generated windows (masked at the edges). Threads whose P index
+ * is out of range store nothing. *src: malloc'd. */
+ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc,
+                                  int tile_m, int tile_n, char **src);
 
 /* ---- kernel families ---------------------------------------------------------------------- */
 
@@ -106,6 +129,31 @@ struct ck_gemm_plan {
     void (*family_state_free)(void *state);
 };
 
+/* ---- shared by the families and the plan -------------------------------------------------- */
+
+/* The kernel argument struct of one execution (alpha folded with scale_a * scale_b). */
+void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_gemm_kargs *ka);
+
+/* The sm80 block accumulator's encoding (X0 rows, X1 columns, P = (warp, lane), register
+ * (mi * NI + ni) * 4 + r of the mma C fragments). */
+ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                    ck_dist_encoding *out);
+
+/* A stable id of an instance (what ck_gemm_candidate.id carries) and its name. */
+int ck_gemm_instance_id(const ck_gemm_instance *inst);
+void ck_gemm_instance_name(const ck_gemm_instance *inst, char *buf, size_t size);
+
+/* The family with this id (NULL if none). */
+const ck_gemm_family *ck_gemm_family_of(int id);
+
+/* Fill a candidate record of instance `in` with the policy's score. */
+void ck_gemm_candidate_fill(const ck_gemm_prob *prob, const ck_gemm_instance *in,
+                            const ck_device_props *props, double score, ck_gemm_candidate *c);
+
+/* Plan from a checked problem (ck_gemm_plan_create after ck_gemm_prob_make). */
+ck_status ck_gemm_plan_create_prob(ck_context *ctx, const ck_gemm_prob *prob, int instance,
+                                   ck_gemm_plan **plan);
+
 /* ---- problem.c / policy.c / reference.c ------------------------------------------------- */
 
 /* Check and normalize. CK_ERROR_INVALID_ARGUMENT / CK_ERROR_UNSUPPORTED with a sentence. */
@@ -122,8 +170,16 @@ int ck_gemm_policy_rank(const ck_gemm_prob *prob, const ck_device_props *props,
  * tensor cores see (tf32 rounding of f32 inputs unless split3). */
 ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *host_args);
 
+/* The reference's value of element (i, j) before the output cast; *abs_terms (may be NULL)
+ * receives the magnitude of every term (sum |alpha a b| + |beta c| + |bias|, / scale_d): the
+ * abs_dot of ck_gemm_tolerance. The activation / program in double. */
+double ck_gemm_reference_value(const ck_gemm_prob *prob, const ck_gemm_args *host_args, int64_t i,
+                               int64_t j, double *abs_terms);
+double ck_gemm_act_f64(ck_gemm_activation a, double x);
+double ck_gemm_program_f64(const ck_ew_program *prog, double x0);
+
 /* A bound on |gpu - reference| for element (i, j): derived from K, the input and output types
- * and sum |a_ik b_kj| (the caller passes that sum). */
+ * and abs_dot = the magnitude of all terms (ck_gemm_reference_value's abs_terms). */
 double ck_gemm_tolerance(const ck_gemm_prob *prob, double abs_dot, double ref_value);
 
 #endif

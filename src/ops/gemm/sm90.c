@@ -50,11 +50,6 @@ static int elem_bytes(ck_dtype t)
     return t == CK_DTYPE_F32 ? 4 : (t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2) ? 1 : 2;
 }
 
-static int out_type_ok(ck_dtype t)
-{
-    return t == CK_DTYPE_F32 || t == CK_DTYPE_F16 || t == CK_DTYPE_BF16;
-}
-
 static int refuse(char *reason, size_t size, const char *fmt, ...) CK_PRINTF_LIKE(3, 4);
 static int refuse(char *reason, size_t size, const char *fmt, ...)
 {
@@ -101,15 +96,10 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
                       "the sm90 family loads with TMA, which needs leading dimensions of a "
                       "multiple of 16 bytes; B's is %lld elements of %lld bytes.",
                       (long long)p->b.ld, eb);
-    if (!out_type_ok(p->d.dtype) || (prob->has_c && !out_type_ok(p->c.dtype)))
+    if (prob->scalar_copy)
         return refuse(reason, reason_size,
-                      "the sm90 family writes D (and reads C) as f32, f16 or bf16; %s is not "
-                      "one of them.",
-                      ck_dtype_name(out_type_ok(p->d.dtype) ? p->c.dtype : p->d.dtype));
-    if (p->bias != CK_GEMM_BIAS_NONE || p->activation != CK_GEMM_ACT_NONE || prob->has_epi)
-        return refuse(reason, reason_size,
-                      "the sm90 family's epilogue does alpha and beta only so far (no bias, "
-                      "activation or epilogue program).");
+                      "the sm90 family loads with TMA, which needs 16-byte aligned A and B; "
+                      "%s is not.", (prob->scalar_copy & 1) ? "A" : "B");
     long long lim = 2147483647LL - 512;
     if (p->m > lim || p->n > lim || p->k > lim || p->k < 1)
         return refuse(reason, reason_size,
@@ -120,12 +110,14 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 }
 
 /* D is stored through shared memory and TMA: 16-bit, row-major, rows of a multiple of 16 bytes
- * (a TMA store writes whole 16-byte chunks of a row, so N must not end inside one), no C. */
+ * (a TMA store writes whole 16-byte chunks of a row, so N must not end inside one), alpha
+ * only (no C, bias, activation or program: those go through the generated epilogue). */
 static int tma_store(const ck_gemm_prob *prob)
 {
     const ck_gemm_problem *p = &prob->p;
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
-           p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && p->d.ld % 8 == 0 && !prob->has_c;
+           p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && p->d.ld % 8 == 0 && !prob->has_c &&
+           p->bias == CK_GEMM_BIAS_NONE && p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
 }
 
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
@@ -149,9 +141,8 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
 }
 
 /* ---- the kernel source ----------------------------------------------------------------------
- * Until the op's generated epilogue (epilogue.c) lands: gemm_epilogue stores alpha * acc +
- * beta * C through windows generated from the accumulator's encoding (wgmma m64n256 C, two
- * warpgroups along M: P0 = warp of the block, P1 = lane). */
+ * gemm_epilogue (epilogue.c) is generated from the accumulator's encoding: wgmma m64n256 C of
+ * two warpgroups stacked along M (P0 = warp of the block, P1 = lane). */
 
 /* The wgmma.m64nNk16.f32 accumulator of `wgs` warpgroups stacked along M. */
 static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
@@ -173,114 +164,15 @@ static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
     e->y_major[2] = 2, e->y_minor[2] = 2;
 }
 
-static const char *c_type(ck_dtype t)
-{
-    return t == CK_DTYPE_F32 ? "float" : "unsigned short";
-}
-
-static const char *to_f32(ck_dtype t)
-{
-    return t == CK_DTYPE_F32 ? "" : t == CK_DTYPE_F16 ? "ck_nc_f16_to_f32" : "ck_nc_bf16_to_f32";
-}
-
-static const char *from_f32(ck_dtype t)
-{
-    return t == CK_DTYPE_F32 ? "" : t == CK_DTYPE_F16 ? "(unsigned short)ck_nc_f32_to_f16"
-                                                      : "(unsigned short)ck_nc_f32_to_bf16";
-}
-
-/* The window `name` over matrix `mat` (symbols M, N, ld<name>), appended to *out. */
-static ck_status window(const char *name, const ck_gemm_matrix *mat, unsigned ops,
-                        const ck_dist_encoding *enc, char **out)
-{
-    ck_expr_ctx *ctx = NULL;
-    ck_descriptor *desc = NULL;
-    char ldname[8];
-    snprintf(ldname, sizeof ldname, "ld%s", name);
-    ck_ival m, n, ld, one = ck_ival_int(1);
-    long long ld_div = mat->ld % 8 == 0 ? 8 : mat->ld % 4 == 0 ? 4 : mat->ld % 2 == 0 ? 2 : 1;
-    ck_status st = ck_expr_ctx_create(&ctx);
-    if (!st)
-        st = ck_expr_symbol(ctx, "M", 1, 2147483647LL, 1, &m);
-    if (!st)
-        st = ck_expr_symbol(ctx, "N", 1, 2147483647LL, 1, &n);
-    if (!st)
-        st = ck_expr_symbol(ctx, ldname, ld_div, 1LL << 40, ld_div, &ld);
-    if (!st) {
-        ck_ival len[2] = {m, n};
-        ck_ival str[2] = {mat->order == CK_GEMM_ROW_MAJOR ? ld : one,
-                          mat->order == CK_GEMM_ROW_MAJOR ? one : ld};
-        st = ck_descriptor_make_naive(2, len, str, &desc);
-    }
-    if (!st) {
-        ck_tile_window_spec spec;
-        memset(&spec, 0, sizeof spec);
-        spec.name = name, spec.desc = desc, spec.ctx = ctx, spec.enc = enc;
-        spec.dtype = mat->dtype, spec.ops = ops;
-        spec.origin_align[0] = SM90_TILE_M, spec.origin_align[1] = SM90_TILE_N;
-        st = ck_tile_window_generate(&spec, out);
-    }
-    ck_descriptor_destroy(desc);
-    ck_expr_ctx_destroy(ctx);
-    return st;
-}
-
-static ck_status epilogue_source(const ck_gemm_prob *prob, char **out)
-{
-    const ck_gemm_problem *p = &prob->p;
-    ck_dist_encoding enc;
-    acc_encoding(SM90_TILE_N, SM90_CONSUMERS, &enc);
-    char *wd = NULL, *wc = NULL;
-    ck_status st = window("d", &p->d, CK_WIN_STORE, &enc, &wd);
-    if (!st && prob->has_c)
-        st = window("c", &p->c, CK_WIN_LOAD, &enc, &wc);
-    size_t cap = (wd ? strlen(wd) : 0) + (wc ? strlen(wc) : 0) + 2048;
-    char *s = st ? NULL : malloc(cap);
-    if (!st && !s)
-        st = ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the epilogue source.");
-    if (s) {
-        int len = snprintf(s, cap, "%s\n%s\n", wd, wc ? wc : "");
-        len += snprintf(s + len, cap - (size_t)len,
-                        "/* D = alpha * acc (+ beta * C), stored by the windows above */\n"
-                        "CK_DEVICE void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka,\n"
-                        "                             long long m0, long long n0)\n"
-                        "{\n"
-                        "    %s out[CK_NREGS_d];\n",
-                        c_type(p->d.dtype));
-        if (prob->has_c)
-            len += snprintf(s + len, cap - (size_t)len,
-                            "    %s cin[CK_NREGS_c];\n"
-                            "    ck_win_c wc = make_win_c((%s *)ka->c, m0, n0, ka->m, ka->n, "
-                            "ka->ldc);\n"
-                            "    load_c(cin, &wc);\n",
-                            c_type(p->c.dtype), c_type(p->c.dtype));
-        len += snprintf(s + len, cap - (size_t)len,
-                        "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i) {\n"
-                        "        float v = ka->alpha * acc[i];\n");
-        if (prob->has_c)
-            len += snprintf(s + len, cap - (size_t)len,
-                            "        v = fmaf(ka->beta, %s(cin[i]), v);\n", to_f32(p->c.dtype));
-        snprintf(s + len, cap - (size_t)len,
-                 "        out[i] = %s(v);\n"
-                 "    }\n"
-                 "    ck_win_d wd = make_win_d((%s *)ka->d, m0, n0, ka->m, ka->n, ka->ldd);\n"
-                 "    store_d(out, &wd);\n"
-                 "}\n",
-                 from_f32(p->d.dtype), c_type(p->d.dtype));
-    }
-    ck_tile_free(wd);
-    ck_tile_free(wc);
-    *out = s;
-    return st;
-}
-
 static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                              char **source)
 {
     const ck_gemm_problem *p = &prob->p;
     char *epi = NULL;
     *source = NULL;
-    ck_status st = epilogue_source(prob, &epi);
+    ck_dist_encoding enc;
+    acc_encoding(inst->tile_n, inst->warps_m, &enc);
+    ck_status st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
     if (st)
         return st;
     size_t cap = strlen(epi) + 4096;
@@ -434,16 +326,7 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
         s->d = args->d;
     }
     ck_gemm_kargs ka;
-    memset(&ka, 0, sizeof ka);
-    ka.a = args->a, ka.b = args->b, ka.c = args->c, ka.d = args->d, ka.bias = args->bias;
-    ka.m = p->m, ka.n = p->n, ka.k = p->k;
-    ka.lda = p->a.ld, ka.ldb = p->b.ld, ka.ldc = prob->has_c ? p->c.ld : 0, ka.ldd = p->d.ld;
-    ka.alpha = args->alpha * args->scale_a * args->scale_b;
-    ka.beta = args->beta;
-    ka.inv_scale_d = 1.0f / args->scale_d;
-    ka.tiles_m = (int)((p->m + in->tile_m - 1) / in->tile_m);
-    ka.tiles_n = (int)((p->n + in->tile_n - 1) / in->tile_n);
-    ka.k_tiles = (int)((p->k + in->tile_k - 1) / in->tile_k);
+    ck_gemm_fill_kargs(plan, args, &ka);
     ck_launch_config cfg = plan->launch;
     cfg.stream = ck_context_stream(plan->ctx);
     void *kargs[4] = {&ka, &s->ta, &s->tb, &s->td};

@@ -1,0 +1,135 @@
+/*
+ * The GEMM policy: candidate instances of every family that supports the problem on this
+ * device, ranked by an estimate of their efficiency (wave quantization over the device's
+ * multiprocessors, tile padding waste, arithmetic intensity of the tile), the tuning table's
+ * choice first.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "ops/gemm/gemm_internal.h"
+
+static const ck_gemm_family *const families[] = {&ck_gemm_family_sm90, &ck_gemm_family_sm80};
+enum { NFAMILIES = (int)(sizeof families / sizeof families[0]) };
+
+const ck_gemm_family *ck_gemm_family_of(int id)
+{
+    for (int i = 0; i < NFAMILIES; ++i)
+        if (families[i]->id == id)
+            return families[i];
+    return NULL;
+}
+
+int ck_gemm_instance_id(const ck_gemm_instance *in)
+{
+    long long id = in->family == CK_GEMM_FAMILY_SM90;
+    id = id * 32 + in->tile_m / 16;
+    id = id * 64 + in->tile_n / 8;
+    id = id * 8 + (in->stages & 7);
+    id = id * 8 + (in->warps_m & 7);
+    id = id * 8 + (in->warps_n & 7);
+    id = id * 4 + ((in->cluster - 1) & 3);
+    id = id * 2 + (in->persistent & 1);
+    id = id * 2 + (in->raster & 1);
+    return (int)id;
+}
+
+void ck_gemm_instance_name(const ck_gemm_instance *in, char *buf, size_t size)
+{
+    snprintf(buf, size, "sm%d.%dx%dx%d.s%d.w%dx%d%s%s", in->family, in->tile_m, in->tile_n,
+             in->tile_k, in->stages, in->warps_m, in->warps_n,
+             in->cluster > 1 ? (in->cluster == 2 ? ".c2" : ".c4") : "", in->persistent ? ".p" : "");
+}
+
+/* Hook for `ck tune`: the tuning table's instance for this problem and device, if any.
+ * Not implemented yet: no table is read, so the heuristic decides. */
+static int tuning_lookup(const ck_gemm_prob *prob, const ck_device_props *props,
+                         ck_gemm_instance *out)
+{
+    (void)prob;
+    (void)props;
+    (void)out;
+    return 0;
+}
+
+/* Estimated efficiency (0..1] of an instance: the fraction of busy block slots over the waves,
+ * the useful fraction of the padded tiles, and the tile's intensity (tm tn / (tm + tn)) against
+ * that of 128 x 256, the largest tile the families use. */
+static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
+                       const ck_device_props *props, double *waves_out)
+{
+    const ck_gemm_problem *p = &prob->p;
+    double tm = ceil((double)p->m / in->tile_m), tn = ceil((double)p->n / in->tile_n);
+    double tiles = tm * tn;
+    double slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
+    double waves = tiles / slots;
+    double wave_eff = waves / ceil(waves);
+    double useful = (double)p->m * (double)p->n / (tiles * in->tile_m * in->tile_n);
+    double kt = ceil((double)p->k / in->tile_k);
+    double kuse = (double)p->k / (kt * in->tile_k);
+    double intensity = (double)in->tile_m * in->tile_n / (in->tile_m + in->tile_n) / (128.0 * 256 / 384);
+    double fam = in->family == CK_GEMM_FAMILY_SM90 ? 1.0 : (props->cc_major >= 9 ? 0.5 : 1.0);
+    *waves_out = waves;
+    return wave_eff * useful * kuse * (intensity > 1 ? 1 : intensity) * fam;
+}
+
+int ck_gemm_policy_rank(const ck_gemm_prob *prob, const ck_device_props *props,
+                        ck_gemm_instance *out, double *score, int max, char *reason,
+                        size_t reason_size)
+{
+    int n = 0;
+    size_t used = 0;
+    if (reason && reason_size)
+        reason[0] = 0;
+    for (int f = 0; f < NFAMILIES; ++f) {
+        char why[256] = {0};
+        if (!families[f]->supports(prob, props, why, sizeof why)) {
+            if (reason && used < reason_size)
+                used += (size_t)snprintf(reason + used, reason_size - used, "%s%s: %s",
+                                         used ? "; " : "", families[f]->name, why);
+            continue;
+        }
+        n += families[f]->instances(prob, props, out + n, max - n);
+    }
+    double waves;
+    for (int i = 0; i < n; ++i)
+        score[i] = score_of(prob, &out[i], props, &waves);
+    ck_gemm_instance tuned;
+    int has_tuned = tuning_lookup(prob, props, &tuned);
+    for (int i = 0; i < n; ++i)
+        if (has_tuned && ck_gemm_instance_id(&out[i]) == ck_gemm_instance_id(&tuned))
+            score[i] = 1e9; /* the table's choice first */
+    /* insertion sort, best first; ties keep the families' order */
+    for (int i = 1; i < n; ++i) {
+        ck_gemm_instance in = out[i];
+        double s = score[i];
+        int j = i;
+        while (j > 0 && score[j - 1] < s) {
+            out[j] = out[j - 1];
+            score[j] = score[j - 1];
+            --j;
+        }
+        out[j] = in;
+        score[j] = s;
+    }
+    return n;
+}
+
+void ck_gemm_candidate_fill(const ck_gemm_prob *prob, const ck_gemm_instance *in,
+                            const ck_device_props *props, double score, ck_gemm_candidate *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = ck_gemm_instance_id(in);
+    ck_gemm_instance_name(in, c->name, sizeof c->name);
+    c->family = in->family;
+    c->tile_m = in->tile_m;
+    c->tile_n = in->tile_n;
+    c->tile_k = in->tile_k;
+    c->stages = in->stages;
+    c->cluster = in->cluster;
+    score_of(prob, in, props, &c->est_waves);
+    c->score = score;
+    c->tuned = score >= 1e9;
+}

@@ -1,0 +1,208 @@
+/*
+ * The GEMM CPU reference (shared by the tests and `ck prof gemm`) and its tolerance.
+ * Products exact in double, sums in double, the epilogue in double; the inputs rounded as the
+ * tensor cores see them (f32 -> tf32 with round-to-nearest-away unless 3xTF32 is asked for).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "ops/gemm/gemm_internal.h"
+
+static double load(const void *p, ck_dtype t, int64_t i)
+{
+    int es = ck_gemm_dtype_bytes(t);
+    uint64_t code = 0;
+    memcpy(&code, (const char *)p + i * es, (size_t)es); /* little-endian */
+    if (t == CK_DTYPE_I32)
+        return (double)(int32_t)(uint32_t)code;
+    double v = 0;
+    ck_convert_to_f64(t, code, &v);
+    return v;
+}
+
+static void store(void *p, ck_dtype t, int64_t i, double v)
+{
+    uint64_t code = 0;
+    ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
+    memcpy((char *)p + i * ck_gemm_dtype_bytes(t), &code, (size_t)ck_gemm_dtype_bytes(t));
+}
+
+static int64_t at(const ck_gemm_matrix *m, int64_t i, int64_t j)
+{
+    return m->order == CK_GEMM_ROW_MAJOR ? i * m->ld + j : i + j * m->ld;
+}
+
+/* The value a tf32 tensor core sees: f32 rounded to nearest, ties away (cvt.rna.tf32.f32). */
+static double tf32(double x)
+{
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u)
+        u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+double ck_gemm_act_f64(ck_gemm_activation a, double x)
+{
+    switch (a) {
+    case CK_GEMM_ACT_RELU:
+        return x < 0 ? 0 : x;
+    case CK_GEMM_ACT_GELU_TANH:
+        return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    case CK_GEMM_ACT_GELU_ERF:
+        return 0.5 * x * (1 + erf(x * 0.7071067811865476));
+    case CK_GEMM_ACT_SILU:
+        return x / (1 + exp(-x));
+    case CK_GEMM_ACT_SIGMOID:
+        return 1 / (1 + exp(-x));
+    default:
+        return x;
+    }
+}
+
+/* The elementwise program in double (one input). */
+double ck_gemm_program_f64(const ck_ew_program *prog, double x0)
+{
+    double st[CK_EW_MAX_STEPS];
+    int sp = 0;
+    for (int i = 0; i < prog->count; ++i) {
+        const ck_ew_step *s = &prog->steps[i];
+        double a = 0, b = 0;
+        if (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN) {
+            b = st[--sp];
+            a = st[--sp];
+        } else if (s->op != CK_EW_INPUT && s->op != CK_EW_CONST) {
+            a = st[--sp];
+        }
+        double r = 0;
+        switch (s->op) {
+        case CK_EW_INPUT: r = x0; break;
+        case CK_EW_CONST: r = s->value; break;
+        case CK_EW_ADD: r = a + b; break;
+        case CK_EW_SUB: r = a - b; break;
+        case CK_EW_MUL: r = a * b; break;
+        case CK_EW_DIV: r = a / b; break;
+        case CK_EW_MAX: r = fmax(a, b); break;
+        case CK_EW_MIN: r = fmin(a, b); break;
+        case CK_EW_NEG: r = -a; break;
+        case CK_EW_RELU: r = ck_gemm_act_f64(CK_GEMM_ACT_RELU, a); break;
+        case CK_EW_GELU_TANH: r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_TANH, a); break;
+        case CK_EW_GELU_ERF: r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_ERF, a); break;
+        case CK_EW_SILU: r = ck_gemm_act_f64(CK_GEMM_ACT_SILU, a); break;
+        case CK_EW_SIGMOID: r = ck_gemm_act_f64(CK_GEMM_ACT_SIGMOID, a); break;
+        case CK_EW_EXP: r = exp(a); break;
+        case CK_EW_SCALE: r = a * s->value; break;
+        case CK_EW_CAST: {
+            uint64_t code = 0;
+            ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
+            ck_convert_to_f64(s->dtype, code, &r);
+            break;
+        }
+        default: break;
+        }
+        st[sp++] = r;
+    }
+    return sp == 1 ? st[0] : NAN;
+}
+
+/* The value before the output cast, in double, for element (i, j) (h: host pointers). */
+double ck_gemm_reference_value(const ck_gemm_prob *prob, const ck_gemm_args *h, int64_t i,
+                               int64_t j, double *abs_terms)
+{
+    const ck_gemm_problem *p = &prob->p;
+    int round_tf32 = p->a.dtype == CK_DTYPE_F32 && !prob->split3;
+    double acc = 0, mag = 0;
+    for (int64_t k = 0; k < p->k; ++k) {
+        double a = load(h->a, p->a.dtype, at(&p->a, i, k));
+        double b = load(h->b, p->b.dtype, at(&p->b, k, j));
+        if (round_tf32) {
+            a = tf32(a);
+            b = tf32(b);
+        }
+        acc += a * b;
+        mag += fabs(a * b);
+    }
+    double alpha = (double)((float)(h->alpha * h->scale_a * h->scale_b));
+    double v = alpha * acc;
+    mag *= fabs(alpha);
+    if (prob->has_c && h->beta != 0.0f) {
+        double c = (double)h->beta * load(h->c, p->c.dtype, at(&p->c, i, j));
+        v += c;
+        mag += fabs(c);
+    }
+    if (p->bias != CK_GEMM_BIAS_NONE) {
+        double bb = load(h->bias, p->bias_dtype, p->bias == CK_GEMM_BIAS_ROW ? i : j);
+        v += bb;
+        mag += fabs(bb);
+    }
+    v = ck_gemm_act_f64(p->activation, v);
+    if (prob->has_epi)
+        v = ck_gemm_program_f64(&prob->epi, v);
+    v /= (double)h->scale_d;
+    if (abs_terms)
+        *abs_terms = mag / fabs((double)h->scale_d);
+    return v;
+}
+
+ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *h)
+{
+    if (!prob || !h || !h->a || !h->b || !h->d)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_gemm_reference: NULL argument.");
+    const ck_gemm_problem *p = &prob->p;
+    for (int64_t i = 0; i < p->m; ++i)
+        for (int64_t j = 0; j < p->n; ++j)
+            store(h->d, p->d.dtype, at(&p->d, i, j), ck_gemm_reference_value(prob, h, i, j, NULL));
+    return CK_SUCCESS;
+}
+
+/* Relative precision (unit roundoff) of an output type. */
+static double unit(ck_dtype t)
+{
+    switch (t) {
+    case CK_DTYPE_F16: return 0x1p-11;
+    case CK_DTYPE_BF16: return 0x1p-8;
+    case CK_DTYPE_FP8_E4M3: return 0x1p-4;
+    case CK_DTYPE_FP8_E5M2: return 0x1p-3;
+    case CK_DTYPE_I32: return 0;
+    default: return 0x1p-24;
+    }
+}
+
+static double tiny(ck_dtype t)
+{
+    switch (t) {
+    case CK_DTYPE_F16: return 0x1p-24;
+    case CK_DTYPE_BF16: return 0x1p-133;
+    case CK_DTYPE_FP8_E4M3: return 0x1p-9;
+    case CK_DTYPE_FP8_E5M2: return 0x1p-16;
+    case CK_DTYPE_I32: return 1;
+    default: return 0x1p-149;
+    }
+}
+
+double ck_gemm_tolerance(const ck_gemm_prob *prob, double abs_dot, double ref_value)
+{
+    const ck_gemm_problem *p = &prob->p;
+    /* f32 accumulation: one rounding per mma k-step on the emulator, a few per step on the GPU
+     * (its internal order): (k / 8 + 4) roundings of at most the running magnitude */
+    double steps = (double)p->k / 8.0 + 4.0;
+    double acc = p->a.dtype == CK_DTYPE_I8 ? 0x1p-24 * abs_dot * 2 : steps * 0x1p-24 * abs_dot;
+    if (prob->split3)
+        acc += 0x1p-21 * abs_dot; /* the dropped small x small term and the splits' rounding */
+    /* the epilogue's f32 arithmetic (alpha, beta, bias, activation, program): a few ulp */
+    double epi = 0x1p-20 * (fabs(ref_value) + abs_dot);
+    if (p->d.dtype == CK_DTYPE_I32)
+        return 0.5 + 0x1p-40 * abs_dot; /* exact accumulation, epilogue in double */
+    /* output rounding: one unit (the value before rounding may cross a rounding boundary) */
+    double out = 2 * unit(p->d.dtype) * fabs(ref_value) + tiny(p->d.dtype);
+    /* an inner cast in the program loses up to its own precision */
+    if (prob->has_epi)
+        for (int i = 0; i < prob->epi.count; ++i)
+            if (prob->epi.steps[i].op == CK_EW_CAST)
+                out += 2 * unit(prob->epi.steps[i].dtype) * (fabs(ref_value) + abs_dot);
+    return 2 * (acc + epi) + out;
+}

@@ -1,0 +1,272 @@
+/*
+ * The sm_80 GEMM pipeline (family 80): cp.async multistage global -> shared, ldmatrix (or
+ * plain shared loads where ldmatrix cannot gather the fragment), mma.sync; the epilogue is
+ * generated (gemm_epilogue, epilogue.c). Runs unchanged on sm_80, sm_89, sm_90 and the emulator.
+ *
+ * Included after the GEMM_* defines of the parameter table (params.c) and the generated
+ * epilogue. Shared memory per stage and operand: its tile in the global matrix's own order,
+ * one line per row (K-major) or per k (MN-major), lines padded by 16 bytes so that the eight
+ * 16-byte rows of an ldmatrix fall in distinct banks. Every mma step reads 32 bytes of K per
+ * row (16 f16/bf16, 8 tf32, 32 fp8/i8), so one set of fragment helpers serves every type.
+ */
+#ifndef CK_OPS_GEMM_SM80_PIPELINE_KERNEL_H
+#define CK_OPS_GEMM_SM80_PIPELINE_KERNEL_H
+
+#include "ops/gemm/gemm_args_kernel.h"
+
+#define GEMM_ES(t) (((t) == 0 || (t) == 14) ? 4 : ((t) == 2 || (t) == 3) ? 2 : 1)
+#define GEMM_A_ES GEMM_ES(GEMM_A_TYPE)
+#define GEMM_B_ES GEMM_ES(GEMM_B_TYPE)
+#define GEMM_THREADS (GEMM_WARPS_M * GEMM_WARPS_N * 32)
+#define GEMM_WTM (GEMM_TILE_M / GEMM_WARPS_M)
+#define GEMM_WTN (GEMM_TILE_N / GEMM_WARPS_N)
+#define GEMM_MI (GEMM_WTM / 16)
+#define GEMM_NI (GEMM_WTN / 8)
+#define GEMM_NREG (GEMM_MI * GEMM_NI * 4)
+#define GEMM_KBYTES (GEMM_TILE_K * GEMM_A_ES) /* bytes of K per stage and row */
+#define GEMM_KSLICES (GEMM_KBYTES / 32)
+
+/* Lines of each operand tile in shared memory (K-major: one per row; MN-major: one per k). */
+#define GEMM_A_LINES (GEMM_A_KMAJOR ? GEMM_TILE_M : GEMM_TILE_K)
+#define GEMM_A_LINE_BYTES (GEMM_A_KMAJOR ? GEMM_KBYTES : GEMM_TILE_M * GEMM_A_ES)
+#define GEMM_A_PITCH (GEMM_A_LINE_BYTES + 16)
+#define GEMM_B_LINES (GEMM_B_KMAJOR ? GEMM_TILE_N : GEMM_TILE_K)
+#define GEMM_B_LINE_BYTES (GEMM_B_KMAJOR ? GEMM_KBYTES : GEMM_TILE_N * GEMM_B_ES)
+#define GEMM_B_PITCH (GEMM_B_LINE_BYTES + 16)
+#define GEMM_A_STAGE (GEMM_A_LINES * GEMM_A_PITCH)
+#define GEMM_STAGE_BYTES (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_PITCH)
+
+#if GEMM_COMPUTE_IN == 12 /* i8 */
+#define GEMM_ACC_T int
+#define GEMM_MMA ck_mma_m16n8k32_s32_s8
+#elif GEMM_COMPUTE_IN == 2
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k16_f32_f16
+#elif GEMM_COMPUTE_IN == 3
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k16_f32_bf16
+#elif GEMM_COMPUTE_IN == 4
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k8_f32_tf32
+#elif GEMM_A_TYPE == 5 && GEMM_B_TYPE == 5
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k32_f32_e4m3
+#elif GEMM_A_TYPE == 6 && GEMM_B_TYPE == 6
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k32_f32_e5m2
+#elif GEMM_A_TYPE == 5
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k32_f32_e4m3_e5m2
+#else
+#define GEMM_ACC_T float
+#define GEMM_MMA ck_mma_m16n8k32_f32_e5m2_e4m3
+#endif
+
+/* One operand's tile of one stage: `lines` lines of line_bytes from global line line0 + l
+ * (valid below nlines) and byte column col0 (valid below row_bytes), zero outside. */
+typedef struct gemm_tile_src {
+    const unsigned char *g;
+    long long ld_bytes, line0, nlines, col0, row_bytes;
+} gemm_tile_src;
+
+/* 16-byte cp.async pieces, zero-filled past the edges (ld and base 16-byte aligned). */
+CK_DEVICE void gemm_copy_vec(unsigned char *s, gemm_tile_src t, int lines, int line_bytes,
+                             int pitch)
+{
+    int chunks = line_bytes / 16;
+    for (int c = ck_thread_linear(); c < lines * chunks; c += GEMM_THREADS) {
+        int l = c / chunks, b = (c % chunks) * 16;
+        long long gl = t.line0 + l, gc = t.col0 + b, left = t.row_bytes - gc;
+        unsigned bytes = gl < t.nlines && left > 0 ? (left < 16 ? (unsigned)left : 16u) : 0u;
+        const unsigned char *src = bytes ? t.g + gl * t.ld_bytes + gc : t.g;
+        ck_cp_async_16_zfill(s + l * pitch + b, src, bytes);
+    }
+}
+
+/* Element by element (pointer or ld not 16-byte aligned): plain loads, zero outside. */
+CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, int line_bytes,
+                                int pitch, int es)
+{
+    int per = line_bytes / es;
+    for (int c = ck_thread_linear(); c < lines * per; c += GEMM_THREADS) {
+        int l = c / per, b = (c % per) * es;
+        long long gl = t.line0 + l, gc = t.col0 + b;
+        int ok = gl < t.nlines && gc < t.row_bytes;
+        const unsigned char *src = t.g + gl * t.ld_bytes + gc;
+        unsigned char *dst = s + l * pitch + b;
+        if (es == 4)
+            *(unsigned *)dst = ok ? *(const unsigned *)src : 0u;
+        else if (es == 2)
+            *(unsigned short *)dst = ok ? *(const unsigned short *)src : (unsigned short)0;
+        else
+            *dst = ok ? *src : (unsigned char)0;
+    }
+}
+
+/* Issue the copies of k-tile kt into stage slot `slot`. */
+CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_kargs *ka,
+                               long long m0, long long n0, int kt)
+{
+    unsigned char *sa = smem + (long long)slot * GEMM_STAGE_BYTES, *sb = sa + GEMM_A_STAGE;
+    long long k0 = (long long)kt * GEMM_TILE_K;
+    gemm_tile_src a = {(const unsigned char *)ka->a, ka->lda * GEMM_A_ES,
+                       GEMM_A_KMAJOR ? m0 : k0, GEMM_A_KMAJOR ? ka->m : ka->k,
+                       (GEMM_A_KMAJOR ? k0 : m0) * GEMM_A_ES, (GEMM_A_KMAJOR ? ka->k : ka->m) * GEMM_A_ES};
+    gemm_tile_src b = {(const unsigned char *)ka->b, ka->ldb * GEMM_B_ES,
+                       GEMM_B_KMAJOR ? n0 : k0, GEMM_B_KMAJOR ? ka->n : ka->k,
+                       (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES, (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES};
+#if GEMM_A_VEC
+    gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_PITCH);
+#else
+    gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_PITCH, GEMM_A_ES);
+#endif
+#if GEMM_B_VEC
+    gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_PITCH);
+#else
+    gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_PITCH, GEMM_B_ES);
+#endif
+}
+
+/* Four bytes of an MN-major 8-bit tile: k .. k+3 at column byte c, packed low first. */
+CK_DEVICE unsigned gemm_gather4(const unsigned char *s, int pitch, int k, int c)
+{
+    return (unsigned)s[k * pitch + c] | ((unsigned)s[(k + 1) * pitch + c] << 8) |
+           ((unsigned)s[(k + 2) * pitch + c] << 16) | ((unsigned)s[(k + 3) * pitch + c] << 24);
+}
+
+/* The A fragment (m16 x 32 bytes of K, the mma's "row" operand) of rows m .. m+15, k-slice ks. */
+CK_DEVICE void gemm_frag_a(unsigned *r, const unsigned char *s, int m, int ks, int lane)
+{
+    int g = lane >> 2, t = lane & 3;
+#if GEMM_A_KMAJOR
+    ck_ldmatrix_x4(r, s + (m + (lane & 15)) * GEMM_A_PITCH + ks * 32 + (lane >> 4) * 16);
+#elif GEMM_A_ES == 2
+    int i = lane >> 3;
+    ck_ldmatrix_x4_trans(r, s + (ks * 16 + (lane & 7) + 8 * (i >> 1)) * GEMM_A_PITCH +
+                                (m + 8 * (i & 1)) * 2);
+#elif GEMM_A_ES == 4
+    for (int q = 0; q < 4; ++q)
+        r[q] = *(const unsigned *)(s + (ks * 8 + t + 4 * (q >> 1)) * GEMM_A_PITCH +
+                                   (m + g + 8 * (q & 1)) * 4);
+#else
+    for (int q = 0; q < 4; ++q)
+        r[q] = gemm_gather4(s, GEMM_A_PITCH, ks * 32 + 4 * t + 16 * (q >> 1), m + g + 8 * (q & 1));
+#endif
+}
+
+/* B fragments (32 bytes of K x n8, the "col" operand) of columns n .. n+15: r0, r1 of n .. n+7
+ * and r2, r3 of n+8 .. n+15. */
+CK_DEVICE void gemm_frag_b(unsigned *r, const unsigned char *s, int n, int ks, int lane)
+{
+    int g = lane >> 2, t = lane & 3;
+#if GEMM_B_KMAJOR
+    ck_ldmatrix_x4(r, s + (n + (lane >> 4) * 8 + (lane & 7)) * GEMM_B_PITCH + ks * 32 +
+                          ((lane >> 3) & 1) * 16);
+#elif GEMM_B_ES == 2
+    int i = lane >> 3;
+    ck_ldmatrix_x4_trans(r, s + (ks * 16 + (lane & 7) + 8 * (i & 1)) * GEMM_B_PITCH +
+                                (n + 8 * (i >> 1)) * 2);
+#elif GEMM_B_ES == 4
+    for (int q = 0; q < 4; ++q)
+        r[q] = *(const unsigned *)(s + (ks * 8 + t + 4 * (q & 1)) * GEMM_B_PITCH +
+                                   (n + 8 * (q >> 1) + g) * 4);
+#else
+    for (int q = 0; q < 4; ++q)
+        r[q] = gemm_gather4(s, GEMM_B_PITCH, ks * 32 + 4 * t + 16 * (q & 1), n + 8 * (q >> 1) + g);
+#endif
+}
+
+/* tf32 of an f32 bit pattern, rounded to nearest (ties away), as cvt.rna.tf32.f32. */
+CK_DEVICE unsigned gemm_tf32(unsigned u)
+{
+    return (u & 0x7f800000u) == 0x7f800000u ? u : (u + 0x1000u) & 0xffffe000u;
+}
+
+/* acc += A B over one k-slice for the warp's MI x NI mma tiles. */
+CK_DEVICE void gemm_mma_slice(GEMM_ACC_T *acc, const unsigned (*a)[4], const unsigned (*b)[2])
+{
+    CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi)
+    CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni)
+    {
+        GEMM_ACC_T *d = acc + (mi * GEMM_NI + ni) * 4;
+#if GEMM_SPLIT3
+        /* 3xTF32: x = big + small; a b ~ big_a big_b + big_a small_b + small_a big_b */
+        unsigned ab[4], as[4], bb[2], bs[2];
+        for (int q = 0; q < 4; ++q) {
+            ab[q] = gemm_tf32(a[mi][q]);
+            as[q] = gemm_tf32(ck_f32_as_u32(ck_u32_as_f32(a[mi][q]) - ck_u32_as_f32(ab[q])));
+        }
+        for (int q = 0; q < 2; ++q) {
+            bb[q] = gemm_tf32(b[ni][q]);
+            bs[q] = gemm_tf32(ck_f32_as_u32(ck_u32_as_f32(b[ni][q]) - ck_u32_as_f32(bb[q])));
+        }
+        GEMM_MMA(d, as, bb, d);
+        GEMM_MMA(d, ab, bs, d);
+        GEMM_MMA(d, ab, bb, d);
+#elif GEMM_COMPUTE_IN == 4
+        unsigned at[4], bt[2];
+        for (int q = 0; q < 4; ++q)
+            at[q] = gemm_tf32(a[mi][q]);
+        for (int q = 0; q < 2; ++q)
+            bt[q] = gemm_tf32(b[ni][q]);
+        GEMM_MMA(d, at, bt, d);
+#else
+        GEMM_MMA(d, a[mi], b[ni], d);
+#endif
+    }
+}
+
+/* The warp's share of one stage: every k-slice, fragments then mma. */
+CK_DEVICE void gemm_mma_stage(GEMM_ACC_T *acc, const unsigned char *smem, int slot, int wm, int wn,
+                              int lane)
+{
+    const unsigned char *sa = smem + (long long)slot * GEMM_STAGE_BYTES, *sb = sa + GEMM_A_STAGE;
+    CK_UNROLL for (int ks = 0; ks < GEMM_KSLICES; ++ks)
+    {
+        unsigned a[GEMM_MI][4], b[GEMM_NI][2], r[4];
+        CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi)
+            gemm_frag_a(a[mi], sa, wm * GEMM_WTM + mi * 16, ks, lane);
+        CK_UNROLL for (int np = 0; np < GEMM_NI / 2; ++np)
+        {
+            gemm_frag_b(r, sb, wn * GEMM_WTN + np * 16, ks, lane);
+            b[2 * np][0] = r[0];
+            b[2 * np][1] = r[1];
+            b[2 * np + 1][0] = r[2];
+            b[2 * np + 1][1] = r[3];
+        }
+        gemm_mma_slice(acc, (const unsigned(*)[4])a, (const unsigned(*)[2])b);
+    }
+}
+
+/* The kernel's body (the generated source declares the kernel ck_gemm_sm80 calling it): one
+ * block per output tile, tiles along M first. */
+CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
+{
+    unsigned char *smem = (unsigned char *)ck_dynamic_shared();
+    int tid = ck_thread_linear(), warp = tid / 32, lane = tid % 32;
+    int wm = warp / GEMM_WARPS_N, wn = warp % GEMM_WARPS_N;
+    long long tile = ck_block_idx_x();
+    long long m0 = (tile % ka.tiles_m) * GEMM_TILE_M, n0 = (tile / ka.tiles_m) * GEMM_TILE_N;
+    GEMM_ACC_T acc[GEMM_NREG];
+    CK_UNROLL for (int i = 0; i < GEMM_NREG; ++i) acc[i] = 0;
+
+    /* prologue: the first STAGES - 1 k-tiles in flight */
+    for (int s = 0; s < GEMM_STAGES - 1; ++s) {
+        if (s < ka.k_tiles)
+            gemm_load_stage(smem, s, &ka, m0, n0, s);
+        ck_cp_async_commit();
+    }
+    /* main loop: wait for k-tile kt, refill the slot freed by kt - 1, multiply kt */
+    for (int kt = 0; kt < ka.k_tiles; ++kt) {
+        ck_cp_async_wait(GEMM_STAGES - 2);
+        ck_sync_threads();
+        int next = kt + GEMM_STAGES - 1;
+        if (next < ka.k_tiles)
+            gemm_load_stage(smem, next % GEMM_STAGES, &ka, m0, n0, next);
+        ck_cp_async_commit();
+        gemm_mma_stage(acc, smem, kt % GEMM_STAGES, wm, wn, lane);
+    }
+    gemm_epilogue(acc, &ka, m0, n0);
+}
+
+#endif

@@ -1,0 +1,96 @@
+/* The sm80 GEMM kernels compile with NVRTC for sm_80, sm_89 and sm_90a (no GPU needed; ptxas
+ * checks every PTX statement): each input type (16-bit, tf32, 3xtf32, fp8 mix, i8), K-major and
+ * MN-major operands (ldmatrix, ldmatrix.trans, plain shared loads), 16-byte and element-wise
+ * copies, and an epilogue with C, bias, activation and a program. Skipped without NVRTC. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/ck.h"
+#include "ops/gemm/gemm_internal.h"
+#include "rt/runtime_internal.h"
+#include "test.h"
+
+/* big: the family's first (largest) instance, else its last (smallest: faster to compile). */
+static void compile(const char *what, const char *arch, const ck_gemm_problem *p, int big)
+{
+    ck_gemm_prob prob;
+    CHECK_OK(ck_gemm_prob_make(p, &prob));
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    props.cc_major = arch[3] - '0';
+    props.cc_minor = arch[4] - '0';
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    ck_gemm_instance in[16];
+    int n = ck_gemm_family_sm80.instances(&prob, &props, in, 16);
+    CHECK(n > 0);
+    if (n <= 0)
+        return;
+    char *src = NULL;
+    CHECK_OK(ck_gemm_family_sm80.source(&prob, &in[big ? 0 : n - 1], &src));
+    if (!src)
+        return;
+    void *cubin = NULL;
+    size_t size = 0;
+    ck_status st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "%s for %s: %s", what, arch, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+static void test_kernels(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = 1000;
+    p.n = 999;
+    p.k = 1024;
+    compile("bf16 TN", "sm_80", &p, 1);
+    p.a.order = CK_GEMM_COL_MAJOR;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.a.dtype = p.b.dtype = CK_DTYPE_F16;
+    p.d.dtype = CK_DTYPE_F16;
+    p.c.dtype = CK_DTYPE_F32;
+    p.bias = CK_GEMM_BIAS_COL;
+    p.bias_dtype = CK_DTYPE_BF16;
+    p.activation = CK_GEMM_ACT_GELU_TANH;
+    ck_ew_program prog;
+    CHECK_OK(ck_ew_parse("silu(x0) * 0.5 + cast(x0, bf16)", &prog));
+    p.epilogue = &prog;
+    compile("f16 NN epilogue", "sm_90a", &p, 0);
+    ck_gemm_problem_init(&p);
+    p.m = p.n = p.k = 777;
+    p.a.dtype = p.b.dtype = CK_DTYPE_F32;
+    p.d.dtype = CK_DTYPE_F32;
+    p.b.order = CK_GEMM_ROW_MAJOR;
+    compile("tf32 (element-wise copies)", "sm_80", &p, 0);
+    p.compute = CK_GEMM_COMPUTE_F32;
+    p.a.order = CK_GEMM_COL_MAJOR;
+    p.a.ld = 780;
+    compile("3xtf32", "sm_90a", &p, 0);
+    ck_gemm_problem_init(&p);
+    p.m = p.n = p.k = 512;
+    p.a.dtype = CK_DTYPE_FP8_E4M3;
+    p.b.dtype = CK_DTYPE_FP8_E5M2;
+    p.d.dtype = CK_DTYPE_FP8_E4M3;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    compile("fp8 e4m3 x e5m2", "sm_89", &p, 0);
+    p.a.dtype = p.b.dtype = CK_DTYPE_I8;
+    p.d.dtype = CK_DTYPE_I32;
+    p.c.dtype = CK_DTYPE_I32;
+    p.a.order = CK_GEMM_COL_MAJOR;
+    p.b.order = CK_GEMM_ROW_MAJOR;
+    compile("i8 MN-major", "sm_80", &p, 0);
+}
+
+int main(void)
+{
+    RUN_TEST(test_kernels);
+    return CK_TEST_REPORT();
+}

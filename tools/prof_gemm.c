@@ -1,0 +1,376 @@
+/*
+ * `ck prof gemm`: one GEMM through a plan (the policy's instance or --instance), checked against
+ * the CPU reference (every element, or a sample of rows for big shapes), timed; prints time,
+ * TFLOP/s and the share of the device's dense tensor-core peak (a table by device name; omitted
+ * for unknown devices). --list prints the ranked candidates instead.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ops/gemm/gemm_internal.h"
+#include "prof.h"
+
+static const char gemm_help[] =
+    "Usage: ck prof gemm --m M --n N --k K [OPTIONS]\n"
+    "\n"
+    "D = epilogue(alpha * A B + beta * C) through a GEMM plan; prints time, TFLOP/s, the share\n"
+    "of the device's dense peak for the input type, and the check against the CPU reference.\n"
+    "  --dtype T          A (and B) type: bf16 f16 f32 tf32 e4m3 e5m2 i8 (default bf16);\n"
+    "                     f32 = 3xTF32 (f32 accuracy), tf32 = f32 inputs on TF32 tensor cores\n"
+    "  --b-dtype T        B's type (fp8 mixes)\n"
+    "  --d-dtype T        D's type (default: bf16/f16 as the inputs, f32 for f32/tf32, i32 for\n"
+    "                     i8, bf16 for fp8)\n"
+    "  --layout XY        NN NT TN TT: X for A, Y for B; N = row-major A (K contiguous) and\n"
+    "                     row-major B, T = the transposed storage (default TN: A row-major,\n"
+    "                     B column-major, both K-major)\n"
+    "  --a-order/--b-order/--d-order row|col\n"
+    "  --c                add C (D's type, D's order) with --beta (default 1)\n"
+    "  --alpha X --beta X\n"
+    "  --bias row|col     f32 bias per row (M values) or per column (N values)\n"
+    "  --act A            relu gelu gelu_tanh gelu_erf silu sigmoid\n"
+    "  --epilogue EXPR    an elementwise program of x0 (ck_ew_parse syntax)\n"
+    "  --instance ID      an id from --list\n"
+    "  --list             list the ranked candidates and exit\n";
+
+typedef struct g_job {
+    ck_context *ctx;
+    ck_gemm_plan *plan;
+    ck_gemm_args args;
+} g_job;
+
+static ck_status run_gemm(void *user, ck_stream *stream, int rotation)
+{
+    (void)rotation;
+    g_job *j = user;
+    ck_context_set_stream(j->ctx, stream);
+    return ck_gemm_plan_execute(j->plan, &j->args);
+}
+
+/* Dense tensor-core peak in TFLOP/s by device name and input type (0: unknown). */
+static double dense_peak(const char *name, ck_dtype in, int tf32)
+{
+    static const struct {
+        const char *name;
+        double f16, tf32, fp8, i8;
+    } t[] = {
+        {"H100 SXM", 989, 494, 1979, 1979}, {"H100 80GB HBM3", 989, 494, 1979, 1979},
+        {"H200", 989, 494, 1979, 1979},     {"H100 PCIe", 756, 378, 1513, 1513},
+        {"A100", 312, 156, 0, 624},         {"L40S", 362, 183, 733, 733},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
+        if (strstr(name, t[i].name))
+            return in == CK_DTYPE_I8 ? t[i].i8
+                   : (in == CK_DTYPE_FP8_E4M3 || in == CK_DTYPE_FP8_E5M2) ? t[i].fp8
+                   : in == CK_DTYPE_F32 ? (tf32 ? t[i].tf32 : t[i].tf32 / 3)
+                                        : t[i].f16;
+    return 0;
+}
+
+static size_t mbytes(const ck_gemm_matrix *m, int64_t rows, int64_t cols)
+{
+    return (size_t)((m->order == CK_GEMM_ROW_MAJOR ? rows : cols) * m->ld) *
+           (size_t)ck_gemm_dtype_bytes(m->dtype);
+}
+
+static void fill(void *p, ck_dtype t, size_t n, unsigned *state)
+{
+    int es = ck_gemm_dtype_bytes(t);
+    for (size_t i = 0; i < n; ++i) {
+        float u;
+        prof_fill_uniform(&u, 1, -1, 1, state);
+        double v = t == CK_DTYPE_I8 ? floor(u * 8.5) : u;
+        uint64_t code = 0;
+        ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
+        memcpy((char *)p + i * (size_t)es, &code, (size_t)es);
+    }
+}
+
+static int parse_order(const char *v, ck_gemm_order *o)
+{
+    if (!strcmp(v, "row"))
+        *o = CK_GEMM_ROW_MAJOR;
+    else if (!strcmp(v, "col"))
+        *o = CK_GEMM_COL_MAJOR;
+    else
+        return 0;
+    return 1;
+}
+
+static int parse_act(const char *v, ck_gemm_activation *a)
+{
+    static const char *names[] = {"none", "relu", "gelu_tanh", "gelu_erf", "silu", "sigmoid"};
+    if (!strcmp(v, "gelu")) {
+        *a = CK_GEMM_ACT_GELU_TANH;
+        return 1;
+    }
+    for (int i = 0; i < 6; ++i)
+        if (!strcmp(v, names[i])) {
+            *a = (ck_gemm_activation)i;
+            return 1;
+        }
+    return 0;
+}
+
+static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, ck_gemm_args *ga,
+                    int instance, int list);
+
+int prof_gemm(int argc, char **argv)
+{
+    const char *sub = "prof gemm";
+    for (int i = 1; i < argc; ++i)
+        if (cli_is_help(argv[i])) {
+            printf("%s%s", gemm_help, prof_common_help);
+            return CK_EXIT_OK;
+        }
+    prof_common c;
+    int rc = prof_parse_common(sub, &argc, argv, &c);
+    if (rc != CK_EXIT_OK)
+        return rc;
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.b.order = CK_GEMM_COL_MAJOR;
+    ck_gemm_args ga;
+    ck_gemm_args_init(&ga);
+    int instance = -1, list = 0, have_d = 0, has_c = 0, have_beta = 0, tf32 = 0, have_b = 0;
+    static ck_ew_program prog;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--list")) {
+            list = 1;
+            continue;
+        }
+        if (!strcmp(a, "--c")) {
+            has_c = 1;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return cli_usage_error(sub, "option %s needs a value or is unknown.", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--m") || !strcmp(a, "--n") || !strcmp(a, "--k")) {
+            long long x = atoll(v);
+            if (x < 1)
+                return cli_usage_error(sub, "%s %s: expected a size >= 1.", a, v);
+            *(a[2] == 'm' ? &p.m : a[2] == 'n' ? &p.n : &p.k) = x;
+        } else if (!strcmp(a, "--dtype") || !strcmp(a, "--b-dtype") || !strcmp(a, "--d-dtype")) {
+            ck_dtype t;
+            int is_tf32 = !strcmp(v, "tf32");
+            if (!is_tf32 && ck_dtype_from_name(v, &t) != CK_SUCCESS)
+                return cli_usage_error(sub, "%s %s: unknown type.", a, v);
+            if (is_tf32)
+                t = CK_DTYPE_F32;
+            if (a[2] == 'd' && a[3] == 't') {
+                p.a.dtype = t;
+                if (!have_b)
+                    p.b.dtype = t;
+                tf32 = is_tf32;
+            } else if (a[2] == 'b') {
+                p.b.dtype = t;
+                have_b = 1;
+            } else {
+                p.d.dtype = t;
+                have_d = 1;
+            }
+        } else if (!strcmp(a, "--layout")) {
+            if (strlen(v) != 2 || !strchr("NT", v[0]) || !strchr("NT", v[1]))
+                return cli_usage_error(sub, "--layout %s: expected NN, NT, TN or TT.", v);
+            /* BLAS convention on row-major storage: N = as stored, T = transposed storage */
+            p.a.order = v[0] == 'N' ? CK_GEMM_ROW_MAJOR : CK_GEMM_COL_MAJOR;
+            p.b.order = v[1] == 'N' ? CK_GEMM_ROW_MAJOR : CK_GEMM_COL_MAJOR;
+        } else if (!strcmp(a, "--a-order") || !strcmp(a, "--b-order") || !strcmp(a, "--d-order")) {
+            ck_gemm_matrix *m = a[2] == 'a' ? &p.a : a[2] == 'b' ? &p.b : &p.d;
+            if (!parse_order(v, &m->order))
+                return cli_usage_error(sub, "%s %s: expected row or col.", a, v);
+        } else if (!strcmp(a, "--alpha")) {
+            ga.alpha = (float)atof(v);
+        } else if (!strcmp(a, "--beta")) {
+            ga.beta = (float)atof(v);
+            have_beta = 1;
+        } else if (!strcmp(a, "--bias")) {
+            if (strcmp(v, "row") && strcmp(v, "col"))
+                return cli_usage_error(sub, "--bias %s: expected row or col.", v);
+            p.bias = v[0] == 'r' ? CK_GEMM_BIAS_ROW : CK_GEMM_BIAS_COL;
+        } else if (!strcmp(a, "--act")) {
+            if (!parse_act(v, &p.activation))
+                return cli_usage_error(sub, "--act %s: expected relu, gelu, gelu_tanh, gelu_erf, "
+                                            "silu or sigmoid.", v);
+        } else if (!strcmp(a, "--epilogue")) {
+            if (ck_ew_parse(v, &prog) != CK_SUCCESS)
+                return cli_library_error(sub);
+            p.epilogue = &prog;
+        } else if (!strcmp(a, "--instance")) {
+            instance = atoi(v);
+        } else {
+            return cli_usage_error(sub, "unknown argument '%s'.", a);
+        }
+    }
+    if (p.m < 1 || p.n < 1 || p.k < 1)
+        return cli_usage_error(sub, "--m, --n and --k are required.");
+    if (p.a.dtype == CK_DTYPE_F32)
+        p.compute = tf32 ? CK_GEMM_COMPUTE_TF32 : CK_GEMM_COMPUTE_F32;
+    if (!have_d)
+        p.d.dtype = p.a.dtype == CK_DTYPE_I8    ? CK_DTYPE_I32
+                    : p.a.dtype == CK_DTYPE_F32 ? CK_DTYPE_F32
+                    : (p.a.dtype == CK_DTYPE_F16 || p.a.dtype == CK_DTYPE_BF16) ? p.a.dtype
+                                                                                : CK_DTYPE_BF16;
+    if (has_c) {
+        p.c.dtype = p.d.dtype;
+        p.c.order = p.d.order;
+        if (!have_beta)
+            ga.beta = 1;
+    }
+    return run_prof(sub, &c, &p, &ga, instance, list);
+}
+
+static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, ck_gemm_args *ga,
+                    int instance, int list)
+{
+    ck_context *ctx = NULL;
+    if (ck_context_create(c->backend, 0, &ctx) != CK_SUCCESS)
+        return cli_library_error(sub);
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(ctx), &props);
+    int result = CK_EXIT_FAILURE;
+    ck_gemm_prob prob;
+    ck_gemm_plan *plan = NULL;
+    void *h[5] = {0}, *d[5] = {0}, *out = NULL;
+    if (ck_gemm_prob_make(p, &prob) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    if (list) {
+        ck_gemm_candidate cand[CK_GEMM_MAX_CANDIDATES];
+        int n = 0;
+        if (ck_gemm_candidates(ctx, p, cand, CK_GEMM_MAX_CANDIDATES, &n) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        printf("%-10s %-28s %8s %8s\n", "id", "instance", "waves", "score");
+        for (int i = 0; i < n; ++i)
+            printf("%-10d %-28s %8.2f %8.3f%s\n", cand[i].id, cand[i].name, cand[i].est_waves,
+                   cand[i].score, cand[i].tuned ? " (tuned)" : "");
+        result = CK_EXIT_OK;
+        goto done;
+    }
+    if (ck_gemm_plan_create(ctx, p, instance, &plan) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    const ck_gemm_problem *q = &prob.p;
+    size_t sz[5] = {mbytes(&q->a, q->m, q->k), mbytes(&q->b, q->k, q->n),
+                    prob.has_c ? mbytes(&q->c, q->m, q->n) : 0, mbytes(&q->d, q->m, q->n),
+                    q->bias ? (size_t)(q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n) * 4 : 0};
+    ck_dtype ty[5] = {q->a.dtype, q->b.dtype, q->c.dtype, q->d.dtype, CK_DTYPE_F32};
+    ck_device *dev = ck_context_device(ctx);
+    unsigned state = c->seed;
+    for (int i = 0; i < 5; ++i) {
+        if (!sz[i])
+            continue;
+        h[i] = malloc(sz[i]);
+        if (!h[i] || ck_malloc(dev, sz[i], &d[i]) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        fill(h[i], ty[i], sz[i] / (size_t)ck_gemm_dtype_bytes(ty[i]), &state);
+        if (ck_memcpy_h2d(dev, d[i], h[i], sz[i], NULL) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+    }
+    g_job job = {ctx, plan, *ga};
+    job.args.a = d[0];
+    job.args.b = d[1];
+    job.args.c = d[2];
+    job.args.d = d[3];
+    job.args.bias = d[4];
+    if (run_gemm(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
+        ck_context_synchronize(ctx) != CK_SUCCESS || !(out = malloc(sz[3])) ||
+        ck_memcpy_d2h(dev, out, d[3], sz[3], NULL) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    /* the check: every element, or 64 sampled rows when M N K exceeds 2^27 */
+    int ok = 1;
+    double max_err = 0;
+    long long rows = 0;
+    ck_gemm_args ha = job.args;
+    ha.a = h[0];
+    ha.b = h[1];
+    ha.c = h[2];
+    ha.bias = h[4];
+    int sampled = (double)q->m * q->n * q->k > 134217728.0 && q->m > 64;
+    if (c->check)
+        for (long long r = 0; r < (sampled ? 64 : q->m); ++r, ++rows) {
+            long long i = sampled ? (r * 7919) % q->m : r;
+            for (long long j = 0; j < q->n; ++j) {
+                double mag = 0, ref = ck_gemm_reference_value(&prob, &ha, i, j, &mag), refq = 0;
+                uint64_t code = 0;
+                ck_convert_from_f64(q->d.dtype, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0,
+                                    &code);
+                long long off = q->d.order == CK_GEMM_ROW_MAJOR ? i * q->d.ld + j : i + j * q->d.ld;
+                uint64_t got_code = 0;
+                int es = ck_gemm_dtype_bytes(q->d.dtype);
+                memcpy(&got_code, (char *)out + off * es, (size_t)es);
+                double got = 0;
+                if (q->d.dtype == CK_DTYPE_I32) {
+                    got = (double)(int32_t)(uint32_t)got_code;
+                    refq = (double)(int32_t)(uint32_t)code;
+                } else {
+                    ck_convert_to_f64(q->d.dtype, got_code, &got);
+                    ck_convert_to_f64(q->d.dtype, code, &refq);
+                }
+                double err = fabs(got - refq), tol = ck_gemm_tolerance(&prob, mag, ref);
+                if (!(err <= tol))
+                    ok = 0;
+                if (err > max_err)
+                    max_err = err;
+            }
+        }
+    double ms = 0;
+    if (prof_time(ctx, c, run_gemm, &job, &ms) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    ck_gemm_candidate ci;
+    ck_gemm_plan_instance(plan, &ci);
+    double tflops = 2.0 * q->m * q->n * q->k / (ms * 1e-3) / 1e12;
+    double peak = props.backend == CK_BACKEND_CUDA
+                      ? dense_peak(props.name, q->a.dtype, q->compute != CK_GEMM_COMPUTE_F32)
+                      : 0;
+    char check[128];
+    if (!c->check)
+        snprintf(check, sizeof check, "not checked");
+    else
+        snprintf(check, sizeof check, "%s (max error %.3g, %s%lld rows)", ok ? "ok" : "FAILED",
+                 max_err, sampled ? "sampled " : "", rows);
+    if (c->json) {
+        printf("{\"op\": \"gemm\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"a\": \"%s\", \"b\": "
+               "\"%s\", \"d\": \"%s\", \"instance\": \"%s\", \"id\": %d, \"device\": \"%s\", "
+               "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"ok\": %s}\n",
+               (long long)q->m, (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
+               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), ci.name, ci.id, props.name,
+               ms, tflops, "", peak > 0 ? tflops / peak : 0.0, ok ? "true" : "false");
+    } else {
+        printf("gemm %lldx%lldx%lld %s x %s -> %s (A %s, B %s) on %s\n", (long long)q->m,
+               (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
+               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype),
+               q->a.order ? "col" : "row", q->b.order ? "col" : "row", props.name);
+        printf("  instance %s (id %d)\n  time %.4f ms, %.2f TFLOP/s", ci.name, ci.id, ms, tflops);
+        if (peak > 0)
+            printf(", %.1f%% of the %.0f TFLOP/s dense peak", 100 * tflops / peak, peak);
+        printf("\n  check %s\n", check);
+    }
+    result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
+done:
+    for (int i = 0; i < 5; ++i) {
+        free(h[i]);
+        ck_free(ck_context_device(ctx), d[i]);
+    }
+    free(out);
+    ck_gemm_plan_destroy(plan);
+    ck_context_destroy(ctx);
+    return result;
+}
