@@ -1,0 +1,339 @@
+/*
+ * GEMM family 90 (sm_90a): the persistent, warp-specialized TMA + wgmma kernel of
+ * sm90_pipeline_kernel.h. This file is its host side: what it supports (and why not), its
+ * instances, the kernel source (defines, the generated epilogue, the pipeline), the launch
+ * shape (a resident grid from the driver's occupancy), and each launch's tensor maps (cached
+ * for the last pointers in the plan's family state).
+ *
+ * Operands: f16 / bf16 with A and B each K-major or MN-major (wgmma's transpose bits, TMA boxes
+ * along the contiguous dimension); f32 as tf32 and fp8 e4m3/e5m2 (any mix) K-major only. TMA
+ * needs 16-byte aligned bases and leading dimensions of a multiple of 16 bytes; other problems
+ * are refused here with the reason (the sm80 family takes them).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/tile_kernel.h"
+#include "core/error.h"
+#include "ops/common/op_common.h"
+#include "ops/gemm/gemm_internal.h"
+
+enum {
+    SM90_THREADS_PER_WG = 128,
+    SM90_ROW_BYTES = 128, /* one tile row: the 128-byte swizzle span */
+    SM90_TILE_M = 128,
+    SM90_TILE_N = 256,
+    SM90_CONSUMERS = 2,
+    SM90_GROUP = 8,
+    SM90_C_BYTES = 64 * 256 * 2 /* one consumer's part of D in shared memory (TMA store) */
+};
+
+/* ---- what the family runs ------------------------------------------------------------------ */
+
+/* wgmma input code of a dtype (GEMM_IN): 0 f16, 1 bf16, 2 tf32, 3 e4m3, 4 e5m2; -1 none. */
+static int in_code(ck_dtype t, const ck_gemm_prob *prob)
+{
+    switch (t) {
+    case CK_DTYPE_F16: return 0;
+    case CK_DTYPE_BF16: return 1;
+    case CK_DTYPE_F32: return prob->split3 ? -1 : 2;
+    case CK_DTYPE_FP8_E4M3: return 3;
+    case CK_DTYPE_FP8_E5M2: return 4;
+    default: return -1;
+    }
+}
+
+static int elem_bytes(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? 4 : (t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2) ? 1 : 2;
+}
+
+static int refuse(char *reason, size_t size, const char *fmt, ...) CK_PRINTF_LIKE(3, 4);
+static int refuse(char *reason, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (reason && size)
+        vsnprintf(reason, size, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props, char *reason,
+                         size_t reason_size)
+{
+    const ck_gemm_problem *p = &prob->p;
+    if (props->backend != CK_BACKEND_HOST && strcmp(props->target, "sm_90a") != 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family needs an sm_90a device (wgmma, TMA); this one is %s.",
+                      props->target);
+    int ia = in_code(p->a.dtype, prob), ib = in_code(p->b.dtype, prob);
+    if (ia < 0 || ib < 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family multiplies f16, bf16, f32 (as tf32) or fp8 inputs; A is "
+                      "%s (or f32 with the 3xTF32 split, which it does not do).",
+                      ck_dtype_name(ia < 0 ? p->a.dtype : p->b.dtype));
+    if (ia != ib && !(ia >= 3 && ib >= 3))
+        return refuse(reason, reason_size,
+                      "the sm90 family needs A and B of one type (fp8 may mix e4m3 and e5m2); B "
+                      "is %s.",
+                      ck_dtype_name(p->b.dtype));
+    if (ia >= 2 && (!prob->a_kmajor || !prob->b_kmajor))
+        return refuse(reason, reason_size,
+                      "the sm90 family reads %s operands only K-major (wgmma has no transposed "
+                      "tf32/fp8 layouts): A must be row-major and B column-major.",
+                      ck_dtype_name(p->a.dtype));
+    long long eb = elem_bytes(p->a.dtype);
+    if ((p->a.ld * eb) % 16 != 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family loads with TMA, which needs leading dimensions of a "
+                      "multiple of 16 bytes; A's is %lld elements of %lld bytes.",
+                      (long long)p->a.ld, eb);
+    if ((p->b.ld * eb) % 16 != 0)
+        return refuse(reason, reason_size,
+                      "the sm90 family loads with TMA, which needs leading dimensions of a "
+                      "multiple of 16 bytes; B's is %lld elements of %lld bytes.",
+                      (long long)p->b.ld, eb);
+    if (prob->scalar_copy)
+        return refuse(reason, reason_size,
+                      "the sm90 family loads with TMA, which needs 16-byte aligned A and B; "
+                      "%s is not.", (prob->scalar_copy & 1) ? "A" : "B");
+    long long lim = 2147483647LL - 512;
+    if (p->m > lim || p->n > lim || p->k > lim || p->k < 1)
+        return refuse(reason, reason_size,
+                      "the sm90 family needs 1 <= K and M, N, K below 2^31 (TMA coordinates); "
+                      "M, N, K are %lld, %lld, %lld.",
+                      (long long)p->m, (long long)p->n, (long long)p->k);
+    return 1;
+}
+
+/* D is stored through shared memory and TMA: 16-bit, row-major, rows of a multiple of 16 bytes
+ * (a TMA store writes whole 16-byte chunks of a row, so N must not end inside one), alpha
+ * only (no C, bias, activation or program: those go through the generated epilogue). */
+static int tma_store(const ck_gemm_prob *prob)
+{
+    const ck_gemm_problem *p = &prob->p;
+    return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
+           p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && p->d.ld % 8 == 0 && !prob->has_c &&
+           p->bias == CK_GEMM_BIAS_NONE && p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
+}
+
+static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
+                          ck_gemm_instance *out, int max)
+{
+    if (max < 1)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->family = CK_GEMM_FAMILY_SM90;
+    out->tile_m = SM90_TILE_M, out->tile_n = SM90_TILE_N;
+    out->tile_k = SM90_ROW_BYTES / elem_bytes(prob->p.a.dtype);
+    size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
+    size_t fixed = 1024 + 128 + (tma_store(prob) ? SM90_CONSUMERS * SM90_C_BYTES : 0);
+    size_t stage = (size_t)(SM90_TILE_M + SM90_TILE_N) * SM90_ROW_BYTES;
+    out->stages = (int)((smem - fixed) / stage);
+    if (out->stages > 5)
+        out->stages = 5;
+    out->warps_m = SM90_CONSUMERS, out->warps_n = 1;
+    out->cluster = 1, out->raster = 0, out->group = SM90_GROUP, out->persistent = 1;
+    return 1;
+}
+
+/* ---- the kernel source ----------------------------------------------------------------------
+ * gemm_epilogue (epilogue.c) is generated from the accumulator's encoding: wgmma m64n256 C of
+ * two warpgroups stacked along M (P0 = warp of the block, P1 = lane). */
+
+/* The wgmma.m64nNk16.f32 accumulator of `wgs` warpgroups stacked along M. */
+static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ndim_x = 2;
+    /* X0 = [wgs, 4 (warp), 2 ((i%4)/2), 8 (g)], X1 = [n/8 (i/4), 4 (t), 2 (i%2)] */
+    e->ndim_h[0] = 4, e->h_lengths[0][0] = wgs, e->h_lengths[0][1] = 4;
+    e->h_lengths[0][2] = 2, e->h_lengths[0][3] = 8;
+    e->ndim_h[1] = 3, e->h_lengths[1][0] = n / 8, e->h_lengths[1][1] = 4, e->h_lengths[1][2] = 2;
+    e->ndim_p = 2;
+    e->p_size[0] = 2; /* P0 = warp of the block = (warpgroup, warp) */
+    e->p_major[0][0] = 1, e->p_minor[0][0] = 0, e->p_major[0][1] = 1, e->p_minor[0][1] = 1;
+    e->p_size[1] = 2; /* P1 = lane = (g, t) */
+    e->p_major[1][0] = 1, e->p_minor[1][0] = 3, e->p_major[1][1] = 2, e->p_minor[1][1] = 1;
+    e->ndim_y = 3; /* register i = (i/4, (i%4)/2, i%2) */
+    e->y_major[0] = 2, e->y_minor[0] = 0;
+    e->y_major[1] = 1, e->y_minor[1] = 2;
+    e->y_major[2] = 2, e->y_minor[2] = 2;
+}
+
+static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                             char **source)
+{
+    const ck_gemm_problem *p = &prob->p;
+    char *epi = NULL;
+    *source = NULL;
+    ck_dist_encoding enc;
+    acc_encoding(inst->tile_n, inst->warps_m, &enc);
+    ck_status st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
+    if (st)
+        return st;
+    size_t cap = strlen(epi) + 4096;
+    char *s = malloc(cap);
+    if (!s) {
+        free(epi);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the kernel source.");
+    }
+    int in_a = in_code(p->a.dtype, prob), in_b = in_code(p->b.dtype, prob);
+    snprintf(s, cap,
+             "/* ck gemm, family sm90 (TMA + wgmma, warp-specialized, persistent): %s x %s -> "
+             "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d */\n"
+             "#define GEMM_TILE_M %d\n#define GEMM_TILE_N %d\n#define GEMM_TILE_K %d\n"
+             "#define GEMM_STAGES %d\n#define GEMM_CONSUMERS %d\n#define GEMM_GROUP %d\n"
+             "#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
+             "#define GEMM_A_KMAJOR %d\n#define GEMM_B_KMAJOR %d\n"
+             "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
+             "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n"
+             "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
+             "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
+             "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
+             "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb,\n"
+             "    CK_GRID_CONSTANT const ck_tensor_map td)\n"
+             "{\n    sm90_gemm(&ka, &ta, &tb, &td);\n}\n",
+             ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
+             prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
+             inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
+             inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
+             in_a, in_b, prob->a_kmajor, prob->b_kmajor, tma_store(prob),
+             p->d.dtype == CK_DTYPE_F16, epi,
+             SM90_THREADS_PER_WG * (inst->warps_m + 1));
+    free(epi);
+    *source = s;
+    return CK_SUCCESS;
+}
+
+/* ---- launch -------------------------------------------------------------------------------- */
+
+static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
+{
+    return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
+           (tma_store(prob) ? (size_t)inst->warps_m * SM90_C_BYTES : 0) +
+           16 * (size_t)inst->stages;
+}
+
+static ck_status sm90_prepare(ck_gemm_plan *plan)
+{
+    const ck_gemm_instance *in = &plan->inst;
+    ck_launch_config *cfg = &plan->launch;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->block[0] = SM90_THREADS_PER_WG * (unsigned)(in->warps_m + 1);
+    cfg->block[1] = cfg->block[2] = 1;
+    cfg->grid[1] = cfg->grid[2] = 1;
+    cfg->dynamic_shared_bytes = shared_bytes(&plan->prob, in);
+    long long tiles = ((plan->prob.p.m + in->tile_m - 1) / in->tile_m) *
+                      ((plan->prob.p.n + in->tile_n - 1) / in->tile_n);
+    int resident = 0;
+    ck_status st = ck_kernel_max_active(plan->kernel, cfg, &resident);
+    if (st)
+        return st;
+    if (resident <= 0) /* the emulator: no limit; one block per worker */
+        resident = ck_op_props(plan->ctx)->multiprocessors;
+    cfg->grid[0] = (unsigned)(tiles < resident ? tiles : resident);
+    if (cfg->grid[0] < 1)
+        cfg->grid[0] = 1;
+    plan->align_a = plan->align_b = 16;
+    plan->align_c = plan->align_d = 16;
+    return CK_SUCCESS;
+}
+
+/* The tensor maps of the last A, B and D pointers. */
+typedef struct sm90_state {
+    ck_tensor_map ta, tb, td;
+    const void *a, *b, *d;
+} sm90_state;
+
+static void state_free(void *s)
+{
+    free(s);
+}
+
+/* The map of an operand: `kmajor` rows of `mn` elements ... K contiguous: dims (K, MN), one
+ * box of TILE_K x rows; else dims (MN, K), boxes of 64 x TILE_K. */
+static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matrix *mat,
+                             int kmajor, long long mn, long long k, int rows, int tile_k,
+                             ck_tensor_map *map)
+{
+    ck_tensor_map_desc d;
+    memset(&d, 0, sizeof d);
+    d.elem_bytes = (unsigned)elem_bytes(mat->dtype);
+    d.rank = 2;
+    d.global_address = ptr;
+    d.dims[0] = (uint64_t)(kmajor ? k : mn);
+    d.dims[1] = (uint64_t)(kmajor ? mn : k);
+    d.strides[0] = (uint64_t)mat->ld * d.elem_bytes;
+    d.box[0] = kmajor ? (uint32_t)tile_k : SM90_ROW_BYTES / d.elem_bytes;
+    d.box[1] = kmajor ? (uint32_t)rows : (uint32_t)tile_k;
+    d.elem_strides[0] = d.elem_strides[1] = 1;
+    d.swizzle = 3; /* 128-byte */
+    return ck_tensor_map_create(dev, &d, map);
+}
+
+static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
+{
+    const ck_gemm_prob *prob = &plan->prob;
+    const ck_gemm_problem *p = &prob->p;
+    const ck_gemm_instance *in = &plan->inst;
+    ck_device *dev = ck_context_device(plan->ctx);
+    sm90_state *s = plan->family_state;
+    if (!s) {
+        if (posix_memalign((void **)&s, 64, sizeof *s) != 0)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for tensor maps.");
+        memset(s, 0, sizeof *s);
+        plan->family_state = s;
+        plan->family_state_free = state_free;
+    }
+    ck_status st = CK_SUCCESS;
+    if (s->a != args->a) {
+        s->a = NULL;
+        st = operand_map(dev, args->a, &p->a, prob->a_kmajor, p->m, p->k, in->tile_m, in->tile_k,
+                         &s->ta);
+        if (st)
+            return st;
+        s->a = args->a;
+    }
+    if (s->b != args->b) {
+        s->b = NULL;
+        st = operand_map(dev, args->b, &p->b, prob->b_kmajor, p->n, p->k, in->tile_n, in->tile_k,
+                         &s->tb);
+        if (st)
+            return st;
+        s->b = args->b;
+    }
+    if (s->d != args->d) { /* D (row-major): dims (N, M), boxes of 64 x 64; else unused */
+        s->d = NULL;
+        if (tma_store(prob)) {
+            ck_tensor_map_desc d;
+            memset(&d, 0, sizeof d);
+            d.elem_bytes = 2, d.rank = 2, d.global_address = args->d;
+            d.dims[0] = (uint64_t)p->n, d.dims[1] = (uint64_t)p->m;
+            d.strides[0] = (uint64_t)p->d.ld * 2;
+            d.box[0] = 64, d.box[1] = 64;
+            d.elem_strides[0] = d.elem_strides[1] = 1;
+            d.swizzle = 3;
+            st = ck_tensor_map_create(dev, &d, &s->td);
+            if (st)
+                return st;
+        } else {
+            s->td = s->ta;
+        }
+        s->d = args->d;
+    }
+    ck_gemm_kargs ka;
+    ck_gemm_fill_kargs(plan, args, &ka);
+    ck_launch_config cfg = plan->launch;
+    cfg.stream = ck_context_stream(plan->ctx);
+    void *kargs[4] = {&ka, &s->ta, &s->tb, &s->td};
+    size_t sizes[4] = {sizeof ka, sizeof s->ta, sizeof s->tb, sizeof s->td};
+    return ck_launch(plan->kernel, &cfg, kargs, sizes, 4);
+}
+
+const ck_gemm_family ck_gemm_family_sm90 = {
+    CK_GEMM_FAMILY_SM90, "sm90", sm90_supports, sm90_instances, sm90_source, "gemm_sm90",
+    sm90_prepare,        sm90_launch};

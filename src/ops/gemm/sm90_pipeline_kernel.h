@@ -1,0 +1,198 @@
+/*
+ * The sm_90a GEMM pipeline (family 90): persistent, warp-specialized TMA + wgmma.
+ *
+ * A block is GEMM_CONSUMERS consumer warpgroups (threads 0 .. 128 * GEMM_CONSUMERS - 1, so the
+ * generated epilogue's windows map P from the thread id) and one producer warpgroup (the last).
+ * The producer's one thread walks the block's tiles and their K steps, and for each fills a slot
+ * of the stage ring with two TMA boxes (A: TILE_M x TILE_K, B: TILE_N x TILE_K, 128-byte
+ * swizzle, zero-filled outside the matrices); consumer warpgroup w multiplies rows
+ * 64w .. 64w + 63 of the slot's A by its whole B with wgmma (m64n256, K-steps of 32 bytes) into
+ * registers, releases the slot, and after the last K step stores its part of the tile through
+ * gemm_epilogue (generated from the accumulator's encoding). Tiles are handed out round-robin
+ * over a resident grid, in groups of GEMM_GROUP tile rows (grouped raster: neighbouring blocks
+ * share A and B tiles in L2).
+ *
+ * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
+ * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
+ * 4 e5m2; GEMM_IN_B likewise for B), GEMM_A_KMAJOR, GEMM_B_KMAJOR (1: K contiguous; 0: M or N
+ * contiguous, 16-bit inputs only), GEMM_REGS_PRODUCER, GEMM_REGS_CONSUMER; and gemm_epilogue.
+ */
+#include "ck_block.h"
+#include "ops/common/fast_conv_kernel.h"
+#include "ops/gemm/gemm_args_kernel.h"
+
+#define SM90_ROW_BYTES  128 /* one row of a tile: the 128-byte swizzle span */
+#define SM90_A_BYTES    (GEMM_TILE_M * SM90_ROW_BYTES)
+#define SM90_B_BYTES    (GEMM_TILE_N * SM90_ROW_BYTES)
+#define SM90_STAGE      (SM90_A_BYTES + SM90_B_BYTES)
+#define SM90_BOX_MN     64 /* MN-major boxes: 64 elements (128 bytes) along M or N */
+#define SM90_BOX_BYTES  (SM90_BOX_MN * SM90_ROW_BYTES)
+#define SM90_WG_N       GEMM_TILE_N
+#define SM90_ACC        (SM90_WG_N / 2)
+#define SM90_C_BYTES    (64 * SM90_WG_N * 2) /* one consumer's 64 x 256 16-bit tile of D */
+#define SM90_C_SMEM     (GEMM_TMA_STORE ? GEMM_CONSUMERS * SM90_C_BYTES : 0)
+
+/* One K step (32 bytes of K) of a consumer warpgroup: acc (+)= A(64 x k) B(k x 256). */
+#if GEMM_IN == 0
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS(256, f16, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
+#elif GEMM_IN == 1
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS(256, bf16, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
+#elif GEMM_IN == 2
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_TF32(256, acc, da, db, sd, 1, 1)
+#elif GEMM_IN == 3 && GEMM_IN_B == 3
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e4m3, e4m3, acc, da, db, sd, 1, 1)
+#elif GEMM_IN == 3 && GEMM_IN_B == 4
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e4m3, e5m2, acc, da, db, sd, 1, 1)
+#elif GEMM_IN == 4 && GEMM_IN_B == 3
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e5m2, e4m3, acc, da, db, sd, 1, 1)
+#else
+#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e5m2, e5m2, acc, da, db, sd, 1, 1)
+#endif
+
+/* Tile t of the grouped raster: GEMM_GROUP tile rows at a time, down the rows first. */
+CK_DEVICE void sm90_tile(const ck_gemm_kargs *ka, int t, int *tm, int *tn)
+{
+    int per_group = GEMM_GROUP * ka->tiles_n, first = (t / per_group) * GEMM_GROUP;
+    int rows = ka->tiles_m - first < GEMM_GROUP ? ka->tiles_m - first : GEMM_GROUP;
+    *tm = first + (t % per_group) % rows;
+    *tn = (t % per_group) / rows;
+}
+
+/* The operand tile `rows` x TILE_K at (mn0, k0) of a matrix whose map is `map`: one box when
+ * K is contiguous, else boxes of 64 rows (M or N contiguous). */
+CK_DEVICE void sm90_load(unsigned char *smem, const ck_tensor_map *map, unsigned long long *bar,
+                         int kmajor, int rows, int mn0, int k0)
+{
+    if (kmajor) {
+        ck_tma_load_2d(smem, map, bar, k0, mn0);
+    } else {
+        for (int j = 0; j < rows / SM90_BOX_MN; ++j)
+            ck_tma_load_2d(smem + j * SM90_BOX_BYTES, map, bar, mn0 + j * SM90_BOX_MN, k0);
+    }
+}
+
+/* Descriptor of K step s of 64 rows starting at `tile` (K-major: 32 bytes further along each
+ * row; MN-major: 16 rows of k further, 64-element boxes SM90_BOX_BYTES apart). */
+CK_DEVICE unsigned long long sm90_desc(const unsigned char *tile, int kmajor, int s)
+{
+    if (kmajor)
+        return ck_wgmma_desc(tile + 32 * s, 16, 1024, CK_SWIZZLE_128B);
+    return ck_wgmma_desc(tile + 16 * SM90_ROW_BYTES * s, SM90_BOX_BYTES, 1024, CK_SWIZZLE_128B);
+}
+
+#if GEMM_D_F16
+#define SM90_CVT(x) ck_fast_f32_to_f16(x)
+#else
+#define SM90_CVT(x) ck_fast_f32_to_bf16(x)
+#endif
+
+/* D's rows m0 .. m0 + 63, columns n0 .. n0 + 255 from one consumer warpgroup's accumulator:
+ * through `ctile` (four 64 x 64 boxes, 128-byte swizzle) and the tensor map `td`. One thread
+ * issues the stores; before ctile is written again it waits until they have read it. */
+CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const ck_tensor_map *td,
+                               unsigned char *ctile, unsigned wg, long long m0, long long n0)
+{
+    unsigned t = ck_warpgroup_thread(), w = t / 32, g = (t % 32) / 4, q = t % 4;
+    if (t == 0)
+        ck_tma_store_wait_read(0);
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    CK_UNROLL for (int i = 0; i < SM90_ACC; i += 2) { /* registers i, i + 1: one row, 2 columns */
+        unsigned r = 16 * w + g + 8 * ((i % 4) / 2), c = 8 * (i / 4) + 2 * q;
+        unsigned off = (c / 64) * SM90_BOX_BYTES + r * SM90_ROW_BYTES +
+                       ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2;
+        *(unsigned *)(ctile + off) = SM90_CVT(ka->alpha * acc[i]) |
+                                     (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
+    }
+    ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    if (t == 0) {
+        for (int j = 0; j < SM90_WG_N / SM90_BOX_MN; ++j)
+            ck_tma_store_2d(td, ctile + j * SM90_BOX_BYTES, (int)n0 + j * SM90_BOX_MN, (int)m0);
+        ck_tma_store_commit();
+    }
+}
+
+CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
+                             const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
+{
+    ck_ring_pos pos = ck_ring_start();
+    for (int t = (int)ck_block_idx_x(); t < ka->tiles_m * ka->tiles_n; t += (int)ck_grid_dim_x()) {
+        int tm, tn;
+        sm90_tile(ka, t, &tm, &tn);
+        for (int kt = 0; kt < ka->k_tiles; ++kt, ck_ring_next(ring, &pos)) {
+            unsigned char *a = stages + pos.slot * SM90_STAGE, *b = a + SM90_A_BYTES;
+            ck_ring_acquire(ring, pos);
+            unsigned long long *full = ck_ring_expect(ring, pos, SM90_STAGE);
+            sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M, kt * GEMM_TILE_K);
+            sm90_load(b, tb, full, GEMM_B_KMAJOR, GEMM_TILE_N, tn * GEMM_TILE_N, kt * GEMM_TILE_K);
+        }
+    }
+}
+
+CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
+                             unsigned char *stages, unsigned wg)
+{
+    float acc[SM90_ACC];
+    ck_ring_pos pos = ck_ring_start(), prev = pos;
+    for (int t = (int)ck_block_idx_x(); t < ka->tiles_m * ka->tiles_n; t += (int)ck_grid_dim_x()) {
+        int tm, tn;
+        sm90_tile(ka, t, &tm, &tn);
+        for (int kt = 0; kt < ka->k_tiles; ++kt) {
+            const unsigned char *a = stages + pos.slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
+            const unsigned char *b = stages + pos.slot * SM90_STAGE + SM90_A_BYTES;
+            ck_ring_wait(ring, pos);
+            ck_wgmma_fence();
+            CK_UNROLL for (int s = 0; s < 4; ++s)
+                SM90_MMA(acc, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
+                         (int)(kt > 0 || s > 0));
+            ck_wgmma_commit_group();
+            ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
+            ck_wgmma_fence_operand(acc, SM90_ACC);
+            if (kt > 0 && ck_lane_id() == 0)
+                ck_ring_release(ring, prev);
+            prev = pos;
+            ck_ring_next(ring, &pos);
+        }
+        ck_wgmma_wait_group(0);
+        ck_wgmma_fence_operand(acc, SM90_ACC);
+        if (ck_lane_id() == 0)
+            ck_ring_release(ring, prev);
+#if GEMM_TMA_STORE
+        sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg,
+                        (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
+#else
+        (void)td;
+        gemm_epilogue(acc, ka, (long long)tm * GEMM_TILE_M, (long long)tn * GEMM_TILE_N);
+#endif
+    }
+#if GEMM_TMA_STORE
+    if (ck_warpgroup_thread() == 0)
+        ck_tma_store_wait(0);
+#endif
+}
+
+/* The kernel's body (the source declares the kernel: 128 * (GEMM_CONSUMERS + 1) threads, one
+ * block per multiprocessor, tensor maps as grid constants). */
+CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const ck_tensor_map *tb,
+                         const ck_tensor_map *td)
+{
+    unsigned char *smem = (unsigned char *)ck_dynamic_shared();
+    smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
+    ck_ring ring = ck_ring_make((unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM),
+                                GEMM_STAGES);
+    unsigned wg = ck_warpgroup_id();
+    if (ck_thread_linear() == 0) {
+        ck_tma_prefetch_map(ta);
+        ck_tma_prefetch_map(tb);
+        ck_ring_init(&ring, 4 * GEMM_CONSUMERS); /* one release per consumer warp */
+    }
+    ck_sync_threads();
+    if (wg == GEMM_CONSUMERS) {
+        CK_REGS_PRODUCER(GEMM_REGS_PRODUCER);
+        if (ck_warpgroup_thread() == 0)
+            sm90_producer(ka, ta, tb, &ring, smem);
+    } else {
+        CK_REGS_CONSUMER(GEMM_REGS_CONSUMER);
+        sm90_consumer(ka, td, &ring, smem, wg);
+    }
+}

@@ -1,0 +1,351 @@
+/* GEMM family 90 (TMA + wgmma, warp-specialized, persistent; src/ops/gemm/sm90.c) through the
+ * family's own interface, on the device CK_DEVICE chooses (the emulator in CI; an sm_90a GPU):
+ * problems of odd and tile-sized M, N, K; bf16 and f16 with A and B each K-major or MN-major;
+ * tf32 and fp8 (e4m3, e5m2, mixed) K-major; D f32 / bf16 / f16, with and without beta * C;
+ * every element of D against a double-precision reference computed here. Inputs are multiples
+ * of 1/8 in [-1, 1] (exact in every input type), so the f32 sums are exact and D is the
+ * reference rounded once to D's type. Also: the refusals (MN-major fp8, misaligned leading
+ * dimension, misaligned pointer) name the reason.
+ *
+ * CK_GEMM_SM90_BENCH="M,N,K;..." (GPU): time bf16 D = A B at those sizes instead (prints TFLOP/s;
+ * bench/gemm.py runs it). */
+#include <stdlib.h>
+
+#include "ck/context.h"
+#include "core/numeric_conv.h"
+#include "ops/gemm/gemm_internal.h"
+#include "test.h"
+
+static ck_context *ctx;
+
+/* Host code of value v (a multiple of 1/8 in [-1, 1]) in type t, and back. */
+static uint64_t encode(ck_dtype t, float v)
+{
+    return ck_nc_from_f32((int)t, v, CK_NC_ROUND_NEAREST_EVEN, CK_NC_SATURATE, 0);
+}
+
+static size_t esize(ck_dtype t)
+{
+    return t == CK_DTYPE_F32 ? 4 : (t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2) ? 1 : 2;
+}
+
+static void put(void *buf, ck_dtype t, size_t i, uint64_t code)
+{
+    if (esize(t) == 4)
+        ((uint32_t *)buf)[i] = (uint32_t)code;
+    else if (esize(t) == 2)
+        ((uint16_t *)buf)[i] = (uint16_t)code;
+    else
+        ((uint8_t *)buf)[i] = (uint8_t)code;
+}
+
+static double get(const void *buf, ck_dtype t, size_t i)
+{
+    uint64_t c = esize(t) == 4 ? ((const uint32_t *)buf)[i]
+                 : esize(t) == 2 ? ((const uint16_t *)buf)[i]
+                                 : ((const uint8_t *)buf)[i];
+    return (double)ck_nc_to_f32((int)t, c);
+}
+
+/* Offset of element (i, j) of a matrix. */
+static size_t at(const ck_gemm_matrix *mt, long long i, long long j)
+{
+    return (size_t)(mt->order == CK_GEMM_ROW_MAJOR ? i * mt->ld + j : i + j * mt->ld);
+}
+
+static long long round_up(long long x, long long a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* A matrix of rows x cols in `order`, leading dimension padded to 16 bytes (+ extra). */
+static ck_gemm_matrix matrix(ck_dtype t, ck_gemm_order order, long long rows, long long cols,
+                             long long extra)
+{
+    ck_gemm_matrix mt = {t, order, 0};
+    long long e = 16 / (long long)esize(t);
+    mt.ld = round_up(order == CK_GEMM_ROW_MAJOR ? cols : rows, e) + extra;
+    return mt;
+}
+
+static size_t elements(const ck_gemm_matrix *mt, long long rows, long long cols)
+{
+    return (size_t)(mt->ld * (mt->order == CK_GEMM_ROW_MAJOR ? rows : cols));
+}
+
+static void make_prob(ck_gemm_prob *pr, long long m, long long n, long long k, ck_gemm_matrix a,
+                      ck_gemm_matrix b, ck_gemm_matrix c, ck_gemm_matrix d, int has_c)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->p.m = m, pr->p.n = n, pr->p.k = k;
+    pr->p.a = a, pr->p.b = b, pr->p.c = c, pr->p.d = d;
+    if (!has_c)
+        pr->p.c.dtype = CK_DTYPE_COUNT;
+    pr->has_c = has_c;
+    pr->a_kmajor = a.order == CK_GEMM_ROW_MAJOR;
+    pr->b_kmajor = b.order == CK_GEMM_COL_MAJOR;
+    pr->compute_in = a.dtype == CK_DTYPE_F32 ? CK_DTYPE_TF32 : a.dtype;
+}
+
+/* Build the family's kernel for the problem into plan (supports, instances, source, module,
+ * prepare). 0 on failure (after a failed check). */
+static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
+{
+    const ck_gemm_family *f = &ck_gemm_family_sm90;
+    const ck_device_props *props = NULL;
+    ck_device_props pp;
+    ck_device_get_props(ck_context_device(ctx), &pp);
+    props = &pp;
+    char reason[512] = "";
+    memset(plan, 0, sizeof *plan);
+    plan->ctx = ctx, plan->prob = *pr, plan->family = f;
+    if (!f->supports(pr, props, reason, sizeof reason)) {
+        CHECK_MSG(0, "sm90 refuses: %s", reason);
+        return 0;
+    }
+    CHECK(f->instances(pr, props, &plan->inst, 1) == 1);
+    char *src = NULL;
+    ck_module *mod = NULL;
+    ck_status st = f->source(pr, &plan->inst, &src);
+    if (!st)
+        st = ck_module_load(ck_context_device(ctx), src, NULL, 0, &mod);
+    free(src);
+    if (!st)
+        st = ck_module_get_kernel(mod, f->kernel_name, &plan->kernel);
+    if (!st)
+        st = f->prepare(plan);
+    CHECK_MSG(st == CK_SUCCESS, "building the sm90 kernel: %s", ck_last_error());
+    return st == CK_SUCCESS;
+}
+
+static void release(ck_gemm_plan *plan)
+{
+    if (plan->family_state_free)
+        plan->family_state_free(plan->family_state);
+}
+
+static void *upload(const void *host, size_t bytes)
+{
+    void *p = NULL;
+    ck_device *dev = ck_context_device(ctx);
+    CHECK_OK(ck_malloc(dev, bytes ? bytes : 16, &p));
+    if (p && host)
+        CHECK_OK(ck_memcpy_h2d(dev, p, host, bytes, NULL));
+    return p;
+}
+
+/* One problem: random inputs, run, compare every element of D. */
+static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm_order oa,
+                     ck_dtype tb, ck_gemm_order ob, ck_dtype td, int has_c, uint64_t seed)
+{
+    ck_gemm_matrix a = matrix(ta, oa, m, k, 0), b = matrix(tb, ob, k, n, 0);
+    ck_gemm_matrix d = matrix(td, CK_GEMM_ROW_MAJOR, m, n, n % 8 == 0 ? 8 : 3);
+    ck_gemm_matrix c = matrix(td, CK_GEMM_COL_MAJOR, m, n, 8);
+    ck_gemm_prob pr;
+    make_prob(&pr, m, n, k, a, b, c, d, has_c);
+    ck_gemm_plan plan;
+    char what[160];
+    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s", m, n, k,
+             ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
+             ob == CK_GEMM_COL_MAJOR ? 'K' : 'N', ck_dtype_name(td), has_c ? " + C" : "");
+    if (!build(&plan, &pr)) {
+        fprintf(stderr, "  (%s)\n", what);
+        return;
+    }
+    size_t na = elements(&a, m, k), nb = elements(&b, k, n), nd = elements(&d, m, n),
+           nc = elements(&c, m, n);
+    unsigned char *ha = calloc(na, esize(ta)), *hb = calloc(nb, esize(tb));
+    unsigned char *hd = calloc(nd, esize(td)), *hc = calloc(nc, esize(td));
+    for (long long i = 0; i < m; ++i)
+        for (long long j = 0; j < k; ++j)
+            put(ha, ta, at(&a, i, j), encode(ta, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8));
+    for (long long i = 0; i < k; ++i)
+        for (long long j = 0; j < n; ++j)
+            put(hb, tb, at(&b, i, j), encode(tb, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8));
+    for (size_t i = 0; i < nc; ++i)
+        put(hc, td, i, encode(td, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8));
+    memset(hd, 0x7F, nd * esize(td)); /* NaN-ish bits: unwritten elements show */
+    void *da = upload(ha, na * esize(ta)), *db = upload(hb, nb * esize(tb));
+    void *dd = upload(hd, nd * esize(td)), *dc = upload(hc, nc * esize(td));
+    ck_gemm_args args;
+    memset(&args, 0, sizeof args);
+    args.scale_a = args.scale_b = args.scale_d = 1.0f;
+    args.a = da, args.b = db, args.d = dd, args.c = has_c ? dc : NULL;
+    args.alpha = 0.5f, args.beta = has_c ? -2.0f : 0.0f;
+    ck_status st = plan.family->launch(&plan, &args);
+    if (!st)
+        st = ck_context_synchronize(ctx);
+    CHECK_MSG(st == CK_SUCCESS, "%s: %s", what, ck_last_error());
+    if (!st)
+        CHECK_OK(ck_memcpy_d2h(ck_context_device(ctx), hd, dd, nd * esize(td), NULL));
+    long long bad = 0;
+    for (long long i = 0; i < m && !st; ++i)
+        for (long long j = 0; j < n; ++j) {
+            double ref = 0;
+            for (long long q = 0; q < k; ++q)
+                ref += get(ha, ta, at(&a, i, q)) * get(hb, tb, at(&b, q, j));
+            ref *= 0.5;
+            if (has_c)
+                ref += -2.0 * get(hc, td, at(&c, i, j));
+            double want = get((const void *)&(uint64_t){encode(td, (float)ref)}, td, 0);
+            double got = get(hd, td, at(&d, i, j));
+            if (got != want && bad++ < 5)
+                fprintf(stderr, "  %s: D[%lld][%lld] = %g, expected %g\n", what, i, j, got, want);
+        }
+    CHECK_MSG(bad == 0, "%s: %lld of %lld elements wrong", what, bad, m * n);
+    printf("  %-50s %s\n", what, bad || st ? "FAILED" : "ok");
+    ck_device *dev = ck_context_device(ctx);
+    ck_free(dev, da), ck_free(dev, db), ck_free(dev, dd), ck_free(dev, dc);
+    free(ha), free(hb), free(hd), free(hc);
+    release(&plan);
+}
+
+static void test_bf16_f16_layouts(void)
+{
+    const ck_gemm_order R = CK_GEMM_ROW_MAJOR, C = CK_GEMM_COL_MAJOR;
+    run_case(128, 256, 64, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_F32, 0, 1);
+    run_case(1, 1, 1, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 2);
+    run_case(200, 300, 133, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 1, 3);
+    run_case(130, 257, 70, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_F32, 0, 4);
+    run_case(67, 129, 200, CK_DTYPE_F16, C, CK_DTYPE_F16, C, CK_DTYPE_F16, 1, 5);
+    run_case(257, 64, 17, CK_DTYPE_F16, R, CK_DTYPE_F16, R, CK_DTYPE_F32, 0, 6);
+    /* D 16-bit, rows of a multiple of 16 bytes, no C: stored by TMA from shared memory */
+    run_case(128, 256, 64, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 10);
+    run_case(200, 264, 133, CK_DTYPE_F16, R, CK_DTYPE_F16, C, CK_DTYPE_F16, 0, 11);
+    run_case(300, 520, 64, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_BF16, 0, 12);
+}
+
+static void test_tf32_fp8(void)
+{
+    const ck_gemm_order R = CK_GEMM_ROW_MAJOR, C = CK_GEMM_COL_MAJOR;
+    run_case(100, 270, 45, CK_DTYPE_F32, R, CK_DTYPE_F32, C, CK_DTYPE_F32, 1, 7);
+    run_case(140, 200, 300, CK_DTYPE_FP8_E4M3, R, CK_DTYPE_FP8_E4M3, C, CK_DTYPE_BF16, 0, 8);
+    run_case(64, 100, 129, CK_DTYPE_FP8_E5M2, R, CK_DTYPE_FP8_E4M3, C, CK_DTYPE_F32, 0, 9);
+}
+
+static void test_refusals(void)
+{
+    ck_device_props pp;
+    ck_device_get_props(ck_context_device(ctx), &pp);
+    char reason[512];
+    ck_gemm_prob pr;
+    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64}, b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64};
+    ck_gemm_matrix d = {CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, 64};
+    make_prob(&pr, 64, 64, 64, a8, b8, d, d, 0);
+    CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, "K-major") != NULL, "fp8 MN-major refusal: '%s'", reason);
+    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100}, b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64};
+    make_prob(&pr, 64, 64, 64, a, b, d, d, 0);
+    CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, "A's is 100 elements") != NULL, "misaligned lda refusal: '%s'",
+              reason);
+    a.ld = 64;
+    make_prob(&pr, 64, 64, 64, a, b, d, d, 0);
+    pr.scalar_copy = 2; /* B's pointer not 16-byte aligned */
+    CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, "16-byte aligned") != NULL, "misaligned B refusal: '%s'", reason);
+}
+
+/* ---- CK_GEMM_SM90_BENCH="M,N,K[;M,N,K...]": timing on the GPU (bf16, A K-major, B K- or
+ * N-major by CK_GEMM_SM90_B=k|n, D bf16 row-major); 1000 sampled elements checked. */
+
+typedef struct bench_run {
+    ck_gemm_plan *plan;
+    ck_gemm_args *args;
+} bench_run;
+
+static ck_status bench_once(void *user, ck_stream *stream, int rotation)
+{
+    (void)stream, (void)rotation;
+    bench_run *r = user;
+    return r->plan->family->launch(r->plan, r->args);
+}
+
+static void bench_shape(long long m, long long n, long long k, int b_kmajor)
+{
+    ck_gemm_order ob = b_kmajor ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
+    ck_gemm_matrix a = matrix(CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, m, k, 0);
+    ck_gemm_matrix b = matrix(CK_DTYPE_BF16, ob, k, n, 0);
+    ck_gemm_matrix d = matrix(CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, m, n, 0);
+    ck_gemm_prob pr;
+    make_prob(&pr, m, n, k, a, b, d, d, 0);
+    ck_gemm_plan plan;
+    if (!build(&plan, &pr))
+        return;
+    size_t na = elements(&a, m, k), nb = elements(&b, k, n), nd = elements(&d, m, n);
+    uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hd = malloc(nd * 2);
+    uint64_t seed = 99;
+    for (size_t i = 0; i < na; ++i)
+        ha[i] = (uint16_t)encode(CK_DTYPE_BF16, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8);
+    for (size_t i = 0; i < nb; ++i)
+        hb[i] = (uint16_t)encode(CK_DTYPE_BF16, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8);
+    void *da = upload(ha, na * 2), *db = upload(hb, nb * 2), *dd = upload(NULL, nd * 2);
+    ck_gemm_args args;
+    memset(&args, 0, sizeof args);
+    args.a = da, args.b = db, args.d = dd;
+    args.alpha = 1.0f, args.scale_a = args.scale_b = args.scale_d = 1.0f;
+    bench_run r = {&plan, &args};
+    ck_timing_options to = {10, 30, 1, 1};
+    ck_timing_result tr;
+    ck_status st = ck_time_runs(ck_context_device(ctx), ck_context_stream(ctx), &to, bench_once,
+                                &r, &tr);
+    CHECK_MSG(st == CK_SUCCESS, "timing %lldx%lldx%lld: %s", m, n, k, ck_last_error());
+    long long bad = 0;
+    if (!st && ck_memcpy_d2h(ck_context_device(ctx), hd, dd, nd * 2, NULL) == CK_SUCCESS) {
+        for (int s = 0; s < 1000; ++s) {
+            long long i = (long long)(ckt_rand64(&seed) % (uint64_t)m);
+            long long j = (long long)(ckt_rand64(&seed) % (uint64_t)n);
+            double ref = 0;
+            for (long long q = 0; q < k; ++q)
+                ref += get(ha, CK_DTYPE_BF16, at(&a, i, q)) * get(hb, CK_DTYPE_BF16, at(&b, q, j));
+            double want = get((const void *)&(uint64_t){encode(CK_DTYPE_BF16, (float)ref)},
+                              CK_DTYPE_BF16, 0);
+            bad += get(hd, CK_DTYPE_BF16, at(&d, i, j)) != want;
+        }
+    }
+    CHECK_MSG(bad == 0, "%lldx%lldx%lld: %lld of 1000 sampled elements wrong", m, n, k, bad);
+    if (!st)
+        printf("bench %lld %lld %lld %c %.4f ms %.1f TFLOP/s grid %u check %s\n", m, n, k,
+               b_kmajor ? 'k' : 'n', tr.median_ms, 2e-9 * (double)m * (double)n * (double)k /
+               tr.median_ms, plan.launch.grid[0], bad ? "FAILED" : "ok");
+    fflush(stdout);
+    ck_device *dev = ck_context_device(ctx);
+    ck_free(dev, da), ck_free(dev, db), ck_free(dev, dd);
+    free(ha), free(hb), free(hd);
+    release(&plan);
+}
+
+static void bench(const char *list)
+{
+    const char *bl = getenv("CK_GEMM_SM90_B");
+    int b_kmajor = !(bl && bl[0] == 'n');
+    while (list && *list) {
+        long long m, n, k;
+        if (sscanf(list, "%lld,%lld,%lld", &m, &n, &k) == 3)
+            bench_shape(m, n, k, b_kmajor);
+        list = strchr(list, ';');
+        list = list ? list + 1 : NULL;
+    }
+}
+
+int main(void)
+{
+    if (ck_context_create(CK_BACKEND_AUTO, 0, &ctx) != CK_SUCCESS) {
+        fprintf(stderr, "no device: %s\n", ck_last_error());
+        return 1;
+    }
+    ck_device_props pp;
+    ck_device_get_props(ck_context_device(ctx), &pp);
+    printf("device: %s (%s)\n", pp.name, pp.target);
+    const char *bl = getenv("CK_GEMM_SM90_BENCH");
+    if (bl) {
+        bench(bl);
+        ck_context_destroy(ctx);
+        return CK_TEST_REPORT();
+    }
+    RUN_TEST(test_refusals);
+    RUN_TEST(test_bf16_f16_layouts);
+    RUN_TEST(test_tf32_fp8);
+    ck_context_destroy(ctx);
+    return CK_TEST_REPORT();
+}
