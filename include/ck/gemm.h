@@ -138,6 +138,21 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args);
 
 void ck_gemm_plan_destroy(ck_gemm_plan *plan);
 
+/* Progress of ck_gemm_tune, after each candidate: its index (0-based) of count, the candidate
+ * and its median time in ms (negative when it could not run; ck_last_error() says why). */
+typedef void (*ck_gemm_tune_progress)(void *user, int index, int count,
+                                      const ck_gemm_candidate *candidate, double ms);
+
+/* Time every candidate of `problem` on the context's device with the buffers of `args` (D is
+ * overwritten), `reps` timed runs each after 2 warm-up runs (median), then store the fastest in
+ * the tuning table (ck/tuning.h) under this device and problem: later plans with instance < 0
+ * for the same problem on the same device use it. *best and *best_ms (either may be NULL)
+ * receive the winner. Errors: the problem is refused, reps < 1, no candidate could run, the
+ * table could not be written. */
+ck_status ck_gemm_tune(ck_context *ctx, const ck_gemm_problem *problem, const ck_gemm_args *args,
+                       int reps, ck_gemm_tune_progress progress, void *user,
+                       ck_gemm_candidate *best, double *best_ms);
+
 /* Options of the one-call form. */
 typedef struct ck_gemm_options {
     float alpha, beta, scale_a, scale_b, scale_d;

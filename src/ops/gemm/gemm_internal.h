@@ -182,4 +182,9 @@ double ck_gemm_program_f64(const ck_ew_program *prog, double x0);
  * and abs_dot = the magnitude of all terms (ck_gemm_reference_value's abs_terms). */
 double ck_gemm_tolerance(const ck_gemm_prob *prob, double abs_dot, double ref_value);
 
+/* The tuning table's keys (ck/tuning.h): the device ("name/target") and the problem (every
+ * field a kernel choice may depend on). */
+void ck_gemm_tuning_device_key(const ck_device_props *props, char *buf, size_t size);
+void ck_gemm_tuning_problem_key(const ck_gemm_prob *prob, char *buf, size_t size);
+
 #endif

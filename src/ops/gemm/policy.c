@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ck/tuning.h"
 #include "core/error.h"
 #include "ops/gemm/gemm_internal.h"
 
@@ -43,15 +44,50 @@ void ck_gemm_instance_name(const ck_gemm_instance *in, char *buf, size_t size)
              in->cluster > 1 ? (in->cluster == 2 ? ".c2" : ".c4") : "", in->persistent ? ".p" : "");
 }
 
-/* Hook for `ck tune`: the tuning table's instance for this problem and device, if any.
- * Not implemented yet: no table is read, so the heuristic decides. */
-static int tuning_lookup(const ck_gemm_prob *prob, const ck_device_props *props,
-                         ck_gemm_instance *out)
+void ck_gemm_tuning_device_key(const ck_device_props *props, char *buf, size_t size)
 {
-    (void)prob;
-    (void)props;
-    (void)out;
-    return 0;
+    snprintf(buf, size, "%s/%s", props->name, props->target);
+}
+
+static void matrix_key(char *buf, size_t size, const char *name, const ck_gemm_matrix *m)
+{
+    snprintf(buf, size, "%s=%s/%c/%lld", name, ck_dtype_name(m->dtype),
+             m->order == CK_GEMM_ROW_MAJOR ? 'r' : 'c', (long long)m->ld);
+}
+
+void ck_gemm_tuning_problem_key(const ck_gemm_prob *prob, char *buf, size_t size)
+{
+    const ck_gemm_problem *p = &prob->p;
+    char a[64], b[64], c[64] = "c=-", d[64];
+    matrix_key(a, sizeof a, "a", &p->a);
+    matrix_key(b, sizeof b, "b", &p->b);
+    if (prob->has_c)
+        matrix_key(c, sizeof c, "c", &p->c);
+    matrix_key(d, sizeof d, "d", &p->d);
+    snprintf(buf, size, "m=%lld,n=%lld,k=%lld,%s,%s,%s,%s,compute=%d,bias=%d,act=%d,epi=%d",
+             (long long)p->m, (long long)p->n, (long long)p->k, a, b, c, d, (int)p->compute,
+             (int)p->bias, (int)p->activation, prob->has_epi ? prob->epi.count : 0);
+}
+
+/* The tuning table's instance for this problem and device (by name), if any. */
+static int tuning_lookup(const ck_gemm_prob *prob, const ck_device_props *props,
+                         const ck_gemm_instance *ins, int n)
+{
+    char dev[CK_TUNING_DEVICE_MAX], key[CK_TUNING_PROBLEM_MAX], name[96];
+    ck_tuning_entry e;
+    int found = 0;
+    ck_gemm_tuning_device_key(props, dev, sizeof dev);
+    ck_gemm_tuning_problem_key(prob, key, sizeof key);
+    if (ck_tuning_lookup("gemm", dev, key, &e, &found) != CK_SUCCESS || !found)
+        return -1;
+    for (int i = 0; i < n; ++i) {
+        ck_gemm_instance_name(&ins[i], name, sizeof name);
+        if (strcmp(name, e.instance) == 0)
+            return i;
+    }
+    CK_LOG(CK_LOG_INFO, "gemm: the tuning table names instance '%s', which is no longer a "
+           "candidate; the heuristic decides.", e.instance);
+    return -1;
 }
 
 /* Estimated efficiency (0..1] of an instance: the fraction of busy block slots over the waves,
@@ -97,11 +133,9 @@ int ck_gemm_policy_rank(const ck_gemm_prob *prob, const ck_device_props *props,
     double waves;
     for (int i = 0; i < n; ++i)
         score[i] = score_of(prob, &out[i], props, &waves);
-    ck_gemm_instance tuned;
-    int has_tuned = tuning_lookup(prob, props, &tuned);
-    for (int i = 0; i < n; ++i)
-        if (has_tuned && ck_gemm_instance_id(&out[i]) == ck_gemm_instance_id(&tuned))
-            score[i] = 1e9; /* the table's choice first */
+    int tuned = tuning_lookup(prob, props, out, n);
+    if (tuned >= 0)
+        score[tuned] = 1e9; /* the table's choice first */
     /* insertion sort, best first; ties keep the families' order */
     for (int i = 1; i < n; ++i) {
         ck_gemm_instance in = out[i];
