@@ -116,7 +116,7 @@ static int parse_act(const char *v, ck_gemm_activation *a)
 }
 
 static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, ck_gemm_args *ga,
-                    int instance, int list);
+                    int instance, int list, int tune);
 
 int prof_gemm(int argc, char **argv)
 {
@@ -135,7 +135,8 @@ int prof_gemm(int argc, char **argv)
     p.b.order = CK_GEMM_COL_MAJOR;
     ck_gemm_args ga;
     ck_gemm_args_init(&ga);
-    int instance = -1, list = 0, have_d = 0, has_c = 0, have_beta = 0, tf32 = 0, have_b = 0;
+    int instance = -1, list = 0, tune = 0, have_d = 0, has_c = 0, have_beta = 0, tf32 = 0,
+        have_b = 0;
     static ck_ew_program prog;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -145,6 +146,11 @@ int prof_gemm(int argc, char **argv)
         }
         if (!strcmp(a, "--c")) {
             has_c = 1;
+            continue;
+        }
+        if (!strcmp(a, "--tune")) {
+            tune = 1;
+            sub = "tune gemm";
             continue;
         }
         if (i + 1 >= argc)
@@ -224,11 +230,25 @@ int prof_gemm(int argc, char **argv)
         if (!have_beta)
             ga.beta = 1;
     }
-    return run_prof(sub, &c, &p, &ga, instance, list);
+    return run_prof(sub, &c, &p, &ga, instance, list, tune);
+}
+
+/* ck tune gemm's progress line: one per timed candidate. */
+static void tune_progress(void *user, int index, int count, const ck_gemm_candidate *cand,
+                          double ms)
+{
+    const ck_gemm_problem *q = user;
+    if (ms < 0)
+        printf("  [%d/%d] %-28s could not run: %s\n", index + 1, count, cand->name,
+               ck_last_error());
+    else
+        printf("  [%d/%d] %-28s %9.4f ms %9.2f TFLOP/s\n", index + 1, count, cand->name, ms,
+               2.0 * (double)q->m * q->n * q->k / (ms * 1e9));
+    fflush(stdout);
 }
 
 static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, ck_gemm_args *ga,
-                    int instance, int list)
+                    int instance, int list, int tune)
 {
     ck_context *ctx = NULL;
     if (ck_context_create(c->backend, 0, &ctx) != CK_SUCCESS)
@@ -251,14 +271,15 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
             goto done;
         }
         printf("%-10s %-28s %8s %8s\n", "id", "instance", "waves", "score");
-        for (int i = 0; i < n; ++i)
-            printf("%-10d %-28s %8.2f %8.3f%s\n", cand[i].id, cand[i].name, cand[i].est_waves,
-                   cand[i].score, cand[i].tuned ? " (tuned)" : "");
+        for (int i = 0; i < n; ++i) {
+            if (cand[i].tuned)
+                printf("%-10d %-28s %8.2f %8s\n", cand[i].id, cand[i].name, cand[i].est_waves,
+                       "tuned");
+            else
+                printf("%-10d %-28s %8.2f %8.3f\n", cand[i].id, cand[i].name, cand[i].est_waves,
+                       cand[i].score);
+        }
         result = CK_EXIT_OK;
-        goto done;
-    }
-    if (ck_gemm_plan_create(ctx, p, instance, &plan) != CK_SUCCESS) {
-        result = cli_library_error(sub);
         goto done;
     }
     const ck_gemm_problem *q = &prob.p;
@@ -281,6 +302,27 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
             result = cli_library_error(sub);
             goto done;
         }
+    }
+    if (tune) {
+        ck_gemm_args ta = *ga;
+        ta.a = d[0], ta.b = d[1], ta.c = d[2], ta.d = d[3], ta.bias = d[4];
+        ck_gemm_candidate best;
+        double best_ms = 0;
+        printf("tuning gemm %lldx%lldx%lld on %s\n", (long long)q->m, (long long)q->n,
+               (long long)q->k, props.name);
+        int treps = c->reps > 0 ? c->reps : props.backend == CK_BACKEND_HOST ? 1 : 20;
+        if (ck_gemm_tune(ctx, p, &ta, treps, tune_progress, (void *)q, &best, &best_ms) !=
+            CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        printf("  fastest: %s (id %d), %.4f ms; stored in the tuning table\n", best.name, best.id,
+               best_ms);
+        instance = -1; /* the plan below now comes from the table */
+    }
+    if (ck_gemm_plan_create(ctx, p, instance, &plan) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
     }
     g_job job = {ctx, plan, *ga};
     job.args.a = d[0];

@@ -85,8 +85,10 @@ static int tuning_lookup(const ck_gemm_prob *prob, const ck_device_props *props,
         if (strcmp(name, e.instance) == 0)
             return i;
     }
-    CK_LOG(CK_LOG_INFO, "gemm: the tuning table names instance '%s', which is no longer a "
-           "candidate; the heuristic decides.", e.instance);
+    CK_LOG(CK_LOG_INFO,
+           "gemm: the tuning table names instance '%s', which is no longer a "
+           "candidate; the heuristic decides.",
+           e.instance);
     return -1;
 }
 
