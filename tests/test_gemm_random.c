@@ -7,6 +7,8 @@
  *   CK_GEMM_RANDOM_N    problems (default 20 on the emulator, 2000 on a GPU)
  *   CK_GEMM_RANDOM_MAX  largest M, N, K (default 72 on the emulator, 4096 on a GPU)
  *   CK_GEMM_RANDOM_SEED seed (default 1; printed)
+ *   CK_GEMM_RANDOM_CONFIGS configurations (types, orders, epilogue) the problems cycle through
+ *                       (default: one per problem on the emulator, 48 on a GPU)
  *
  * Problems the op refuses are counted (each refusal must carry a sentence); a refusal of a
  * problem every family should take (16-bit inputs, 16-byte aligned lds) fails the test.
@@ -21,11 +23,21 @@
 #include "core/numeric_conv.h"
 #include "kernel_harness.h"
 
-static uint64_t rng;
+static uint64_t rng, crng; /* sizes and values / the problem's configuration */
+static uint64_t seed_;
+static int pool_;
 
 static long long rnd(long long lo, long long hi) /* inclusive */
 {
     return lo + (long long)(ckt_rand64(&rng) % (uint64_t)(hi - lo + 1));
+}
+
+/* The configuration (types, orders, epilogue) comes from its own generator, seeded by the
+ * problem's index modulo the pool size, so that a GPU run of thousands of problems compiles a
+ * bounded number of kernels. */
+static long long crnd(long long lo, long long hi)
+{
+    return lo + (long long)(ckt_rand64(&crng) % (uint64_t)(hi - lo + 1));
 }
 
 static double unit(void)
@@ -197,7 +209,8 @@ static int refused, hard_refusals, ran;
 
 static void one_problem(int index, long long maxdim, int verbose)
 {
-    const combo *cb = &combos[rnd(0, (long long)(sizeof combos / sizeof combos[0]) - 1)];
+    crng = seed_ * 1000003u + (uint64_t)(index % pool_);
+    const combo *cb = &combos[crnd(0, (long long)(sizeof combos / sizeof combos[0]) - 1)];
     ck_gemm_problem p;
     ck_gemm_problem_init(&p);
     p.m = log_size(maxdim), p.n = log_size(maxdim), p.k = log_size(maxdim);
@@ -208,33 +221,32 @@ static void one_problem(int index, long long maxdim, int verbose)
         else
             p.m = (p.m + 1) / 2;
     }
-    int pad16 = rnd(0, 3) != 0; /* mostly 16-byte aligned leading dimensions */
+    int pad16 = crnd(0, 3) != 0; /* mostly 16-byte aligned leading dimensions */
     ck_gemm_matrix *mats[4] = {&p.a, &p.b, &p.c, &p.d};
     ck_dtype types[4] = {cb->a, cb->b, cb->d, cb->d};
     long long rows[4] = {p.m, p.k, p.m, p.m}, cols[4] = {p.k, p.n, p.n, p.n};
     for (int i = 0; i < 4; ++i) {
         mats[i]->dtype = types[i];
-        mats[i]->order = rnd(0, 1) ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
+        mats[i]->order = crnd(0, 1) ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
         long long inner = mats[i]->order == CK_GEMM_ROW_MAJOR ? cols[i] : rows[i];
-        long long per16 = 16 / esize(types[i]);
-        long long ld = pad16 ? (inner + per16 - 1) / per16 * per16 : inner + rnd(0, 2);
+        long long ld = pad16 ? (inner + 15) / 16 * 16 : inner + rnd(0, 2);
         mats[i]->ld = ld;
     }
     p.compute = cb->compute;
     int int_out = cb->d == CK_DTYPE_I32;
     int fp8_out = cb->d == CK_DTYPE_FP8_E4M3 || cb->d == CK_DTYPE_FP8_E5M2;
-    int use_c = !int_out && rnd(0, 2) == 0;
-    int alias = use_c && rnd(0, 1);
+    int use_c = !int_out && crnd(0, 2) == 0;
+    int alias = use_c && crnd(0, 1);
     if (!use_c)
         p.c.dtype = CK_DTYPE_COUNT;
     if (alias)
         p.c = p.d;
-    if (!int_out && rnd(0, 2) == 0) {
-        p.bias = rnd(0, 1) ? CK_GEMM_BIAS_ROW : CK_GEMM_BIAS_COL;
-        p.bias_dtype = rnd(0, 1) ? CK_DTYPE_F32 : CK_DTYPE_BF16;
+    if (!int_out && crnd(0, 2) == 0) {
+        p.bias = crnd(0, 1) ? CK_GEMM_BIAS_ROW : CK_GEMM_BIAS_COL;
+        p.bias_dtype = crnd(0, 1) ? CK_DTYPE_F32 : CK_DTYPE_BF16;
     }
     if (!int_out)
-        p.activation = (ck_gemm_activation)rnd(0, 5);
+        p.activation = (ck_gemm_activation)crnd(0, 5);
     ck_gemm_args args;
     ck_gemm_args_init(&args);
     if (!int_out) {
@@ -379,7 +391,12 @@ int main(void)
     int n = (e = getenv("CK_GEMM_RANDOM_N")) ? atoi(e) : host ? 20 : 2000;
     long long maxdim = (e = getenv("CK_GEMM_RANDOM_MAX")) ? atoll(e) : host ? 72 : 4096;
     int verbose = getenv("CK_GEMM_RANDOM_VERBOSE") != NULL;
-    printf("seed %llu, %d problems, sizes up to %lld\n", (unsigned long long)seed, n, maxdim);
+    seed_ = seed;
+    pool_ = (e = getenv("CK_GEMM_RANDOM_CONFIGS")) ? atoi(e) : host ? n : 48;
+    if (pool_ < 1)
+        pool_ = 1;
+    printf("seed %llu, %d problems, sizes up to %lld, %d configurations\n",
+           (unsigned long long)seed, n, maxdim, pool_);
     if (ck_context_create_for_device(ckk_device, &ctx) != CK_SUCCESS) {
         printf("no context: %s\n", ck_last_error());
         return 1;
