@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "ops/gemm/gemm_internal.h"
@@ -320,10 +321,17 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
                best_ms);
         instance = -1; /* the plan below now comes from the table */
     }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (ck_gemm_plan_create(ctx, p, instance, &plan) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* the plan's creation: support check, policy, and the kernel's generation and compilation
+     * (or its load from the module cache on disk) */
+    double plan_ms =
+        (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     g_job job = {ctx, plan, *ga};
     job.args.a = d[0];
     job.args.b = d[1];
@@ -393,10 +401,11 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     if (c->json) {
         printf("{\"op\": \"gemm\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"a\": \"%s\", \"b\": "
                "\"%s\", \"d\": \"%s\", \"instance\": \"%s\", \"id\": %d, \"device\": \"%s\", "
-               "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"ok\": %s}\n",
+               "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"plan_ms\": %.3f, "
+               "\"ok\": %s}\n",
                (long long)q->m, (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
                ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), ci.name, ci.id, props.name, ms,
-               tflops, "", peak > 0 ? tflops / peak : 0.0, ok ? "true" : "false");
+               tflops, "", peak > 0 ? tflops / peak : 0.0, plan_ms, ok ? "true" : "false");
     } else {
         printf("gemm %lldx%lldx%lld %s x %s -> %s (A %s, B %s) on %s\n", (long long)q->m,
                (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
@@ -405,7 +414,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         printf("  instance %s (id %d)\n  time %.4f ms, %.2f TFLOP/s", ci.name, ci.id, ms, tflops);
         if (peak > 0)
             printf(", %.1f%% of the %.0f TFLOP/s dense peak", 100 * tflops / peak, peak);
-        printf("\n  check %s\n", check);
+        printf("\n  plan %.1f ms (kernel built or loaded from the cache)\n  check %s\n", plan_ms,
+               check);
     }
     result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
 done:
