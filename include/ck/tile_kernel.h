@@ -117,6 +117,43 @@ typedef struct ck_tile_shuffle_info {
 ck_status ck_tile_shuffle_generate(const ck_tile_shuffle_spec *spec, char **source,
                                    ck_tile_shuffle_info *info);
 
+/* A TMA window (sm_90): a tile of a tensor descriptor copied between global and shared memory
+ * by the tensor memory accelerator. The descriptor must be concrete and affine (a strided view:
+ * offset = sum idx_i * stride_i, origin 0, no padding) with a contiguous dim; the tensor map's
+ * dims, byte strides and box come from it and the tile, once, and only the address is given per
+ * execution (ck_tma_window_encode). Elements of a box outside the tensor read as zero (loads)
+ * and are not written (stores): odd sizes need no masks. */
+typedef struct ck_tma_window_spec {
+    const ck_descriptor *desc; /* concrete, affine, 1..5 dims */
+    int tile[5];               /* box lengths per descriptor dim, 1..256 */
+    ck_dtype dtype;            /* 1-, 2-, 4- or 8-byte types */
+    int swizzle;               /* 0 none, 1 32-byte, 2 64-byte, 3 128-byte (CK_SWIZZLE_*) */
+} ck_tma_window_spec;
+
+typedef struct ck_tma_window {
+    int rank;
+    int perm[5];            /* TMA dim j is descriptor dim perm[j] (perm[0]: contiguous) */
+    ck_tensor_map_desc map; /* everything but global_address */
+    long long box_bytes;    /* bytes one box fills in shared memory (expect_tx) */
+} ck_tma_window;
+
+/* Derive the window. Errors (CK_ERROR_UNSUPPORTED / INVALID_ARGUMENT with a sentence): symbolic
+ * or non-affine descriptor, no contiguous dim, byte strides that are not multiples of 16, box
+ * lengths out of 1..256, an inner box row that is not a multiple of 16 bytes or exceeds the
+ * swizzle span, an unsupported dtype. */
+ck_status ck_tma_window_make(const ck_tma_window_spec *spec, ck_tma_window *out);
+
+/* The tensor map of the window over the tensor at `address` (ck_tensor_map_create's checks). */
+ck_status ck_tma_window_encode(ck_device *device, const ck_tma_window *w, const void *address,
+                               ck_tensor_map *map);
+
+/* Device C for the window "name": CK_TMA_BYTES_<name> and
+ *   void tma_load_<name>(void *smem, const ck_tensor_map *map, unsigned long long *bar,
+ *                        long long o0, ...)   the box at origin (o0, ...) in descriptor order
+ *   void tma_store_<name>(const ck_tensor_map *map, const void *smem, long long o0, ...)
+ * (origins in the descriptor's dim order; the TMA coordinate order is generated). */
+ck_status ck_tma_window_generate(const char *name, const ck_tma_window *w, char **source);
+
 /* A whole kernel source: #include "ck_device.h", every window's functions, then user_source
  * (which declares its CK_KERNELs and calls the window functions). Free with ck_tile_free. */
 ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows,
