@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""GEMM bf16 on the GPU: ck's sm90 family against torch.matmul (cuBLAS), in one run.
+"""GEMM bf16 on the GPU: ck (the policy's instance, through `ck prof gemm --json`) against
+torch.matmul (cuBLAS), in one run.
 
-ck is timed by its own driver (until `ck prof gemm` exists: tests/test_gemm_sm90 with
-CK_GEMM_SM90_BENCH, median of 30 runs with an L2 flush before each, 1000 sampled elements
-checked against a CPU reference); torch.matmul is timed here the same way (CUDA events, L2
-flushed, median of 30). Layout: A row-major (K-major); B K-major (torch: b.t() of an N x K
-tensor) unless --b n (B row-major, N contiguous). D bf16 row-major. Prints a markdown table of
-TFLOP/s and ck / cuBLAS, then the geometric mean. Builds nothing: pass --build DIR.
+Both are timed the same way: CUDA events, L2 overwritten before each run, median of 30 after
+warm-up. ck's run is checked by `ck prof gemm` against the CPU reference (sampled rows for big
+shapes). Layout: A row-major (K-major); B K-major (torch: b.t() of an N x K tensor) unless --b n
+(B row-major, N contiguous). D bf16 row-major. Prints a markdown table of TFLOP/s, ck / cuBLAS
+and the instance, then the geometric mean and the lowest ratio; --plot writes a PNG of TFLOP/s
+per shape (ck and cuBLAS). Builds nothing: pass --build DIR.
 
-usage: python3 bench/gemm.py [--build DIR] [--b k|n] [--quick] [--shapes M,N,K;...]
+usage: python3 bench/gemm.py [--build DIR] [--b k|n] [--quick] [--shapes M,N,K;...] [--plot F]
 """
 import argparse
 import math
@@ -29,18 +30,20 @@ def sweep(quick):
     return shapes
 
 
-def run_ck(build, shapes, b):
-    exe = os.path.join(build, "bin", "test_gemm_sm90")
-    env = dict(os.environ, CK_DEVICE="cuda", CK_GEMM_SM90_B=b,
-               CK_GEMM_SM90_BENCH=";".join("%d,%d,%d" % s for s in shapes))
-    p = subprocess.run([exe], capture_output=True, text=True, env=env)
-    sys.stderr.write(p.stderr[-4000:])
-    out = {}
+def run_ck(build, shape, b):
+    """(TFLOP/s, check, instance) of ck prof gemm for one shape, or None."""
+    import json
+    m, n, k = shape
+    args = [os.path.join(build, "bin", "ck"), "prof", "gemm", "--device", "cuda", "--json",
+            "--m", str(m), "--n", str(n), "--k", str(k), "--flush", "--reps", "30",
+            "--warmup", "10", "--a-order", "row", "--b-order", "col" if b == "k" else "row"]
+    p = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, CK_DEVICE="cuda"))
     for line in p.stdout.splitlines():
-        f = line.split()
-        if f and f[0] == "bench":
-            out[(int(f[1]), int(f[2]), int(f[3]))] = (float(f[7]), f[-1])
-    return out
+        if line.startswith("{"):
+            r = json.loads(line)
+            return r["tflops"], "ok" if r.get("ok") else "FAILED", r.get("instance", "?")
+    sys.stderr.write(p.stdout[-2000:] + p.stderr[-2000:])
+    return None
 
 
 def time_torch(m, n, k, b, reps=30):
@@ -66,31 +69,67 @@ def time_torch(m, n, k, b, reps=30):
     return 2e-9 * m * n * k / times[len(times) // 2]
 
 
+def plot(path, shapes, rows):
+    """Bars of TFLOP/s per shape for ck and cuBLAS (matplotlib; else bench/pngplot.py)."""
+    labels = ["%dx%dx%d" % s for s in shapes]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import pngplot
+        pts = lambda j: [(2 ** (i / 4 + 1), r[j]) for i, r in enumerate(rows) if r[j] == r[j]]
+        legend = pngplot.plot(path, [("ck", pts(0)), ("cuBLAS", pts(1))])
+        with open(path + ".legend.txt", "w") as f:
+            f.write("x: the shapes in order (%s); y: TFLOP/s bf16\n" % ", ".join(labels))
+            for label, colour in legend:
+                f.write("%s: %s\n" % (label, colour))
+        return
+    fig, ax = plt.subplots(figsize=(max(8, 0.38 * len(shapes)), 5))
+    xs = range(len(shapes))
+    ax.bar([x - 0.2 for x in xs], [r[0] for r in rows], 0.4, label="ck")
+    ax.bar([x + 0.2 for x in xs], [r[1] for r in rows], 0.4, label="cuBLAS (torch.matmul)")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(labels, rotation=70, ha="right", fontsize=7)
+    ax.set_ylabel("TFLOP/s (bf16)")
+    ax.set_title("GEMM bf16 on the H100: ck vs cuBLAS (M x N x K)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print("plot written to %s" % path, file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--b", default="k", choices=("k", "n"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--shapes", default=None)
+    ap.add_argument("--plot", default=None)
     o = ap.parse_args()
     shapes = sweep(o.quick)
     if o.shapes:
         shapes = [tuple(int(x) for x in s.split(",")) for s in o.shapes.split(";")]
-    ck = run_ck(o.build, shapes, o.b)
-    print("| M | N | K | B | ck TFLOP/s | cuBLAS TFLOP/s | ck / cuBLAS | check |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    logs = []
+    print("| M | N | K | B | ck TFLOP/s | cuBLAS TFLOP/s | ck / cuBLAS | check | ck instance |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    logs, rows = [], []
     for s in shapes:
         t = time_torch(*s, o.b)
-        c, chk = ck.get(s, (float("nan"), "missing"))
+        res = run_ck(o.build, s, o.b)
+        c, chk, inst = res if res else (float("nan"), "failed", "-")
         r = c / t if c == c else float("nan")
         if r == r:
             logs.append(math.log(r))
-        print("| %d | %d | %d | %s | %.1f | %.1f | %.3f | %s |" % (s + (o.b, c, t, r, chk)))
+        rows.append((c, t))
+        print("| %d | %d | %d | %s | %.1f | %.1f | %.3f | %s | %s |" %
+              (s + (o.b, c, t, r, chk, inst)))
         sys.stdout.flush()
     if logs:
-        print("\ngeometric mean ck / cuBLAS over %d shapes: %.3f" %
-              (len(logs), math.exp(sum(logs) / len(logs))))
+        print("\ngeometric mean ck / cuBLAS over %d shapes: %.3f; lowest %.3f" %
+              (len(logs), math.exp(sum(logs) / len(logs)), math.exp(min(logs))))
+    if o.plot:
+        plot(o.plot, shapes, rows)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@
 #include "test.h"
 
 static ck_context *ctx;
+/* The instance the next builds take: tile N (0: the family's first) and K splits (0: its own). */
+static int force_tile_n, force_split;
 
 /* Host code of value v (a multiple of 1/8 in [-1, 1]) in type t, and back. */
 static uint64_t encode(ck_dtype t, float v)
@@ -103,7 +105,15 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
         CHECK_MSG(0, "sm90 refuses: %s", reason);
         return 0;
     }
-    CHECK(f->instances(pr, props, &plan->inst, 1) == 1);
+    ck_gemm_instance ins[8];
+    int n = f->instances(pr, props, ins, 8), pick = 0;
+    CHECK(n >= 1);
+    for (int i = 0; i < n; ++i) /* the instance with force_tile_n, else the first */
+        if (ins[i].tile_n == force_tile_n && ins[i].split_k <= 1)
+            pick = i;
+    plan->inst = ins[pick];
+    if (force_split > 1)
+        plan->inst.split_k = force_split;
     char *src = NULL;
     ck_module *mod = NULL;
     ck_status st = f->source(pr, &plan->inst, &src);
@@ -145,10 +155,15 @@ static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm
     make_prob(&pr, m, n, k, a, b, c, d, has_c);
     ck_gemm_plan plan;
     char what[160];
-    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s", m, n, k,
-             ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
-             ob == CK_GEMM_COL_MAJOR ? 'K' : 'N', ck_dtype_name(td), has_c ? " + C" : "");
     if (!build(&plan, &pr)) {
+        fprintf(stderr, "  (%lldx%lldx%lld)\n", m, n, k);
+        return;
+    }
+    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s n%d k%d", m, n, k,
+             ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
+             ob == CK_GEMM_COL_MAJOR ? 'K' : 'N', ck_dtype_name(td), has_c ? " + C" : "",
+             plan.inst.tile_n, plan.inst.split_k);
+    if (0) {
         fprintf(stderr, "  (%s)\n", what);
         return;
     }
@@ -175,6 +190,13 @@ static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm
     ck_status st = plan.family->launch(&plan, &args);
     if (!st)
         st = ck_context_synchronize(ctx);
+    if (!st && plan.inst.split_k > 1) { /* again on a fresh D: the counters reset themselves */
+        st = ck_memcpy_h2d(ck_context_device(ctx), dd, hd, nd * esize(td), NULL);
+        if (!st)
+            st = plan.family->launch(&plan, &args);
+        if (!st)
+            st = ck_context_synchronize(ctx);
+    }
     CHECK_MSG(st == CK_SUCCESS, "%s: %s", what, ck_last_error());
     if (!st)
         CHECK_OK(ck_memcpy_d2h(ck_context_device(ctx), hd, dd, nd * esize(td), NULL));
@@ -213,6 +235,27 @@ static void test_bf16_f16_layouts(void)
     run_case(128, 256, 64, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 10);
     run_case(200, 264, 133, CK_DTYPE_F16, R, CK_DTYPE_F16, C, CK_DTYPE_F16, 0, 11);
     run_case(300, 520, 64, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_BF16, 0, 12);
+}
+
+/* Tiles of 128 x 128 and K split into ranges whose partial sums meet in the workspace: odd
+ * sizes, K tiles not a multiple of the splits, a split per K tile, both D paths, and a second
+ * launch of the same plan (the arrival counters reset themselves). */
+static void test_tile_n_and_split_k(void)
+{
+    const ck_gemm_order R = CK_GEMM_ROW_MAJOR, C = CK_GEMM_COL_MAJOR;
+    force_tile_n = 128;
+    run_case(130, 257, 70, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_F32, 0, 21);
+    run_case(67, 136, 200, CK_DTYPE_F16, C, CK_DTYPE_F16, R, CK_DTYPE_F16, 0, 22);
+    force_split = 3;
+    run_case(129, 200, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 1, 23);
+    run_case(64, 264, 320, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 24);
+    force_tile_n = 256, force_split = 2;
+    run_case(100, 300, 129, CK_DTYPE_F16, R, CK_DTYPE_F16, R, CK_DTYPE_F32, 0, 25);
+    force_split = 5; /* 5 K tiles: one each */
+    run_case(33, 40, 320, CK_DTYPE_FP8_E4M3, R, CK_DTYPE_FP8_E4M3, C, CK_DTYPE_BF16, 1, 26);
+    force_split = 4; /* more splits than K tiles: clamped to 2 */
+    run_case(70, 70, 50, CK_DTYPE_F32, R, CK_DTYPE_F32, C, CK_DTYPE_F32, 0, 27);
+    force_tile_n = 0, force_split = 0;
 }
 
 static void test_tf32_fp8(void)
@@ -346,6 +389,7 @@ int main(void)
     RUN_TEST(test_refusals);
     RUN_TEST(test_bf16_f16_layouts);
     RUN_TEST(test_tf32_fp8);
+    RUN_TEST(test_tile_n_and_split_k);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

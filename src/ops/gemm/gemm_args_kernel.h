@@ -17,7 +17,10 @@ typedef struct ck_gemm_kargs {
     float inv_scale_d;    /* 1 / scale_d */
     int tiles_m, tiles_n; /* tile counts of the partitioner */
     int k_tiles;          /* ceil(k / tile_k) */
-    int pad_;
+    int k_splits;         /* split-K: K ranges per tile (1: none; sm90 family) */
+    float *ws;            /* split-K: partial sums, [tile][split][thread's registers] */
+    unsigned *ws_flags;   /* split-K: per tile part, the splits that have arrived (0 between
+                             launches: the last arriving split resets it) */
 } ck_gemm_kargs;
 
 #endif

@@ -50,6 +50,8 @@ typedef struct ck_gemm_instance {
     int raster;                 /* tile order: 0 along M first, 1 along N first */
     int group;                  /* grouped raster: tiles per group along the fast axis */
     int persistent;             /* 1: grid of resident blocks walking the tiles */
+    int split_k;                /* K split into this many ranges per tile, partial sums reduced
+                                   in a fixed order (sm90; 0 or 1: none) */
 } ck_gemm_instance;
 
 /* ---- parameter table (params.c) --------------------------------------------------------- */
@@ -138,6 +140,12 @@ void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_g
  * (mi * NI + ni) * 4 + r of the mma C fragments). */
 ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     ck_dist_encoding *out);
+
+/* The sm90 family's estimated efficiency (0..1] of a tile_m x tile_n x tile_k tile with K split
+ * `split` ways on `slots` resident blocks (waves of work units, their K steps and fixed costs,
+ * edge padding); the policy ranks the family's instances by it. */
+double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
+                             int split, int slots);
 
 /* A stable id of an instance (what ck_gemm_candidate.id carries) and its name. */
 int ck_gemm_instance_id(const ck_gemm_instance *inst);

@@ -62,6 +62,7 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
         {"GEMM_RASTER", inst->raster},
         {"GEMM_GROUP", inst->group},
         {"GEMM_PERSISTENT", inst->persistent},
+        {"GEMM_SPLIT_K", inst->split_k > 1}, /* the count itself is a kernel argument */
         {"GEMM_A_TYPE", p->a.dtype},
         {"GEMM_B_TYPE", p->b.dtype},
         {"GEMM_C_TYPE", prob->has_c ? (long long)p->c.dtype : -1},
@@ -78,6 +79,7 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
         {"GEMM_LDB_DIV", ck_gemm_ld_div(p->b.ld)},
         {"GEMM_LDC_DIV", prob->has_c ? ck_gemm_ld_div(p->c.ld) : 0},
         {"GEMM_LDD_DIV", ck_gemm_ld_div(p->d.ld)},
+        {"GEMM_N_DIV", ck_gemm_ld_div(p->n)}, /* whole 16-byte chunks per row of D (TMA store) */
         {"GEMM_BIAS", p->bias},
         {"GEMM_BIAS_TYPE", p->bias != CK_GEMM_BIAS_NONE ? (long long)p->bias_dtype : -1},
         {"GEMM_ACT", p->activation},

@@ -34,14 +34,19 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
     id = id * 4 + ((in->cluster - 1) & 3);
     id = id * 2 + (in->persistent & 1);
     id = id * 2 + (in->raster & 1);
+    id = id * 16 + ((in->split_k > 1 ? in->split_k - 1 : 0) & 15);
     return (int)id;
 }
 
 void ck_gemm_instance_name(const ck_gemm_instance *in, char *buf, size_t size)
 {
-    snprintf(buf, size, "sm%d.%dx%dx%d.s%d.w%dx%d%s%s", in->family, in->tile_m, in->tile_n,
+    char split[16] = "";
+    if (in->split_k > 1)
+        snprintf(split, sizeof split, ".k%d", in->split_k);
+    snprintf(buf, size, "sm%d.%dx%dx%d.s%d.w%dx%d%s%s%s", in->family, in->tile_m, in->tile_n,
              in->tile_k, in->stages, in->warps_m, in->warps_n,
-             in->cluster > 1 ? (in->cluster == 2 ? ".c2" : ".c4") : "", in->persistent ? ".p" : "");
+             in->cluster > 1 ? (in->cluster == 2 ? ".c2" : ".c4") : "", in->persistent ? ".p" : "",
+             split);
 }
 
 void ck_gemm_tuning_device_key(const ck_device_props *props, char *buf, size_t size)
@@ -111,6 +116,12 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
         (double)in->tile_m * in->tile_n / (in->tile_m + in->tile_n) / (128.0 * 256 / 384);
     double fam = in->family == CK_GEMM_FAMILY_SM90 ? 1.0 : (props->cc_major >= 9 ? 0.5 : 1.0);
     *waves_out = waves;
+    if (in->family == CK_GEMM_FAMILY_SM90) { /* its own model: tile sizes and split-K */
+        int split = in->split_k > 1 ? in->split_k : 1;
+        *waves_out = waves * split;
+        return ck_gemm_sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split,
+                                     (int)slots);
+    }
     return wave_eff * useful * kuse * (intensity > 1 ? 1 : intensity) * fam;
 }
 

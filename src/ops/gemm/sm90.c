@@ -10,6 +10,7 @@
  * needs 16-byte aligned bases and leading dimensions of a multiple of 16 bytes; other problems
  * are refused here with the reason (the sm80 family takes them).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ enum {
     SM90_TILE_N = 256,
     SM90_CONSUMERS = 2,
     SM90_GROUP = 8,
-    SM90_C_BYTES = 64 * 256 * 2 /* one consumer's part of D in shared memory (TMA store) */
+    SM90_MAX_SPLIT = 16 /* split-K ranges per tile (the instance id holds 4 bits) */
 };
 
 /* ---- what the family runs ------------------------------------------------------------------ */
@@ -120,24 +121,68 @@ static int tma_store(const ck_gemm_prob *prob)
            p->bias == CK_GEMM_BIAS_NONE && p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
 }
 
+/* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
+ * resident blocks: work units (tiles x splits) in waves, each unit its K steps plus a fixed
+ * cost (prologue and epilogue, and for a split the partial sums written and read back), the
+ * padding of the edge tiles, and a 128 x 128 tile's lower rate per flop than 128 x 256's
+ * (twice the shared-memory reads of B per flop). */
+double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
+                             int split, int slots)
+{
+    const ck_gemm_problem *p = &prob->p;
+    double tiles = (double)((p->m + tile_m - 1) / tile_m) * (double)((p->n + tile_n - 1) / tile_n);
+    double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
+    double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
+    double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
+    double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.86);
+    double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 4.0 * (double)tile_n / 256.0 : 0);
+    double time = ceil(waves) * (steps * step_cost + fixed);
+    double ideal = (double)p->m * (double)p->n * (double)p->k /
+                   ((double)(slots > 0 ? slots : 1) * 128.0 * 256.0 * tile_k);
+    return ideal / time;
+}
+
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                           ck_gemm_instance *out, int max)
 {
-    if (max < 1)
-        return 0;
-    memset(out, 0, sizeof *out);
-    out->family = CK_GEMM_FAMILY_SM90;
-    out->tile_m = SM90_TILE_M, out->tile_n = SM90_TILE_N;
-    out->tile_k = SM90_ROW_BYTES / elem_bytes(prob->p.a.dtype);
+    static const int tile_ns[] = {SM90_TILE_N, SM90_TILE_N / 2};
+    int n = 0, eb = elem_bytes(prob->p.a.dtype);
     size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
-    size_t fixed = 1024 + 128 + (tma_store(prob) ? SM90_CONSUMERS * SM90_C_BYTES : 0);
-    size_t stage = (size_t)(SM90_TILE_M + SM90_TILE_N) * SM90_ROW_BYTES;
-    out->stages = (int)((smem - fixed) / stage);
-    if (out->stages > 5)
-        out->stages = 5;
-    out->warps_m = SM90_CONSUMERS, out->warps_n = 1;
-    out->cluster = 1, out->raster = 0, out->group = SM90_GROUP, out->persistent = 1;
-    return 1;
+    int slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
+    for (int t = 0; t < 2; ++t) {
+        ck_gemm_instance in;
+        memset(&in, 0, sizeof in);
+        in.family = CK_GEMM_FAMILY_SM90;
+        in.tile_m = SM90_TILE_M, in.tile_n = tile_ns[t];
+        in.tile_k = SM90_ROW_BYTES / eb;
+        size_t fixed = 1024 + 128 +
+                       (tma_store(prob) ? (size_t)SM90_CONSUMERS * 64 * in.tile_n * 2 : 0);
+        size_t stage = (size_t)(in.tile_m + in.tile_n) * SM90_ROW_BYTES;
+        in.stages = (int)((smem - fixed) / stage);
+        if (in.stages > 6)
+            in.stages = 6;
+        if (in.stages < 2)
+            continue;
+        in.warps_m = SM90_CONSUMERS, in.warps_n = 1;
+        in.cluster = 1, in.raster = 0, in.group = SM90_GROUP, in.persistent = 1;
+        in.split_k = 1;
+        if (n < max)
+            out[n++] = in;
+        /* the best split of K for this tile, when it beats none (few tiles, long K) */
+        long long k_tiles = (prob->p.k + in.tile_k - 1) / in.tile_k;
+        int best = 1;
+        double best_eff = ck_gemm_sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, 1, slots);
+        for (int s = 2; s <= SM90_MAX_SPLIT && s <= k_tiles / 2; ++s) {
+            double e = ck_gemm_sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, s, slots);
+            if (e > best_eff * 1.02)
+                best = s, best_eff = e;
+        }
+        if (best > 1 && n < max) {
+            in.split_k = best;
+            out[n++] = in;
+        }
+    }
+    return n;
 }
 
 /* ---- the kernel source ----------------------------------------------------------------------
@@ -168,27 +213,27 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
                              char **source)
 {
     const ck_gemm_problem *p = &prob->p;
-    char *epi = NULL;
+    char *epi = NULL, *defs = NULL;
     *source = NULL;
     ck_dist_encoding enc;
     acc_encoding(inst->tile_n, inst->warps_m, &enc);
     ck_status st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
     if (st)
         return st;
-    size_t cap = strlen(epi) + 4096;
-    char *s = malloc(cap);
+    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
+    int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
+    defs = np < 0 ? NULL : ck_gemm_params_defines(params, np);
+    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + 4096;
+    char *s = defs ? malloc(cap) : NULL;
     if (!s) {
-        free(epi);
+        free(epi), free(defs);
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the kernel source.");
     }
-    int in_a = in_code(p->a.dtype, prob), in_b = in_code(p->b.dtype, prob);
+    /* the parameter table's defines, then what this family derives from them */
     snprintf(s, cap,
              "/* ck gemm, family sm90 (TMA + wgmma, warp-specialized, persistent): %s x %s -> "
-             "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d */\n"
-             "#define GEMM_TILE_M %d\n#define GEMM_TILE_N %d\n#define GEMM_TILE_K %d\n"
-             "#define GEMM_STAGES %d\n#define GEMM_CONSUMERS %d\n#define GEMM_GROUP %d\n"
-             "#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
-             "#define GEMM_A_KMAJOR %d\n#define GEMM_B_KMAJOR %d\n"
+             "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d%s */\n"
+             "%s#define GEMM_CONSUMERS GEMM_WARPS_M\n#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
              "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
              "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n"
              "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
@@ -200,11 +245,10 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
              ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
              prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
              inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
-             inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
-             in_a, in_b, prob->a_kmajor, prob->b_kmajor, tma_store(prob),
-             p->d.dtype == CK_DTYPE_F16, epi,
-             SM90_THREADS_PER_WG * (inst->warps_m + 1));
-    free(epi);
+             inst->split_k > 1 ? ", K split (count at launch)" : "", defs,
+             in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), tma_store(prob),
+             p->d.dtype == CK_DTYPE_F16, epi, SM90_THREADS_PER_WG * (inst->warps_m + 1));
+    free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
 }
@@ -214,44 +258,77 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
 static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
 {
     return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
-           (tma_store(prob) ? (size_t)inst->warps_m * SM90_C_BYTES : 0) +
-           16 * (size_t)inst->stages;
+           (tma_store(prob) ? (size_t)inst->warps_m * 64 * inst->tile_n * 2 : 0) +
+           16 * (size_t)inst->stages + 16 /* the ring; split-K's arrival flags */;
+}
+
+/* The family's plan state: the tensor maps of the last A, B and D pointers; split-K's
+ * workspace (partial sums and arrival counters, device memory of the plan). */
+typedef struct sm90_state {
+    ck_tensor_map ta, tb, td;
+    const void *a, *b, *d;
+    ck_device *dev;
+    void *ws;
+    size_t ws_flags_offset;
+    int splits; /* K ranges per tile at launch (the instance's, at most the K tiles) */
+} sm90_state;
+
+static void state_free(void *p)
+{
+    sm90_state *s = p;
+    if (s && s->ws)
+        ck_free(s->dev, s->ws);
+    free(s);
 }
 
 static ck_status sm90_prepare(ck_gemm_plan *plan)
 {
     const ck_gemm_instance *in = &plan->inst;
+    const ck_gemm_problem *p = &plan->prob.p;
     ck_launch_config *cfg = &plan->launch;
     memset(cfg, 0, sizeof *cfg);
     cfg->block[0] = SM90_THREADS_PER_WG * (unsigned)(in->warps_m + 1);
     cfg->block[1] = cfg->block[2] = 1;
     cfg->grid[1] = cfg->grid[2] = 1;
     cfg->dynamic_shared_bytes = shared_bytes(&plan->prob, in);
-    long long tiles = ((plan->prob.p.m + in->tile_m - 1) / in->tile_m) *
-                      ((plan->prob.p.n + in->tile_n - 1) / in->tile_n);
+    long long tiles = ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n);
+    long long k_tiles = (p->k + in->tile_k - 1) / in->tile_k;
+    int splits = in->split_k > 1 ? in->split_k : 1;
+    if (splits > k_tiles)
+        splits = (int)k_tiles;
+    long long units = tiles * splits;
     int resident = 0;
     ck_status st = ck_kernel_max_active(plan->kernel, cfg, &resident);
     if (st)
         return st;
     if (resident <= 0) /* the emulator: no limit; one block per worker */
         resident = ck_op_props(plan->ctx)->multiprocessors;
-    cfg->grid[0] = (unsigned)(tiles < resident ? tiles : resident);
+    cfg->grid[0] = (unsigned)(units < resident ? units : resident);
     if (cfg->grid[0] < 1)
         cfg->grid[0] = 1;
     plan->align_a = plan->align_b = 16;
     plan->align_c = plan->align_d = 16;
+
+    sm90_state *s = NULL;
+    if (posix_memalign((void **)&s, 64, sizeof *s) != 0)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the plan state.");
+    memset(s, 0, sizeof *s);
+    plan->family_state = s;
+    plan->family_state_free = state_free;
+    s->dev = ck_context_device(plan->ctx);
+    s->splits = splits;
+    if (splits > 1) { /* partial sums of every (tile, split), then a counter per tile part */
+        size_t part = (size_t)in->tile_m * (size_t)in->tile_n * sizeof(float);
+        s->ws_flags_offset = (size_t)units * part;
+        size_t bytes = s->ws_flags_offset + (size_t)tiles * (size_t)in->warps_m * sizeof(unsigned);
+        st = ck_malloc(s->dev, bytes, &s->ws);
+        if (!st)
+            st = ck_memset_d8(s->dev, (char *)s->ws + s->ws_flags_offset, 0,
+                              bytes - s->ws_flags_offset, NULL);
+        if (st)
+            return st;
+    }
     return CK_SUCCESS;
-}
-
-/* The tensor maps of the last A, B and D pointers. */
-typedef struct sm90_state {
-    ck_tensor_map ta, tb, td;
-    const void *a, *b, *d;
-} sm90_state;
-
-static void state_free(void *s)
-{
-    free(s);
 }
 
 /* The map of an operand: `kmajor` rows of `mn` elements ... K contiguous: dims (K, MN), one
@@ -282,13 +359,6 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     const ck_gemm_instance *in = &plan->inst;
     ck_device *dev = ck_context_device(plan->ctx);
     sm90_state *s = plan->family_state;
-    if (!s) {
-        if (posix_memalign((void **)&s, 64, sizeof *s) != 0)
-            return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for tensor maps.");
-        memset(s, 0, sizeof *s);
-        plan->family_state = s;
-        plan->family_state_free = state_free;
-    }
     ck_status st = CK_SUCCESS;
     if (s->a != args->a) {
         s->a = NULL;
@@ -327,6 +397,9 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     }
     ck_gemm_kargs ka;
     ck_gemm_fill_kargs(plan, args, &ka);
+    ka.k_splits = s->splits;
+    ka.ws = s->ws;
+    ka.ws_flags = s->ws ? (unsigned *)((char *)s->ws + s->ws_flags_offset) : NULL;
     ck_launch_config cfg = plan->launch;
     cfg.stream = ck_context_stream(plan->ctx);
     void *kargs[4] = {&ka, &s->ta, &s->tb, &s->td};

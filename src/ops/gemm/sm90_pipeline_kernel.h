@@ -6,11 +6,12 @@
  * The producer's one thread walks the block's tiles and their K steps, and for each fills a slot
  * of the stage ring with two TMA boxes (A: TILE_M x TILE_K, B: TILE_N x TILE_K, 128-byte
  * swizzle, zero-filled outside the matrices); consumer warpgroup w multiplies rows
- * 64w .. 64w + 63 of the slot's A by its whole B with wgmma (m64n256, K-steps of 32 bytes) into
+ * 64w .. 64w + 63 of the slot's A by its whole B with wgmma (m64nTILE_N, K-steps of 32 bytes) into
  * registers, releases the slot, and after the last K step stores its part of the tile through
  * gemm_epilogue (generated from the accumulator's encoding). Tiles are handed out round-robin
  * over a resident grid, in groups of GEMM_GROUP tile rows (grouped raster: neighbouring blocks
- * share A and B tiles in L2).
+ * share A and B tiles in L2). With GEMM_SPLIT_K, a work unit is one of ka->k_splits ranges of
+ * a tile's K steps, and the splits' partial sums meet in a workspace (sm90_split_reduce).
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -29,25 +30,52 @@
 #define SM90_BOX_BYTES  (SM90_BOX_MN * SM90_ROW_BYTES)
 #define SM90_WG_N       GEMM_TILE_N
 #define SM90_ACC        (SM90_WG_N / 2)
-#define SM90_C_BYTES    (64 * SM90_WG_N * 2) /* one consumer's 64 x 256 16-bit tile of D */
+#define SM90_C_BYTES    (64 * SM90_WG_N * 2) /* one consumer's 64 x TILE_N 16-bit tile of D */
 #define SM90_C_SMEM     (GEMM_TMA_STORE ? GEMM_CONSUMERS * SM90_C_BYTES : 0)
 
-/* One K step (32 bytes of K) of a consumer warpgroup: acc (+)= A(64 x k) B(k x 256). */
+/* One K step (32 bytes of K) of a consumer warpgroup: acc (+)= A(64 x k) B(k x TILE_N). */
+#define SM90_SS(N, T, acc, da, db, sd)    CK_WGMMA_SS(N, T, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
+#define SM90_TF32(N, acc, da, db, sd)     CK_WGMMA_SS_TF32(N, acc, da, db, sd, 1, 1)
+#define SM90_F8(N, TA, TB, acc, da, db, sd) CK_WGMMA_SS_F8(N, TA, TB, acc, da, db, sd, 1, 1)
 #if GEMM_IN == 0
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS(256, f16, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
+#define SM90_MMA(acc, da, db, sd) SM90_SS(GEMM_TILE_N, f16, acc, da, db, sd)
 #elif GEMM_IN == 1
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS(256, bf16, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
+#define SM90_MMA(acc, da, db, sd) SM90_SS(GEMM_TILE_N, bf16, acc, da, db, sd)
 #elif GEMM_IN == 2
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_TF32(256, acc, da, db, sd, 1, 1)
+#define SM90_MMA(acc, da, db, sd) SM90_TF32(GEMM_TILE_N, acc, da, db, sd)
 #elif GEMM_IN == 3 && GEMM_IN_B == 3
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e4m3, e4m3, acc, da, db, sd, 1, 1)
+#define SM90_MMA(acc, da, db, sd) SM90_F8(GEMM_TILE_N, e4m3, e4m3, acc, da, db, sd)
 #elif GEMM_IN == 3 && GEMM_IN_B == 4
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e4m3, e5m2, acc, da, db, sd, 1, 1)
+#define SM90_MMA(acc, da, db, sd) SM90_F8(GEMM_TILE_N, e4m3, e5m2, acc, da, db, sd)
 #elif GEMM_IN == 4 && GEMM_IN_B == 3
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e5m2, e4m3, acc, da, db, sd, 1, 1)
+#define SM90_MMA(acc, da, db, sd) SM90_F8(GEMM_TILE_N, e5m2, e4m3, acc, da, db, sd)
 #else
-#define SM90_MMA(acc, da, db, sd) CK_WGMMA_SS_F8(256, e5m2, e5m2, acc, da, db, sd, 1, 1)
+#define SM90_MMA(acc, da, db, sd) SM90_F8(GEMM_TILE_N, e5m2, e5m2, acc, da, db, sd)
 #endif
+
+/* Work unit u of the persistent grid: tile u / splits, K tiles [*k0, *k1) of split u % splits
+ * (without split-K, unit = tile and the whole K). */
+CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, int u, int *k0, int *k1)
+{
+#if GEMM_SPLIT_K
+    int s = u % ka->k_splits;
+    *k0 = (int)((long long)ka->k_tiles * s / ka->k_splits);
+    *k1 = (int)((long long)ka->k_tiles * (s + 1) / ka->k_splits);
+    return u / ka->k_splits;
+#else
+    *k0 = 0, *k1 = ka->k_tiles;
+    return u;
+#endif
+}
+
+CK_DEVICE int sm90_units(const ck_gemm_kargs *ka)
+{
+#if GEMM_SPLIT_K
+    return ka->tiles_m * ka->tiles_n * ka->k_splits;
+#else
+    return ka->tiles_m * ka->tiles_n;
+#endif
+}
 
 /* Tile t of the grouped raster: GEMM_GROUP tile rows at a time, down the rows first. */
 CK_DEVICE void sm90_tile(const ck_gemm_kargs *ka, int t, int *tm, int *tn)
@@ -116,10 +144,10 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
                              const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
 {
     ck_ring_pos pos = ck_ring_start();
-    for (int t = (int)ck_block_idx_x(); t < ka->tiles_m * ka->tiles_n; t += (int)ck_grid_dim_x()) {
-        int tm, tn;
-        sm90_tile(ka, t, &tm, &tn);
-        for (int kt = 0; kt < ka->k_tiles; ++kt, ck_ring_next(ring, &pos)) {
+    for (int u = (int)ck_block_idx_x(); u < sm90_units(ka); u += (int)ck_grid_dim_x()) {
+        int tm, tn, k0, k1;
+        sm90_tile(ka, sm90_unit(ka, u, &k0, &k1), &tm, &tn);
+        for (int kt = k0; kt < k1; ++kt, ck_ring_next(ring, &pos)) {
             unsigned char *a = stages + pos.slot * SM90_STAGE, *b = a + SM90_A_BYTES;
             ck_ring_acquire(ring, pos);
             unsigned long long *full = ck_ring_expect(ring, pos, SM90_STAGE);
@@ -129,26 +157,67 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
     }
 }
 
+#if GEMM_SPLIT_K
+/* Split-K: every split of a tile publishes its partial sums (part of the warpgroup's rows) in
+ * the workspace and counts itself in; the split that arrives last sums all splits' partials in
+ * the fixed order 0, 1, ..., splits - 1 (its own from registers), so the result does not depend
+ * on the order of arrival, and returns 1: it stores the tile. No split ever waits for another. */
+CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsigned wg,
+                                unsigned *last)
+{
+    int splits = ka->k_splits, tile = u / splits, mine = u % splits;
+    if (splits < 2)
+        return 1;
+    unsigned t = ck_warpgroup_thread();
+    size_t part = (size_t)CK_WARPGROUP_THREADS * SM90_ACC; /* floats of one warpgroup's part */
+    float *base = ka->ws + ((size_t)tile * splits * GEMM_CONSUMERS + wg) * part;
+    float *own = base + (size_t)mine * GEMM_CONSUMERS * part;
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
+        own[(size_t)i * CK_WARPGROUP_THREADS + t] = acc[i];
+    ck_fence_device(); /* the partials are visible before the count says so */
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    if (t == 0) {
+        unsigned *flag = &ka->ws_flags[tile * GEMM_CONSUMERS + wg];
+        last[wg] = ck_atomic_add_u32(flag, 1u) == (unsigned)splits - 1;
+        if (last[wg])
+            ck_atomic_exch_u32(flag, 0u); /* ready for the next launch */
+    }
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    if (!last[wg])
+        return 0;
+    ck_fence_device(); /* the other splits' partials, after their counts */
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) {
+        const float *p = base + (size_t)i * CK_WARPGROUP_THREADS + t;
+        float sum = mine == 0 ? acc[i] : p[0];
+        for (int s = 1; s < splits; ++s)
+            sum += s == mine ? acc[i] : p[(size_t)s * GEMM_CONSUMERS * part];
+        acc[i] = sum;
+    }
+    return 1;
+}
+#endif
+
 CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
-                             unsigned char *stages, unsigned wg)
+                             unsigned char *stages, unsigned wg, unsigned *flags)
 {
     float acc[SM90_ACC];
     ck_ring_pos pos = ck_ring_start(), prev = pos;
-    for (int t = (int)ck_block_idx_x(); t < ka->tiles_m * ka->tiles_n; t += (int)ck_grid_dim_x()) {
-        int tm, tn;
-        sm90_tile(ka, t, &tm, &tn);
-        for (int kt = 0; kt < ka->k_tiles; ++kt) {
+    (void)flags;
+    for (int u = (int)ck_block_idx_x(); u < sm90_units(ka); u += (int)ck_grid_dim_x()) {
+        int tm, tn, k0, k1;
+        sm90_tile(ka, sm90_unit(ka, u, &k0, &k1), &tm, &tn);
+        for (int kt = k0; kt < k1; ++kt) {
             const unsigned char *a = stages + pos.slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
             const unsigned char *b = stages + pos.slot * SM90_STAGE + SM90_A_BYTES;
             ck_ring_wait(ring, pos);
             ck_wgmma_fence();
             CK_UNROLL for (int s = 0; s < 4; ++s)
                 SM90_MMA(acc, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
-                         (int)(kt > 0 || s > 0));
+                         (int)(kt > k0 || s > 0));
             ck_wgmma_commit_group();
             ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
             ck_wgmma_fence_operand(acc, SM90_ACC);
-            if (kt > 0 && ck_lane_id() == 0)
+            if (kt > k0 && ck_lane_id() == 0)
                 ck_ring_release(ring, prev);
             prev = pos;
             ck_ring_next(ring, &pos);
@@ -157,6 +226,10 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
         ck_wgmma_fence_operand(acc, SM90_ACC);
         if (ck_lane_id() == 0)
             ck_ring_release(ring, prev);
+#if GEMM_SPLIT_K
+        if (!sm90_split_reduce(acc, ka, u, wg, flags))
+            continue; /* another split of this tile stores it */
+#endif
 #if GEMM_TMA_STORE
         sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg,
                         (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
@@ -178,8 +251,9 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
-    ck_ring ring = ck_ring_make((unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM),
-                                GEMM_STAGES);
+    unsigned long long *bars = (unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM);
+    ck_ring ring = ck_ring_make(bars, GEMM_STAGES);
+    unsigned *flags = (unsigned *)(bars + 2 * GEMM_STAGES); /* split-K: 'last' per warpgroup */
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
         ck_tma_prefetch_map(ta);
@@ -193,6 +267,6 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
             sm90_producer(ka, ta, tb, &ring, smem);
     } else {
         CK_REGS_CONSUMER(GEMM_REGS_CONSUMER);
-        sm90_consumer(ka, td, &ring, smem, wg);
+        sm90_consumer(ka, td, &ring, smem, wg, flags);
     }
 }
