@@ -626,12 +626,10 @@ static const char *ld_kernel =
 /* A window with the encoding of `instr` operand `op` over a shared-memory tile; the generated
  * load must use `want` ("ck_ldmatrix_x4(", ... or NULL: no ldmatrix) and give every thread the
  * elements the encoding names, on the device. */
-static void ld_case(const char *instr, ck_mma_operand op, ck_smem_tile tile, long long o0,
-                    long long o1, const char *want, int row_stride)
+static void ld_case_enc(const char *instr, ck_mma_operand op, ck_dist_encoding e, ck_smem_tile tile,
+                        long long o0, long long o1, const char *want, int row_stride)
 {
-    ck_dist_encoding e;
     ck_distribution dist;
-    CHECK_OK(ck_mma_encoding(instr, op, &e));
     CHECK_OK(ck_dist_make(&e, &dist));
     ck_descriptor *desc = NULL;
     if (row_stride) { /* a plain row-major tile with padded rows instead */
@@ -697,6 +695,31 @@ static void ld_case(const char *instr, ck_mma_operand op, ck_smem_tile tile, lon
     ck_descriptor_destroy(desc);
 }
 
+static void ld_case(const char *instr, ck_mma_operand op, ck_smem_tile tile, long long o0,
+                    long long o1, const char *want, int row_stride)
+{
+    ck_dist_encoding e;
+    CHECK_OK(ck_mma_encoding(instr, op, &e));
+    ld_case_enc(instr, op, e, tile, o0, o1, want, row_stride);
+}
+
+/* The operand `op` of `instr` as a block-level encoding of 2 x 2 warps (P0 = warp, P1 = lane),
+ * `outer` giving the warps' and repeats' components (CK's BlockGemm decomposition). */
+static void ld_case_block(const char *instr, ck_mma_operand op, const char *outer,
+                          ck_smem_tile tile, long long o0, long long o1, const char *want)
+{
+    ck_dist_encoding o, in, e;
+    CHECK_OK(ck_dist_encoding_parse(outer, &o));
+    CHECK_OK(ck_mma_encoding(instr, op, &in));
+    in.ndim_p = 2; /* the lane becomes P1; P0 (the warp) has no component in the fragment */
+    in.p_size[1] = in.p_size[0];
+    memcpy(in.p_major[1], in.p_major[0], sizeof in.p_major[0]);
+    memcpy(in.p_minor[1], in.p_minor[0], sizeof in.p_minor[0]);
+    in.p_size[0] = 0;
+    CHECK_OK(ck_dist_embed(&o, &in, &e));
+    ld_case_enc(instr, op, e, tile, o0, o1, want, 0);
+}
+
 static void test_window_ldmatrix(void)
 {
     const ck_smem_tile a128 = {16, 64, 2, CK_NV_SWIZZLE_128B, 1, 0, 0, 0, 0, 0};
@@ -722,6 +745,21 @@ static void test_window_ldmatrix(void)
     /* rows of 20 elements: the 8-element runs are not 16-byte aligned: the general path */
     const ck_smem_tile pad = {16, 16, 2, CK_NV_SWIZZLE_NONE, 1, 0, 0, 0, 0, 0};
     ld_case("mma.m16n8k16.f32.bf16", CK_MMA_A, pad, 0, 0, NULL, 20);
+    /* Block-level fragments of 2 x 2 warps (wm, wn) = (warp / 2, warp % 2), 2 repeats each: A
+     * (64 x 16) is the same for both wn, B (16 x 64) for both wm (replicated over warps, an R
+     * component of P0): ldmatrix still applies, each warp addressing its own rows. */
+    const ck_smem_tile ba = {64, 32, 2, CK_NV_SWIZZLE_64B, 1, 0, 0, 0, 0, 0};
+    ld_case_block("mma.m16n8k16.f32.bf16", CK_MMA_A,
+                  "tile_distribution_encoding<sequence<2>, tuple<sequence<2, 2>, sequence<1>>, "
+                  "tuple<sequence<1, 0>, sequence<>>, tuple<sequence<0, 0>, sequence<>>, "
+                  "sequence<1, 2>, sequence<1, 0>>",
+                  ba, 0, 16, "ck_ldmatrix_x4(");
+    const ck_smem_tile bb = {32, 64, 2, CK_NV_SWIZZLE_128B, 1, 0, 0, 0, 0, 0};
+    ld_case_block("mma.m16n8k16.f32.bf16", CK_MMA_B,
+                  "tile_distribution_encoding<sequence<2>, tuple<sequence<1>, sequence<2, 2>>, "
+                  "tuple<sequence<0, 2>, sequence<>>, tuple<sequence<0, 0>, sequence<>>, "
+                  "sequence<1, 2>, sequence<0, 1>>",
+                  bb, 16, 32, "ck_ldmatrix_x4_trans(");
 }
 
 int main(void)

@@ -60,8 +60,11 @@ ck_status ck_gen_ldmatrix_plan(gen *g)
     int np = d->enc.ndim_p;
     if (!(ops & CK_WIN_LOAD) || g->ebytes != 2 || d->enc.ndim_x != 2 ||
         !ck_descriptor_is_concrete(s->desc) || (np != 1 && np != 2) || d->p_lengths[np - 1] != 32 ||
-        d->replication != 1 || d->elements_per_thread % 2 || d->elements_per_thread > 64)
+        d->elements_per_thread % 2 || d->elements_per_thread > 64)
         return CK_SUCCESS;
+    /* Replication (warps holding the same fragment, as the A operand of the warps of one block
+     * row) needs nothing more: every warp computes its own addresses from X(warp, lane). A
+     * replicated lane breaks the fragment structure below. */
     for (long long r = 0; r < g->nregs; ++r)
         if (g->regs[r].ncond)
             return CK_SUCCESS; /* masked: keep the general path */
