@@ -383,6 +383,7 @@ done:
 int main(void)
 {
     const char *e;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines as they happen, also into a file */
     uint64_t seed = (e = getenv("CK_GEMM_RANDOM_SEED")) ? strtoull(e, NULL, 10) : 1;
     rng = seed;
     if (!ckk_open())
