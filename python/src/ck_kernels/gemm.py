@@ -399,6 +399,10 @@ def matmul(a, b, *, out=None):
     accuracy). Operands may be transposed views (read in place). Batched (3-D and more)
     operands are refused until ck has a batched GEMM. With torch, differentiable (the
     gradients are ck GEMMs too)."""
+    if not hasattr(a, "shape"):  # a __dlpack__ object: its NumPy / torch view
+        a = describe(a, "a").obj
+    if not hasattr(b, "shape"):
+        b = describe(b, "b").obj
     ra = len(a.shape)
     rb = len(b.shape)
     if ra == 2 and rb == 2:
