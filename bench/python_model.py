@@ -102,17 +102,17 @@ def main():
         row = []
         for name, f in variants:
             if args.backward:
-                def run(f=f):
+                def run(f=f, x=x, w=w):
                     torch.autograd.grad(f(x, w).float().square().sum(), w)
             else:
-                def run(f=f):
+                def run(f=f, x=x, w=w):
                     with torch.inference_mode():
                         f(x, w)
             row.append(median_ms(run, args.reps))
         base = row[0]
         cells = [f"{ms:.3f} ({base / ms:.2f}x)" for ms in row]
         print(f"| {t}, {d}, {h}, {o} | " + " | ".join(cells) + " |")
-        del x, w
+        del x, w, run
         torch.cuda.empty_cache()
 
 

@@ -34,7 +34,8 @@ def version():
 
 
 __all__ = [
-    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_instance", "layer_norm", "rms_norm",
+    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_instance",
+    "layer_norm", "rms_norm",
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",
     "kernel_count", "version",

@@ -49,22 +49,6 @@ _ITEMSIZE = {_tensor.F32: 4, _tensor.F16: 2, _tensor.BF16: 2, _tensor.FP8_E4M3: 
              _tensor.FP8_E5M2: 1, _tensor.I8: 1, _tensor.I32: 4, _tensor.F64: 8,
              _tensor.U8: 1}
 
-_lib.lib.ck_gemm_plan_create.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
-                                         ctypes.c_void_p]
-_lib.lib.ck_gemm_plan_create.restype = ctypes.c_int
-_lib.lib.ck_gemm_plan_execute.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-_lib.lib.ck_gemm_plan_execute.restype = ctypes.c_int
-_lib.lib.ck_gemm_plan_destroy.argtypes = [ctypes.c_void_p]
-_lib.lib.ck_gemm_plan_destroy.restype = None
-_lib.lib.ck_gemm_plan_instance.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-_lib.lib.ck_gemm_plan_instance.restype = ctypes.c_int
-_lib.lib.ck_gemm.argtypes = [ctypes.c_void_p] * 6
-_lib.lib.ck_gemm.restype = ctypes.c_int
-_plan_create = _lib.lib.ck_gemm_plan_create
-_plan_execute = _lib.lib.ck_gemm_plan_execute
-_plan_destroy = _lib.lib.ck_gemm_plan_destroy
-_gemm_onecall = _lib.lib.ck_gemm
-
 _MAX_PLANS = 1024
 
 
@@ -82,7 +66,7 @@ def clear_plans():
     kernel caches, so a later call only re-plans)."""
     plans = _plans()
     for plan in plans.values():
-        _plan_destroy(plan)
+        _lib.ck_gemm_plan_destroy(plan)
     plans.clear()
 
 
@@ -148,7 +132,7 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
         m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld, compute, bias, bias_dtype,
         act, prog))
     out = ctypes.c_void_p()
-    call(_plan_create, ctx, buf, instance, ctypes.byref(out))
+    call(_lib.ck_gemm_plan_create, ctx, buf, instance, ctypes.byref(out))
     plans = _plans()
     if len(plans) >= _MAX_PLANS:
         clear_plans()
@@ -182,7 +166,7 @@ def _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, bias_len, alpha, beta, 
         prog = ctypes.addressof(_program(epi))
     _OPTIONS.pack_into(buf, 5 * TENSOR_SIZE, alpha, beta, sa, sb, sd, compute, pbias,
                        bias_code, act, prog, instance)
-    call(_gemm_onecall, ctx, pa, pb, pc, pd, ctypes.addressof(buf) + 5 * TENSOR_SIZE)
+    call(_lib.ck_gemm, ctx, pa, pb, pc, pd, ctypes.addressof(buf) + 5 * TENSOR_SIZE)
 
 
 def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
@@ -286,9 +270,9 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
                             cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
                             instance)
-    st = _plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0,
-                                        da.ptr, bias_a.ptr if bias_a is not None else 0,
-                                        alpha, beta, scale_a, scale_b, scale_d))
+    st = _lib.ck_gemm_plan_execute(plan, _ARGS.pack(
+        aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
+        bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b, scale_d))
     if st:
         raise _lib.error()
     return (out, plan) if want_plan else out
@@ -318,7 +302,8 @@ def _matmul_core(a, b):
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, _NO_C,
                             ROW, 0, dd, ROW, n, 0, 0, 0, 0, None, -1)
     out, da = empty(aa, (m, n), dd)
-    if _plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, 0, 1.0, 0.0, 1.0, 1.0, 1.0)):
+    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, 0, 1.0, 0.0, 1.0,
+                                                  1.0, 1.0)):
         raise _lib.error()
     return out
 
@@ -331,7 +316,7 @@ def plan_instance(a, b, **kw):
         fail(Status.INVALID_ARGUMENT, "plan_instance: this call used no cached plan (empty "
              "result, or A / B not 16-byte aligned).")
     buf = ctypes.create_string_buffer(_CANDIDATE.size)
-    call(_lib.lib.ck_gemm_plan_instance, plan, buf)
+    call(_lib.ck_gemm_plan_instance, plan, buf)
     v = _CANDIDATE.unpack(buf.raw)
     fields = ("id", "name", "family", "tile_m", "tile_n", "tile_k", "stages", "cluster",
               "est_waves", "score", "tuned")
@@ -436,7 +421,7 @@ def matmul(a, b, *, out=None):
     rb = len(b.shape)
     if ra == 2 and rb == 2:
         if out is None and _mm_op is not None and _torchops.is_torch(a) and \
-                not _torchops.direct(a, b):
+                _torchops.is_torch(b) and not _torchops.direct(a, b):
             return _mm_op(a, b)
         if out is None:
             return _matmul_core(a, b)
