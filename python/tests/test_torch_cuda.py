@@ -93,7 +93,8 @@ def test_gemm_fp8_if_supported(gen):
     b = randn(gen, 64, 96).to(torch.float8_e4m3fn).t()
     y = ck.gemm(a, b, scale_a=0.5, scale_b=2.0)
     assert y.dtype == torch.float32
-    assert_gemm_close(y, a.float(), b.float(), a.double() @ b.double())
+    a32, b32 = a.float(), b.float()
+    assert_gemm_close(y, a32, b32, a32.double() @ b32.double())
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])

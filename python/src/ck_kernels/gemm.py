@@ -459,7 +459,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
     for int8). out: write into this [M, N] tensor (may be c itself for an in-place update).
     instance: an instance id from `ck gemm` candidates (-1: ck's choice)."""
     if out is None and instance == -1 and _gemm_op is not None and _torchops.is_torch(a) and \
-            not _torchops.direct(a, b, c, bias):
+            _torchops.is_torch(b) and not _torchops.direct(a, b, c, bias):
         if beta is None:
             beta = 1.0 if c is not None else 0.0
         return _gemm_op(a, b, c, float(alpha), float(beta), bias, bias_mode or "",
