@@ -3,18 +3,21 @@
     import ck_kernels as ck
     y = ck.softmax(x)                      # NumPy (CPU emulator), torch CPU/CUDA, __dlpack__
     y, h = ck.rms_norm(x, (4096,), w, residual=h)
+    z = ck.gemm(y, w1.T, bias=b1, activation="silu")   # epilogue fused; w1.T read in place
 
 Every function generates a kernel for the problem the first time (compiled by NVRTC on a GPU,
 by the system C compiler for the emulator), caches it, and launches it on the caller's CUDA
 stream. Failures raise CkError with ck's status and sentence. With torch installed, each
 function is also the custom operator torch.ops.ck.<name> (fake implementation for
-torch.compile; autograd for softmax, log_softmax, layer_norm, rms_norm).
+torch.compile; autograd for softmax, log_softmax, layer_norm, rms_norm, matmul).
 """
 from . import _torchops  # noqa: F401  (registers torch ops first when torch is present)
 from . import cache
 from ._lib import CkError, Status
 from ._runtime import kernel_count, synchronize
 from .elementwise import cast, elementwise
+from .gemm import gemm, matmul
+from .gemm import plan_instance as gemm_instance
 from .norm import layer_norm, rms_norm, rms_norm_quant, smooth_quant
 from .permute import permute
 from .reduce import amax, amin, argmax, argmin, mean, reduce, sum, vector_norm
@@ -31,7 +34,8 @@ def version():
 
 
 __all__ = [
-    "CkError", "Status", "cache", "cast", "elementwise", "layer_norm", "rms_norm",
+    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_instance",
+    "layer_norm", "rms_norm",
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",
     "kernel_count", "version",

@@ -63,8 +63,10 @@ def _no_backward(name):
         from ._lib import CkError, Status
 
         raise CkError(Status.NOT_IMPLEMENTED, f"ck.{name} has no backward (ck provides "
-                      "gradients for softmax, log_softmax, layer_norm and rms_norm); compute "
-                      "this step with torch where a gradient must flow through it.")
+                      "gradients for softmax, log_softmax, layer_norm, rms_norm, elementwise, "
+                      "cast, permute, sum, mean and matmul); compute this step with torch (or, "
+                      "for gemm, ck.matmul and ck.elementwise) where a gradient must flow "
+                      "through it.")
 
     return backward
 

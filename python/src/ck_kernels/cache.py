@@ -41,3 +41,19 @@ def clear():
     n = ctypes.c_int()
     call(_lib.ck_cache_clear, ctypes.byref(n))
     return n.value
+
+
+def gemm_plan_count():
+    """GEMM plans the calling thread keeps (one per distinct problem and context): a repeated
+    ck.gemm / ck.matmul of the same problem reuses its plan and does no generation."""
+    from .gemm import plan_count
+
+    return plan_count()
+
+
+def clear_gemm_plans():
+    """Destroy the calling thread's GEMM plans (the kernels stay cached: a later call re-plans
+    without compiling)."""
+    from .gemm import clear_plans
+
+    clear_plans()

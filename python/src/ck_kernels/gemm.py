@@ -1,0 +1,469 @@
+"""matmul and gemm on tensor cores (ck/gemm.h):
+
+    D = epilogue(alpha * A B + beta * C),  epilogue(x) = program(act(x + bias))
+
+Each operand is a 2-D tensor with one unit stride: row-major, or column-major (a transposed
+view such as a.T / a.t(), read in place, no copy). The problem (sizes, types, orders, leading
+dimensions, epilogue) is made into a ck_gemm_plan once per context (that is, per device and
+stream of the calling thread) and cached here, so a repeated call only packs the pointers and
+launches (ck_gemm_plan_execute). A and B pointers that are not 16-byte aligned, where the plan
+would copy with 16-byte vectors, go through the one-call ck_gemm(), which picks element-wise
+copies (rare: views starting inside a row).
+
+Autograd for matmul: dA = dC B^T and dB = A^T dC, two more ck GEMMs on transposed views.
+"""
+import ctypes
+import struct
+
+from . import _lib, _runtime, _tensor, _torchops
+from ._lib import Status, call, fail
+from ._tensor import TENSOR, TENSOR_SIZE, ck_dtype_of, describe, empty, same_place
+
+__all__ = ["matmul", "gemm", "plan_instance", "ACTIVATIONS"]
+
+ROW, COL = 0, 1
+# ck_gemm_problem: m, n, k; a, b, c, d (dtype, order, ld); compute, bias, bias_dtype,
+# activation; const ck_ew_program *epilogue
+_PROBLEM = struct.Struct("=3q" + "iiq" * 4 + "iiiiQ")
+# ck_gemm_args: a, b, c, d, bias; alpha, beta, scale_a, scale_b, scale_d
+_ARGS = struct.Struct("=5Q5f4x")
+# ck_gemm_options: alpha, beta, scale_a, scale_b, scale_d; compute; bias; bias_mode;
+# activation; epilogue; instance
+_OPTIONS = struct.Struct("=5fiQiiQi4x")
+# ck_gemm_candidate: id, name[96], family, tile_m, tile_n, tile_k, stages, cluster,
+# est_waves, score, tuned
+_CANDIDATE = struct.Struct("=i96s6i4xddi4x")
+_NO_C = 15  # CK_DTYPE_COUNT: the problem has no C
+
+ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu_tanh": 2, "gelu": 3, "gelu_erf": 3,
+               "silu": 4, "sigmoid": 5}
+_COMPUTE = {None: 0, "default": 0, "tf32": 1, "f32": 2, "3xtf32": 2}
+_BIAS_MODES = {"row": 1, "col": 2, "column": 2}
+_BIAS_NAMES = {1: "row", 2: "col"}
+# D's type when out_dtype is not given: the inputs' own for 16-bit and f32 inputs, f32 for
+# fp8, i32 for i8 (the accumulator)
+_DEFAULT_D = {_tensor.F32: _tensor.F32, _tensor.F16: _tensor.F16, _tensor.BF16: _tensor.BF16,
+              _tensor.FP8_E4M3: _tensor.F32, _tensor.FP8_E5M2: _tensor.F32,
+              _tensor.I8: _tensor.I32}
+_ITEMSIZE = {_tensor.F32: 4, _tensor.F16: 2, _tensor.BF16: 2, _tensor.FP8_E4M3: 1,
+             _tensor.FP8_E5M2: 1, _tensor.I8: 1, _tensor.I32: 4, _tensor.F64: 8,
+             _tensor.U8: 1}
+
+_MAX_PLANS = 1024
+
+
+def _plans():
+    """The calling thread's plan cache: problem key (context first) -> plan address."""
+    s = _runtime._state()
+    p = s.get("gemm_plans")
+    if p is None:
+        p = s["gemm_plans"] = {}
+    return p
+
+
+def clear_plans():
+    """Destroy the calling thread's cached GEMM plans (their kernels stay in the contexts'
+    kernel caches, so a later call only re-plans)."""
+    plans = _plans()
+    for plan in plans.values():
+        _lib.ck_gemm_plan_destroy(plan)
+    plans.clear()
+
+
+def plan_count():
+    """Number of GEMM plans the calling thread has cached."""
+    return len(_plans())
+
+
+def _matrix(arg, rows, cols, name, op):
+    """(order, ld) of a rows x cols operand from its strides (in elements)."""
+    s0, s1 = arg.strides
+    if s1 == 1 and (rows == 1 or s0 >= cols):
+        return ROW, (cols if rows == 1 else s0)
+    if s0 == 1 and (cols == 1 or s1 >= rows):
+        return COL, (rows if cols == 1 else s1)
+    fail(Status.UNSUPPORTED, f"{op}: argument '{name}' of shape ({rows}, {cols}) has strides "
+         f"{tuple(arg.strides)}; accepted: row-major (strides (ld >= {cols}, 1)) or "
+         f"column-major (strides (1, ld >= {rows}), e.g. a transposed view); make it so "
+         "first (e.g. .contiguous()).")
+
+
+def _bias_mode(ba, m, n, mode, op):
+    """CK_GEMM_BIAS_ROW / _COL for bias `ba` over an m x n result, by NumPy broadcasting
+    ((n,) or (1, n): one value per column; (m, 1): one per row) or by `mode`."""
+    shape = tuple(ba.shape)
+    if mode is not None:
+        code = _BIAS_MODES.get(mode)
+        if code is None:
+            fail(Status.INVALID_ARGUMENT, f"{op}: argument 'bias_mode' = {mode!r}; accepted: "
+                 "'row' (one value per row, M values) or 'col' (one per column, N values).")
+    elif shape in ((n,), (1, n)):
+        code = 2
+    elif shape == (m, 1):
+        code = 1
+    else:
+        fail(Status.INVALID_ARGUMENT, f"{op}: argument 'bias' of shape {shape} does not "
+             f"broadcast over the {m} x {n} result; accepted: ({n},) or (1, {n}) (per column), "
+             f"({m}, 1) (per row), or bias_mode='row' / 'col' with {m} / {n} values.")
+    want = m if code == 1 else n
+    count = 1
+    for d in shape:
+        count *= d
+    if count != want:
+        fail(Status.INVALID_ARGUMENT, f"{op}: argument 'bias' of shape {shape} with bias_mode "
+             f"'{_BIAS_NAMES[code]}' must hold {want} values ("
+             f"{'M' if code == 1 else 'N'}).")
+    if want > 1:
+        for d, s in zip(shape, ba.strides):
+            if d != 1 and s != 1:
+                fail(Status.UNSUPPORTED, f"{op}: argument 'bias' of shape {shape} has strides "
+                     f"{tuple(ba.strides)}; the bias vector must be contiguous.")
+    return code
+
+
+def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld,
+                 compute, bias, bias_dtype, act, epi, instance):
+    prog = 0
+    if epi is not None:
+        from .elementwise import _program
+
+        prog = ctypes.addressof(_program(epi))  # copied into the plan
+    buf = ctypes.create_string_buffer(_PROBLEM.pack(
+        m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld, compute, bias, bias_dtype,
+        act, prog))
+    out = ctypes.c_void_p()
+    call(_lib.ck_gemm_plan_create, ctx, buf, instance, ctypes.byref(out))
+    plans = _plans()
+    if len(plans) >= _MAX_PLANS:
+        clear_plans()
+    plans[key] = out.value
+    return out.value
+
+
+def _pack_tensor(buf, off, ptr, dtype, shape, strides):
+    r = len(shape)
+    TENSOR.pack_into(buf, off, ptr, dtype, r, *shape, *(0,) * (8 - r), *strides,
+                     *(0,) * (8 - r))
+    return ctypes.addressof(buf) + off
+
+
+def _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, bias_len, alpha, beta, sa, sb, sd,
+                 compute, act, epi, instance):
+    """ck_gemm() over tensor descriptions: used for A / B pointers that are not 16-byte
+    aligned (the one-call form then chooses element-wise copies)."""
+    buf = ctypes.create_string_buffer(5 * TENSOR_SIZE + _OPTIONS.size)
+    pa = _pack_tensor(buf, 0, aa.ptr, aa.dtype, aa.shape, aa.strides)
+    pb = _pack_tensor(buf, TENSOR_SIZE, ba.ptr, ba.dtype, ba.shape, ba.strides)
+    pd = _pack_tensor(buf, 2 * TENSOR_SIZE, da.ptr, da.dtype, da.shape, da.strides)
+    pc = _pack_tensor(buf, 3 * TENSOR_SIZE, ca.ptr, ca.dtype, ca.shape, ca.strides) \
+        if ca is not None else None
+    pbias = _pack_tensor(buf, 4 * TENSOR_SIZE, bias_a.ptr, bias_a.dtype, (bias_len,), (1,)) \
+        if bias_a is not None else 0
+    prog = 0
+    if epi is not None:
+        from .elementwise import _program
+
+        prog = ctypes.addressof(_program(epi))
+    _OPTIONS.pack_into(buf, 5 * TENSOR_SIZE, alpha, beta, sa, sb, sd, compute, pbias,
+                       bias_code, act, prog, instance)
+    call(_lib.ck_gemm, ctx, pa, pb, pc, pd, ctypes.addressof(buf) + 5 * TENSOR_SIZE)
+
+
+def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
+               epilogue=None, out_dtype=None, compute=None, scale_a=1.0, scale_b=1.0,
+               scale_d=1.0, out=None, instance=-1, op="gemm", want_plan=False):
+    aa, ba = describe(a, "a"), describe(b, "b")
+    if aa.rank != 2 or ba.rank != 2:
+        fail(Status.INVALID_ARGUMENT if min(aa.rank, ba.rank) < 2 else Status.NOT_IMPLEMENTED,
+             f"{op}: 'a' has shape {tuple(aa.shape)} and 'b' {tuple(ba.shape)}; ck's GEMM "
+             "takes 2-D operands (matrices); batched GEMM is not available yet.")
+    m, k = aa.shape
+    k2, n = ba.shape
+    if k2 != k:
+        fail(Status.INVALID_ARGUMENT, f"{op}: 'a' of shape ({m}, {k}) and 'b' of shape "
+             f"({k2}, {n}) do not chain: a's columns ({k}) must equal b's rows ({k2}).")
+    args, names = [aa, ba], ["a", "b"]
+    ca = bias_a = None
+    if c is not None:
+        ca = describe(c, "c")
+        if tuple(ca.shape) != (m, n):
+            fail(Status.INVALID_ARGUMENT, f"{op}: argument 'c' has shape {tuple(ca.shape)}; "
+                 f"expected ({m}, {n}), the result's shape (a per-row or per-column vector "
+                 "goes in 'bias').")
+        args.append(ca), names.append("c")
+        if beta is None:
+            beta = 1.0
+    elif beta is None:
+        beta = 0.0
+    elif beta != 0:
+        fail(Status.INVALID_ARGUMENT, f"{op}: argument 'beta' = {beta} without 'c'; give c "
+             "(the matrix beta scales) or leave beta at 0.")
+    bias_code = 0
+    bias_dtype = 0
+    if bias is not None:
+        bias_a = describe(bias, "bias")
+        bias_code = _bias_mode(bias_a, m, n, bias_mode, op)
+        bias_dtype = bias_a.dtype
+        args.append(bias_a), names.append("bias")
+    elif bias_mode is not None:
+        fail(Status.INVALID_ARGUMENT, f"{op}: argument 'bias_mode' = {bias_mode!r} without "
+             "'bias'.")
+    act = ACTIVATIONS.get(activation, -1) if isinstance(activation, (str, type(None))) else -1
+    if act < 0:
+        fail(Status.INVALID_ARGUMENT, f"{op}: argument 'activation' = {activation!r}; accepted: "
+             "None, 'relu', 'gelu' (erf, as torch's default), 'gelu_tanh', 'silu', 'sigmoid'.")
+    cmp = _COMPUTE.get(compute, -1) if isinstance(compute, (str, type(None))) else -1
+    if cmp < 0:
+        fail(Status.INVALID_ARGUMENT, f"{op}: argument 'compute' = {compute!r}; accepted: None "
+             "(the inputs' own tensor-core type; TF32 for float32), 'tf32', or 'f32' (float32 "
+             "inputs with f32-class accuracy, 3xTF32).")
+    if out is None:
+        if out_dtype is None:
+            dd = _DEFAULT_D.get(aa.dtype)
+            if dd is None:  # let ck refuse the input types with its sentence
+                dd = _tensor.F32
+        else:
+            dd = ck_dtype_of(out_dtype, "out_dtype")
+        out, da = empty(aa, (m, n), dd)
+    else:
+        da = describe(out, "out")
+        if tuple(da.shape) != (m, n):
+            fail(Status.INVALID_ARGUMENT, f"{op}: argument 'out' has shape {tuple(da.shape)}; "
+                 f"expected ({m}, {n}).")
+        if out_dtype is not None and ck_dtype_of(out_dtype, "out_dtype") != da.dtype:
+            fail(Status.INVALID_ARGUMENT, f"{op}: argument 'out_dtype' = {out_dtype} differs "
+                 f"from the type of 'out' ({_tensor.DTYPE_NAMES.get(da.dtype)}).")
+        args.append(da), names.append("out")
+    place = same_place(args, names)
+    if m == 0 or n == 0:
+        return (out, None) if want_plan else out
+    if k == 0:
+        if op == "matmul":  # an empty sum: zeros, as torch.matmul
+            if da.kind == "torch":
+                out.zero_()
+            else:
+                out[...] = 0
+            return (out, None) if want_plan else out
+        fail(Status.UNSUPPORTED, f"{op}: k = 0 (a is {m} x 0); ck's GEMM takes k >= 1 (the "
+             "epilogue alone is an elementwise operation: ck.elementwise).")
+    ao, ald = _matrix(aa, m, k, "a", op)
+    bo, bld = _matrix(ba, k, n, "b", op)
+    do, dld = _matrix(da, m, n, "out", op)
+    if ca is not None:
+        co, cld = _matrix(ca, m, n, "c", op)
+        cd = ca.dtype
+    else:
+        cd, co, cld = _NO_C, ROW, 0
+    ctx = _runtime.context(place)
+    # a plan copies A / B with 16-byte vectors where ld * size is a multiple of 16; such
+    # copies need 16-byte aligned pointers
+    if (aa.ptr % 16 and (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0) or \
+            (ba.ptr % 16 and (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0):
+        _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, m if bias_code == 1 else n,
+                     alpha, beta, scale_a, scale_b, scale_d, cmp, act, epilogue,
+                     instance)
+        return (out, None) if want_plan else out
+    key = (ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co, cld, da.dtype, do, dld,
+           cmp, bias_code, bias_dtype, act, epilogue, instance)
+    plan = _plans().get(key)
+    if plan is None:
+        plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
+                            cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
+                            instance)
+    st = _lib.ck_gemm_plan_execute(plan, _ARGS.pack(
+        aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
+        bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b, scale_d))
+    if st:
+        raise _lib.error()
+    return (out, plan) if want_plan else out
+
+
+def _matmul_core(a, b):
+    """a @ b for the common case (matrices on one device, nonempty, of a type with a default
+    D, aligned), with the fewest steps per call; everything else takes _gemm_core."""
+    aa, ba = describe(a, "a"), describe(b, "b")
+    sa, sb = aa.shape, ba.shape
+    dd = _DEFAULT_D.get(aa.dtype)
+    if len(sa) != 2 or len(sb) != 2 or dd is None or aa.place != ba.place:
+        return _gemm_core(a, b, op="matmul")
+    m, k = sa
+    k2, n = sb
+    if k != k2 or not m or not n or not k:
+        return _gemm_core(a, b, op="matmul")
+    ao, ald = _matrix(aa, m, k, "a", "matmul")
+    bo, bld = _matrix(ba, k, n, "b", "matmul")
+    if (aa.ptr % 16 and (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0) or \
+            (ba.ptr % 16 and (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0):
+        return _gemm_core(a, b, op="matmul")
+    ctx = _runtime.context(aa.place)
+    key = ("mm", ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, dd)
+    plan = _plans().get(key)
+    if plan is None:
+        plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, _NO_C,
+                            ROW, 0, dd, ROW, n, 0, 0, 0, 0, None, -1)
+    out, da = empty(aa, (m, n), dd)
+    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, 0, 1.0, 0.0, 1.0,
+                                                  1.0, 1.0)):
+        raise _lib.error()
+    return out
+
+
+def plan_instance(a, b, **kw):
+    """The instance ck chooses for gemm(a, b, **kw), as a dict (id, name, family, tile_m,
+    tile_n, tile_k, stages, cluster, est_waves, score, tuned); runs the GEMM once."""
+    _, plan = _gemm_core(a, b, want_plan=True, **kw)
+    if plan is None:
+        fail(Status.INVALID_ARGUMENT, "plan_instance: this call used no cached plan (empty "
+             "result, or A / B not 16-byte aligned).")
+    buf = ctypes.create_string_buffer(_CANDIDATE.size)
+    call(_lib.ck_gemm_plan_instance, plan, buf)
+    v = _CANDIDATE.unpack(buf.raw)
+    fields = ("id", "name", "family", "tile_m", "tile_n", "tile_k", "stages", "cluster",
+              "est_waves", "score", "tuned")
+    d = dict(zip(fields, v))
+    d["name"] = d["name"].split(b"\0", 1)[0].decode()
+    return d
+
+
+# ---- torch custom ops ----------------------------------------------------------------------
+def _torch_dtype(dtype):
+    if dtype is None or isinstance(dtype, _torchops.torch.dtype):
+        return dtype
+    return _tensor._CK_TO_TORCH.get(ck_dtype_of(dtype, "out_dtype"))
+
+
+def _as_matrix(t):
+    """t itself when ck reads it in place (one unit stride), else a contiguous copy: for
+    gradients, which autograd may hand over expanded (stride 0)."""
+    s0, s1 = t.stride()
+    r, c = t.shape
+    if (s1 == 1 and (r == 1 or s0 >= c)) or (s0 == 1 and (c == 1 or s1 >= r)):
+        return t
+    return t.contiguous()
+
+
+def _mm_impl(a, b):
+    return _matmul_core(a, b)
+
+
+def _mm_fake(a, b):
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        fail(Status.INVALID_ARGUMENT, f"matmul: 'a' of shape {tuple(a.shape)} and 'b' of "
+             f"shape {tuple(b.shape)} are not matrices that chain.")
+    dd = _DEFAULT_D.get(_tensor._TORCH_TO_CK.get(a.dtype), _tensor.F32)
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=_tensor._CK_TO_TORCH[dd])
+
+
+def _mm_setup(ctx, inputs, output):
+    a, b = inputs
+    ctx.save_for_backward(a, b)
+
+
+def _mm_backward(ctx, dc):
+    a, b = ctx.saved_tensors
+    da = db = None
+    dc = _as_matrix(dc)
+    if dc.dtype != a.dtype:
+        dc = dc.to(a.dtype)
+    if ctx.needs_input_grad[0]:
+        da = _mm_op(dc, b.t())  # dA = dC B^T, B^T read in place (the other order)
+    if ctx.needs_input_grad[1]:
+        db = _mm_op(a.t(), dc)  # dB = A^T dC
+    return da, db
+
+
+_mm_op = _torchops.op("matmul(Tensor a, Tensor b) -> Tensor", _mm_impl, _mm_fake,
+                      _mm_backward, _mm_setup)
+
+
+def _gemm_impl(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,
+               compute, scale_a, scale_b, scale_d):
+    return _gemm_core(a, b, c, alpha, beta, bias, bias_mode or None, activation or None,
+                      epilogue, out_dtype, compute or None, scale_a, scale_b, scale_d)
+
+
+def _gemm_fake(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,
+               compute, scale_a, scale_b, scale_d):
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        fail(Status.INVALID_ARGUMENT, f"gemm: 'a' of shape {tuple(a.shape)} and 'b' of "
+             f"shape {tuple(b.shape)} are not matrices that chain.")
+    if out_dtype is None:
+        dd = _DEFAULT_D.get(_tensor._TORCH_TO_CK.get(a.dtype), _tensor.F32)
+        out_dtype = _tensor._CK_TO_TORCH[dd]
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+
+
+_gemm_op = _torchops.op(
+    "gemm(Tensor a, Tensor b, Tensor? c, float alpha, float beta, Tensor? bias, str bias_mode, "
+    "str activation, str? epilogue, ScalarType? out_dtype, str compute, float scale_a, "
+    "float scale_b, float scale_d) -> Tensor", _gemm_impl, _gemm_fake)
+
+
+def _as_2d(x, first):
+    """A 1-D operand of matmul as a matrix view: [K] -> [1, K] (first) or [K, 1] (second)."""
+    if _torchops.is_torch(x):
+        return x.unsqueeze(0 if first else 1)
+    return x.reshape((1, -1) if first else (-1, 1))
+
+
+def matmul(a, b, *, out=None):
+    """a @ b (torch.matmul) for matrices, and vectors as torch treats them ([K] @ [K, N] ->
+    [N], [M, K] @ [K] -> [M]). The result has the inputs' type (float32 inputs are multiplied
+    as TF32 on tensor cores, accumulated in float32; use gemm(compute='f32') for f32-class
+    accuracy). Operands may be transposed views (read in place). Batched (3-D and more)
+    operands are refused until ck has a batched GEMM. With torch, differentiable (the
+    gradients are ck GEMMs too)."""
+    if not hasattr(a, "shape"):  # a __dlpack__ object: its NumPy / torch view
+        a = describe(a, "a").obj
+    if not hasattr(b, "shape"):
+        b = describe(b, "b").obj
+    ra = len(a.shape)
+    rb = len(b.shape)
+    if ra == 2 and rb == 2:
+        if out is None and _mm_op is not None and _torchops.is_torch(a) and \
+                _torchops.is_torch(b) and not _torchops.direct(a, b):
+            return _mm_op(a, b)
+        if out is None:
+            return _matmul_core(a, b)
+        return _gemm_core(a, b, out=out, op="matmul")
+    if ra == 0 or rb == 0:
+        fail(Status.INVALID_ARGUMENT, "matmul: both arguments need at least one dimension "
+             f"(shapes {tuple(a.shape)} and {tuple(b.shape)}).")
+    if ra > 2 or rb > 2:
+        fail(Status.NOT_IMPLEMENTED, f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} "
+             "need a batched GEMM, which ck does not have yet; accepted: 1-D and 2-D operands "
+             "(flatten leading dimensions into rows first, e.g. x.reshape(-1, K) @ w).")
+    if out is not None:
+        fail(Status.INVALID_ARGUMENT, "matmul: argument 'out' is accepted for 2-D operands "
+             "only.")
+    y = matmul(_as_2d(a, True) if ra == 1 else a, _as_2d(b, False) if rb == 1 else b)
+    if ra == 1 and rb == 1:
+        return y.reshape(())
+    return y.reshape(-1)
+
+
+def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
+         epilogue=None, out_dtype=None, compute=None, scale_a=1.0, scale_b=1.0, scale_d=1.0,
+         out=None, instance=-1):
+    """out = epilogue(act(alpha * scale_a * scale_b * (a @ b) + beta * c + bias)), one kernel.
+
+    a [M, K], b [K, N]: f16, bf16, f32 (TF32 by default; compute='f32' for 3xTF32), fp8
+    e4m3/e5m2 (any mix; scale_a / scale_b are their per-tensor scales) or int8; each row- or
+    column-major (transposed views are read in place). c [M, N] (optional; its type is
+    out's or float32); beta defaults to 1 when c is given, else 0. bias: (N,) or (1, N) adds
+    bias[j] to column j, (M, 1) adds bias[i] to row i (bias_mode='row'/'col' says it for a
+    1-D vector), f32/f16/bf16. activation: None, 'relu', 'gelu' (erf), 'gelu_tanh', 'silu',
+    'sigmoid'. epilogue: an elementwise expression of x0 applied last (e.g.
+    'min(max(x0, -1), 1)'). out_dtype: f32/f16/bf16, fp8 (divided by scale_d first,
+    saturating) or int32 for int8 inputs; default: the inputs' type (f32 for fp8 inputs, int32
+    for int8). out: write into this [M, N] tensor (may be c itself for an in-place update).
+    instance: an instance id from `ck gemm` candidates (-1: ck's choice)."""
+    if out is None and instance == -1 and _gemm_op is not None and _torchops.is_torch(a) and \
+            _torchops.is_torch(b) and not _torchops.direct(a, b, c, bias):
+        if beta is None:
+            beta = 1.0 if c is not None else 0.0
+        return _gemm_op(a, b, c, float(alpha), float(beta), bias, bias_mode or "",
+                        activation or "", epilogue, _torch_dtype(out_dtype), compute or "",
+                        float(scale_a), float(scale_b), float(scale_d))
+    return _gemm_core(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,
+                      compute, scale_a, scale_b, scale_d, out, instance)
