@@ -79,6 +79,17 @@ expect_match("${svg}" "</svg>" "256x256 svg complete")
 run(0 prof elementwise --expr "relu(x0 * x1 + x2)" --dtype fp6e2m3 --shape 3x1024 --device host
     --reps 1 --warmup 0)
 run(0 prof elementwise --expr "x0/0" --dtype f32 --shape 4x33 --device host --reps 1 --warmup 0)
+foreach(t fp8e4m3 fp8e4m3fnuz)
+  run(0 prof elementwise --expr "relu(x0 * x1 + x2)" --dtype ${t} --shape 17x4097 --device host
+      --reps 1 --warmup 0)
+endforeach()
+# NaN (0/0) in a type without NaN: the kernel stores what the conversion makes of NaN.
+foreach(t fp6e2m3 fp4e2m1)
+  foreach(e "x0/0" "0*x0/0")
+    run(0 prof elementwise --expr "${e}" --dtype ${t} --shape 4x1024 --device host --reps 1
+        --warmup 0)
+  endforeach()
+endforeach()
 
 # A FIFO in the cache directory blocks nothing; clear reports what it cannot remove.
 set(dir "${WORK_DIR}/harden-cache")
