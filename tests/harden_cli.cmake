@@ -56,6 +56,40 @@ expect_match("${ERR}" "--block 99999999 is out of range; accepted: 1 to 1024" "d
 run(2 dist --pattern block --block 64 --tile 16x0)
 expect_match("${ERR}" "--tile 16x0" "dist --tile")
 
+# ck prof gemm (and ck tune gemm) read every value strictly and tell stray words from unknown
+# options, like the other ck prof operations.
+foreach(bad "--m;16x" "--m;99999999999999999999" "--k;0" "--n;-4")
+  run(2 prof gemm --m 16 --n 16 --k 16 ${bad} --device host)
+  list(GET bad 1 value)
+  expect_match("${ERR}" "${value}: expected a whole number from 1 to 2\\^40" "prof gemm ${bad}")
+endforeach()
+foreach(bad "--alpha;abc" "--beta;nan" "--alpha;inf" "--beta;1e39" "--instance;abc")
+  run(2 prof gemm --m 16 --n 16 --k 16 ${bad} --device host)
+  list(GET bad 0 opt)
+  expect_match("${ERR}" "${opt}" "prof gemm ${bad}")
+endforeach()
+run(2 prof gemm --m 16 --n 16 --k 16 --device host host)
+expect_match("${ERR}" "unexpected argument 'host'" "prof gemm stray word")
+run(2 prof gemm --m 16 --n 16 --k 16 --device host --bogus)
+expect_match("${ERR}" "unknown option '--bogus'" "prof gemm --bogus")
+run(2 prof gemm --m 16 --n 16 --k 16 --epilogue "((x0")
+expect_match("${ERR}" "--epilogue: ck_ew_parse" "prof gemm --epilogue")
+run(2 tune gemm --m 16 --n 16 --k 16 --device host --alpha x)
+expect_match("${ERR}" "^ck tune gemm: --alpha x" "tune gemm names itself")
+
+# A host allocation that fails is named as such (not "no error"). Address space limited with
+# ulimit -v, which the sanitizers' shadow memory does not survive: plain builds only.
+if(NOT SANITIZE)
+  foreach(cmd "prof layernorm --shape 1048576x1024" "prof rmsnorm --shape 1048576x1024 --bwd"
+          "prof gemm --m 65536 --n 65536 --k 65536")
+    execute_process(COMMAND sh -c "ulimit -v 3000000 && exec \"$0\" ${cmd} --device host --reps 1 --warmup 0"
+                    ${CK} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET TIMEOUT 120)
+    if(NOT rc EQUAL 1 OR NOT err MATCHES "out of host memory|has no room")
+      message(FATAL_ERROR "ck ${cmd} under ulimit -v: exit ${rc}, stderr: ${err}")
+    endif()
+  endforeach()
+endif()
+
 # Output that cannot be written is a failure with a reason.
 foreach(cmd "--help" "info" "types" "desc;packed(lengths=[4])" "cache;list"
         "dist;--pattern;block;--block;64;--tile;16x64;--vector;8")
