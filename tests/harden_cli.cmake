@@ -53,6 +53,17 @@ run(1 desc "packed(lengths=[4,4]) | transpose(perm=[0,0])")
 expect_match("${ERR}" "perm\\[0\\] and perm\\[1\\] are both 0" "transpose repeats")
 run(2 dist --pattern block --block 99999999 --tile 16x64)
 expect_match("${ERR}" "--block 99999999 is out of range; accepted: 1 to 1024" "dist --block")
+# values beyond 64 bits are refused as such, not clamped to 2^63-1 by strtoll
+foreach(bad "--base;99999999999999999999" "--base;-99999999999999999999"
+        "--strides;99999999999999999999,1" "--p;99999999999999999999,0"
+        "--tile;99999999999999999999x64" "--vector;99999999999999999999")
+  run(2 dist --pattern block --block 64 --tile 16x64 --vector 8 ${bad})
+  list(GET bad 1 value)
+  expect_match("${ERR}" "'${value}'" "dist ${bad}")
+  if(ERR MATCHES "9223372036854775807")
+    message(FATAL_ERROR "dist ${bad} clamped to 2^63-1: ${ERR}")
+  endif()
+endforeach()
 run(2 dist --pattern block --block 64 --tile 16x0)
 expect_match("${ERR}" "--tile 16x0" "dist --tile")
 
