@@ -152,6 +152,34 @@ if(rc EQUAL 0)
   file(REMOVE_RECURSE "${dir}")
 endif()
 
+# A directory others may write is refused with one warning (CK_LOG=warn), not one per kernel,
+# and the run goes on uncached.
+set(dir "${WORK_DIR}/harden-cache-shared")
+file(REMOVE_RECURSE "${dir}")
+file(MAKE_DIRECTORY "${dir}")
+file(CHMOD "${dir}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_WRITE
+     GROUP_EXECUTE WORLD_READ WORLD_WRITE WORLD_EXECUTE)
+set(ENV{CK_CACHE_DIR} "${dir}")
+set(ENV{CK_LOG} "warn")
+run(0 prof softmax --shape 4x8 --device host --reps 1 --warmup 0)
+unset(ENV{CK_LOG})
+string(REGEX MATCHALL "module cache" hits "${ERR}")
+list(LENGTH hits nhits)
+if(NOT nhits EQUAL 1 OR NOT ERR MATCHES "is not used because its group or other users may write")
+  message(FATAL_ERROR "refused cache directory: expected one warning, got:\n${ERR}")
+endif()
+file(GLOB planted "${dir}/*")
+if(planted)
+  message(FATAL_ERROR "refused cache directory was written: ${planted}")
+endif()
+# an entry planted there is listed as not used, and the listing says why
+file(WRITE "${dir}/0123456789abcdef0123456789abcdef.host-so" "planted")
+run(0 cache list)
+expect_match("${OUT}" "host-so +[0-9]+ bytes +not used" "entry of a refused directory")
+expect_match("${OUT}" "not used: ck neither reads nor writes this directory because its group"
+             "cache list names the refusal")
+file(REMOVE_RECURSE "${dir}")
+
 # ck convert rounds the exact decimal once (not strtod's f64 again).
 run(0 convert fp8e4m3 1.0625000000000000000000000000001 1.0625 -1.0625000000000000000000001)
 expect_match("${OUT}" "1.0625000000000000000000000000001 +-> 0x39" "above the tie rounds up")
