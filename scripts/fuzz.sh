@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets of tests/fuzz (clang, ASan + UBSan) and run each for SECONDS
-# (default 5; CI uses 5, run longer on demand: scripts/fuzz.sh 600). Each starts from its seed
+# (default 5; CI uses 15, run longer on demand: scripts/fuzz.sh 600). Each starts from its seed
 # corpus tests/fuzz/corpus/<target> (copied: new inputs go to build-fuzz/corpus, not the repo).
 # Exits non-zero on any finding (crash, leak, sanitizer report, timeout); the reproducer is
 # left in build-fuzz/findings/.
@@ -10,7 +10,7 @@ seconds=${1:-5}
 targets=(descriptor encoding expr numeric cli)
 CC=clang cmake -S . -B build-fuzz -DCK_FUZZ=ON -DCK_BUILD_TESTS=OFF -DCK_BUILD_EXAMPLES=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j"${JOBS:-2}" --target "${targets[@]/#/fuzz_}" >/dev/null
+cmake --build build-fuzz -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" --target "${targets[@]/#/fuzz_}" >/dev/null
 mkdir -p build-fuzz/findings
 status=0
 for t in "${targets[@]}"; do

@@ -107,8 +107,18 @@ static void test_directory(void)
     CHECK_STATUS(ck_mcache_load(k, "cubin", &got, &n), CK_ERROR_NOT_FOUND);
     CHECK_STATUS(ck_mcache_store(k, "cubin", data, sizeof data), CK_ERROR_IO);
     CHECK(strstr(ck_last_error(), "group or other users may write") != NULL);
+    CHECK(ck_mcache_dir_refused() != NULL); /* logged once by the cache: callers stay quiet */
+    /* listed, but not valid: ck does not use them */
+    ck_cache_entry *e = NULL;
+    int count = 0, valid = 0;
+    CHECK_OK(ck_cache_list(&e, &count));
+    for (int i = 0; i < count; ++i)
+        valid += e[i].valid;
+    CHECK(count >= 1 && valid == 0);
+    free(e);
     CHECK(chmod(dir, 0700) == 0);
     CHECK_OK(ck_mcache_load(k, "cubin", &got, &n));
+    CHECK(ck_mcache_dir_refused() == NULL);
     free(got);
     /* the directory as a symbolic link: refused */
     char link[400];

@@ -6,6 +6,7 @@
 #include "ck/ck.h"
 #include "ck/runtime.h"
 #include "cli.h"
+#include "rt/module_cache.h"
 
 static const char usage[] =
     "Usage: ck cache [list [--json] | clear | dir]\n\n"
@@ -41,11 +42,18 @@ static int list(int json)
         }
         printf("]}\n");
     } else {
+        const char *why = ck_mcache_dir_refused();
         printf("cache: %s\n", dir);
         for (int i = 0; i < n; ++i)
             printf("%s  %-8s %10zu bytes  %s\n", e[i].file, e[i].kind, e[i].bytes,
-                   e[i].valid ? "valid" : "corrupted");
+                   e[i].valid ? "valid"
+                   : why      ? "not used"
+                              : "corrupted");
         printf("%d entries, %zu bytes\n", n, total);
+        if (why)
+            printf("not used: ck neither reads nor writes this directory because %s (it must be "
+                   "a directory of this user, not a link, that group and others cannot write)\n",
+                   why);
     }
     free(e);
     return CK_EXIT_OK;

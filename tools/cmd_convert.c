@@ -1,5 +1,6 @@
 /* ck convert: encode values in a data type (hex code and the value they round to). */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,8 +94,9 @@ static int parse_decimal(const char *s, decimal *d)
 }
 
 /* Sign of (exact value of the decimal text s) - x, or 0 when equal or s is not a plain
- * decimal (hex floats, nan, inf are read exactly or not at all by strtod). */
-static int decimal_minus_double(const char *s, double x)
+ * decimal (hex floats, nan, inf are read exactly or not at all by strtod). x is a long double
+ * so that a midpoint between two doubles can be compared (printed exactly by glibc). */
+static int decimal_minus(const char *s, long double x)
 {
     decimal d;
     if (!isfinite(x) || !parse_decimal(s, &d))
@@ -116,7 +118,7 @@ static int decimal_minus_double(const char *s, double x)
      * 0.DIGITS x 10^dexp */
     long dexp = first < 0 ? 0 : point - first + d.exp10;
     char buf[1200];
-    snprintf(buf, sizeof buf, "%.800e", fabs(x)); /* exact: glibc prints every digit */
+    snprintf(buf, sizeof buf, "%.800Le", fabsl(x)); /* exact: glibc prints every digit */
     decimal b;
     memset(&b, 0, sizeof b);
     int bn = 0;
@@ -149,13 +151,26 @@ static int decimal_minus_double(const char *s, double x)
  * decimal once where x lies exactly on a point where the rounding jumps (a value for rtz, a
  * midpoint for rne/rna). The exact decimal then lies strictly between x and its f64 neighbour
  * toward it, where no jump of a type narrower than f64 can lie: round that neighbour instead. */
-static double once_rounded_input(ck_dtype type, const char *s, double x, ck_round_mode round,
-                                 ck_overflow_mode overflow)
+static double once_rounded_input(ck_dtype type, const char *s, double x, int side,
+                                 ck_round_mode round, ck_overflow_mode overflow)
 {
     const ck_dtype_info *t = ck_dtype_get(type);
-    int side = decimal_minus_double(s, x);
-    if (!side || !t || t->storage_bits >= 64 || round == CK_ROUND_STOCHASTIC)
+    if (!side || !t || round == CK_ROUND_STOCHASTIC)
         return x;
+    if (t->storage_bits >= 64) {
+        /* f64: strtod rounded to nearest even, right for rne. rtz wants the neighbour toward
+         * zero where the decimal's magnitude is below |x|; rna the neighbour away from zero
+         * where the decimal is exactly the midpoint (strtod chose the even one). */
+        double y = nextafter(x, side > 0 ? INFINITY : -INFINITY);
+        if (round == CK_ROUND_TOWARD_ZERO)
+            return x != 0 && (side > 0) != (x > 0) ? y : x;
+#if LDBL_MANT_DIG >= 64
+        if (round == CK_ROUND_NEAREST_AWAY && isfinite(y) && fabs(y) > fabs(x) &&
+            decimal_minus(s, ((long double)x + (long double)y) / 2) == 0)
+            return y;
+#endif
+        return x;
+    }
     uint64_t c;
     double lo = NAN, hi = NAN;
     if (ck_convert_from_f64(type, x, CK_ROUND_TOWARD_ZERO, overflow, 0, &c) == CK_SUCCESS)
@@ -166,15 +181,18 @@ static double once_rounded_input(ck_dtype type, const char *s, double x, ck_roun
     return jump ? nextafter(x, side > 0 ? INFINITY : -INFINITY) : x;
 }
 
-static const char *classify(const ck_dtype_info *t, double in, double out)
+/* in: the value as strtod read it; inexact: the text's exact value is not in; overflowed: a
+ * finite number beyond the f64 range (in is then an infinity). */
+static const char *classify(const ck_dtype_info *t, double in, int inexact, int overflowed,
+                            double out)
 {
     if (isnan(out))
         return isnan(in) ? "nan" : "overflow to nan";
     if (isinf(out))
-        return isinf(in) ? "inf" : "overflow to inf";
+        return isinf(in) && !overflowed ? "inf" : "overflow to inf";
     if (isnan(in))
         return "nan has no encoding";
-    if (in == out)
+    if (in == out && !inexact)
         return "exact";
     /* beyond max by more than half the top ulp (integers: 0.5) */
     double half_ulp = 0.5;
@@ -250,16 +268,28 @@ int ck_cmd_convert(int argc, char **argv)
             r->note = "decoded";
         } else {
             char *end;
+            errno = 0;
             double x = strtod(s, &end);
+            int range = errno == ERANGE;
             if (end == s || *end) {
                 free(rows);
                 return cli_usage_error("convert", "'%s' is not a number", s);
             }
-            double once = once_rounded_input(dtype, s, x, round, overflow);
+            /* plain decimals are compared exactly with what strtod read; a hex float is
+             * inexact only where strtod reports a range error */
+            decimal dec;
+            int plain = parse_decimal(s, &dec);
+            int side = plain && isfinite(x) ? decimal_minus(s, x) : 0;
+            int overflowed = isinf(x) && (plain || range);
+            int inexact = side != 0 || (!plain && range);
+            if (overflowed && round == CK_ROUND_TOWARD_ZERO)
+                x = copysign(DBL_MAX, x); /* rtz never leaves the finite range */
+            double once = once_rounded_input(dtype, s, x, side, round, overflow);
             st = ck_convert_from_f64(dtype, once, round, overflow, (uint32_t)rand_word, &r->code);
             if (st == CK_SUCCESS)
                 st = ck_convert_to_f64(dtype, r->code, &r->value);
-            r->note = classify(t, x, r->value);
+            r->note = classify(t, overflowed ? copysign(INFINITY, x) : x, inexact, overflowed,
+                               r->value);
         }
         if (st != CK_SUCCESS) {
             free(rows);

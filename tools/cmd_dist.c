@@ -1,5 +1,6 @@
 /* ck dist: show, map, verify and draw a tile distribution encoding given in CK's spelling. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,15 +58,19 @@ static const char usage[] =
     "                    prints the encoding in CK's spelling first. --mma list lists them\n"
     "  --operand OP      a, b or c (default c, the accumulator)\n";
 
-/* Comma-separated integers into v (at most cap); returns the count or -1. */
+/* Comma-separated integers into v (at most cap); returns the count, -2 for more than cap, or
+ * -1 (also for a value beyond 64 bits, which strtoll would clamp). */
 static int parse_ints(const char *s, long long *v, int cap)
 {
     int n = 0;
     while (*s) {
         char *end;
+        errno = 0;
         long long x = strtoll(s, &end, 10);
-        if (end == s || n >= cap)
+        if (end == s || errno == ERANGE)
             return -1;
+        if (n >= cap)
+            return -2;
         v[n++] = x;
         s = end;
         if (*s == ',')
@@ -282,13 +287,13 @@ int ck_cmd_dist(int argc, char **argv)
                 int n = parse_ints(v, o.layout.strides, CK_DIST_MAX_X);
                 if (n < 1)
                     return cli_usage_error("dist",
-                                           "--strides wants comma-separated integers, got '%s'", v);
+                                           "--strides wants comma-separated 64-bit integers, got '%s'", v);
                 o.layout.ndim = n;
                 o.have_strides = 1;
             } else if (strcmp(a, "--base") == 0) {
                 long long b;
                 if (parse_ints(v, &b, 1) != 1)
-                    return cli_usage_error("dist", "--base wants an integer, got '%s'", v);
+                    return cli_usage_error("dist", "--base wants a 64-bit integer, got '%s'", v);
                 o.layout.base_bytes = b;
             } else if (strcmp(a, "--swizzle") == 0) {
                 static const char *const modes[] = {"none", "32B", "64B", "128B"};
@@ -325,8 +330,13 @@ int ck_cmd_dist(int argc, char **argv)
             if (strcmp(a, "--pattern") == 0)
                 pattern = v;
             else if (strcmp(a, "--tile") == 0) {
-                char tail;
-                if (sscanf(v, "%lldx%lld%c", &rows, &cols, &tail) != 2)
+                char rtext[32];
+                const char *x = strchr(v, 'x');
+                if (!x || (size_t)(x - v) >= sizeof rtext)
+                    return cli_usage_error("dist", "--tile wants ROWSxCOLS, got '%s'", v);
+                memcpy(rtext, v, (size_t)(x - v));
+                rtext[x - v] = '\0';
+                if (parse_ints(rtext, &rows, 1) != 1 || parse_ints(x + 1, &cols, 1) != 1)
                     return cli_usage_error("dist", "--tile wants ROWSxCOLS, got '%s'", v);
             } else if (parse_ints(v, &n, 1) != 1) {
                 return cli_usage_error("dist", "%s wants an integer, got '%s'", a, v);
@@ -380,6 +390,9 @@ int ck_cmd_dist(int argc, char **argv)
     for (int k = 0; k < np_args; ++k) {
         long long v[CK_DIST_MAX_P];
         int n = parse_ints(p_args[k], v, CK_DIST_MAX_P);
+        if (n == -1)
+            return cli_usage_error("dist", "--p '%s': expected comma-separated 64-bit integers",
+                                   p_args[k]);
         if (n != d.enc.ndim_p)
             return cli_usage_error("dist",
                                    "--p '%s' must give %d comma-separated integers (one per P dim)",

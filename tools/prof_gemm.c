@@ -4,6 +4,7 @@
  * TFLOP/s and the share of the device's dense tensor-core peak (a table by device name; omitted
  * for unknown devices). --list prints the ranked candidates instead.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,11 +123,14 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
 int prof_gemm(int argc, char **argv)
 {
     const char *sub = "prof gemm";
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc; ++i) {
         if (cli_is_help(argv[i])) {
             printf("%s%s", gemm_help, prof_common_help);
             return CK_EXIT_OK;
         }
+        if (!strcmp(argv[i], "--tune"))
+            sub = "tune gemm"; /* named in every message, the common options' included */
+    }
     prof_common c;
     int rc = prof_parse_common(sub, &argc, argv, &c);
     if (rc != CK_EXIT_OK)
@@ -154,13 +158,23 @@ int prof_gemm(int argc, char **argv)
             sub = "tune gemm";
             continue;
         }
+        static const char *const valued[] = {"--m",       "--n",       "--k",        "--dtype",
+                                             "--b-dtype", "--d-dtype", "--layout",   "--a-order",
+                                             "--b-order", "--d-order", "--alpha",    "--beta",
+                                             "--bias",    "--act",     "--epilogue", "--instance"};
+        int known = 0;
+        for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
+            known |= !strcmp(a, valued[o]);
+        if (!known)
+            return prof_unknown_argument(sub, a);
         if (i + 1 >= argc)
-            return cli_usage_error(sub, "option %s needs a value or is unknown.", a);
+            return cli_usage_error(sub, "option %s needs a value.", a);
         const char *v = argv[++i];
         if (!strcmp(a, "--m") || !strcmp(a, "--n") || !strcmp(a, "--k")) {
-            long long x = atoll(v);
-            if (x < 1)
-                return cli_usage_error(sub, "%s %s: expected a size >= 1.", a, v);
+            long long x;
+            if (prof_parse_list(v, &x, 1, 1, PROF_MAX_ELEMENTS) != 1)
+                return cli_usage_error(sub, "%s %s: expected a whole number from 1 to 2^40.", a,
+                                       v);
             *(a[2] == 'm' ? &p.m : a[2] == 'n' ? &p.n : &p.k) = x;
         } else if (!strcmp(a, "--dtype") || !strcmp(a, "--b-dtype") || !strcmp(a, "--d-dtype")) {
             ck_dtype t;
@@ -191,11 +205,20 @@ int prof_gemm(int argc, char **argv)
             ck_gemm_matrix *m = a[2] == 'a' ? &p.a : a[2] == 'b' ? &p.b : &p.d;
             if (!parse_order(v, &m->order))
                 return cli_usage_error(sub, "%s %s: expected row or col.", a, v);
-        } else if (!strcmp(a, "--alpha")) {
-            ga.alpha = (float)atof(v);
-        } else if (!strcmp(a, "--beta")) {
-            ga.beta = (float)atof(v);
-            have_beta = 1;
+        } else if (!strcmp(a, "--alpha") || !strcmp(a, "--beta")) {
+            double x;
+            int r = prof_parse_double(sub, a, v, &x);
+            if (r != CK_EXIT_OK)
+                return r;
+            if (!isfinite((float)x))
+                return cli_usage_error(sub, "%s %s: beyond the f32 range (at most %g).", a, v,
+                                       (double)FLT_MAX);
+            if (a[2] == 'a') {
+                ga.alpha = (float)x;
+            } else {
+                ga.beta = (float)x;
+                have_beta = 1;
+            }
         } else if (!strcmp(a, "--bias")) {
             if (strcmp(v, "row") && strcmp(v, "col"))
                 return cli_usage_error(sub, "--bias %s: expected row or col.", v);
@@ -208,12 +231,13 @@ int prof_gemm(int argc, char **argv)
                                        v);
         } else if (!strcmp(a, "--epilogue")) {
             if (ck_ew_parse(v, &prog) != CK_SUCCESS)
-                return cli_library_error(sub);
+                return cli_usage_error(sub, "--epilogue: %s", ck_last_error());
             p.epilogue = &prog;
-        } else if (!strcmp(a, "--instance")) {
-            instance = atoi(v);
         } else {
-            return cli_usage_error(sub, "unknown argument '%s'.", a);
+            long long id;
+            if (prof_parse_list(v, &id, 1, 0, INT32_MAX) != 1)
+                return cli_usage_error(sub, "--instance %s: expected an id from --list.", v);
+            instance = (int)id;
         }
     }
     if (p.m < 1 || p.n < 1 || p.k < 1)
@@ -294,7 +318,11 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         if (!sz[i])
             continue;
         h[i] = malloc(sz[i]);
-        if (!h[i] || ck_malloc(dev, sz[i], &d[i]) != CK_SUCCESS) {
+        if (!h[i]) {
+            fprintf(stderr, "ck %s: out of host memory for %zu bytes.\n", sub, sz[i]);
+            goto done;
+        }
+        if (ck_malloc(dev, sz[i], &d[i]) != CK_SUCCESS) {
             result = cli_library_error(sub);
             goto done;
         }
@@ -338,8 +366,12 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     job.args.c = d[2];
     job.args.d = d[3];
     job.args.bias = d[4];
+    if (!(out = malloc(sz[3]))) {
+        fprintf(stderr, "ck %s: out of host memory for %zu bytes.\n", sub, sz[3]);
+        goto done;
+    }
     if (run_gemm(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
-        ck_context_synchronize(ctx) != CK_SUCCESS || !(out = malloc(sz[3])) ||
+        ck_context_synchronize(ctx) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, out, d[3], sz[3], NULL) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;

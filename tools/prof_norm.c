@@ -452,8 +452,13 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
     rc = prof_report(&c, &res);
     goto done;
 fail:
-    (void)st;
-    rc = cli_library_error(sub);
+    /* a host allocation that failed leaves no library error to print */
+    if (st == CK_ERROR_OUT_OF_MEMORY && ck_last_status() != CK_ERROR_OUT_OF_MEMORY) {
+        fprintf(stderr, "ck %s: out of host memory.\n", sub);
+        rc = CK_EXIT_FAILURE;
+    } else {
+        rc = cli_library_error(sub);
+    }
 done:;
     dbuf *all[] = {&x, &r, &y, &ro, &g, &b, &s, &sc, &mean, &rstd, &dg, &db};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)

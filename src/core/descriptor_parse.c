@@ -287,13 +287,11 @@ static ck_status stage(parser *ps, ck_descriptor **d)
         for (int i = 0; i < n && !st; ++i) {
             st = int_of(name, a0, i, &lo[i]);
             if (!st && (lo[i] < 0 || lo[i] >= n))
-                st = ck_fail(CK_ERROR_PARSE,
-                             "ck_descriptor_parse: transpose: perm[%d] = %d is not a dim.", i,
-                             lo[i]);
+                st = ck_fail(CK_ERROR_PARSE, "transpose: perm[%d] = %d is not a dim.", i, lo[i]);
             for (int k = 0; k < i && !st; ++k)
                 if (lo[k] == lo[i])
                     st = ck_fail(CK_ERROR_PARSE,
-                                 "ck_descriptor_parse: transpose: perm[%d] and perm[%d] are both "
+                                 "transpose: perm[%d] and perm[%d] are both "
                                  "%d; perm must list each of the %d dims exactly once.",
                                  k, i, lo[i], n);
             if (!st)

@@ -81,7 +81,8 @@ static ck_status build(ck_device *d, const char *source, const ck_kernel_sig *si
     if (st != CK_SUCCESS)
         return st;
     if (ck_mcache_store(key, kind, *bin, *size) != CK_SUCCESS) {
-        CK_LOG(CK_LOG_WARN, "module cache: %s (continuing without caching)", ck_last_error());
+        if (!ck_mcache_dir_refused()) /* else logged once by the cache */
+            CK_LOG(CK_LOG_WARN, "%s (continuing without caching)", ck_last_error());
         ck_clear_error();
     }
     return CK_SUCCESS;

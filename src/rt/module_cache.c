@@ -157,12 +157,12 @@ static ck_status mkdir_p(const char *dir)
             continue;
         *p = '\0';
         if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-            return ck_fail(CK_ERROR_IO, "could not create directory '%s': %s.", tmp,
+            return ck_fail(CK_ERROR_IO, "module cache: could not create directory '%s': %s.", tmp,
                            strerror(errno));
         *p = '/';
     }
     if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-        return ck_fail(CK_ERROR_IO, "could not create the cache directory '%s': %s.", tmp,
+        return ck_fail(CK_ERROR_IO, "module cache: could not create the cache directory '%s': %s.", tmp,
                        strerror(errno));
     return CK_SUCCESS;
 }
@@ -178,11 +178,20 @@ static const char *unsafe_owner(const struct stat *sb)
     return NULL;
 }
 
+/* why the last safe_cache_dir of this thread refused the directory, or NULL */
+static _Thread_local const char *dir_refused;
+
+const char *ck_mcache_dir_refused(void)
+{
+    return dir_refused;
+}
+
 /* The cache directory, checked: it must be a real directory (not a symbolic link) owned by this
  * user and writable by nobody else, else cached code could be planted by someone else. With
  * `create`, a missing directory is made 0700. A refusal is logged once per process. */
 static ck_status safe_cache_dir(char *dir, size_t size, int create)
 {
+    dir_refused = NULL;
     ck_status st = ck_cache_dir(dir, size);
     if (st != CK_SUCCESS)
         return st;
@@ -199,6 +208,7 @@ static ck_status safe_cache_dir(char *dir, size_t size, int create)
     if (!why)
         return CK_SUCCESS;
     static int warned;
+    dir_refused = why;
     if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
         CK_LOG(CK_LOG_WARN,
                "module cache: the directory '%s' is not used because %s; kernels are compiled "
@@ -357,6 +367,9 @@ ck_status ck_cache_list(ck_cache_entry **entries, int *count)
     DIR *d = opendir(dir);
     if (!d)
         return CK_SUCCESS;
+    /* in a directory ck refuses, no entry is used: none is valid */
+    char checked[CK_PATH_MAX];
+    int refused = safe_cache_dir(checked, sizeof checked, 0) != CK_SUCCESS && dir_refused;
     ck_cache_entry *out = NULL;
     int n = 0;
     struct dirent *e;
@@ -385,7 +398,7 @@ ck_status ck_cache_list(ck_cache_entry **entries, int *count)
         }
         if (read_file(path, &buf, &len) == CK_SUCCESS) { /* unsafe files stay invalid */
             ce->bytes = len;
-            ce->valid = check_entry(buf, len, NULL, kind, &pn);
+            ce->valid = !refused && check_entry(buf, len, NULL, kind, &pn);
             free(buf);
         }
     }

@@ -39,6 +39,11 @@ ck_status ck_mcache_load(ck_hash128 key, const char *kind, void **data, size_t *
 /* Write entry `key` atomically (temporary file + rename). CK_ERROR_IO on failure. */
 ck_status ck_mcache_store(ck_hash128 key, const char *kind, const void *data, size_t size);
 
+/* Why the last ck_mcache_load/store/ck_cache_list of this thread refused the directory itself
+ * (a link, not this user's, writable by others), or NULL. The refusal is logged once per
+ * process by the cache, so callers need not log it again for every kernel. */
+const char *ck_mcache_dir_refused(void);
+
 /* Path of an entry (for messages and tests). */
 ck_status ck_mcache_path(ck_hash128 key, const char *kind, char *path, size_t size);
 
