@@ -143,6 +143,7 @@ static long gc_run(const gcase *c)
               (long long)c->k, ck_dtype_name(c->a), ck_last_error());
     if (st)
         return 1;
+    prob.tf32_truncate = plan->prob.tf32_truncate; /* the reference reads f32 as the kernel */
     size_t sa = gc_bytes(&p.a, p.m, p.k), sb = gc_bytes(&p.b, p.k, p.n);
     size_t sd = gc_bytes(&p.d, p.m, p.n), sc = prob.has_c ? gc_bytes(&p.c, p.m, p.n) : 0;
     size_t nbias = c->bias ? (size_t)(c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n) : 0;

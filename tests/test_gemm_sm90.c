@@ -9,6 +9,7 @@
  *
  * CK_GEMM_SM90_BENCH="M,N,K;..." (GPU): time bf16 D = A B at those sizes instead (prints TFLOP/s;
  * bench/gemm.py runs it). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "ck/context.h"
@@ -266,6 +267,57 @@ static void test_tf32_fp8(void)
     run_case(64, 100, 129, CK_DTYPE_FP8_E5M2, R, CK_DTYPE_FP8_E4M3, C, CK_DTYPE_F32, 0, 9);
 }
 
+/* wgmma reads f32 operands as tf32 by dropping the low 13 bits (on the GPU and the emulator),
+ * and the plan tells the reference so: with every input 1 + 8191 * 2^-23 (rounded to nearest,
+ * 1 + 2^-10; truncated, 1), D = K exactly, and the op's reference agrees within its tolerance. */
+static void test_tf32_truncation(void)
+{
+    long long m = 64, n = 64, k = 64;
+    ck_gemm_matrix a = matrix(CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, m, k, 0);
+    ck_gemm_matrix b = matrix(CK_DTYPE_F32, CK_GEMM_COL_MAJOR, k, n, 0);
+    ck_gemm_matrix d = matrix(CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, m, n, 0);
+    ck_gemm_prob pr;
+    make_prob(&pr, m, n, k, a, b, d, d, 0);
+    ck_gemm_plan plan;
+    if (!build(&plan, &pr))
+        return;
+    size_t na = elements(&a, m, k), nb = elements(&b, k, n), nd = elements(&d, m, n);
+    float *ha = malloc(na * 4), *hb = malloc(nb * 4), *hd = calloc(nd, 4);
+    float x = 1.0f + 8191.0f * 0x1p-23f;
+    for (size_t i = 0; i < na; ++i)
+        ha[i] = x;
+    for (size_t i = 0; i < nb; ++i)
+        hb[i] = x;
+    void *da = upload(ha, na * 4), *db = upload(hb, nb * 4), *dd = upload(hd, nd * 4);
+    ck_gemm_args args;
+    memset(&args, 0, sizeof args);
+    args.scale_a = args.scale_b = args.scale_d = 1.0f, args.alpha = 1.0f;
+    args.a = da, args.b = db, args.d = dd;
+    ck_status st = plan.family->launch(&plan, &args);
+    if (!st)
+        st = ck_context_synchronize(ctx);
+    if (!st)
+        st = ck_memcpy_d2h(ck_context_device(ctx), hd, dd, nd * 4, NULL);
+    CHECK_OK(st);
+    ck_gemm_args h = args;
+    h.a = ha, h.b = hb;
+    ck_gemm_prob ref = pr;
+    ref.tf32_truncate = 1; /* what ck_gemm_plan_create sets for this family */
+    long long bad = 0;
+    for (long long i = 0; i < m && !st; ++i)
+        for (long long j = 0; j < n; ++j) {
+            double mag = 0, r = ck_gemm_reference_value(&ref, &h, i, j, &mag);
+            double got = hd[at(&d, i, j)];
+            bad += got != (double)k || fabs(got - r) > ck_gemm_tolerance(&ref, mag, r);
+        }
+    CHECK_MSG(bad == 0, "tf32 truncation: %lld of %lld elements differ from K = %lld (D[0] = %.9g)",
+              bad, m * n, k, (double)hd[0]);
+    ck_device *dev = ck_context_device(ctx);
+    ck_free(dev, da), ck_free(dev, db), ck_free(dev, dd);
+    free(ha), free(hb), free(hd);
+    release(&plan);
+}
+
 static void test_refusals(void)
 {
     ck_device_props pp;
@@ -390,6 +442,7 @@ int main(void)
     RUN_TEST(test_bf16_f16_layouts);
     RUN_TEST(test_tf32_fp8);
     RUN_TEST(test_tile_n_and_split_k);
+    RUN_TEST(test_tf32_truncation);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

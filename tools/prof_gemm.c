@@ -351,7 +351,9 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (ck_gemm_plan_create(ctx, p, instance, &plan) != CK_SUCCESS) {
+    if (ck_gemm_plan_create(ctx, p, instance, &plan) == CK_SUCCESS)
+        prob.tf32_truncate = plan->prob.tf32_truncate; /* the reference reads f32 as it does */
+    else {
         result = cli_library_error(sub);
         goto done;
     }

@@ -34,6 +34,10 @@ typedef struct ck_gemm_prob {
     int b_kmajor;        /* B column-major: K contiguous */
     ck_dtype compute_in; /* the tensor-core input type: f16, bf16, tf32, fp8 (A's), i8 */
     int split3;          /* 1: f32 inputs with the 3xTF32 split (CK_GEMM_COMPUTE_F32) */
+    int tf32_truncate;   /* 1: the tensor cores read f32 inputs as tf32 by dropping the low 13
+                            bits (sm90: wgmma on f32 bits in shared memory); 0: rounded to
+                            nearest, ties away (sm80: cvt.rna). Set by the plan for its
+                            family; the reference follows it. */
     int scalar_copy;     /* bit 0 A, bit 1 B: element-wise global loads (pointer not 16-byte
                             aligned; set by ck_gemm() for the pointers it was given) */
 } ck_gemm_prob;

@@ -84,6 +84,7 @@ ck_status ck_gemm_plan_create_prob(ck_context *ctx, const ck_gemm_prob *prob, in
     plan->prob = *prob;
     plan->inst = ins[pick];
     plan->family = ck_gemm_family_of(plan->inst.family);
+    plan->prob.tf32_truncate = plan->inst.family == CK_GEMM_FAMILY_SM90;
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
     int np = ck_gemm_params(&plan->prob, &plan->inst, params, CK_GEMM_MAX_PARAMS);
     char *key = np < 0 ? NULL : ck_gemm_params_key(params, np);

@@ -34,14 +34,15 @@ static int64_t at(const ck_gemm_matrix *m, int64_t i, int64_t j)
     return m->order == CK_GEMM_ROW_MAJOR ? i * m->ld + j : i + j * m->ld;
 }
 
-/* The value a tf32 tensor core sees: f32 rounded to nearest, ties away (cvt.rna.tf32.f32). */
-static double tf32(double x)
+/* The value a tf32 tensor core sees: f32 rounded to nearest, ties away (cvt.rna.tf32.f32), or
+ * with the low 13 bits dropped (wgmma reading f32 from shared memory). */
+static double tf32(double x, int truncate)
 {
     float f = (float)x;
     uint32_t u;
     memcpy(&u, &f, 4);
     if ((u & 0x7f800000u) != 0x7f800000u)
-        u = (u + 0x1000u) & 0xffffe000u;
+        u = (u + (truncate ? 0 : 0x1000u)) & 0xffffe000u;
     memcpy(&f, &u, 4);
     return f;
 }
@@ -153,8 +154,8 @@ double ck_gemm_reference_value(const ck_gemm_prob *prob, const ck_gemm_args *h, 
         double a = load(h->a, p->a.dtype, at(&p->a, i, k));
         double b = load(h->b, p->b.dtype, at(&p->b, k, j));
         if (round_tf32) {
-            a = tf32(a);
-            b = tf32(b);
+            a = tf32(a, prob->tf32_truncate);
+            b = tf32(b, prob->tf32_truncate);
         }
         acc += a * b;
         mag += fabs(a * b);
