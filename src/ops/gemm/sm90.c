@@ -124,8 +124,9 @@ static int tma_store(const ck_gemm_prob *prob)
 /* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
  * resident blocks: work units (tiles x splits) in waves, each unit its K steps plus a fixed
  * cost (prologue and epilogue, and for a split the partial sums written and read back), the
- * padding of the edge tiles, and a 128 x 128 tile's lower rate per flop than 128 x 256's
- * (twice the shared-memory reads of B per flop). */
+ * padding of the edge tiles, and a 128 x 128 tile's slightly lower rate per flop than
+ * 128 x 256's (measured on the H100, bench/gemm_instances.py: 2048^3 499 against 484
+ * TFLOP/s, 512x4096x14336 632 against 398 — the wave count decides more than the tile). */
 double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
                              int split, int slots)
 {
@@ -134,9 +135,13 @@ double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, i
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
-    double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.86);
+    double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.97);
     double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 4.0 * (double)tile_n / 256.0 : 0);
     double time = ceil(waves) * (steps * step_cost + fixed);
+    /* 128 x 256 with the generated epilogue (not the TMA store): 128 accumulators and the
+     * epilogue's registers exceed ptxas's 168 (launch bounds of 384 threads): it spills */
+    if (tile_n >= 256 && !tma_store(prob))
+        time *= 1.25;
     double ideal = (double)p->m * (double)p->n * (double)p->k /
                    ((double)(slots > 0 ? slots : 1) * 128.0 * 256.0 * tile_k);
     return ideal / time;
@@ -168,7 +173,10 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
         in.split_k = 1;
         if (n < max)
             out[n++] = in;
-        /* the best split of K for this tile, when it beats none (few tiles, long K) */
+        /* the best split of K for this tile, when it beats none (few tiles, long K); 128 x 128
+         * only: 128 x 256's accumulators leave no registers for the reduction (it spills) */
+        if (in.tile_n >= 256)
+            continue;
         long long k_tiles = (prob->p.k + in.tile_k - 1) / in.tile_k;
         int best = 1;
         double best_eff = ck_gemm_sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, 1, slots);

@@ -159,21 +159,22 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
 
 #if GEMM_SPLIT_K
 /* Split-K: every split of a tile publishes its partial sums (part of the warpgroup's rows) in
- * the workspace and counts itself in; the split that arrives last sums all splits' partials in
- * the fixed order 0, 1, ..., splits - 1 (its own from registers), so the result does not depend
- * on the order of arrival, and returns 1: it stores the tile. No split ever waits for another. */
+ * the workspace and counts itself in; the split that arrives last sums all splits' partials,
+ * its own read back like the others, in the fixed order 0, 1, ..., splits - 1, so the result
+ * does not depend on the order of arrival, and returns 1: it stores the tile. No split ever
+ * waits for another. Each split's registers are loaded together (independent loads in flight). */
 CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsigned wg,
                                 unsigned *last)
 {
-    int splits = ka->k_splits, tile = u / splits, mine = u % splits;
+    int splits = ka->k_splits, tile = u / splits;
     if (splits < 2)
         return 1;
     unsigned t = ck_warpgroup_thread();
     size_t part = (size_t)CK_WARPGROUP_THREADS * SM90_ACC; /* floats of one warpgroup's part */
-    float *base = ka->ws + ((size_t)tile * splits * GEMM_CONSUMERS + wg) * part;
-    float *own = base + (size_t)mine * GEMM_CONSUMERS * part;
+    float *base = ka->ws + ((size_t)tile * splits * GEMM_CONSUMERS + wg) * part + t;
+    float *own = base + (size_t)(u % splits) * GEMM_CONSUMERS * part;
     CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
-        own[(size_t)i * CK_WARPGROUP_THREADS + t] = acc[i];
+        own[(size_t)i * CK_WARPGROUP_THREADS] = acc[i];
     ck_fence_device(); /* the partials are visible before the count says so */
     ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
     if (t == 0) {
@@ -186,12 +187,12 @@ CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsi
     if (!last[wg])
         return 0;
     ck_fence_device(); /* the other splits' partials, after their counts */
-    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) {
-        const float *p = base + (size_t)i * CK_WARPGROUP_THREADS + t;
-        float sum = mine == 0 ? acc[i] : p[0];
-        for (int s = 1; s < splits; ++s)
-            sum += s == mine ? acc[i] : p[(size_t)s * GEMM_CONSUMERS * part];
-        acc[i] = sum;
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
+        acc[i] = base[(size_t)i * CK_WARPGROUP_THREADS];
+    for (int s = 1; s < splits; ++s) {
+        const float *p = base + (size_t)s * GEMM_CONSUMERS * part;
+        CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
+            acc[i] += p[(size_t)i * CK_WARPGROUP_THREADS];
     }
     return 1;
 }
