@@ -271,11 +271,16 @@ CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *m0, long lon
     *n0 = r / rows * GEMM_TILE_N;
 }
 
+/* Fragments read one k-slice ahead (double-buffered in registers) where both operands come
+ * through ldmatrix; the gathering paths (MN-major tf32 and 8-bit) read each slice just before
+ * its mma, as a second set of their fragments would not fit in registers. */
+#define GEMM_PREFETCH                                                                              \
+    ((GEMM_A_KMAJOR || GEMM_A_ES == 2) && (GEMM_B_KMAJOR || GEMM_B_ES == 2))
+
 /* The kernel's body (the generated source declares the kernel ck_gemm_sm80 calling it): one
- * block per output tile. Fragments are double-buffered in registers: k-slice ks + 1 is read
- * from shared memory while the mma of ks run; one block barrier per k-tile, before the last
- * slice, both makes k-tile kt + 1 visible and frees the slot of kt - 1 for the copies issued
- * at the next k-tile's first slice. */
+ * block per output tile. Fragments of k-slice ks + 1 are read from shared memory while the
+ * mma of ks run; one block barrier per k-tile, before its last slice, both makes k-tile kt + 1
+ * visible and frees the slot of kt - 1 for the copies issued at the next k-tile's first slice. */
 CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
@@ -295,27 +300,33 @@ CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
     }
     ck_cp_async_wait(GEMM_STAGES - 2);
     ck_sync_threads();
-    gemm_frags(a[0], b[0], smem, 0, wm, wn, lane);
-    int read = 0, write = GEMM_STAGES - 1;
+    if (GEMM_PREFETCH)
+        gemm_frags(a[0], b[0], smem, 0, wm, wn, lane);
+    int cur = 0, next = 1, write = GEMM_STAGES - 1; /* slots of k-tiles kt, kt + 1, kt + 2 */
     for (int kt = 0; kt < ka.k_tiles; ++kt) {
         CK_UNROLL for (int ks = 0; ks < GEMM_KSLICES; ++ks)
         {
-            if (ks == GEMM_KSLICES - 1) { /* k-tile kt + 1 landed; kt - 1's slot is free */
+            int f = GEMM_PREFETCH ? ks % 2 : 0; /* the buffer of slice ks */
+            if (ks == GEMM_KSLICES - 1) {       /* k-tile kt + 1 landed; kt - 1's slot is free */
                 ck_cp_async_wait(GEMM_STAGES - 2);
                 ck_sync_threads();
-                read = read == GEMM_STAGES - 1 ? 0 : read + 1;
             }
-            if (ks < GEMM_KSLICES - 1 || kt + 1 < ka.k_tiles)
-                gemm_frags(a[(ks + 1) % 2], b[(ks + 1) % 2], smem + read * GEMM_STAGE_BYTES,
-                           (ks + 1) % GEMM_KSLICES, wm, wn, lane);
+            if (!GEMM_PREFETCH)
+                gemm_frags(a[f], b[f], smem + cur * GEMM_STAGE_BYTES, ks, wm, wn, lane);
+            else if (ks < GEMM_KSLICES - 1)
+                gemm_frags(a[1 - f], b[1 - f], smem + cur * GEMM_STAGE_BYTES, ks + 1, wm, wn, lane);
+            else if (kt + 1 < ka.k_tiles)
+                gemm_frags(a[1 - f], b[1 - f], smem + next * GEMM_STAGE_BYTES, 0, wm, wn, lane);
             if (ks == 0) { /* refill kt - 1's slot with k-tile kt + STAGES - 1 */
                 if (kt + GEMM_STAGES - 1 < ka.k_tiles)
                     gemm_load_stage(smem, write, &ka, m0, n0, kt + GEMM_STAGES - 1);
                 ck_cp_async_commit();
-                write = write == GEMM_STAGES - 1 ? 0 : write + 1;
             }
-            gemm_mma_slice(acc, (const unsigned(*)[4])a[ks % 2], (const unsigned(*)[2])b[ks % 2]);
+            gemm_mma_slice(acc, (const unsigned(*)[4])a[f], (const unsigned(*)[2])b[f]);
         }
+        cur = next;
+        next = next == GEMM_STAGES - 1 ? 0 : next + 1;
+        write = write == GEMM_STAGES - 1 ? 0 : write + 1;
     }
     gemm_epilogue(acc, &ka, m0, n0);
 }
