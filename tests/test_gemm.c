@@ -143,6 +143,38 @@ static void test_instances(void)
     }
 }
 
+/* The 8-warp instances (128x256, 256x128; 128 and 64 bytes of K) over more k-tiles than
+ * stages, so that the stage ring and the fragments read one k-slice ahead wrap around, with an
+ * odd K tail; K-major and MN-major operands (ldmatrix and ldmatrix.trans). */
+static void test_instances_8warp(void)
+{
+    static const struct {
+        ck_dtype t, d;
+        ck_gemm_order ao, bo;
+    } v[] = {{CK_DTYPE_BF16, CK_DTYPE_F32, R, C},
+             {CK_DTYPE_F16, CK_DTYPE_F16, C, R}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
+        gcase c = gc_base(135, 260, 9 * 64 + 5, v[i].t, v[i].d);
+        c.ao = v[i].ao;
+        c.bo = v[i].bo;
+        ck_gemm_problem p;
+        ck_ew_program prog;
+        gc_problem(&c, &p, &prog);
+        ck_gemm_candidate cand[CK_GEMM_MAX_CANDIDATES];
+        int n = 0, big = 0;
+        CHECK_OK(ck_gemm_candidates(g_ctx, &p, cand, CK_GEMM_MAX_CANDIDATES, &n));
+        for (int j = 0; j < n; ++j) {
+            if (cand[j].family != 80 || cand[j].tile_m * cand[j].tile_n != 128 * 256)
+                continue;
+            ++big;
+            c.instance = cand[j].id;
+            if (gc_run(&c))
+                printf("  instance %s\n", cand[j].name);
+        }
+        CHECK(big == 4);
+    }
+}
+
 /* The one-call tensor form, with a pointer that is not 16-byte aligned (element-wise copies). */
 static void test_tensor_form(void)
 {
@@ -196,6 +228,7 @@ int main(void)
     RUN_TEST(test_dtypes);
     RUN_TEST(test_epilogue);
     RUN_TEST(test_instances);
+    RUN_TEST(test_instances_8warp);
     RUN_TEST(test_tensor_form);
     ck_context_destroy(g_ctx);
     (void)R;

@@ -10,12 +10,11 @@
 #ifndef CK_DEVICE_CUDA_CK_CUDA_TENSOR_H
 #define CK_DEVICE_CUDA_CK_CUDA_TENSOR_H
 
-/* 32-bit shared-state-space address of a generic pointer into shared memory. */
+/* 32-bit shared-state-space address of a generic pointer into shared memory (the compiler's
+ * own conversion, which it folds: a shared array plus offsets stays 32-bit shared arithmetic). */
 CK_TC_FN unsigned ck_smem_addr(const void *p)
 {
-    unsigned r;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-    return r;
+    return (unsigned)__cvta_generic_to_shared(p);
 }
 
 /* ------------------------------------------------------------------ cp.async (sm_80) */

@@ -25,7 +25,11 @@ const ck_gemm_family *ck_gemm_family_of(int id)
 
 int ck_gemm_instance_id(const ck_gemm_instance *in)
 {
-    long long id = in->family == CK_GEMM_FAMILY_SM90;
+    int kcode = 0; /* tile_k 16, 32, 64, 128 (and more) -> 0, 1, 2, 3 */
+    while (kcode < 3 && (16 << kcode) < in->tile_k)
+        ++kcode;
+    long long id = kcode;
+    id = id * 2 + (in->family == CK_GEMM_FAMILY_SM90);
     id = id * 32 + in->tile_m / 16;
     id = id * 64 + in->tile_n / 8;
     id = id * 8 + (in->stages & 7);

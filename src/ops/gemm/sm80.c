@@ -91,13 +91,12 @@ ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_inst
     return CK_SUCCESS;
 }
 
+/* Shared bytes of one stage: each operand tile unpadded (swizzled), its lines of K bytes
+ * (K-major) or of the tile's M / N extent (MN-major). */
 static int stage_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *in)
 {
     int es = ck_gemm_dtype_bytes(prob->p.a.dtype);
-    int kb = in->tile_k * es;
-    int a = prob->a_kmajor ? in->tile_m * (kb + 16) : in->tile_k * (in->tile_m * es + 16);
-    int b = prob->b_kmajor ? in->tile_n * (kb + 16) : in->tile_k * (in->tile_n * es + 16);
-    return a + b;
+    return (in->tile_m + in->tile_n) * in->tile_k * es;
 }
 
 static int sm80_supports(const ck_gemm_prob *prob, const ck_device_props *props, char *reason,
@@ -121,10 +120,15 @@ static int sm80_supports(const ck_gemm_prob *prob, const ck_device_props *props,
     return 1;
 }
 
-/* (tile_m, tile_n, stages, warps_m, warps_n); tile_k = 64 bytes of K. */
-static const int shapes[][5] = {
-    {128, 128, 3, 2, 2}, {128, 256, 3, 2, 4}, {256, 128, 3, 4, 2}, {128, 64, 4, 2, 2},
-    {64, 128, 4, 2, 2},  {64, 64, 4, 2, 2},   {32, 64, 4, 1, 2},   {32, 32, 4, 2, 2},
+/* (tile_m, tile_n, bytes of K per stage, stages, warps_m, warps_n), largest first: the
+ * 8-warp 128x256 / 256x128 tiles with 64x64 per warp for large problems (128 bytes of K: 4
+ * k-slices per barrier; 64 bytes and 4 stages where 144 KB of shared memory is not there,
+ * e.g. sm_89's 99 KB), then smaller tiles for small or skinny problems. */
+static const int shapes[][6] = {
+    {128, 256, 128, 3, 2, 4}, {256, 128, 128, 3, 4, 2}, {128, 256, 64, 4, 2, 4},
+    {256, 128, 64, 4, 4, 2},  {128, 128, 64, 3, 2, 2},  {128, 64, 64, 4, 2, 2},
+    {64, 128, 64, 4, 2, 2},   {64, 64, 64, 4, 2, 2},    {32, 64, 64, 4, 1, 2},
+    {32, 32, 64, 4, 2, 2},
 };
 
 static int sm80_instances(const ck_gemm_prob *prob, const ck_device_props *props,
@@ -137,11 +141,13 @@ static int sm80_instances(const ck_gemm_prob *prob, const ck_device_props *props
         in.family = CK_GEMM_FAMILY_SM80;
         in.tile_m = shapes[i][0];
         in.tile_n = shapes[i][1];
-        in.tile_k = 64 / es;
-        in.stages = shapes[i][2];
-        in.warps_m = shapes[i][3];
-        in.warps_n = shapes[i][4];
+        in.tile_k = shapes[i][2] / es;
+        in.stages = shapes[i][3];
+        in.warps_m = shapes[i][4];
+        in.warps_n = shapes[i][5];
         in.cluster = 1;
+        /* groups of about 2048 rows of A: a wave of tiles then reads A and B evenly */
+        in.group = in.tile_m >= 128 ? 2048 / in.tile_m : 16;
         if ((size_t)stage_bytes(prob, &in) * (size_t)in.stages > props->max_shared_per_block)
             continue;
         double tiles = (double)((prob->p.m + in.tile_m - 1) / in.tile_m) *
@@ -174,13 +180,13 @@ static ck_status sm80_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "/* ck_gemm, family sm80 (cp.async + ldmatrix + mma.sync), instance %dx%dx%d "
-                   "s%d w%dx%d */\n#include \"ck_device.h\"\n%s"
+                   "s%d w%dx%d g%d */\n#include \"ck_device.h\"\n%s"
                    "#include \"ops/gemm/gemm_args_kernel.h\"\n%s"
                    "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
                    "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_gemm_sm80(ck_gemm_kargs ka)\n"
                    "{\n    gemm_sm80_main(ka);\n}\n",
                    inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m,
-                   inst->warps_n, defs, epi, inst->warps_m * inst->warps_n * 32);
+                   inst->warps_n, inst->group, defs, epi, inst->warps_m * inst->warps_n * 32);
     free(defs);
     free(epi);
     if (b.oom) {

@@ -5,8 +5,9 @@
  *
  * Included after the GEMM_* defines of the parameter table (params.c) and the generated
  * epilogue. Shared memory per stage and operand: its tile in the global matrix's own order,
- * one line per row (K-major) or per k (MN-major), lines padded by 16 bytes so that the eight
- * 16-byte rows of an ldmatrix fall in distinct banks. Every mma step reads 32 bytes of K per
+ * one line per row (K-major) or per k (MN-major), unpadded, its 16-byte chunks XOR-swizzled
+ * within each 128 bytes (gemm_swz) so that the eight rows of an ldmatrix and the eight 16-byte
+ * pieces of a cp.async phase fall in distinct banks. Every mma step reads 32 bytes of K per
  * row (16 f16/bf16, 8 tf32, 32 fp8/i8), so one set of fragment helpers serves every type.
  */
 #ifndef CK_OPS_GEMM_SM80_PIPELINE_KERNEL_H
@@ -29,12 +30,10 @@
 /* Lines of each operand tile in shared memory (K-major: one per row; MN-major: one per k). */
 #define GEMM_A_LINES      (GEMM_A_KMAJOR ? GEMM_TILE_M : GEMM_TILE_K)
 #define GEMM_A_LINE_BYTES (GEMM_A_KMAJOR ? GEMM_KBYTES : GEMM_TILE_M * GEMM_A_ES)
-#define GEMM_A_PITCH      (GEMM_A_LINE_BYTES + 16)
 #define GEMM_B_LINES      (GEMM_B_KMAJOR ? GEMM_TILE_N : GEMM_TILE_K)
 #define GEMM_B_LINE_BYTES (GEMM_B_KMAJOR ? GEMM_KBYTES : GEMM_TILE_N * GEMM_B_ES)
-#define GEMM_B_PITCH      (GEMM_B_LINE_BYTES + 16)
-#define GEMM_A_STAGE      (GEMM_A_LINES * GEMM_A_PITCH)
-#define GEMM_STAGE_BYTES  (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_PITCH)
+#define GEMM_A_STAGE      (GEMM_A_LINES * GEMM_A_LINE_BYTES)
+#define GEMM_STAGE_BYTES  (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_LINE_BYTES)
 
 #if GEMM_COMPUTE_IN == 12 /* i8 */
 #define GEMM_ACC_T int
@@ -62,6 +61,16 @@
 #define GEMM_MMA   ck_mma_m16n8k32_f32_e5m2_e4m3
 #endif
 
+/* Byte offset of (line, byte) in a tile of lines of line_bytes: the 16-byte chunk index XORed
+ * with the line's rank among the lines that share its 128 bytes of banks (lines of 16, 32, 64
+ * bytes: 8, 4, 2 per 128; 128 bytes or more: 1, XOR by line % 8), so that 8 consecutive lines
+ * read at one column, or 128 consecutive bytes written, cover all 32 banks. */
+CK_DEVICE int gemm_swz(int line, int byte, int line_bytes)
+{
+    unsigned per = line_bytes >= 128 ? 8u : (unsigned)line_bytes / 16u; /* chunks per 128 B */
+    return line * line_bytes + (int)((unsigned)byte ^ ((((unsigned)line / (8u / per)) % per) << 4));
+}
+
 /* One operand's tile of one stage: `lines` lines of line_bytes from global line line0 + l
  * (valid below nlines) and byte column col0 (valid below row_bytes), zero outside. */
 typedef struct gemm_tile_src {
@@ -69,23 +78,30 @@ typedef struct gemm_tile_src {
     long long ld_bytes, line0, nlines, col0, row_bytes;
 } gemm_tile_src;
 
-/* 16-byte cp.async pieces, zero-filled past the edges (ld and base 16-byte aligned). */
-CK_DEVICE void gemm_copy_vec(unsigned char *s, gemm_tile_src t, int lines, int line_bytes,
-                             int pitch)
+/* 16-byte cp.async pieces, zero-filled past the edges (ld and base 16-byte aligned). Thread t
+ * copies chunks t, t + THREADS, ...: a fixed column of every (THREADS / chunks per line)-th
+ * line, so one pointer, one column bound and one line count serve all of its pieces. */
+CK_DEVICE void gemm_copy_vec(unsigned char *s, gemm_tile_src t, int lines, int line_bytes)
 {
-    int chunks = line_bytes / 16;
-    for (int c = ck_thread_linear(); c < lines * chunks; c += GEMM_THREADS) {
-        int l = c / chunks, b = (c % chunks) * 16;
-        long long gl = t.line0 + l, gc = t.col0 + b, left = t.row_bytes - gc;
-        unsigned bytes = gl < t.nlines && left > 0 ? (left < 16 ? (unsigned)left : 16u) : 0u;
-        const unsigned char *src = bytes ? t.g + gl * t.ld_bytes + gc : t.g;
-        ck_cp_async_16_zfill(s + l * pitch + b, src, bytes);
+    int cpl = line_bytes / 16, tid = ck_thread_linear();
+    int l0 = tid / cpl, b = (tid % cpl) * 16, lstep = GEMM_THREADS / cpl;
+    long long left = t.row_bytes - t.col0 - b, rows = t.nlines - t.line0 - l0;
+    unsigned full = left <= 0 ? 0u : left < 16 ? (unsigned)left : 16u;
+    int valid = rows < lines ? (int)rows : lines; /* lines l0 + i lstep exist below l0 + valid */
+    const unsigned char *g = t.g + (t.line0 + l0) * t.ld_bytes + t.col0 + b;
+    long long gstep = lstep * t.ld_bytes;
+    CK_UNROLL for (int i = 0; i < (lines * cpl + GEMM_THREADS - 1) / GEMM_THREADS; ++i)
+    {
+        if (lines * cpl % GEMM_THREADS != 0 && l0 + i * lstep >= lines)
+            break;
+        ck_cp_async_16_zfill(s + gemm_swz(l0 + i * lstep, b, line_bytes), g + i * gstep,
+                             i * lstep < valid ? full : 0u);
     }
 }
 
 /* Element by element (pointer or ld not 16-byte aligned): plain loads, zero outside. */
 CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, int line_bytes,
-                                int pitch, int es)
+                                int es)
 {
     int per = line_bytes / es;
     for (int c = ck_thread_linear(); c < lines * per; c += GEMM_THREADS) {
@@ -93,7 +109,7 @@ CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, in
         long long gl = t.line0 + l, gc = t.col0 + b;
         int ok = gl < t.nlines && gc < t.row_bytes;
         const unsigned char *src = t.g + gl * t.ld_bytes + gc;
-        unsigned char *dst = s + l * pitch + b;
+        unsigned char *dst = s + gemm_swz(l, b, line_bytes);
         if (es == 4)
             *(unsigned *)dst = ok ? *(const unsigned *)src : 0u;
         else if (es == 2)
@@ -107,7 +123,7 @@ CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, in
 CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_kargs *ka, long long m0,
                                long long n0, int kt)
 {
-    unsigned char *sa = smem + (long long)slot * GEMM_STAGE_BYTES, *sb = sa + GEMM_A_STAGE;
+    unsigned char *sa = smem + slot * GEMM_STAGE_BYTES, *sb = sa + GEMM_A_STAGE;
     long long k0 = (long long)kt * GEMM_TILE_K;
     gemm_tile_src a = {(const unsigned char *)ka->a,
                        ka->lda * GEMM_A_ES,
@@ -122,22 +138,24 @@ CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_karg
                        (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES,
                        (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES};
 #if GEMM_A_VEC
-    gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_PITCH);
+    gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES);
 #else
-    gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_PITCH, GEMM_A_ES);
+    gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_ES);
 #endif
 #if GEMM_B_VEC
-    gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_PITCH);
+    gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES);
 #else
-    gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_PITCH, GEMM_B_ES);
+    gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_ES);
 #endif
 }
 
 /* Four bytes of an MN-major 8-bit tile: k .. k+3 at column byte c, packed low first. */
-CK_DEVICE unsigned gemm_gather4(const unsigned char *s, int pitch, int k, int c)
+CK_DEVICE unsigned gemm_gather4(const unsigned char *s, int line_bytes, int k, int c)
 {
-    return (unsigned)s[k * pitch + c] | ((unsigned)s[(k + 1) * pitch + c] << 8) |
-           ((unsigned)s[(k + 2) * pitch + c] << 16) | ((unsigned)s[(k + 3) * pitch + c] << 24);
+    return (unsigned)s[gemm_swz(k, c, line_bytes)] |
+           ((unsigned)s[gemm_swz(k + 1, c, line_bytes)] << 8) |
+           ((unsigned)s[gemm_swz(k + 2, c, line_bytes)] << 16) |
+           ((unsigned)s[gemm_swz(k + 3, c, line_bytes)] << 24);
 }
 
 /* The A fragment (m16 x 32 bytes of K, the mma's "row" operand) of rows m .. m+15, k-slice ks. */
@@ -145,18 +163,19 @@ CK_DEVICE void gemm_frag_a(unsigned *r, const unsigned char *s, int m, int ks, i
 {
     int g = lane >> 2, t = lane & 3;
 #if GEMM_A_KMAJOR
-    ck_ldmatrix_x4(r, s + (m + (lane & 15)) * GEMM_A_PITCH + ks * 32 + (lane >> 4) * 16);
+    ck_ldmatrix_x4(r, s + gemm_swz(m + (lane & 15), ks * 32 + (lane >> 4) * 16, GEMM_A_LINE_BYTES));
 #elif GEMM_A_ES == 2
     int i = lane >> 3;
-    ck_ldmatrix_x4_trans(r, s + (ks * 16 + (lane & 7) + 8 * (i >> 1)) * GEMM_A_PITCH +
-                                (m + 8 * (i & 1)) * 2);
+    ck_ldmatrix_x4_trans(r, s + gemm_swz(ks * 16 + (lane & 7) + 8 * (i >> 1), (m + 8 * (i & 1)) * 2,
+                                         GEMM_A_LINE_BYTES));
 #elif GEMM_A_ES == 4
     for (int q = 0; q < 4; ++q)
-        r[q] = *(const unsigned *)(s + (ks * 8 + t + 4 * (q >> 1)) * GEMM_A_PITCH +
-                                   (m + g + 8 * (q & 1)) * 4);
+        r[q] = *(const unsigned *)(s + gemm_swz(ks * 8 + t + 4 * (q >> 1), (m + g + 8 * (q & 1)) * 4,
+                                                GEMM_A_LINE_BYTES));
 #else
     for (int q = 0; q < 4; ++q)
-        r[q] = gemm_gather4(s, GEMM_A_PITCH, ks * 32 + 4 * t + 16 * (q >> 1), m + g + 8 * (q & 1));
+        r[q] = gemm_gather4(s, GEMM_A_LINE_BYTES, ks * 32 + 4 * t + 16 * (q >> 1),
+                            m + g + 8 * (q & 1));
 #endif
 }
 
@@ -166,19 +185,20 @@ CK_DEVICE void gemm_frag_b(unsigned *r, const unsigned char *s, int n, int ks, i
 {
     int g = lane >> 2, t = lane & 3;
 #if GEMM_B_KMAJOR
-    ck_ldmatrix_x4(r, s + (n + (lane >> 4) * 8 + (lane & 7)) * GEMM_B_PITCH + ks * 32 +
-                          ((lane >> 3) & 1) * 16);
+    ck_ldmatrix_x4(r, s + gemm_swz(n + (lane >> 4) * 8 + (lane & 7), ks * 32 + ((lane >> 3) & 1) * 16,
+                                   GEMM_B_LINE_BYTES));
 #elif GEMM_B_ES == 2
     int i = lane >> 3;
-    ck_ldmatrix_x4_trans(r, s + (ks * 16 + (lane & 7) + 8 * (i & 1)) * GEMM_B_PITCH +
-                                (n + 8 * (i >> 1)) * 2);
+    ck_ldmatrix_x4_trans(r, s + gemm_swz(ks * 16 + (lane & 7) + 8 * (i & 1), (n + 8 * (i >> 1)) * 2,
+                                         GEMM_B_LINE_BYTES));
 #elif GEMM_B_ES == 4
     for (int q = 0; q < 4; ++q)
-        r[q] = *(const unsigned *)(s + (ks * 8 + t + 4 * (q & 1)) * GEMM_B_PITCH +
-                                   (n + 8 * (q >> 1) + g) * 4);
+        r[q] = *(const unsigned *)(s + gemm_swz(ks * 8 + t + 4 * (q & 1), (n + 8 * (q >> 1) + g) * 4,
+                                                GEMM_B_LINE_BYTES));
 #else
     for (int q = 0; q < 4; ++q)
-        r[q] = gemm_gather4(s, GEMM_B_PITCH, ks * 32 + 4 * t + 16 * (q & 1), n + 8 * (q >> 1) + g);
+        r[q] = gemm_gather4(s, GEMM_B_LINE_BYTES, ks * 32 + 4 * t + 16 * (q & 1),
+                            n + 8 * (q >> 1) + g);
 #endif
 }
 
@@ -221,55 +241,92 @@ CK_DEVICE void gemm_mma_slice(GEMM_ACC_T *acc, const unsigned (*a)[4], const uns
     }
 }
 
-/* The warp's share of one stage: every k-slice, fragments then mma. */
-CK_DEVICE void gemm_mma_stage(GEMM_ACC_T *acc, const unsigned char *smem, int slot, int wm, int wn,
-                              int lane)
+/* The warp's fragments of k-slice ks of the stage at sa: A of its MI row blocks, B of its NI
+ * column blocks. */
+CK_DEVICE void gemm_frags(unsigned (*a)[4], unsigned (*b)[2], const unsigned char *sa, int ks,
+                          int wm, int wn, int lane)
 {
-    const unsigned char *sa = smem + (long long)slot * GEMM_STAGE_BYTES, *sb = sa + GEMM_A_STAGE;
-    CK_UNROLL for (int ks = 0; ks < GEMM_KSLICES; ++ks)
+    const unsigned char *sb = sa + GEMM_A_STAGE;
+    unsigned r[4];
+    CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi)
+        gemm_frag_a(a[mi], sa, wm * GEMM_WTM + mi * 16, ks, lane);
+    CK_UNROLL for (int np = 0; np < GEMM_NI / 2; ++np)
     {
-        unsigned a[GEMM_MI][4], b[GEMM_NI][2], r[4];
-        CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi)
-            gemm_frag_a(a[mi], sa, wm * GEMM_WTM + mi * 16, ks, lane);
-        CK_UNROLL for (int np = 0; np < GEMM_NI / 2; ++np)
-        {
-            gemm_frag_b(r, sb, wn * GEMM_WTN + np * 16, ks, lane);
-            b[2 * np][0] = r[0];
-            b[2 * np][1] = r[1];
-            b[2 * np + 1][0] = r[2];
-            b[2 * np + 1][1] = r[3];
-        }
-        gemm_mma_slice(acc, (const unsigned(*)[4])a, (const unsigned(*)[2])b);
+        gemm_frag_b(r, sb, wn * GEMM_WTN + np * 16, ks, lane);
+        b[2 * np][0] = r[0];
+        b[2 * np][1] = r[1];
+        b[2 * np + 1][0] = r[2];
+        b[2 * np + 1][1] = r[3];
     }
 }
 
+/* The block's output tile: groups of GEMM_GROUP tile rows walked along M, then the next column
+ * of the group, so that the blocks resident together share B's columns and A's band in L2. */
+CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *m0, long long *n0)
+{
+    long long t = ck_block_idx_x(), width = (long long)GEMM_GROUP * ka->tiles_n;
+    long long first = t / width * GEMM_GROUP, r = t % width;
+    long long rows = ka->tiles_m - first < GEMM_GROUP ? ka->tiles_m - first : GEMM_GROUP;
+    *m0 = (first + r % rows) * GEMM_TILE_M;
+    *n0 = r / rows * GEMM_TILE_N;
+}
+
+/* Fragments read one k-slice ahead (double-buffered in registers) where both operands come
+ * through ldmatrix; the gathering paths (MN-major tf32 and 8-bit) read each slice just before
+ * its mma, as a second set of their fragments would not fit in registers. */
+#define GEMM_PREFETCH                                                                              \
+    ((GEMM_A_KMAJOR || GEMM_A_ES == 2) && (GEMM_B_KMAJOR || GEMM_B_ES == 2))
+
 /* The kernel's body (the generated source declares the kernel ck_gemm_sm80 calling it): one
- * block per output tile, tiles along M first. */
+ * block per output tile. Fragments of k-slice ks + 1 are read from shared memory while the
+ * mma of ks run; one block barrier per k-tile, before its last slice, both makes k-tile kt + 1
+ * visible and frees the slot of kt - 1 for the copies issued at the next k-tile's first slice. */
 CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     int tid = ck_thread_linear(), warp = tid / 32, lane = tid % 32;
     int wm = warp / GEMM_WARPS_N, wn = warp % GEMM_WARPS_N;
-    long long tile = ck_block_idx_x();
-    long long m0 = (tile % ka.tiles_m) * GEMM_TILE_M, n0 = (tile / ka.tiles_m) * GEMM_TILE_N;
+    long long m0, n0;
+    gemm_tile_origin(&ka, &m0, &n0);
     GEMM_ACC_T acc[GEMM_NREG];
     CK_UNROLL for (int i = 0; i < GEMM_NREG; ++i) acc[i] = 0;
+    unsigned a[2][GEMM_MI][4], b[2][GEMM_NI][2];
 
-    /* prologue: the first STAGES - 1 k-tiles in flight */
+    /* prologue: the first STAGES - 1 k-tiles in flight, k-slice 0's fragments */
     for (int s = 0; s < GEMM_STAGES - 1; ++s) {
         if (s < ka.k_tiles)
             gemm_load_stage(smem, s, &ka, m0, n0, s);
         ck_cp_async_commit();
     }
-    /* main loop: wait for k-tile kt, refill the slot freed by kt - 1, multiply kt */
+    ck_cp_async_wait(GEMM_STAGES - 2);
+    ck_sync_threads();
+    if (GEMM_PREFETCH)
+        gemm_frags(a[0], b[0], smem, 0, wm, wn, lane);
+    int cur = 0, next = 1, write = GEMM_STAGES - 1; /* slots of k-tiles kt, kt + 1, kt + 2 */
     for (int kt = 0; kt < ka.k_tiles; ++kt) {
-        ck_cp_async_wait(GEMM_STAGES - 2);
-        ck_sync_threads();
-        int next = kt + GEMM_STAGES - 1;
-        if (next < ka.k_tiles)
-            gemm_load_stage(smem, next % GEMM_STAGES, &ka, m0, n0, next);
-        ck_cp_async_commit();
-        gemm_mma_stage(acc, smem, kt % GEMM_STAGES, wm, wn, lane);
+        CK_UNROLL for (int ks = 0; ks < GEMM_KSLICES; ++ks)
+        {
+            int f = GEMM_PREFETCH ? ks % 2 : 0; /* the buffer of slice ks */
+            if (ks == GEMM_KSLICES - 1) {       /* k-tile kt + 1 landed; kt - 1's slot is free */
+                ck_cp_async_wait(GEMM_STAGES - 2);
+                ck_sync_threads();
+            }
+            if (!GEMM_PREFETCH)
+                gemm_frags(a[f], b[f], smem + cur * GEMM_STAGE_BYTES, ks, wm, wn, lane);
+            else if (ks < GEMM_KSLICES - 1)
+                gemm_frags(a[1 - f], b[1 - f], smem + cur * GEMM_STAGE_BYTES, ks + 1, wm, wn, lane);
+            else if (kt + 1 < ka.k_tiles)
+                gemm_frags(a[1 - f], b[1 - f], smem + next * GEMM_STAGE_BYTES, 0, wm, wn, lane);
+            if (ks == 0) { /* refill kt - 1's slot with k-tile kt + STAGES - 1 */
+                if (kt + GEMM_STAGES - 1 < ka.k_tiles)
+                    gemm_load_stage(smem, write, &ka, m0, n0, kt + GEMM_STAGES - 1);
+                ck_cp_async_commit();
+            }
+            gemm_mma_slice(acc, (const unsigned(*)[4])a[f], (const unsigned(*)[2])b[f]);
+        }
+        cur = next;
+        next = next == GEMM_STAGES - 1 ? 0 : next + 1;
+        write = write == GEMM_STAGES - 1 ? 0 : write + 1;
     }
     gemm_epilogue(acc, &ka, m0, n0);
 }
