@@ -89,7 +89,7 @@ def main():
     b = torch.randn(n, k, device="cuda").t()
     torch.backends.cuda.matmul.allow_tf32 = True
     t = time_torch(lambda: torch.matmul(a, b))
-    row("tf32 4096^3 (TN)", m, n, k, ck(o.build, ["--m", "4096", "--n", "4096", "--k", "4096",
+    row("tf32 4096^3 (A row, B col)", m, n, k, ck(o.build, ["--m", "4096", "--n", "4096", "--k", "4096",
                                                  "--dtype", "tf32"] + common), t, "cuBLAS tf32")
     torch.backends.cuda.matmul.allow_tf32 = False
     # fp8 e4m3

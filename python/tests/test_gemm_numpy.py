@@ -272,3 +272,20 @@ def test_wrong_device_is_refused():
         ck.matmul(np.ones((2, 2), np.float16), OnGpu())
     assert e.value.status == Status.UNSUPPORTED and "device" in e.value.message
     assert sentence(e)
+
+
+def test_tune_stores_the_winner_for_later_calls(rng, tmp_path, monkeypatch):
+    monkeypatch.setenv("CK_TUNING_FILE", str(tmp_path / "tuning.tsv"))
+    a = operand(rng, 16, 8, np.float16, False)
+    b = operand(rng, 8, 24, np.float16, True)
+    out = np.empty((16, 24), np.float16)
+    best = ck.tune_gemm(a, b, out=out, reps=1, progress=False)
+    assert best["name"] and best["ms"] > 0 and best["family"] in (80, 90)
+    assert (tmp_path / "tuning.tsv").exists()
+    info = ck.gemm_instance(a, b, out=out)
+    assert info["name"] == best["name"]  # the plan took the table's instance
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    check(ck.gemm(a, b), ref, np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)), 8,
+          U[np.float16])
+    with pytest.raises(CkError, match="reps = 0"):
+        ck.tune_gemm(a, b, reps=0)

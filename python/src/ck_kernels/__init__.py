@@ -18,6 +18,7 @@ from ._runtime import kernel_count, synchronize
 from .elementwise import cast, elementwise
 from .gemm import gemm, matmul
 from .gemm import plan_instance as gemm_instance
+from .gemm import tune as tune_gemm
 from .norm import layer_norm, rms_norm, rms_norm_quant, smooth_quant
 from .permute import permute
 from .reduce import amax, amin, argmax, argmin, mean, reduce, sum, vector_norm
@@ -34,7 +35,7 @@ def version():
 
 
 __all__ = [
-    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_instance",
+    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_instance", "tune_gemm",
     "layer_norm", "rms_norm",
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",

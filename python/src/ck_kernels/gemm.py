@@ -14,12 +14,13 @@ Autograd for matmul: dA = dC B^T and dB = A^T dC, two more ck GEMMs on transpose
 """
 import ctypes
 import struct
+import sys
 
 from . import _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR, TENSOR_SIZE, ck_dtype_of, describe, empty, same_place
 
-__all__ = ["matmul", "gemm", "plan_instance", "ACTIVATIONS"]
+__all__ = ["matmul", "gemm", "tune", "plan_instance", "ACTIVATIONS"]
 
 ROW, COL = 0, 1
 # ck_gemm_problem: m, n, k; a, b, c, d (dtype, order, ld); compute, bias, bias_dtype,
@@ -131,6 +132,8 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
     buf = ctypes.create_string_buffer(_PROBLEM.pack(
         m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld, compute, bias, bias_dtype,
         act, prog))
+    if _TUNE[0] is not None:  # tune(): time the candidates instead of planning
+        return _tune_problem(ctx, key, buf, *_TUNE[0])
     out = ctypes.c_void_p()
     call(_lib.ck_gemm_plan_create, ctx, buf, instance, ctypes.byref(out))
     plans = _plans()
@@ -138,6 +141,37 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
         clear_plans()
     plans[key] = out.value
     return out.value
+
+
+_TUNE = [None]  # (args bytes, reps, progress) while tune() runs
+
+
+def _candidate(buf):
+    v = _CANDIDATE.unpack(bytes(buf))
+    fields = ("id", "name", "family", "tile_m", "tile_n", "tile_k", "stages", "cluster",
+              "est_waves", "score", "tuned")
+    d = dict(zip(fields, v))
+    d["name"] = d["name"].split(b"\0", 1)[0].decode()
+    return d
+
+
+def _tune_problem(ctx, key, problem, args, reps, progress):
+    def report(user, index, count, cand, ms):
+        if progress:
+            c = _candidate(ctypes.string_at(cand, _CANDIDATE.size))
+            t = "%.4f ms" % ms if ms >= 0 else "could not run"
+            print("ck tune gemm: %d/%d %s %s" % (index + 1, count, c["name"], t), file=sys.stderr,
+                  flush=True)
+
+    cb = _lib.GEMM_TUNE_PROGRESS(report)
+    best = ctypes.create_string_buffer(_CANDIDATE.size)
+    best_ms = ctypes.c_double()
+    call(_lib.ck_gemm_tune, ctx, problem, ctypes.create_string_buffer(args, len(args)), reps, cb,
+         None, best, ctypes.byref(best_ms))
+    clear_plans()  # plans made before took the heuristic's instance
+    d = _candidate(best)
+    d["ms"] = best_ms.value
+    return d
 
 
 def _pack_tensor(buf, off, ptr, dtype, shape, strides):
@@ -265,6 +299,13 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
         return (out, None) if want_plan else out
     key = (ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co, cld, da.dtype, do, dld,
            cmp, bias_code, bias_dtype, act, epilogue, instance)
+    if _TUNE[0] is not None:
+        _TUNE[0] = (_ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
+                               bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a,
+                               scale_b, scale_d),) + _TUNE[0][1:]
+        return _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
+                            cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
+                            instance)
     plan = _plans().get(key)
     if plan is None:
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
@@ -308,6 +349,25 @@ def _matmul_core(a, b):
     return out
 
 
+def tune(a, b, c=None, *, reps=20, progress=True, **kw):
+    """Time every candidate instance of gemm(a, b, c, **kw) on these tensors (their output is
+    overwritten; pass out= to choose it), store the fastest in ck's tuning table for this
+    device and problem (as `ck tune gemm` does), and return it as a dict (id, name, ..., ms).
+    Later gemm/matmul calls with the same problem on this device use it. progress: one line
+    per candidate on stderr."""
+    if int(reps) < 1:
+        fail(Status.INVALID_ARGUMENT, f"tune: reps = {reps}; at least 1 timed run is needed.")
+    _TUNE[0] = (b"", int(reps), bool(progress))
+    try:
+        r = _gemm_core(a, b, c, op="tune", **kw)
+    finally:
+        _TUNE[0] = None
+    if not isinstance(r, dict):
+        fail(Status.INVALID_ARGUMENT, "tune: this problem runs without a plan (an empty result, "
+             "or A / B not 16-byte aligned), so there is nothing to tune.")
+    return r
+
+
 def plan_instance(a, b, **kw):
     """The instance ck chooses for gemm(a, b, **kw), as a dict (id, name, family, tile_m,
     tile_n, tile_k, stages, cluster, est_waves, score, tuned); runs the GEMM once."""
@@ -317,12 +377,7 @@ def plan_instance(a, b, **kw):
              "result, or A / B not 16-byte aligned).")
     buf = ctypes.create_string_buffer(_CANDIDATE.size)
     call(_lib.ck_gemm_plan_instance, plan, buf)
-    v = _CANDIDATE.unpack(buf.raw)
-    fields = ("id", "name", "family", "tile_m", "tile_n", "tile_k", "stages", "cluster",
-              "est_waves", "score", "tuned")
-    d = dict(zip(fields, v))
-    d["name"] = d["name"].split(b"\0", 1)[0].decode()
-    return d
+    return _candidate(buf.raw)
 
 
 # ---- torch custom ops ----------------------------------------------------------------------
