@@ -19,7 +19,7 @@
 
 static ck_context *ctx;
 /* The instance the next builds take: tile N (0: the family's first) and K splits (0: its own). */
-static int force_tile_n, force_split;
+static int force_tile_n, force_split, force_stages;
 
 /* Host code of value v (a multiple of 1/8 in [-1, 1]) in type t, and back. */
 static uint64_t encode(ck_dtype t, float v)
@@ -109,8 +109,9 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
     ck_gemm_instance ins[8];
     int n = f->instances(pr, props, ins, 8), pick = 0;
     CHECK(n >= 1);
-    for (int i = 0; i < n; ++i) /* the instance with force_tile_n, else the first */
-        if (ins[i].tile_n == force_tile_n && ins[i].split_k <= 1)
+    for (int i = n - 1; i >= 0; --i) /* the first with force_tile_n / force_stages, else the first */
+        if (ins[i].tile_n == force_tile_n && ins[i].split_k <= 1 &&
+            (!force_stages || ins[i].stages == force_stages))
             pick = i;
     plan->inst = ins[pick];
     if (force_split > 1)
@@ -160,10 +161,10 @@ static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm
         fprintf(stderr, "  (%lldx%lldx%lld)\n", m, n, k);
         return;
     }
-    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s n%d k%d", m, n, k,
+    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s n%d k%d s%d", m, n, k,
              ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
              ob == CK_GEMM_COL_MAJOR ? 'K' : 'N', ck_dtype_name(td), has_c ? " + C" : "",
-             plan.inst.tile_n, plan.inst.split_k);
+             plan.inst.tile_n, plan.inst.split_k, plan.inst.stages);
     if (0) {
         fprintf(stderr, "  (%s)\n", what);
         return;
@@ -256,7 +257,11 @@ static void test_tile_n_and_split_k(void)
     run_case(33, 40, 320, CK_DTYPE_FP8_E4M3, R, CK_DTYPE_FP8_E4M3, C, CK_DTYPE_BF16, 1, 26);
     force_split = 4; /* more splits than K tiles: clamped to 2 */
     run_case(70, 70, 50, CK_DTYPE_F32, R, CK_DTYPE_F32, C, CK_DTYPE_F32, 0, 27);
-    force_tile_n = 0, force_split = 0;
+    /* 128 x 256 with 4 stages: D staged for the TMA store in two halves of 128 columns */
+    force_split = 0, force_stages = 4;
+    run_case(200, 264, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 28);
+    run_case(300, 520, 64, CK_DTYPE_F16, C, CK_DTYPE_F16, R, CK_DTYPE_F16, 0, 29);
+    force_tile_n = 0, force_split = 0, force_stages = 0;
 }
 
 static void test_tf32_fp8(void)

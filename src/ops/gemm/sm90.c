@@ -147,6 +147,19 @@ double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, i
     return ideal / time;
 }
 
+/* Parts in which a consumer stages its 64 x TILE_N of D for the TMA store: 2 for 128 x 256 with
+ * 4 or more stages (half the staging tile leaves room for the 4th stage), else 1. A function
+ * of the parameter table's fields, so the kernel key covers it. */
+static int c_parts(const ck_gemm_instance *in)
+{
+    return in->tile_n >= 256 && in->stages >= 4 ? 2 : 1;
+}
+
+static size_t c_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *in)
+{
+    return tma_store(prob) ? (size_t)in->warps_m * 64 * (size_t)in->tile_n * 2 / c_parts(in) : 0;
+}
+
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                           ck_gemm_instance *out, int max)
 {
@@ -160,17 +173,26 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
         in.family = CK_GEMM_FAMILY_SM90;
         in.tile_m = SM90_TILE_M, in.tile_n = tile_ns[t];
         in.tile_k = SM90_ROW_BYTES / eb;
-        size_t fixed = 1024 + 128 +
-                       (tma_store(prob) ? (size_t)SM90_CONSUMERS * 64 * in.tile_n * 2 : 0);
-        size_t stage = (size_t)(in.tile_m + in.tile_n) * SM90_ROW_BYTES;
-        in.stages = (int)((smem - fixed) / stage);
-        if (in.stages > 6)
-            in.stages = 6;
-        if (in.stages < 2)
-            continue;
         in.warps_m = SM90_CONSUMERS, in.warps_n = 1;
         in.cluster = 1, in.raster = 0, in.group = SM90_GROUP, in.persistent = 1;
         in.split_k = 1;
+        size_t stage = (size_t)(in.tile_m + in.tile_n) * SM90_ROW_BYTES;
+        for (in.stages = 6; in.stages >= 2; --in.stages) /* the most the shared memory holds */
+            if (1024 + 128 + c_bytes(prob, &in) + (size_t)in.stages * stage <= smem)
+                break;
+        if (in.stages < 2)
+            continue;
+        if (c_parts(&in) == 2 && tma_store(prob) && n < max) {
+            /* first the whole staging tile with one stage fewer (measured: 3 stages, 722-832
+             * TFLOP/s at 4096^3-8192^3), then the half tile with 4 (same estimate: listed
+             * second, for `ck tune gemm` to compare) */
+            ck_gemm_instance full = in;
+            for (full.stages = in.stages - 1; full.stages >= 2; --full.stages)
+                if (1024 + 128 + c_bytes(prob, &full) + (size_t)full.stages * stage <= smem)
+                    break;
+            if (full.stages >= 2 && c_parts(&full) == 1)
+                out[n++] = full;
+        }
         if (n < max)
             out[n++] = in;
         /* the best split of K for this tile, when it beats none (few tiles, long K); 128 x 128
@@ -243,7 +265,7 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
              "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d%s */\n"
              "%s#define GEMM_CONSUMERS GEMM_WARPS_M\n#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
              "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
-             "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n"
+             "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n#define GEMM_C_PARTS %d\n"
              "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
              "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
              "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
@@ -255,7 +277,8 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
              inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
              inst->split_k > 1 ? ", K split (count at launch)" : "", defs,
              in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), tma_store(prob),
-             p->d.dtype == CK_DTYPE_F16, epi, SM90_THREADS_PER_WG * (inst->warps_m + 1));
+             p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
+             SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
@@ -266,7 +289,7 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
 static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
 {
     return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
-           (tma_store(prob) ? (size_t)inst->warps_m * 64 * inst->tile_n * 2 : 0) +
+           c_bytes(prob, inst) +
            16 * (size_t)inst->stages + 16 /* the ring; split-K's arrival flags */;
 }
 

@@ -30,7 +30,11 @@
 #define SM90_BOX_BYTES  (SM90_BOX_MN * SM90_ROW_BYTES)
 #define SM90_WG_N       GEMM_TILE_N
 #define SM90_ACC        (SM90_WG_N / 2)
-#define SM90_C_BYTES    (64 * SM90_WG_N * 2) /* one consumer's 64 x TILE_N 16-bit tile of D */
+#ifndef GEMM_C_PARTS
+#define GEMM_C_PARTS 1
+#endif
+#define SM90_C_COLS     (SM90_WG_N / GEMM_C_PARTS) /* columns of D staged at a time */
+#define SM90_C_BYTES    (64 * SM90_C_COLS * 2) /* one consumer's 64 x C_COLS 16-bit part of D */
 #define SM90_C_SMEM     (GEMM_TMA_STORE ? GEMM_CONSUMERS * SM90_C_BYTES : 0)
 
 /* One K step (32 bytes of K) of a consumer warpgroup: acc (+)= A(64 x k) B(k x TILE_N). */
@@ -114,29 +118,37 @@ CK_DEVICE unsigned long long sm90_desc(const unsigned char *tile, int kmajor, in
 #define SM90_CVT(x) ck_fast_f32_to_bf16(x)
 #endif
 
-/* D's rows m0 .. m0 + 63, columns n0 .. n0 + 255 from one consumer warpgroup's accumulator:
- * through `ctile` (four 64 x 64 boxes, 128-byte swizzle) and the tensor map `td`. One thread
- * issues the stores; before ctile is written again it waits until they have read it. */
+/* D's rows m0 .. m0 + 63, columns n0 .. n0 + TILE_N - 1 from one consumer warpgroup's
+ * accumulator, through `ctile` (64 x 64 boxes, 128-byte swizzle) and the tensor map `td`, in
+ * GEMM_C_PARTS parts of C_COLS columns (a smaller staging tile leaves shared memory for another
+ * stage of the ring). One thread issues the stores; before ctile is written again it waits
+ * until they have read it. */
 CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const ck_tensor_map *td,
                                unsigned char *ctile, unsigned wg, long long m0, long long n0)
 {
     unsigned t = ck_warpgroup_thread(), w = t / 32, g = (t % 32) / 4, q = t % 4;
-    if (t == 0)
-        ck_tma_store_wait_read(0);
-    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
-    CK_UNROLL for (int i = 0; i < SM90_ACC; i += 2) { /* registers i, i + 1: one row, 2 columns */
-        unsigned r = 16 * w + g + 8 * ((i % 4) / 2), c = 8 * (i / 4) + 2 * q;
-        unsigned off = (c / 64) * SM90_BOX_BYTES + r * SM90_ROW_BYTES +
-                       ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2;
-        *(unsigned *)(ctile + off) = SM90_CVT(ka->alpha * acc[i]) |
-                                     (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
-    }
-    ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
-    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
-    if (t == 0) {
-        for (int j = 0; j < SM90_WG_N / SM90_BOX_MN; ++j)
-            ck_tma_store_2d(td, ctile + j * SM90_BOX_BYTES, (int)n0 + j * SM90_BOX_MN, (int)m0);
-        ck_tma_store_commit();
+    CK_UNROLL for (int part = 0; part < GEMM_C_PARTS; ++part) {
+        if (t == 0)
+            ck_tma_store_wait_read(0);
+        ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+        /* registers i, i + 1: one row, 2 columns; this part's columns are registers
+         * part * SM90_ACC / PARTS onwards (8 columns per 4 registers) */
+        CK_UNROLL for (int j = 0; j < SM90_ACC / GEMM_C_PARTS; j += 2) {
+            int i = part * (SM90_ACC / GEMM_C_PARTS) + j;
+            unsigned r = 16 * w + g + 8 * ((i % 4) / 2), c = 8 * (j / 4) + 2 * q;
+            unsigned off = (c / 64) * SM90_BOX_BYTES + r * SM90_ROW_BYTES +
+                           ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2;
+            *(unsigned *)(ctile + off) = SM90_CVT(ka->alpha * acc[i]) |
+                                         (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
+        }
+        ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
+        ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+        if (t == 0) {
+            for (int b = 0; b < SM90_C_COLS / SM90_BOX_MN; ++b)
+                ck_tma_store_2d(td, ctile + b * SM90_BOX_BYTES,
+                                (int)n0 + part * SM90_C_COLS + b * SM90_BOX_MN, (int)m0);
+            ck_tma_store_commit();
+        }
     }
 }
 
