@@ -19,7 +19,7 @@
 
 static ck_context *ctx;
 /* The instance the next builds take: tile N (0: the family's first) and K splits (0: its own). */
-static int force_tile_n, force_split, force_stages;
+static int force_tile_n, force_split, force_stages, force_cluster;
 
 /* Host code of value v (a multiple of 1/8 in [-1, 1]) in type t, and back. */
 static uint64_t encode(ck_dtype t, float v)
@@ -111,7 +111,8 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
     CHECK(n >= 1);
     for (int i = n - 1; i >= 0; --i) /* the first with force_tile_n / force_stages, else the first */
         if (ins[i].tile_n == force_tile_n && ins[i].split_k <= 1 &&
-            (!force_stages || ins[i].stages == force_stages))
+            (!force_stages || ins[i].stages == force_stages) &&
+            (ins[i].cluster > 1) == (force_cluster > 1))
             pick = i;
     plan->inst = ins[pick];
     if (force_split > 1)
@@ -161,10 +162,10 @@ static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm
         fprintf(stderr, "  (%lldx%lldx%lld)\n", m, n, k);
         return;
     }
-    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s n%d k%d s%d", m, n, k,
+    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s n%d k%d s%d c%d", m, n, k,
              ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
              ob == CK_GEMM_COL_MAJOR ? 'K' : 'N', ck_dtype_name(td), has_c ? " + C" : "",
-             plan.inst.tile_n, plan.inst.split_k, plan.inst.stages);
+             plan.inst.tile_n, plan.inst.split_k, plan.inst.stages, plan.inst.cluster);
     if (0) {
         fprintf(stderr, "  (%s)\n", what);
         return;
@@ -262,6 +263,21 @@ static void test_tile_n_and_split_k(void)
     run_case(200, 264, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 28);
     run_case(300, 520, 64, CK_DTYPE_F16, C, CK_DTYPE_F16, R, CK_DTYPE_F16, 0, 29);
     force_tile_n = 0, force_split = 0, force_stages = 0;
+}
+
+/* Clusters of 2 blocks along M sharing B's tile by TMA multicast: an odd number of tile rows
+ * (the last cluster's second block computes nothing), B K- and N-major, both tile widths, the
+ * TMA store and the generated epilogue, fp8. */
+static void test_clusters(void)
+{
+    const ck_gemm_order R = CK_GEMM_ROW_MAJOR, C = CK_GEMM_COL_MAJOR;
+    force_cluster = 2, force_tile_n = 256;
+    run_case(300, 264, 200, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 31);
+    run_case(257, 300, 70, CK_DTYPE_F16, C, CK_DTYPE_F16, R, CK_DTYPE_F32, 1, 32);
+    force_tile_n = 128;
+    run_case(200, 136, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, R, CK_DTYPE_BF16, 0, 33);
+    run_case(390, 100, 130, CK_DTYPE_FP8_E4M3, R, CK_DTYPE_FP8_E5M2, C, CK_DTYPE_F32, 0, 34);
+    force_cluster = 0, force_tile_n = 0;
 }
 
 static void test_tf32_fp8(void)
@@ -448,6 +464,7 @@ int main(void)
     RUN_TEST(test_tf32_fp8);
     RUN_TEST(test_tile_n_and_split_k);
     RUN_TEST(test_tf32_truncation);
+    RUN_TEST(test_clusters);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

@@ -336,6 +336,14 @@ CK_TC_FN unsigned ck_mapa_shared_(const void *p, unsigned rank)
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(ck_smem_addr(p)), "r"(rank));
     return r;
 }
+/* One arrival, with release semantics at cluster scope, on the mbarrier at the offset of `bar`
+ * in the shared memory of the cluster's block `rank` (which may be this block). */
+CK_TC_FN void ck_mbar_arrive_cluster(unsigned long long *bar, unsigned rank)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+                     ck_mapa_shared_(bar, rank))
+                 : "memory");
+}
 CK_TC_FN void ck_st_async_f32(float *dst, float v, unsigned long long *bar, unsigned rank)
 {
     asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(

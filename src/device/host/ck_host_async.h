@@ -162,6 +162,10 @@ static inline void ck_mbar_wait_parity(unsigned long long *bar, unsigned parity)
         ck_emu_yield();
 }
 
+static inline void ck_mbar_arrive_cluster(unsigned long long *bar, unsigned rank)
+{
+    ck_emu_mbar_apply_((unsigned long long *)ck_cluster_map_shared(bar, rank), 1, 0);
+}
 static inline void ck_mbar_wait_parity_cluster(unsigned long long *bar, unsigned parity)
 {
     ck_mbar_wait_parity(bar, parity);

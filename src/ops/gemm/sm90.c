@@ -192,9 +192,20 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
                     break;
             if (full.stages >= 2 && c_parts(&full) == 1)
                 out[n++] = full;
+            if ((prob->p.m + in.tile_m - 1) / in.tile_m >= 2 && n < max) {
+                out[n] = full;
+                out[n++].cluster = 2;
+            }
         }
         if (n < max)
             out[n++] = in;
+        /* clusters of 2 along M sharing B by multicast: listed after the plain instance (same
+         * estimate), for `ck tune gemm` to compare */
+        if ((prob->p.m + in.tile_m - 1) / in.tile_m >= 2 && n < max) {
+            out[n] = out[n - 1];
+            out[n].cluster = 2;
+            ++n;
+        }
         /* the best split of K for this tile, when it beats none (few tiles, long K); 128 x 128
          * only: 128 x 256's accumulators leave no registers for the reduction (it spills) */
         if (in.tile_n >= 256)
@@ -327,16 +338,22 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     int splits = in->split_k > 1 ? in->split_k : 1;
     if (splits > k_tiles)
         splits = (int)k_tiles;
-    long long units = tiles * splits;
-    int resident = 0;
+    int cl = in->cluster > 1 ? in->cluster : 1;
+    /* work units: (tile, K range); with clusters, cluster tiles of `cl` tile rows */
+    long long units = cl > 1 ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
+                                   ((p->n + in->tile_n - 1) / in->tile_n)
+                             : tiles * splits;
+    if (cl > 1)
+        cfg->cluster[0] = (unsigned)cl, cfg->cluster[1] = cfg->cluster[2] = 1;
+    int resident = 0; /* resident blocks, or clusters for a cluster launch */
     ck_status st = ck_kernel_max_active(plan->kernel, cfg, &resident);
     if (st)
         return st;
-    if (resident <= 0) /* the emulator: no limit; one block per worker */
+    if (resident <= 0) /* the emulator: no limit; one block (cluster) per worker */
         resident = ck_op_props(plan->ctx)->multiprocessors;
-    cfg->grid[0] = (unsigned)(units < resident ? units : resident);
-    if (cfg->grid[0] < 1)
-        cfg->grid[0] = 1;
+    cfg->grid[0] = (unsigned)((units < resident ? units : resident) * cl);
+    if (cfg->grid[0] < (unsigned)cl)
+        cfg->grid[0] = (unsigned)cl;
     plan->align_a = plan->align_b = 16;
     plan->align_c = plan->align_d = 16;
 
@@ -401,8 +418,8 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     }
     if (s->b != args->b) {
         s->b = NULL;
-        st = operand_map(dev, args->b, &p->b, prob->b_kmajor, p->n, p->k, in->tile_n, in->tile_k,
-                         &s->tb);
+        st = operand_map(dev, args->b, &p->b, prob->b_kmajor, p->n, p->k,
+                         in->tile_n / (in->cluster > 1 ? in->cluster : 1), in->tile_k, &s->tb);
         if (st)
             return st;
         s->b = args->b;

@@ -10,7 +10,9 @@
  * registers, releases the slot, and after the last K step stores its part of the tile through
  * gemm_epilogue (generated from the accumulator's encoding). Tiles are handed out round-robin
  * over a resident grid, in groups of GEMM_GROUP tile rows (grouped raster: neighbouring blocks
- * share A and B tiles in L2). With GEMM_SPLIT_K, a work unit is one of ka->k_splits ranges of
+ * share A and B tiles in L2). With GEMM_CLUSTER = 2, the two blocks of a cluster take the two
+ * tile rows of one tile column: each loads its A and half of the common B tile, multicast into
+ * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of ka->k_splits ranges of
  * a tile's K steps, and the splits' partial sums meet in a workspace (sm90_split_reduce).
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
@@ -77,17 +79,38 @@ CK_DEVICE int sm90_units(const ck_gemm_kargs *ka)
 #if GEMM_SPLIT_K
     return ka->tiles_m * ka->tiles_n * ka->k_splits;
 #else
-    return ka->tiles_m * ka->tiles_n;
+    return (ka->tiles_m + GEMM_CLUSTER - 1) / GEMM_CLUSTER * ka->tiles_n;
 #endif
 }
 
-/* Tile t of the grouped raster: GEMM_GROUP tile rows at a time, down the rows first. */
+#if GEMM_SPLIT_K && GEMM_CLUSTER > 1
+#error "split-K and clusters are not combined"
+#endif
+
+/* Tile t of the grouped raster: GEMM_GROUP tile rows at a time, down the rows first. With
+ * clusters, t counts cluster tiles (GEMM_CLUSTER tile rows of one tile column; the blocks of
+ * the cluster share its B tile) and the block takes the row of its rank. */
 CK_DEVICE void sm90_tile(const ck_gemm_kargs *ka, int t, int *tm, int *tn)
 {
+    int tiles_m = (ka->tiles_m + GEMM_CLUSTER - 1) / GEMM_CLUSTER;
     int per_group = GEMM_GROUP * ka->tiles_n, first = (t / per_group) * GEMM_GROUP;
-    int rows = ka->tiles_m - first < GEMM_GROUP ? ka->tiles_m - first : GEMM_GROUP;
+    int rows = tiles_m - first < GEMM_GROUP ? tiles_m - first : GEMM_GROUP;
     *tm = first + (t % per_group) % rows;
     *tn = (t % per_group) / rows;
+#if GEMM_CLUSTER > 1
+    *tm = *tm * GEMM_CLUSTER + (int)ck_cluster_ctarank();
+#endif
+}
+
+/* The persistent grid's walk: its blocks (clusters) take units first, first + step, ... */
+CK_DEVICE int sm90_first(void)
+{
+    return (int)ck_block_idx_x() / GEMM_CLUSTER;
+}
+
+CK_DEVICE int sm90_step(void)
+{
+    return (int)ck_grid_dim_x() / GEMM_CLUSTER;
 }
 
 /* The operand tile `rows` x TILE_K at (mn0, k0) of a matrix whose map is `map`: one box when
@@ -101,6 +124,28 @@ CK_DEVICE void sm90_load(unsigned char *smem, const ck_tensor_map *map, unsigned
         for (int j = 0; j < rows / SM90_BOX_MN; ++j)
             ck_tma_load_2d(smem + j * SM90_BOX_BYTES, map, bar, mn0 + j * SM90_BOX_MN, k0);
     }
+}
+
+/* B's tile (TILE_N x TILE_K at (n0, k0)) into every block of the cluster: this block loads
+ * its 1 / GEMM_CLUSTER of the rows and multicasts them (one box of TILE_N / GEMM_CLUSTER rows
+ * when K is contiguous; else its share of the 64-row boxes). */
+CK_DEVICE void sm90_load_b_shared(unsigned char *smem, const ck_tensor_map *map,
+                                  unsigned long long *bar, int n0, int k0)
+{
+#if GEMM_CLUSTER > 1
+    const int part = GEMM_TILE_N / GEMM_CLUSTER;
+    const unsigned short all = (unsigned short)((1u << GEMM_CLUSTER) - 1u);
+    int r = (int)ck_cluster_ctarank();
+    if (GEMM_B_KMAJOR) {
+        ck_tma_load_2d_multicast(smem + r * part * SM90_ROW_BYTES, map, bar, k0, n0 + r * part, all);
+    } else {
+        for (int j = r * part / SM90_BOX_MN; j < (r + 1) * part / SM90_BOX_MN; ++j)
+            ck_tma_load_2d_multicast(smem + j * SM90_BOX_BYTES, map, bar, n0 + j * SM90_BOX_MN, k0,
+                                     all);
+    }
+#else
+    sm90_load(smem, map, bar, GEMM_B_KMAJOR, GEMM_TILE_N, n0, k0);
+#endif
 }
 
 /* Descriptor of K step s of 64 rows starting at `tile` (K-major: 32 bytes further along each
@@ -156,15 +201,19 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
                              const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
 {
     ck_ring_pos pos = ck_ring_start();
-    for (int u = (int)ck_block_idx_x(); u < sm90_units(ka); u += (int)ck_grid_dim_x()) {
+    for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
         int tm, tn, k0, k1;
         sm90_tile(ka, sm90_unit(ka, u, &k0, &k1), &tm, &tn);
         for (int kt = k0; kt < k1; ++kt, ck_ring_next(ring, &pos)) {
             unsigned char *a = stages + pos.slot * SM90_STAGE, *b = a + SM90_A_BYTES;
+#if GEMM_CLUSTER > 1
+            ck_ring_acquire_cluster(ring, pos); /* every block's consumers released the slot */
+#else
             ck_ring_acquire(ring, pos);
+#endif
             unsigned long long *full = ck_ring_expect(ring, pos, SM90_STAGE);
             sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M, kt * GEMM_TILE_K);
-            sm90_load(b, tb, full, GEMM_B_KMAJOR, GEMM_TILE_N, tn * GEMM_TILE_N, kt * GEMM_TILE_K);
+            sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K);
         }
     }
 }
@@ -210,13 +259,25 @@ CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsi
 }
 #endif
 
+/* A consumer warp is done with a slot: in every block of the cluster (all were written by the
+ * multicast of B). */
+CK_DEVICE void sm90_release(const ck_ring *ring, ck_ring_pos pos)
+{
+#if GEMM_CLUSTER > 1
+    for (unsigned r = 0; r < GEMM_CLUSTER; ++r)
+        ck_ring_release_in(ring, pos, r);
+#else
+    ck_ring_release(ring, pos);
+#endif
+}
+
 CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
                              unsigned char *stages, unsigned wg, unsigned *flags)
 {
     float acc[SM90_ACC];
     ck_ring_pos pos = ck_ring_start(), prev = pos;
     (void)flags;
-    for (int u = (int)ck_block_idx_x(); u < sm90_units(ka); u += (int)ck_grid_dim_x()) {
+    for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
         int tm, tn, k0, k1;
         sm90_tile(ka, sm90_unit(ka, u, &k0, &k1), &tm, &tn);
         for (int kt = k0; kt < k1; ++kt) {
@@ -231,14 +292,14 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
             ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
             ck_wgmma_fence_operand(acc, SM90_ACC);
             if (kt > k0 && ck_lane_id() == 0)
-                ck_ring_release(ring, prev);
+                sm90_release(ring, prev);
             prev = pos;
             ck_ring_next(ring, &pos);
         }
         ck_wgmma_wait_group(0);
         ck_wgmma_fence_operand(acc, SM90_ACC);
         if (ck_lane_id() == 0)
-            ck_ring_release(ring, prev);
+            sm90_release(ring, prev);
 #if GEMM_SPLIT_K
         if (!sm90_split_reduce(acc, ka, u, wg, flags))
             continue; /* another split of this tile stores it */
@@ -271,9 +332,13 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
     if (ck_thread_linear() == 0) {
         ck_tma_prefetch_map(ta);
         ck_tma_prefetch_map(tb);
-        ck_ring_init(&ring, 4 * GEMM_CONSUMERS); /* one release per consumer warp */
+        ck_ring_init(&ring, 4 * GEMM_CONSUMERS * GEMM_CLUSTER); /* one release per consumer warp */
     }
+#if GEMM_CLUSTER > 1
+    ck_cluster_sync(); /* the peers' barriers exist before any multicast or remote release */
+#else
     ck_sync_threads();
+#endif
     if (wg == GEMM_CONSUMERS) {
         CK_REGS_PRODUCER(GEMM_REGS_PRODUCER);
         if (ck_warpgroup_thread() == 0)
@@ -282,4 +347,7 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
         CK_REGS_CONSUMER(GEMM_REGS_CONSUMER);
         sm90_consumer(ka, td, &ring, smem, wg, flags);
     }
+#if GEMM_CLUSTER > 1
+    ck_cluster_sync(); /* no block leaves while a peer may still write or arrive in it */
+#endif
 }
