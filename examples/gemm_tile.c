@@ -11,18 +11,18 @@
  *     BlockGemm decomposition) with ck_dist_embed;
  *   - the operand tiles live in shared memory as swizzled descriptors (ck_smem_tile_make: A's
  *     64-byte rows with the 64B swizzle, B's 128-byte rows with the 128B swizzle);
- *   - global -> shared copies are two windows with one thread-raked distribution (16-byte vector
- *     loads from global memory into registers, 16-byte stores into the swizzled tile);
+ *   - global -> shared copies are copy windows with a thread-raked distribution: 16-byte
+ *     cp.async from global memory straight into the swizzled tiles, zero-filled past the edges;
  *   - the fragments are windows over the shared tiles with the block-level mma encodings: ck
  *     generates ldmatrix (A) and ldmatrix.trans (B) for them;
  *   - the accumulator is a distributed tensor stored by a window over D.
- * The kernel itself is the algorithm: load, store to shared, ldmatrix, mma, store.
+ * The kernel itself is the algorithm: copy to shared, ldmatrix, mma, store.
  *
- * Tails: M, N, K are run-time symbols and need not be multiples of the tile (the example uses
- * M = 100, N = 72, K = 88). The global windows are masked: loads past the edges of A and B read
- * zeros (which add nothing to the products), the store drops elements of D outside M x N. The
- * masks work on 16-byte vectors, so K and N (and the leading dimensions) must be multiples of 8
- * (declared as the symbols' divisors; a 16-bit row of 16 bytes). No padding of the matrices.
+ * Tails: M, N, K are run-time symbols and need not be multiples of the tile or of anything (the
+ * example uses M = 100, N = 70, K = 86). The copies are masked: elements past the edges of A and
+ * B land as zeros (which add nothing to the products; a vector cut by an edge copies its valid
+ * part, cp.async's src-size), the store drops elements of D outside M x N. The leading
+ * dimensions must be multiples of 8 (the symbols' divisors: every 16-byte vector aligned).
  *
  * Checked element by element against a CPU loop in double precision on random data; prints the
  * largest error and PASS or FAIL (exit status 1). Runs on the GPU when one is usable, else on
@@ -63,19 +63,17 @@ static const char *kernel_source =
     "    CK_SHARED_ARRAY_ALIGNED(unsigned short, sa, BM * BK, 1024);\n"
     "    CK_SHARED_ARRAY_ALIGNED(unsigned short, sb, BK * BN, 1024);\n"
     "    long long m0 = (long long)ck_block_idx_y() * BM, n0 = (long long)ck_block_idx_x() * BN;\n"
-    "    ck_win_ga ga = make_win_ga(a, m0, 0, K, M, lda);\n"
-    "    ck_win_gb gb = make_win_gb(b, 0, n0, K, N, ldb);\n"
-    "    ck_win_sa wsa = make_win_sa(sa, 0, 0);\n"
-    "    ck_win_sb wsb = make_win_sb(sb, 0, 0);\n"
-    "    unsigned short ra[CK_NREGS_ga], rb[CK_NREGS_gb], fa[CK_NREGS_fa], fb[CK_NREGS_fb];\n"
+    "    ck_copy_ca ca = make_copy_ca(a, m0, 0, K, M, lda, sa, 0, 0); /* global A -> sa */\n"
+    "    ck_copy_cb cb = make_copy_cb(b, 0, n0, K, N, ldb, sb, 0, 0);\n"
+    "    unsigned short fa[CK_NREGS_fa], fb[CK_NREGS_fb];\n"
     "    float acc[CK_NREGS_d];\n"
     "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i) acc[i] = 0.0f;\n"
     "    for (long long k0 = 0; k0 < K; k0 += BK) {\n"
-    "        load_ga(ra, &ga); /* global -> registers, zeros past the edges */\n"
-    "        load_gb(rb, &gb);\n"
     "        ck_sync_threads(); /* every warp is done with the previous tiles */\n"
-    "        store_sa(ra, &wsa); /* registers -> swizzled shared tiles */\n"
-    "        store_sb(rb, &wsb);\n"
+    "        copy_ca(&ca); /* cp.async into the swizzled tiles, zeros past the edges */\n"
+    "        copy_cb(&cb);\n"
+    "        ck_cp_async_commit();\n"
+    "        ck_cp_async_wait(0);\n"
     "        ck_sync_threads();\n"
     "        CK_UNROLL for (int ks = 0; ks < BK; ks += 16) {\n"
     "            ck_win_fa wfa = make_win_fa(sa, 0, ks);\n"
@@ -84,8 +82,8 @@ static const char *kernel_source =
     "            load_fb(fb, &wfb); /* ldmatrix.trans */\n"
     "            mma_tiles(acc, fa, fb);\n"
     "        }\n"
-    "        move_ga(&ga, 0, BK);\n"
-    "        move_gb(&gb, BK, 0);\n"
+    "        move_copy_ca(&ca, 0, BK);\n"
+    "        move_copy_cb(&cb, BK, 0);\n"
     "    }\n"
     "    ck_win_d wd = make_win_d(d, m0, n0, M, N, ldd);\n"
     "    store_d(acc, &wd); /* the accumulator, masked at the edges of D */\n"
@@ -151,19 +149,31 @@ static ck_status matrix(ck_ival rows, ck_ival cols, ck_ival ld, ck_descriptor **
     return ck_descriptor_make_naive(2, len, str, out);
 }
 
-/* Describe the windows and let ck generate them into the kernel: global A and B (symbolic
- * sizes, masked), their swizzled shared-memory tiles, the fragments over those tiles, D. */
+/* A copy spec: global src (symbolic sizes, masked) -> shared tile dst holding one window. */
+static ck_tile_copy_spec copy(const char *name, const ck_descriptor *src, ck_expr_ctx *ctx,
+                              const ck_descriptor *dst, const ck_dist_encoding *enc, int rows,
+                              int cols)
+{
+    ck_tile_copy_spec c = {0};
+    c.name = name, c.enc = enc, c.dtype = CK_DTYPE_F16, c.src = src, c.ctx = ctx, c.dst = dst;
+    c.src_origin_align[0] = rows, c.src_origin_align[1] = cols;
+    c.dst_origin_align[0] = rows, c.dst_origin_align[1] = cols;
+    return c; /* vector_bytes 0: the widest provable (here 16) */
+}
+
+/* Describe the windows and let ck generate them into the kernel: copies of global A and B
+ * (symbolic sizes, masked) into swizzled shared-memory tiles, the fragments over those, D. */
 static ck_status load_kernel(ck_device *dev, ck_kernel **kern)
 {
     ck_expr_ctx *ctx = NULL;
     ck_descriptor *dga = NULL, *dgb = NULL, *dd = NULL, *dsa = NULL, *dsb = NULL;
     ck_module *mod = NULL;
     ck_status st;
-    /* Global matrices: sizes are symbols; K, N and the leading dimensions multiples of 8. */
+    /* Global matrices: sizes are symbols; the leading dimensions multiples of 8. */
     ck_ival m, n, k, la, lb, ld;
     if ((st = ck_expr_ctx_create(&ctx)) || (st = ck_expr_symbol(ctx, "M", 1, 1 << 30, 1, &m)) ||
-        (st = ck_expr_symbol(ctx, "N", 8, 1 << 30, 8, &n)) ||
-        (st = ck_expr_symbol(ctx, "K", 8, 1 << 30, 8, &k)) ||
+        (st = ck_expr_symbol(ctx, "N", 1, 1 << 30, 1, &n)) ||
+        (st = ck_expr_symbol(ctx, "K", 1, 1 << 30, 1, &k)) ||
         (st = ck_expr_symbol(ctx, "lda", 8, 1 << 30, 8, &la)) ||
         (st = ck_expr_symbol(ctx, "ldb", 8, 1 << 30, 8, &lb)) ||
         (st = ck_expr_symbol(ctx, "ldd", 8, 1 << 30, 8, &ld)) || (st = matrix(m, k, la, &dga)) ||
@@ -183,16 +193,14 @@ static ck_status load_kernel(ck_device *dev, ck_kernel **kern)
         (st = block_encoding(outer_b, CK_MMA_B, &frag_b)) ||
         (st = block_encoding(outer_c, CK_MMA_C, &acc)))
         goto done;
-    ck_tile_window_spec w[7] = {
-        window("ga", dga, ctx, &copy_a, CK_DTYPE_F16, BM, BK, CK_WIN_LOAD),
-        window("gb", dgb, ctx, &copy_b, CK_DTYPE_F16, BK, BN, CK_WIN_LOAD),
-        window("sa", dsa, NULL, &copy_a, CK_DTYPE_F16, BM, BK, CK_WIN_STORE),
-        window("sb", dsb, NULL, &copy_b, CK_DTYPE_F16, BK, BN, CK_WIN_STORE),
+    ck_tile_copy_spec c[2] = {copy("ca", dga, ctx, dsa, &copy_a, BM, BK),
+                              copy("cb", dgb, ctx, dsb, &copy_b, BK, BN)};
+    ck_tile_window_spec w[3] = {
         window("fa", dsa, NULL, &frag_a, CK_DTYPE_F16, BM, 16, CK_WIN_LOAD),
         window("fb", dsb, NULL, &frag_b, CK_DTYPE_F16, 16, BN, CK_WIN_LOAD),
         window("d", dd, ctx, &acc, CK_DTYPE_F32, BM, BN, CK_WIN_STORE),
     };
-    if (!(st = ck_tile_kernel_load(dev, 7, w, kernel_source, &mod))) /* mod: owned by dev */
+    if (!(st = ck_tile_kernel_load_copies(dev, 3, w, 2, c, kernel_source, &mod))) /* dev owns mod */
         st = ck_module_get_kernel(mod, "gemm_tile", kern);
 done:
     ck_descriptor_destroy(dga);
@@ -219,8 +227,8 @@ static double f16(unsigned short code)
 
 int main(void)
 {
-    const long long M = 100, N = 72, K = 88; /* none a multiple of its tile length */
-    const long long lda = K, ldb = N, ldd = N;
+    const long long M = 100, N = 70, K = 86; /* none a multiple of its tile length, or of 8 */
+    const long long lda = 88, ldb = 72, ldd = 72;
     const size_t a_bytes = 2 * (size_t)(M * lda), b_bytes = 2 * (size_t)(K * ldb),
                  d_bytes = 4 * (size_t)(M * ldd);
     int rc = 1;

@@ -154,6 +154,70 @@ ck_status ck_tma_window_encode(ck_device *device, const ck_tma_window *w, const 
  * (origins in the descriptor's dim order; the TMA coordinate order is generated). */
 ck_status ck_tma_window_generate(const char *name, const ck_tma_window *w, char **source);
 
+/* A copy window: a tile copied from a source tensor in global memory into a shared-memory tile
+ * by the threads of a block without passing through registers -- cp.async (sm_80 and later).
+ * One distribution (enc) says which thread copies which elements, as for a window; the source
+ * window is a tensor descriptor that may have run-time symbols (masked at its edges like a load
+ * window), the destination window a concrete shared-memory descriptor (ck_smem_tile_make's
+ * layouts, swizzled or not, or any other) that holds the whole window (no masks). Generated for
+ * copy "a" with C type T:
+ *
+ *   typedef struct { T *p; long long o0, ...; long long SYM...; T *ck_dst; long long ck_do0, ...; }
+ *       ck_copy_a;     source pointer (16-byte aligned), origin, the source descriptor's
+ *                      run-time symbols (sorted, as for a window), destination pointer (aligned
+ *                      as the tile requires, at least 16 bytes) and origin
+ *   ck_copy_a make_copy_a(T *src, long long o0, ..., long long SYM, ..., T *dst,
+ *                         long long do0, ...)
+ *   void copy_a(const ck_copy_a *w)                  issue this thread's copies
+ *   void move_copy_a(ck_copy_a *w, long long d0, ...)        source origin += step
+ *   void move_copy_dst_a(ck_copy_a *w, long long d0, ...)    destination origin += step
+ *
+ * copy_a only issues: the caller groups copies with ck_cp_async_commit(), waits with
+ * ck_cp_async_wait(n) / ck_cp_async_wait_all() and then makes the tile visible to the block
+ * with ck_sync_threads(), as for any cp.async. Every access is `vector_bytes` wide along one Y
+ * dim: 16 bytes (cp.async.cg; masked edges use its src-size operand, which zero-fills the
+ * elements past the edge, where the valid elements of the vector are a prefix of it), else 8 or
+ * 4 bytes (cp.async.ca; a vector not wholly valid is written element by element, zeros where
+ * masked), as wide as both windows prove contiguous and aligned (the run-time symbols' divisors,
+ * origin alignments, the tile's layout). Where no 4-byte vector is provable (a 2-byte element
+ * whose runs are not contiguous in both memories, say) the copy is plain loads and stores,
+ * synchronous (the commit and wait then do nothing), and the generated comment says why. */
+typedef struct ck_tile_copy_spec {
+    const char *name;            /* C identifier suffix: copy_<name>, ... (at most 36 chars) */
+    const ck_dist_encoding *enc; /* thread -> element mapping (window lengths = its X lengths) */
+    ck_dtype dtype;
+    const ck_descriptor *src; /* source tensor (global memory); visible dims = X dims */
+    ck_expr_ctx *ctx;         /* ctx of src's symbols (NULL for a concrete descriptor) */
+    long long src_origin_align[CK_DIST_MAX_X]; /* source origin i is a multiple (0 means 1) */
+    const ck_descriptor *dst; /* shared-memory tile, concrete; visible dims = X dims */
+    long long dst_origin_align[CK_DIST_MAX_X]; /* destination origin i is a multiple (0: 1) */
+    int vector_bytes; /* 0: the widest provable (cp.async 16, 8, 4, else plain loads and
+                         stores); 4, 8 or 16: exactly this cp.async width, refused with the
+                         reason where it is not provable */
+} ck_tile_copy_spec;
+
+/* What the generator chose. */
+typedef struct ck_tile_copy_info {
+    int async;           /* 1: cp.async; 0: plain loads and stores */
+    int vector_bytes;    /* bytes per access */
+    int vector_dim_y;    /* the Y dim of the vectors */
+    long long accesses;  /* per thread */
+    int masked_accesses; /* accesses of one thread that test the source's edges */
+    char reason[256];    /* why no wider vector (empty at 16 bytes) */
+} ck_tile_copy_info;
+
+/* Generate the device C of one copy window (functions as listed above; no #include; like a
+ * window's, it may use ck_tile_kernel_source's CK_FLOORDIV / CK_FLOORMOD where an index can be
+ * negative). *source is freed with ck_tile_free; info may be NULL. Errors
+ * (CK_ERROR_INVALID_ARGUMENT or CK_ERROR_UNSUPPORTED with a sentence): bad name, NULL descriptors
+ * or encoding, dims differing from the encoding's X dims, an unsupported dtype, a symbolic
+ * destination, a destination window that would need masks (its origin alignment or the tile's
+ * lengths do not keep it inside the tile, or the tile pads), vector_bytes not 0, 4, 8 or 16 or
+ * narrower than an element, and a requested width that the layouts do not allow (which memory's
+ * runs are not contiguous, or the alignment that is proven). */
+ck_status ck_tile_copy_generate(const ck_tile_copy_spec *spec, char **source,
+                                ck_tile_copy_info *info);
+
 /* A whole kernel source: #include "ck_device.h", every window's functions, then user_source
  * (which declares its CK_KERNELs and calls the window functions). Free with ck_tile_free. */
 ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows,
@@ -162,6 +226,17 @@ ck_status ck_tile_kernel_source(int nwindows, const ck_tile_window_spec *windows
 /* ck_tile_kernel_source then ck_module_load (so CK_DUMP=dir writes the generated source). */
 ck_status ck_tile_kernel_load(ck_device *device, int nwindows, const ck_tile_window_spec *windows,
                               const char *user_source, ck_module **module);
+
+/* As ck_tile_kernel_source / ck_tile_kernel_load, with copy windows too (generated after the
+ * windows). Names must differ among windows and copies, and no window may be named
+ * copy_<c> or copy_dst_<c> for a copy c (their move functions would collide). */
+ck_status ck_tile_kernel_source_copies(int nwindows, const ck_tile_window_spec *windows,
+                                       int ncopies, const ck_tile_copy_spec *copies,
+                                       const char *user_source, char **source);
+ck_status ck_tile_kernel_load_copies(ck_device *device, int nwindows,
+                                     const ck_tile_window_spec *windows, int ncopies,
+                                     const ck_tile_copy_spec *copies, const char *user_source,
+                                     ck_module **module);
 
 #ifdef __cplusplus
 }

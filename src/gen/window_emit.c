@@ -50,7 +50,7 @@ static int value_delta(ck_ival vi, ck_ival vj, int64_t *delta)
 /* Conditions of an access (all registers valid), joined with &&: a condition implied by
  * another of the same bound (v < H implied by v + c < H, c >= 0; likewise L <= v) is left out,
  * so a vector's bounds check tests its last element only. */
-static void access_cond(const gen *g, const long long *regs, int count, ck_sbuf *b)
+void ck_gen_access_cond(const gen *g, const long long *regs, int count, ck_sbuf *b)
 {
     const ck_gen_cond *all[16 * CK_GEN_MAX_REG_CONDS];
     int n = 0;
@@ -90,11 +90,11 @@ static void access_cond(const gen *g, const long long *regs, int count, ck_sbuf 
 static int same_conditions(const gen *g, const long long *regs, int count)
 {
     ck_sbuf first = {0};
-    access_cond(g, regs, 1, &first);
+    ck_gen_access_cond(g, regs, 1, &first);
     int same = 1;
     for (int j = 1; j < count && same; ++j) {
         ck_sbuf other = {0};
-        access_cond(g, &regs[j], 1, &other);
+        ck_gen_access_cond(g, &regs[j], 1, &other);
         same = (!first.s && !other.s) || (first.s && other.s && !strcmp(first.s, other.s));
         free(other.s);
     }
@@ -186,7 +186,7 @@ static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const l
     const char *n = g->spec->name, *T = g->ctype;
     ck_sbuf cond = {0};
     if (!nomask)
-        access_cond(g, regs, count, &cond);
+        ck_gen_access_cond(g, regs, count, &cond);
     const char *ind = cond.len ? "        " : "    ";
     if (cond.len)
         ck_sbuf_printf(b, "    if (%s) {\n", cond.s);
@@ -265,7 +265,7 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
         } else {
             /* whole vector valid: one access; else element by element (indented once more) */
             ck_sbuf all = {0}, inner = {0};
-            access_cond(g, regs, g->vwidth, &all);
+            ck_gen_access_cond(g, regs, g->vwidth, &all);
             ck_sbuf_printf(b, "    if (%s) {\n", all.s ? all.s : "1");
             emit_access(g, &inner, op, use16, regs, g->vwidth, 1);
             ck_sbuf_printf(&inner, "} else {\n");

@@ -292,7 +292,7 @@ static int offset_delta(const gen *g, long long r1, long long r2, int64_t *delta
 
 /* Whether every run of w registers along Y dim v (starting at multiples of w) is contiguous
  * in memory, proven on the affine forms of the offsets. */
-static int run_ok(const gen *g, int v, int w)
+int ck_gen_run_ok(const gen *g, int v, int w)
 {
     const ck_distribution *d = &g->dist;
     for (long long r = 0; r < g->nregs; ++r) {
@@ -328,7 +328,7 @@ static int traits_vector(gen *g)
         return 0;
     }
     if (t.vector_dim_y < 0 || t.scalars_per_vector < 2 ||
-        !run_ok(g, t.vector_dim_y, t.scalars_per_vector))
+        !ck_gen_run_ok(g, t.vector_dim_y, t.scalars_per_vector))
         return 0;
     g->vdim = t.vector_dim_y;
     g->vwidth = t.scalars_per_vector;
@@ -350,7 +350,7 @@ static ck_status choose_vector(gen *g)
             while (d->y_lengths[v] % (2 * w) == 0 && 2 * w * g->ebytes <= 16)
                 w *= 2;
             for (; w > g->vwidth; w /= 2)
-                if (run_ok(g, v, w)) {
+                if (ck_gen_run_ok(g, v, w)) {
                     g->vdim = v;
                     g->vwidth = w;
                     break;
@@ -373,7 +373,7 @@ static ck_status choose_vector(gen *g)
     return ck_sfc_init(&g->sfc, ny, lens, order, spa, 1);
 }
 
-static void gen_free(gen *g)
+void ck_gen_release(gen *g)
 {
     if (g->regs)
         for (long long r = 0; r < g->nregs; ++r) {
@@ -386,21 +386,17 @@ static void gen_free(gen *g)
     ck_expr_ctx_destroy(g->own_ctx);
 }
 
-ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source)
+ck_status ck_gen_prepare(gen *g, const ck_tile_window_spec *spec)
 {
-    CK_REQUIRE_NOT_NULL(spec, "ck_tile_window_generate");
-    CK_REQUIRE_NOT_NULL(source, "ck_tile_window_generate");
-    *source = NULL;
+    memset(g, 0, sizeof *g);
     ck_status st = check_spec(spec);
     if (st)
         return st;
-    gen g;
-    memset(&g, 0, sizeof g);
-    g.spec = spec;
-    if ((st = ck_dist_make(spec->enc, &g.dist)))
+    g->spec = spec;
+    if ((st = ck_dist_make(spec->enc, &g->dist)))
         return st;
-    g.ctype = ck_gen_ctype(spec->dtype, &g.ebytes);
-    if (!g.ctype)
+    g->ctype = ck_gen_ctype(spec->dtype, &g->ebytes);
+    if (!g->ctype)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_tile_window_generate: window \"%s\": element type %d is not supported "
                        "(accepted: f32, tf32, f64, f16, bf16, i32, i8, u8 and the fp8 types).",
@@ -411,28 +407,28 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
                        "ck_tile_window_generate: window \"%s\": atomic add needs f32 or i32 "
                        "elements, not %s.",
                        spec->name, ck_dtype_name(spec->dtype));
-    if (g.dist.enc.ndim_p == 2 && g.dist.p_lengths[1] > 32)
+    if (g->dist.enc.ndim_p == 2 && g->dist.p_lengths[1] > 32)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_tile_window_generate: window \"%s\": P1 (the lane) has length %d, "
                        "more than the 32 lanes of a warp; use at most 32 (an encoding written "
                        "for 64-lane wavefronts must be re-split).",
-                       spec->name, g.dist.p_lengths[1]);
-    if (ck_descriptor_ndim(spec->desc) != g.dist.enc.ndim_x)
+                       spec->name, g->dist.p_lengths[1]);
+    if (ck_descriptor_ndim(spec->desc) != g->dist.enc.ndim_x)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_tile_window_generate: window \"%s\": the descriptor has %d dims but "
                        "the encoding has %d X dims; they must be equal.",
-                       spec->name, ck_descriptor_ndim(spec->desc), g.dist.enc.ndim_x);
-    for (int i = 0; i < g.dist.enc.ndim_x; ++i)
+                       spec->name, ck_descriptor_ndim(spec->desc), g->dist.enc.ndim_x);
+    for (int i = 0; i < g->dist.enc.ndim_x; ++i)
         if (spec->origin_align[i] < 0)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "ck_tile_window_generate: window \"%s\": origin_align[%d] = %lld is "
                            "negative (0 or more accepted).",
                            spec->name, i, spec->origin_align[i]);
-    int is_float = !strcmp(g.ctype, "float") || !strcmp(g.ctype, "double");
+    int is_float = !strcmp(g->ctype, "float") || !strcmp(g->ctype, "double");
     if (isfinite(spec->fill))
-        snprintf(g.fill, sizeof g.fill, "(%s)(%.17g)", g.ctype, spec->fill);
+        snprintf(g->fill, sizeof g->fill, "(%s)(%.17g)", g->ctype, spec->fill);
     else if (is_float)
-        snprintf(g.fill, sizeof g.fill, "(%s)ck_u32_as_f32(0x%08xu)", g.ctype,
+        snprintf(g->fill, sizeof g->fill, "(%s)ck_u32_as_f32(0x%08xu)", g->ctype,
                  isnan(spec->fill) ? 0x7fc00000u
                  : spec->fill > 0  ? 0x7f800000u
                                    : 0xff800000u);
@@ -442,38 +438,48 @@ ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source
                        "float and double elements accept infinities and NaN (types moved as raw "
                        "storage take the fill as a bit pattern).",
                        spec->name, spec->fill);
-    g.ctx = spec->ctx;
-    if (!g.ctx) {
-        if ((st = ck_expr_ctx_create(&g.own_ctx)))
+    g->ctx = spec->ctx;
+    if (!g->ctx) {
+        if ((st = ck_expr_ctx_create(&g->own_ctx)))
             return st;
-        g.ctx = g.own_ctx;
+        g->ctx = g->own_ctx;
     }
-    ck_sbuf b = {0};
-    st = declare(&g);
+    st = declare(g);
     if (!st)
-        st = analyse(&g);
-    for (int i = 0; i < g.nsyms && !st; ++i) {
+        st = analyse(g);
+    for (int i = 0; i < g->nsyms && !st; ++i) {
         /* names the generated functions use themselves, or that their origins take */
         static const char *reserved[] = {"regs", "w", "i", "p", "d", "x"};
-        int bad = strncmp(g.syms[i], "ck_", 3) == 0 ||
-                  (g.syms[i][0] == 'o' && isdigit((unsigned char)g.syms[i][1]));
+        int bad = strncmp(g->syms[i], "ck_", 3) == 0 ||
+                  (g->syms[i][0] == 'o' && isdigit((unsigned char)g->syms[i][1]));
         for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; ++k)
-            bad |= !strcmp(g.syms[i], reserved[k]);
+            bad |= !strcmp(g->syms[i], reserved[k]);
         if (bad)
             st = ck_fail(
                 CK_ERROR_INVALID_ARGUMENT,
                 "ck_tile_window_generate: window \"%s\": the descriptor's symbol \"%s\" "
                 "clashes with a name of the generated code (regs, w, i, p, d, x, o<digit>..., "
                 "ck_...); rename it.",
-                spec->name, g.syms[i]);
+                spec->name, g->syms[i]);
     }
+    return st;
+}
+
+ck_status ck_tile_window_generate(const ck_tile_window_spec *spec, char **source)
+{
+    CK_REQUIRE_NOT_NULL(spec, "ck_tile_window_generate");
+    CK_REQUIRE_NOT_NULL(source, "ck_tile_window_generate");
+    *source = NULL;
+    gen g;
+    ck_sbuf b = {0};
+    ck_status st = ck_gen_prepare(&g, spec);
     if (!st)
         st = choose_vector(&g);
     if (!st)
         st = ck_gen_ldmatrix_plan(&g);
     if (!st)
         st = ck_gen_emit(&g, &b);
-    gen_free(&g);
+    ck_gen_release(&g);
     if (st) {
         free(b.s);
         return st;

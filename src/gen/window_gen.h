@@ -55,6 +55,20 @@ typedef struct ck_gen {
     char *ldm_row[32];
 } ck_gen;
 
+/* Check the spec, build the distribution and analyse every register (declare the thread and
+ * origin symbols, offsets, conditions, run-time symbols); the vector is not chosen yet. Release
+ * g with ck_gen_release whether or not this succeeds. */
+ck_status ck_gen_prepare(ck_gen *g, const ck_tile_window_spec *spec);
+void ck_gen_release(ck_gen *g);
+
+/* Whether every run of w registers along Y dim v (starting at multiples of w) is contiguous in
+ * memory, proven on the affine forms of the offsets. */
+int ck_gen_run_ok(const ck_gen *g, int v, int w);
+
+/* The conditions under which every one of the `count` registers is valid, joined with && (a
+ * condition implied by another of the same bound left out); nothing when none. */
+void ck_gen_access_cond(const ck_gen *g, const long long *regs, int count, ck_sbuf *b);
+
 /* Print x as C into a malloc'd string. */
 ck_status ck_gen_print_ival(ck_ival x, char **out);
 
