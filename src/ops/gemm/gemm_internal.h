@@ -150,6 +150,9 @@ ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_inst
  * edge padding); the policy ranks the family's instances by it. */
 double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
                              int split, int slots);
+/* The policy's score of a family-90 instance: the estimate adjusted by measurements of its
+ * variants (stages and staging of D, clusters). */
+double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots);
 
 /* A stable id of an instance (what ck_gemm_candidate.id carries) and its name. */
 int ck_gemm_instance_id(const ck_gemm_instance *inst);

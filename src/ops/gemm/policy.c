@@ -121,10 +121,8 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
     double fam = in->family == CK_GEMM_FAMILY_SM90 ? 1.0 : (props->cc_major >= 9 ? 0.5 : 1.0);
     *waves_out = waves;
     if (in->family == CK_GEMM_FAMILY_SM90) { /* its own model: tile sizes and split-K */
-        int split = in->split_k > 1 ? in->split_k : 1;
-        *waves_out = waves * split;
-        return ck_gemm_sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split,
-                                     (int)slots);
+        *waves_out = waves * (in->split_k > 1 ? in->split_k : 1);
+        return ck_gemm_sm90_score(prob, in, (int)slots);
     }
     return wave_eff * useful * kuse * (intensity > 1 ? 1 : intensity) * fam;
 }

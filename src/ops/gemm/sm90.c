@@ -136,7 +136,9 @@ double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, i
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
     double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.97);
-    double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 4.0 * (double)tile_n / 256.0 : 0);
+    /* a split's partial sums (written, then read back by the last split) cost about 10 K steps
+     * of 128 x 256 per unit: measured, 1024^3 ran at 111 TFLOP/s split in 2 and 129 unsplit */
+    double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
     double time = ceil(waves) * (steps * step_cost + fixed);
     /* 128 x 256 with the generated epilogue (not the TMA store): 128 accumulators and the
      * epilogue's registers exceed ptxas's 168 (launch bounds of 384 threads): it spills */
@@ -158,6 +160,26 @@ static int c_parts(const ck_gemm_instance *in)
 static size_t c_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *in)
 {
     return tma_store(prob) ? (size_t)in->warps_m * 64 * (size_t)in->tile_n * 2 / c_parts(in) : 0;
+}
+
+/* The family's score of an instance: the estimate, then what the H100 measured of its variants
+ * (bench/gemm_instances.py, 2026-11-25, bench/RESULTS.md): 128 x 256 with 4 stages and D staged
+ * in halves ran 3-5% faster than 3 stages up to a few waves of tiles (2048^3 527 against 503,
+ * 4096^3 739 against 714 TFLOP/s) and 1.5% slower at 8192^3 (784 against 796): it goes first
+ * up to 8 waves; clusters of 2 with multicast ran 2.4 times slower than without (4096^3: 304
+ * against 739): they stay candidates for `ck tune gemm`, ranked last, until that is understood. */
+double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots)
+{
+    int split = in->split_k > 1 ? in->split_k : 1;
+    double e = ck_gemm_sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
+    const ck_gemm_problem *p = &prob->p;
+    double tiles = (double)((p->m + in->tile_m - 1) / in->tile_m) *
+                   (double)((p->n + in->tile_n - 1) / in->tile_n);
+    if (c_parts(in) == 2 && tma_store(prob))
+        e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
+    if (in->cluster > 1)
+        e *= 0.4;
+    return e;
 }
 
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
