@@ -160,18 +160,7 @@ static ck_status choose_vector(copy_gen *c)
 /* Register indices of access a (c->w of them) and its Y index. */
 static void access_regs(const copy_gen *c, long long a, long long *regs, int *y)
 {
-    const ck_distribution *d = &c->s.dist;
-    if (d->enc.ndim_y == 0) {
-        regs[0] = 0;
-        return;
-    }
-    ck_sfc_get_index(&c->sfc, a, y);
-    int yy[CK_DIST_MAX_Y];
-    memcpy(yy, y, sizeof yy);
-    for (int j = 0; j < c->w; ++j) {
-        ck_dist_ys_to_d(d, yy, &regs[j]);
-        yy[c->vdim] += 1;
-    }
+    ck_gen_access_regs(&c->s.dist, &c->sfc, c->vdim, c->w, a, regs, y);
 }
 
 static const char *src_addr(const copy_gen *c, long long r, char *buf, size_t n)

@@ -18,21 +18,26 @@ static ck_status oom(void)
     return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_tile_window_generate: out of memory.");
 }
 
-/* Register indices of access a (vwidth of them). */
-static void access_regs(const gen *g, long long a, long long *regs, int *y)
+void ck_gen_access_regs(const ck_distribution *d, const ck_sfc *sfc, int vdim, int width,
+                        long long a, long long *regs, int *y)
 {
-    const ck_distribution *d = &g->dist;
     if (d->enc.ndim_y == 0) {
         regs[0] = 0;
         return;
     }
-    ck_sfc_get_index(&g->sfc, a, y);
+    ck_sfc_get_index(sfc, a, y);
     int yy[CK_DIST_MAX_Y];
     memcpy(yy, y, sizeof yy);
-    for (int j = 0; j < g->vwidth; ++j) {
+    for (int j = 0; j < width; ++j) {
         ck_dist_ys_to_d(d, yy, &regs[j]);
-        yy[g->vdim] += 1;
+        yy[vdim] += 1;
     }
+}
+
+/* Register indices of access a (vwidth of them). */
+static void access_regs(const gen *g, long long a, long long *regs, int *y)
+{
+    ck_gen_access_regs(&g->dist, &g->sfc, g->vdim, g->vwidth, a, regs, y);
 }
 
 /* value(j) - value(i) when a known constant. */
