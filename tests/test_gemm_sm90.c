@@ -6,9 +6,7 @@
  * of 1/8 in [-1, 1] (exact in every input type), so the f32 sums are exact and D is the
  * reference rounded once to D's type. Also: the refusals (MN-major fp8, misaligned leading
  * dimension, misaligned pointer) name the reason.
- *
- * CK_GEMM_SM90_BENCH="M,N,K;..." (GPU): time bf16 D = A B at those sizes instead (prints TFLOP/s;
- * bench/gemm.py runs it). */
+ * Timing is bench/gemm.py's and bench/gemm_instances.py's (through ck prof gemm). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -362,88 +360,6 @@ static void test_refusals(void)
     CHECK_MSG(strstr(reason, "16-byte aligned") != NULL, "misaligned B refusal: '%s'", reason);
 }
 
-/* ---- CK_GEMM_SM90_BENCH="M,N,K[;M,N,K...]": timing on the GPU (bf16, A K-major, B K- or
- * N-major by CK_GEMM_SM90_B=k|n, D bf16 row-major); 1000 sampled elements checked. */
-
-typedef struct bench_run {
-    ck_gemm_plan *plan;
-    ck_gemm_args *args;
-} bench_run;
-
-static ck_status bench_once(void *user, ck_stream *stream, int rotation)
-{
-    (void)stream, (void)rotation;
-    bench_run *r = user;
-    return r->plan->family->launch(r->plan, r->args);
-}
-
-static void bench_shape(long long m, long long n, long long k, int b_kmajor)
-{
-    ck_gemm_order ob = b_kmajor ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
-    ck_gemm_matrix a = matrix(CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, m, k, 0);
-    ck_gemm_matrix b = matrix(CK_DTYPE_BF16, ob, k, n, 0);
-    ck_gemm_matrix d = matrix(CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, m, n, 0);
-    ck_gemm_prob pr;
-    make_prob(&pr, m, n, k, a, b, d, d, 0);
-    ck_gemm_plan plan;
-    if (!build(&plan, &pr))
-        return;
-    size_t na = elements(&a, m, k), nb = elements(&b, k, n), nd = elements(&d, m, n);
-    uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hd = malloc(nd * 2);
-    uint64_t seed = 99;
-    for (size_t i = 0; i < na; ++i)
-        ha[i] = (uint16_t)encode(CK_DTYPE_BF16, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8);
-    for (size_t i = 0; i < nb; ++i)
-        hb[i] = (uint16_t)encode(CK_DTYPE_BF16, (float)((int)(ckt_rand64(&seed) % 17) - 8) / 8);
-    void *da = upload(ha, na * 2), *db = upload(hb, nb * 2), *dd = upload(NULL, nd * 2);
-    ck_gemm_args args;
-    memset(&args, 0, sizeof args);
-    args.a = da, args.b = db, args.d = dd;
-    args.alpha = 1.0f, args.scale_a = args.scale_b = args.scale_d = 1.0f;
-    bench_run r = {&plan, &args};
-    ck_timing_options to = {10, 30, 1, 1};
-    ck_timing_result tr;
-    ck_status st = ck_time_runs(ck_context_device(ctx), ck_context_stream(ctx), &to, bench_once,
-                                &r, &tr);
-    CHECK_MSG(st == CK_SUCCESS, "timing %lldx%lldx%lld: %s", m, n, k, ck_last_error());
-    long long bad = 0;
-    if (!st && ck_memcpy_d2h(ck_context_device(ctx), hd, dd, nd * 2, NULL) == CK_SUCCESS) {
-        for (int s = 0; s < 1000; ++s) {
-            long long i = (long long)(ckt_rand64(&seed) % (uint64_t)m);
-            long long j = (long long)(ckt_rand64(&seed) % (uint64_t)n);
-            double ref = 0;
-            for (long long q = 0; q < k; ++q)
-                ref += get(ha, CK_DTYPE_BF16, at(&a, i, q)) * get(hb, CK_DTYPE_BF16, at(&b, q, j));
-            double want = get((const void *)&(uint64_t){encode(CK_DTYPE_BF16, (float)ref)},
-                              CK_DTYPE_BF16, 0);
-            bad += get(hd, CK_DTYPE_BF16, at(&d, i, j)) != want;
-        }
-    }
-    CHECK_MSG(bad == 0, "%lldx%lldx%lld: %lld of 1000 sampled elements wrong", m, n, k, bad);
-    if (!st)
-        printf("bench %lld %lld %lld %c %.4f ms %.1f TFLOP/s grid %u check %s\n", m, n, k,
-               b_kmajor ? 'k' : 'n', tr.median_ms, 2e-9 * (double)m * (double)n * (double)k /
-               tr.median_ms, plan.launch.grid[0], bad ? "FAILED" : "ok");
-    fflush(stdout);
-    ck_device *dev = ck_context_device(ctx);
-    ck_free(dev, da), ck_free(dev, db), ck_free(dev, dd);
-    free(ha), free(hb), free(hd);
-    release(&plan);
-}
-
-static void bench(const char *list)
-{
-    const char *bl = getenv("CK_GEMM_SM90_B");
-    int b_kmajor = !(bl && bl[0] == 'n');
-    while (list && *list) {
-        long long m, n, k;
-        if (sscanf(list, "%lld,%lld,%lld", &m, &n, &k) == 3)
-            bench_shape(m, n, k, b_kmajor);
-        list = strchr(list, ';');
-        list = list ? list + 1 : NULL;
-    }
-}
-
 int main(void)
 {
     if (ck_context_create(CK_BACKEND_AUTO, 0, &ctx) != CK_SUCCESS) {
@@ -453,12 +369,6 @@ int main(void)
     ck_device_props pp;
     ck_device_get_props(ck_context_device(ctx), &pp);
     printf("device: %s (%s)\n", pp.name, pp.target);
-    const char *bl = getenv("CK_GEMM_SM90_BENCH");
-    if (bl) {
-        bench(bl);
-        ck_context_destroy(ctx);
-        return CK_TEST_REPORT();
-    }
     RUN_TEST(test_refusals);
     RUN_TEST(test_bf16_f16_layouts);
     RUN_TEST(test_tf32_fp8);
