@@ -42,7 +42,7 @@ static void put(void *buf, ck_dtype t, size_t i, uint64_t code)
 
 static double get(const void *buf, ck_dtype t, size_t i)
 {
-    uint64_t c = esize(t) == 4 ? ((const uint32_t *)buf)[i]
+    uint64_t c = esize(t) == 4   ? ((const uint32_t *)buf)[i]
                  : esize(t) == 2 ? ((const uint16_t *)buf)[i]
                                  : ((const uint8_t *)buf)[i];
     return (double)ck_nc_to_f32((int)t, c);
@@ -107,7 +107,8 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
     ck_gemm_instance ins[8];
     int n = f->instances(pr, props, ins, 8), pick = 0;
     CHECK(n >= 1);
-    for (int i = n - 1; i >= 0; --i) /* the first with force_tile_n / force_stages, else the first */
+    for (int i = n - 1; i >= 0;
+         --i) /* the first with force_tile_n / force_stages, else the first */
         if (ins[i].tile_n == force_tile_n && ins[i].split_k <= 1 &&
             (!force_stages || ins[i].stages == force_stages) &&
             (ins[i].cluster > 1) == (force_cluster > 1))
@@ -343,12 +344,14 @@ static void test_refusals(void)
     ck_device_get_props(ck_context_device(ctx), &pp);
     char reason[512];
     ck_gemm_prob pr;
-    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64}, b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64};
+    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64},
+                   b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64};
     ck_gemm_matrix d = {CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, 64};
     make_prob(&pr, 64, 64, 64, a8, b8, d, d, 0);
     CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
     CHECK_MSG(strstr(reason, "K-major") != NULL, "fp8 MN-major refusal: '%s'", reason);
-    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100}, b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64};
+    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100},
+                   b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64};
     make_prob(&pr, 64, 64, 64, a, b, d, d, 0);
     CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
     CHECK_MSG(strstr(reason, "A's is 100 elements") != NULL, "misaligned lda refusal: '%s'",

@@ -174,8 +174,7 @@ int prof_gemm(int argc, char **argv)
         if (!strcmp(a, "--m") || !strcmp(a, "--n") || !strcmp(a, "--k")) {
             long long x;
             if (prof_parse_list(v, &x, 1, 1, PROF_MAX_ELEMENTS) != 1)
-                return cli_usage_error(sub, "%s %s: expected a whole number from 1 to 2^40.", a,
-                                       v);
+                return cli_usage_error(sub, "%s %s: expected a whole number from 1 to 2^40.", a, v);
             *(a[2] == 'm' ? &p.m : a[2] == 'n' ? &p.n : &p.k) = x;
         } else if (!strcmp(a, "--dtype") || !strcmp(a, "--b-dtype") || !strcmp(a, "--d-dtype")) {
             ck_dtype t;

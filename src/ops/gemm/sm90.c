@@ -37,12 +37,18 @@ enum {
 static int in_code(ck_dtype t, const ck_gemm_prob *prob)
 {
     switch (t) {
-    case CK_DTYPE_F16: return 0;
-    case CK_DTYPE_BF16: return 1;
-    case CK_DTYPE_F32: return prob->split3 ? -1 : 2;
-    case CK_DTYPE_FP8_E4M3: return 3;
-    case CK_DTYPE_FP8_E5M2: return 4;
-    default: return -1;
+    case CK_DTYPE_F16:
+        return 0;
+    case CK_DTYPE_BF16:
+        return 1;
+    case CK_DTYPE_F32:
+        return prob->split3 ? -1 : 2;
+    case CK_DTYPE_FP8_E4M3:
+        return 3;
+    case CK_DTYPE_FP8_E5M2:
+        return 4;
+    default:
+        return -1;
     }
 }
 
@@ -100,7 +106,8 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
     if (prob->scalar_copy)
         return refuse(reason, reason_size,
                       "the sm90 family loads with TMA, which needs 16-byte aligned A and B; "
-                      "%s is not.", (prob->scalar_copy & 1) ? "A" : "B");
+                      "%s is not.",
+                      (prob->scalar_copy & 1) ? "A" : "B");
     long long lim = 2147483647LL - 512;
     if (p->m > lim || p->n > lim || p->k > lim || p->k < 1)
         return refuse(reason, reason_size,
@@ -272,8 +279,7 @@ static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
     e->y_major[2] = 2, e->y_minor[2] = 2;
 }
 
-static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
-                             char **source)
+static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst, char **source)
 {
     const ck_gemm_problem *p = &prob->p;
     char *epi = NULL, *defs = NULL;
@@ -293,25 +299,25 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the kernel source.");
     }
     /* the parameter table's defines, then what this family derives from them */
-    snprintf(s, cap,
-             "/* ck gemm, family sm90 (TMA + wgmma, warp-specialized, persistent): %s x %s -> "
-             "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d%s */\n"
-             "%s#define GEMM_CONSUMERS GEMM_WARPS_M\n#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
-             "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
-             "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n#define GEMM_C_PARTS %d\n"
-             "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
-             "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
-             "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
-             "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb,\n"
-             "    CK_GRID_CONSTANT const ck_tensor_map td)\n"
-             "{\n    sm90_gemm(&ka, &ta, &tb, &td);\n}\n",
-             ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
-             prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
-             inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
-             inst->split_k > 1 ? ", K split (count at launch)" : "", defs,
-             in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), tma_store(prob),
-             p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
-             SM90_THREADS_PER_WG * (inst->warps_m + 1));
+    snprintf(
+        s, cap,
+        "/* ck gemm, family sm90 (TMA + wgmma, warp-specialized, persistent): %s x %s -> "
+        "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d%s */\n"
+        "%s#define GEMM_CONSUMERS GEMM_WARPS_M\n#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
+        "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
+        "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n#define GEMM_C_PARTS %d\n"
+        "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
+        "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
+        "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
+        "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb,\n"
+        "    CK_GRID_CONSTANT const ck_tensor_map td)\n"
+        "{\n    sm90_gemm(&ka, &ta, &tb, &td);\n}\n",
+        ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
+        prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
+        inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
+        inst->split_k > 1 ? ", K split (count at launch)" : "", defs, in_code(p->a.dtype, prob),
+        in_code(p->b.dtype, prob), tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
+        SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
@@ -322,8 +328,8 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
 static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
 {
     return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
-           c_bytes(prob, inst) +
-           16 * (size_t)inst->stages + 16 /* the ring; split-K's arrival flags */;
+           c_bytes(prob, inst) + 16 * (size_t)inst->stages +
+           16 /* the ring; split-K's arrival flags */;
 }
 
 /* The family's plan state: the tensor maps of the last A, B and D pointers; split-K's
@@ -355,16 +361,18 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     cfg->block[1] = cfg->block[2] = 1;
     cfg->grid[1] = cfg->grid[2] = 1;
     cfg->dynamic_shared_bytes = shared_bytes(&plan->prob, in);
-    long long tiles = ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n);
+    long long tiles =
+        ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n);
     long long k_tiles = (p->k + in->tile_k - 1) / in->tile_k;
     int splits = in->split_k > 1 ? in->split_k : 1;
     if (splits > k_tiles)
         splits = (int)k_tiles;
     int cl = in->cluster > 1 ? in->cluster : 1;
     /* work units: (tile, K range); with clusters, cluster tiles of `cl` tile rows */
-    long long units = cl > 1 ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
-                                   ((p->n + in->tile_n - 1) / in->tile_n)
-                             : tiles * splits;
+    long long units = cl > 1
+                          ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
+                                ((p->n + in->tile_n - 1) / in->tile_n)
+                          : tiles * splits;
     if (cl > 1)
         cfg->cluster[0] = (unsigned)cl, cfg->cluster[1] = cfg->cluster[2] = 1;
     int resident = 0; /* resident blocks, or clusters for a cluster launch */
@@ -403,9 +411,8 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
 
 /* The map of an operand: `kmajor` rows of `mn` elements ... K contiguous: dims (K, MN), one
  * box of TILE_K x rows; else dims (MN, K), boxes of 64 x TILE_K. */
-static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matrix *mat,
-                             int kmajor, long long mn, long long k, int rows, int tile_k,
-                             ck_tensor_map *map)
+static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matrix *mat, int kmajor,
+                             long long mn, long long k, int rows, int tile_k, ck_tensor_map *map)
 {
     ck_tensor_map_desc d;
     memset(&d, 0, sizeof d);
@@ -477,6 +484,6 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     return ck_launch(plan->kernel, &cfg, kargs, sizes, 4);
 }
 
-const ck_gemm_family ck_gemm_family_sm90 = {
-    CK_GEMM_FAMILY_SM90, "sm90", sm90_supports, sm90_instances, sm90_source, "gemm_sm90",
-    sm90_prepare,        sm90_launch};
+const ck_gemm_family ck_gemm_family_sm90 = {CK_GEMM_FAMILY_SM90, "sm90",      sm90_supports,
+                                            sm90_instances,      sm90_source, "gemm_sm90",
+                                            sm90_prepare,        sm90_launch};
