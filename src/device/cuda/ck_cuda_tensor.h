@@ -333,7 +333,9 @@ CK_TC_FN void ck_mbar_wait_parity_cluster(unsigned long long *bar, unsigned pari
 CK_TC_FN unsigned ck_mapa_shared_(const void *p, unsigned rank)
 {
     unsigned r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(ck_smem_addr(p)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(r)
+                 : "r"(ck_smem_addr(p)), "r"(rank));
     return r;
 }
 /* One arrival, with release semantics at cluster scope, on the mbarrier at the offset of `bar`
@@ -351,8 +353,7 @@ CK_TC_FN void ck_st_async_f32(float *dst, float v, unsigned long long *bar, unsi
                  "f"(v), "r"(ck_mapa_shared_(bar, rank))
                  : "memory");
 }
-CK_TC_FN void ck_st_async_2f32(float *dst, float a, float b, unsigned long long *bar,
-                               unsigned rank)
+CK_TC_FN void ck_st_async_2f32(float *dst, float a, float b, unsigned long long *bar, unsigned rank)
 {
     asm volatile(
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(

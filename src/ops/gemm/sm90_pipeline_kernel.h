@@ -12,8 +12,9 @@
  * over a resident grid, in groups of GEMM_GROUP tile rows (grouped raster: neighbouring blocks
  * share A and B tiles in L2). With GEMM_CLUSTER = 2, the two blocks of a cluster take the two
  * tile rows of one tile column: each loads its A and half of the common B tile, multicast into
- * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of ka->k_splits ranges of
- * a tile's K steps, and the splits' partial sums meet in a workspace (sm90_split_reduce).
+ * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of
+ * ka->k_splits ranges of a tile's K steps, and the splits' partial sums meet in a workspace
+ * (sm90_split_reduce).
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -24,24 +25,25 @@
 #include "ops/common/fast_conv_kernel.h"
 #include "ops/gemm/gemm_args_kernel.h"
 
-#define SM90_ROW_BYTES  128 /* one row of a tile: the 128-byte swizzle span */
-#define SM90_A_BYTES    (GEMM_TILE_M * SM90_ROW_BYTES)
-#define SM90_B_BYTES    (GEMM_TILE_N * SM90_ROW_BYTES)
-#define SM90_STAGE      (SM90_A_BYTES + SM90_B_BYTES)
-#define SM90_BOX_MN     64 /* MN-major boxes: 64 elements (128 bytes) along M or N */
-#define SM90_BOX_BYTES  (SM90_BOX_MN * SM90_ROW_BYTES)
-#define SM90_WG_N       GEMM_TILE_N
-#define SM90_ACC        (SM90_WG_N / 2)
+#define SM90_ROW_BYTES 128 /* one row of a tile: the 128-byte swizzle span */
+#define SM90_A_BYTES   (GEMM_TILE_M * SM90_ROW_BYTES)
+#define SM90_B_BYTES   (GEMM_TILE_N * SM90_ROW_BYTES)
+#define SM90_STAGE     (SM90_A_BYTES + SM90_B_BYTES)
+#define SM90_BOX_MN    64 /* MN-major boxes: 64 elements (128 bytes) along M or N */
+#define SM90_BOX_BYTES (SM90_BOX_MN * SM90_ROW_BYTES)
+#define SM90_WG_N      GEMM_TILE_N
+#define SM90_ACC       (SM90_WG_N / 2)
 #ifndef GEMM_C_PARTS
 #define GEMM_C_PARTS 1
 #endif
-#define SM90_C_COLS     (SM90_WG_N / GEMM_C_PARTS) /* columns of D staged at a time */
-#define SM90_C_BYTES    (64 * SM90_C_COLS * 2) /* one consumer's 64 x C_COLS 16-bit part of D */
-#define SM90_C_SMEM     (GEMM_TMA_STORE ? GEMM_CONSUMERS * SM90_C_BYTES : 0)
+#define SM90_C_COLS  (SM90_WG_N / GEMM_C_PARTS) /* columns of D staged at a time */
+#define SM90_C_BYTES (64 * SM90_C_COLS * 2)     /* one consumer's 64 x C_COLS 16-bit part of D */
+#define SM90_C_SMEM  (GEMM_TMA_STORE ? GEMM_CONSUMERS * SM90_C_BYTES : 0)
 
 /* One K step (32 bytes of K) of a consumer warpgroup: acc (+)= A(64 x k) B(k x TILE_N). */
-#define SM90_SS(N, T, acc, da, db, sd)    CK_WGMMA_SS(N, T, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
-#define SM90_TF32(N, acc, da, db, sd)     CK_WGMMA_SS_TF32(N, acc, da, db, sd, 1, 1)
+#define SM90_SS(N, T, acc, da, db, sd)                                                             \
+    CK_WGMMA_SS(N, T, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
+#define SM90_TF32(N, acc, da, db, sd)       CK_WGMMA_SS_TF32(N, acc, da, db, sd, 1, 1)
 #define SM90_F8(N, TA, TB, acc, da, db, sd) CK_WGMMA_SS_F8(N, TA, TB, acc, da, db, sd, 1, 1)
 #if GEMM_IN == 0
 #define SM90_MMA(acc, da, db, sd) SM90_SS(GEMM_TILE_N, f16, acc, da, db, sd)
@@ -137,7 +139,8 @@ CK_DEVICE void sm90_load_b_shared(unsigned char *smem, const ck_tensor_map *map,
     const unsigned short all = (unsigned short)((1u << GEMM_CLUSTER) - 1u);
     int r = (int)ck_cluster_ctarank();
     if (GEMM_B_KMAJOR) {
-        ck_tma_load_2d_multicast(smem + r * part * SM90_ROW_BYTES, map, bar, k0, n0 + r * part, all);
+        ck_tma_load_2d_multicast(smem + r * part * SM90_ROW_BYTES, map, bar, k0, n0 + r * part,
+                                 all);
     } else {
         for (int j = r * part / SM90_BOX_MN; j < (r + 1) * part / SM90_BOX_MN; ++j)
             ck_tma_load_2d_multicast(smem + j * SM90_BOX_BYTES, map, bar, n0 + j * SM90_BOX_MN, k0,
@@ -172,19 +175,21 @@ CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const 
                                unsigned char *ctile, unsigned wg, long long m0, long long n0)
 {
     unsigned t = ck_warpgroup_thread(), w = t / 32, g = (t % 32) / 4, q = t % 4;
-    CK_UNROLL for (int part = 0; part < GEMM_C_PARTS; ++part) {
+    CK_UNROLL for (int part = 0; part < GEMM_C_PARTS; ++part)
+    {
         if (t == 0)
             ck_tma_store_wait_read(0);
         ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
         /* registers i, i + 1: one row, 2 columns; this part's columns are registers
          * part * SM90_ACC / PARTS onwards (8 columns per 4 registers) */
-        CK_UNROLL for (int j = 0; j < SM90_ACC / GEMM_C_PARTS; j += 2) {
+        CK_UNROLL for (int j = 0; j < SM90_ACC / GEMM_C_PARTS; j += 2)
+        {
             int i = part * (SM90_ACC / GEMM_C_PARTS) + j;
             unsigned r = 16 * w + g + 8 * ((i % 4) / 2), c = 8 * (j / 4) + 2 * q;
             unsigned off = (c / 64) * SM90_BOX_BYTES + r * SM90_ROW_BYTES +
                            ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2;
-            *(unsigned *)(ctile + off) = SM90_CVT(ka->alpha * acc[i]) |
-                                         (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
+            *(unsigned *)(ctile + off) =
+                SM90_CVT(ka->alpha * acc[i]) | (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
         }
         ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
         ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
@@ -234,8 +239,7 @@ CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsi
     size_t part = (size_t)CK_WARPGROUP_THREADS * SM90_ACC; /* floats of one warpgroup's part */
     float *base = ka->ws + ((size_t)tile * splits * GEMM_CONSUMERS + wg) * part + t;
     float *own = base + (size_t)(u % splits) * GEMM_CONSUMERS * part;
-    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
-        own[(size_t)i * CK_WARPGROUP_THREADS] = acc[i];
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) own[(size_t)i * CK_WARPGROUP_THREADS] = acc[i];
     ck_fence_device(); /* the partials are visible before the count says so */
     ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
     if (t == 0) {
@@ -248,12 +252,10 @@ CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsi
     if (!last[wg])
         return 0;
     ck_fence_device(); /* the other splits' partials, after their counts */
-    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
-        acc[i] = base[(size_t)i * CK_WARPGROUP_THREADS];
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] = base[(size_t)i * CK_WARPGROUP_THREADS];
     for (int s = 1; s < splits; ++s) {
         const float *p = base + (size_t)s * GEMM_CONSUMERS * part;
-        CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
-            acc[i] += p[(size_t)i * CK_WARPGROUP_THREADS];
+        CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] += p[(size_t)i * CK_WARPGROUP_THREADS];
     }
     return 1;
 }
@@ -325,7 +327,8 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
-    unsigned long long *bars = (unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM);
+    unsigned long long *bars =
+        (unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM);
     ck_ring ring = ck_ring_make(bars, GEMM_STAGES);
     unsigned *flags = (unsigned *)(bars + 2 * GEMM_STAGES); /* split-K: 'last' per warpgroup */
     unsigned wg = ck_warpgroup_id();
