@@ -1,7 +1,9 @@
 /* The sm80 GEMM kernels compile with NVRTC for sm_80, sm_89 and sm_90a (no GPU needed; ptxas
  * checks every PTX statement): each input type (16-bit, tf32, 3xtf32, fp8 mix, i8), K-major and
  * MN-major operands (ldmatrix, ldmatrix.trans, plain shared loads), 16-byte and element-wise
- * copies, and an epilogue with C, bias, activation and a program. Skipped without NVRTC. */
+ * copies, and an epilogue with C, bias, activation and a program. The sm90 family's variants
+ * compile for sm_90a: 4 stages with D staged in halves, clusters with multicast (both B
+ * layouts), split-K with the generated epilogue. Skipped without NVRTC. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,61 @@ static void compile(const char *what, const char *arch, const ck_gemm_problem *p
     CHECK_MSG(st == CK_SUCCESS, "%s for %s: %s", what, arch, ck_last_error());
     free(cubin);
     free(src);
+}
+
+/* The sm90 instance with these tile N, stages (0: any), cluster and split (0: any > 1). */
+static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, int stages,
+                      int cluster, int split)
+{
+    ck_gemm_prob prob;
+    CHECK_OK(ck_gemm_prob_make(p, &prob));
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    props.cc_major = 9;
+    strcpy(props.target, "sm_90a");
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    ck_gemm_instance in[16];
+    int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), pick = -1;
+    for (int i = 0; i < n && pick < 0; ++i)
+        if (in[i].tile_n == tile_n && (!stages || in[i].stages == stages) &&
+            in[i].cluster == cluster && (split ? in[i].split_k > 1 : in[i].split_k <= 1))
+            pick = i;
+    CHECK_MSG(pick >= 0, "%s: no such sm90 instance among %d", what, n);
+    if (pick < 0)
+        return;
+    char *src = NULL;
+    CHECK_OK(ck_gemm_family_sm90.source(&prob, &in[pick], &src));
+    if (!src)
+        return;
+    void *cubin = NULL;
+    size_t size = 0;
+    ck_status st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "%s for sm_90a: %s", what, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+static void test_sm90_variants(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = 4096, p.n = 4096, p.k = 4096; /* bf16, A row-major, B column-major, D bf16 */
+    compile90("128x256 4 stages, D in halves", &p, 256, 4, 1, 0);
+    compile90("128x256 cluster of 2", &p, 256, 3, 2, 0);
+    p.b.order = CK_GEMM_ROW_MAJOR;
+    compile90("128x128 cluster of 2, B N-major", &p, 128, 0, 2, 0);
+    ck_gemm_problem_init(&p);
+    p.m = 256, p.n = 1024, p.k = 65536;
+    p.d.dtype = CK_DTYPE_F32;
+    p.c.dtype = CK_DTYPE_F32;
+    compile90("128x128 split-K, generated epilogue with C", &p, 128, 0, 1, 1);
 }
 
 static void test_kernels(void)
@@ -92,5 +149,6 @@ static void test_kernels(void)
 int main(void)
 {
     RUN_TEST(test_kernels);
+    RUN_TEST(test_sm90_variants);
     return CK_TEST_REPORT();
 }
