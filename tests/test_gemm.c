@@ -120,7 +120,8 @@ static void test_epilogue(void)
 }
 
 /* Several tiles in both directions and several k-tiles through the stage ring; the policy's
- * own choice of instance, and every instance of the family once. */
+ * own choice of instance, and every instance of family 80 once (family 90's variants, each
+ * tile, stage count, cluster and split, are tests/test_gemm_sm90.c's). */
 static void test_instances(void)
 {
     gcase c = gc_base(131, 67, 200, CK_DTYPE_BF16, CK_DTYPE_F32);
@@ -137,6 +138,8 @@ static void test_instances(void)
     CHECK(n >= 4);
     for (int i = 0; i < n; ++i) {
         CHECK(i == 0 || cand[i].score <= cand[i - 1].score);
+        if (cand[i].family != 80)
+            continue;
         c.instance = cand[i].id;
         if (gc_run(&c))
             printf("  instance %s\n", cand[i].name);
