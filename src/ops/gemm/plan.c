@@ -138,14 +138,15 @@ void ck_gemm_plan_destroy(ck_gemm_plan *plan)
     free(plan); /* the kernel belongs to the context's cache */
 }
 
-/* Byte range [lo, hi) a rows x cols matrix spans. */
-static void span(const void *p, const ck_gemm_matrix *m, int64_t rows, int64_t cols, uintptr_t *lo,
-                 uintptr_t *hi)
+/* Byte range [lo, hi) a rows x cols matrix spans, in all `batch` batches. */
+static void span(const void *p, const ck_gemm_matrix *m, int64_t batch, int64_t rows,
+                 int64_t cols, uintptr_t *lo, uintptr_t *hi)
 {
     int64_t contig = m->order == CK_GEMM_ROW_MAJOR ? cols : rows;
     int64_t lines = m->order == CK_GEMM_ROW_MAJOR ? rows : cols;
     *lo = (uintptr_t)p;
-    *hi = *lo + (uintptr_t)(((lines - 1) * m->ld + contig) * ck_gemm_dtype_bytes(m->dtype));
+    *hi = *lo + (uintptr_t)(((batch - 1) * m->batch_stride + (lines - 1) * m->ld + contig) *
+                            ck_gemm_dtype_bytes(m->dtype));
 }
 
 static int overlaps(uintptr_t alo, uintptr_t ahi, uintptr_t blo, uintptr_t bhi)
@@ -189,20 +190,21 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                        "ck_gemm_plan_execute: scale_d = %g; accepted: a nonzero number.",
                        (double)args->scale_d);
     uintptr_t dlo, dhi, lo, hi;
-    span(args->d, &p->d, p->m, p->n, &dlo, &dhi);
-    span(args->a, &p->a, p->m, p->k, &lo, &hi);
+    span(args->d, &p->d, p->batch, p->m, p->n, &dlo, &dhi);
+    span(args->a, &p->a, p->batch, p->m, p->k, &lo, &hi);
     if (overlaps(dlo, dhi, lo, hi))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: D overlaps A; D must not share memory with A, B "
                        "or bias.");
-    span(args->b, &p->b, p->k, p->n, &lo, &hi);
+    span(args->b, &p->b, p->batch, p->k, p->n, &lo, &hi);
     if (overlaps(dlo, dhi, lo, hi))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: D overlaps B; D must not share memory with A, B "
                        "or bias.");
     if (p->bias != CK_GEMM_BIAS_NONE) {
         lo = (uintptr_t)args->bias;
-        hi = lo + (uintptr_t)((p->bias == CK_GEMM_BIAS_ROW ? p->m : p->n) *
+        hi = lo + (uintptr_t)(((p->batch - 1) * p->bias_batch_stride +
+                               (p->bias == CK_GEMM_BIAS_ROW ? p->m : p->n)) *
                               ck_gemm_dtype_bytes(p->bias_dtype));
         if (overlaps(dlo, dhi, lo, hi))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -210,19 +212,22 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                            "A, B or bias.");
     }
     if (use_c && args->c != args->d) {
-        span(args->c, &p->c, p->m, p->n, &lo, &hi);
+        span(args->c, &p->c, p->batch, p->m, p->n, &lo, &hi);
         if (overlaps(dlo, dhi, lo, hi))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "ck_gemm_plan_execute: C overlaps D without being exactly D; C must "
                            "be D itself (same pointer, type, order and ld) or disjoint from it.");
     }
     if (use_c && args->c == args->d &&
-        (p->c.dtype != p->d.dtype || p->c.order != p->d.order || p->c.ld != p->d.ld))
+        (p->c.dtype != p->d.dtype || p->c.order != p->d.order || p->c.ld != p->d.ld ||
+         p->c.batch_stride != p->d.batch_stride))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_gemm_plan_execute: C aliases D but differs in type (%s vs %s), order "
-                       "or ld (%lld vs %lld); in-place C must match D exactly.",
+                       "ck_gemm_plan_execute: C aliases D but differs in type (%s vs %s), order, "
+                       "ld (%lld vs %lld) or batch stride (%lld vs %lld); in-place C must match D "
+                       "exactly.",
                        ck_dtype_name(p->c.dtype), ck_dtype_name(p->d.dtype), (long long)p->c.ld,
-                       (long long)p->d.ld);
+                       (long long)p->d.ld, (long long)p->c.batch_stride,
+                       (long long)p->d.batch_stride);
     return plan->family->launch(plan, args);
 }
 
