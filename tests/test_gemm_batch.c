@@ -213,6 +213,82 @@ static void test_execute_overlap(void)
     ck_free(dev, buf);
 }
 
+/* ck_gemm over tensors: a [3, M, K] (misaligned: the element-wise copy path), b [K, N] (rank
+ * 2: broadcast), d [3, M, N] with batches interleaved between its rows (strides [N, 3N, 1]),
+ * bias [3, N] (one per batch); then c [1, M, N] (broadcast) and a bias vector for all. */
+static void test_tensor_form(void)
+{
+    ck_device *dev = ck_context_device(g_ctx);
+    enum { B = 3, M = 11, N = 13, K = 17 };
+    uint16_t ha[B * M * K + 1], hb[K * N], hbias[B * N];
+    float hd[B * M * N], hc[M * N];
+    gc_fill(ha, CK_DTYPE_BF16, B * M * K + 1);
+    gc_fill(hb, CK_DTYPE_BF16, K * N);
+    gc_fill(hbias, CK_DTYPE_BF16, B * N);
+    gc_fill(hc, CK_DTYPE_F32, M * N);
+    void *da = NULL, *db = NULL, *dd = NULL, *dbias = NULL, *dc = NULL;
+    CHECK_OK(ck_malloc(dev, sizeof ha, &da));
+    CHECK_OK(ck_malloc(dev, sizeof hb, &db));
+    CHECK_OK(ck_malloc(dev, sizeof hd, &dd));
+    CHECK_OK(ck_malloc(dev, sizeof hbias, &dbias));
+    CHECK_OK(ck_malloc(dev, sizeof hc, &dc));
+    CHECK_OK(ck_memcpy_h2d(dev, da, ha, sizeof ha, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, db, hb, sizeof hb, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dbias, hbias, sizeof hbias, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dc, hc, sizeof hc, NULL));
+    ck_tensor a, b, d, bias, c;
+    int64_t sa[3] = {B, M, K}, sb[2] = {K, N}, sd[3] = {B, M, N}, dstr[3] = {N, B * N, 1};
+    int64_t sbias[2] = {B, N}, sc[3] = {1, M, N};
+    CHECK_OK(ck_tensor_init(&a, (char *)da + 2, CK_DTYPE_BF16, 3, sa, NULL));
+    CHECK_OK(ck_tensor_init(&b, db, CK_DTYPE_BF16, 2, sb, NULL));
+    CHECK_OK(ck_tensor_init(&d, dd, CK_DTYPE_F32, 3, sd, dstr));
+    CHECK_OK(ck_tensor_init(&bias, dbias, CK_DTYPE_BF16, 2, sbias, NULL));
+    CHECK_OK(ck_tensor_init(&c, dc, CK_DTYPE_F32, 3, sc, NULL));
+    for (int pass = 0; pass < 2; ++pass) {
+        ck_gemm_options o;
+        ck_gemm_options_init(&o);
+        o.alpha = 2;
+        o.bias = &bias;
+        o.bias_mode = CK_GEMM_BIAS_COL;
+        if (pass == 1) { /* C broadcast, one bias vector (row 1 of bias) for every batch */
+            o.beta = -1;
+            bias.rank = 1;
+            bias.shape[0] = N, bias.strides[0] = 1;
+            bias.data = (uint16_t *)dbias + N;
+        }
+        CHECK_OK(ck_gemm(g_ctx, &a, &b, pass ? &c : NULL, &d, &o));
+        CHECK_OK(ck_context_synchronize(g_ctx));
+        CHECK_OK(ck_memcpy_d2h(dev, hd, dd, sizeof hd, NULL));
+        for (int bt = 0; bt < B; ++bt)
+            for (int i = 0; i < M; ++i)
+                for (int j = 0; j < N; ++j) {
+                    double ref = 0, mag = 0;
+                    for (int k = 0; k < K; ++k) {
+                        double x = gc_get(ha, CK_DTYPE_BF16, 1 + (bt * M + i) * K + k) *
+                                   gc_get(hb, CK_DTYPE_BF16, k * N + j);
+                        ref += 2 * x;
+                        mag += fabs(2 * x);
+                    }
+                    ref += gc_get(hbias, CK_DTYPE_BF16, (pass ? 1 : bt) * N + j);
+                    if (pass)
+                        ref -= hc[i * N + j];
+                    float got = hd[bt * N + i * B * N + j];
+                    CHECK_MSG(fabs(got - ref) <= 1e-5 * mag + 1e-5, "pass %d D(%d, %d, %d) = %g, "
+                              "want %g", pass, bt, i, j, got, ref);
+                }
+    }
+    /* a batch of 2 against d's 3: refused */
+    sa[0] = 2;
+    CHECK_OK(ck_tensor_init(&a, da, CK_DTYPE_BF16, 3, sa, NULL));
+    CHECK(ck_gemm(g_ctx, &a, &b, NULL, &d, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "or 1, broadcast") != NULL);
+    ck_free(dev, da);
+    ck_free(dev, db);
+    ck_free(dev, dd);
+    ck_free(dev, dbias);
+    ck_free(dev, dc);
+}
+
 int main(void)
 {
     CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &g_ctx));
@@ -223,6 +299,7 @@ int main(void)
     RUN_TEST(test_execute_overlap);
     RUN_TEST(test_sm80_batches);
     RUN_TEST(test_sm90_batches);
+    RUN_TEST(test_tensor_form);
     ck_context_destroy(g_ctx);
     (void)R;
     (void)C;

@@ -259,6 +259,36 @@ static ck_status tensor_matrix(const char *name, const ck_tensor *t, int64_t row
     return CK_SUCCESS;
 }
 
+/* The matrix view of a rank-2 or rank-3 operand and its batch stride: a rank-3 tensor of
+ * `batch` matrices, or of one (leading extent 1) or a rank-2 tensor, broadcast (stride 0). */
+static ck_status batched_matrix(const char *name, const ck_tensor *t, int64_t batch, int64_t rows,
+                                int64_t cols, ck_gemm_matrix *m)
+{
+    ck_status st = ck_op_check_tensor(OP, name, t);
+    if (st)
+        return st;
+    if (t->rank != 3) {
+        if ((st = tensor_matrix(name, t, rows, cols, m)))
+            return st;
+        m->batch_stride = 0;
+        return CK_SUCCESS;
+    }
+    if (t->shape[0] != batch && t->shape[0] != 1)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": tensor %s is %s; expected %lld (or 1, broadcast) matrices of [%lld, "
+                          "%lld].",
+                       name, ck_op_tensor_str(t), (long long)batch, (long long)rows,
+                       (long long)cols);
+    ck_tensor v = *t;
+    v.rank = 2;
+    v.shape[0] = t->shape[1], v.shape[1] = t->shape[2];
+    v.strides[0] = t->strides[1], v.strides[1] = t->strides[2];
+    if ((st = tensor_matrix(name, &v, rows, cols, m)))
+        return st;
+    m->batch_stride = t->shape[0] == 1 ? 0 : t->strides[0];
+    return CK_SUCCESS;
+}
+
 ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const ck_tensor *c,
                   const ck_tensor *d, const ck_gemm_options *options)
 {
@@ -269,25 +299,33 @@ ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const
         ck_gemm_options_init(&def);
         options = &def;
     }
-    if (a->rank != 2 || b->rank != 2 || d->rank != 2)
+    int batched = d->rank == 3;
+    if ((a->rank != 2 && (!batched || a->rank != 3)) || (b->rank != 2 && (!batched || b->rank != 3)) ||
+        (d->rank != 2 && !batched))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": a, b and d must be rank-2 tensors (a %s, b %s, d %s).",
+                       OP ": a, b and d must be rank-2 tensors, or d rank 3 [batch, M, N] with a "
+                          "and b of rank 3 or 2 (broadcast) (a %s, b %s, d %s).",
                        ck_op_tensor_str(a), ck_op_tensor_str(b), ck_op_tensor_str(d));
-    int64_t m = a->shape[0], k = a->shape[1], n = b->shape[1];
-    if (b->shape[0] != k)
+    int ra = a->rank - 2, rb = b->rank - 2; /* index of the matrix dims */
+    int64_t batch = batched ? d->shape[0] : 1;
+    int64_t m = a->shape[ra], k = a->shape[ra + 1], n = b->shape[rb + 1];
+    if (b->shape[rb] != k)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": a %s and b %s do not chain: a's columns must equal b's rows.",
                        ck_op_tensor_str(a), ck_op_tensor_str(b));
-    if (m == 0 || n == 0)
+    if (m == 0 || n == 0 || batch == 0)
         return CK_SUCCESS;
     ck_gemm_problem p;
     ck_gemm_problem_init(&p);
     p.m = m;
     p.n = n;
     p.k = k;
+    p.batch = batch;
     ck_status st;
-    if ((st = tensor_matrix("a", a, m, k, &p.a)) || (st = tensor_matrix("b", b, k, n, &p.b)) ||
-        (st = tensor_matrix("d", d, m, n, &p.d)) || (c && (st = tensor_matrix("c", c, m, n, &p.c))))
+    if ((st = batched_matrix("a", a, batch, m, k, &p.a)) ||
+        (st = batched_matrix("b", b, batch, k, n, &p.b)) ||
+        (st = batched_matrix("d", d, batch, m, n, &p.d)) ||
+        (c && (st = batched_matrix("c", c, batch, m, n, &p.c))))
         return st;
     p.compute = options->compute;
     p.bias = options->bias ? options->bias_mode : CK_GEMM_BIAS_NONE;
@@ -296,13 +334,18 @@ ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const
         int64_t want = options->bias_mode == CK_GEMM_BIAS_ROW ? m : n;
         if ((st = ck_op_check_tensor(OP, "bias", bt)))
             return st;
-        if (options->bias_mode == CK_GEMM_BIAS_NONE || bt->rank != 1 || bt->shape[0] != want ||
-            (want > 1 && bt->strides[0] != 1))
+        int rv = bt->rank - 1; /* the vector's dim: rank 1, or rank 2 [batch or 1, len] */
+        if (options->bias_mode == CK_GEMM_BIAS_NONE || (bt->rank != 1 && bt->rank != 2) ||
+            (bt->rank == 2 && bt->shape[0] != batch && bt->shape[0] != 1) ||
+            bt->shape[rv] != want || (want > 1 && bt->strides[rv] != 1))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": bias %s with bias_mode %d; expected a contiguous vector of %lld "
-                              "(M for CK_GEMM_BIAS_ROW, N for CK_GEMM_BIAS_COL).",
-                           ck_op_tensor_str(bt), (int)options->bias_mode, (long long)want);
+                              "(M for CK_GEMM_BIAS_ROW, N for CK_GEMM_BIAS_COL), or [%lld, %lld] "
+                              "for one per batch.",
+                           ck_op_tensor_str(bt), (int)options->bias_mode, (long long)want,
+                           (long long)batch, (long long)want);
         p.bias_dtype = bt->dtype;
+        p.bias_batch_stride = bt->rank == 2 && bt->shape[0] > 1 ? bt->strides[0] : 0;
     }
     p.activation = options->activation;
     p.epilogue = options->epilogue;
