@@ -224,8 +224,8 @@ static long gc_run(const gcase *c)
     size_t sa = gc_span(&p, &p.a, p.m, p.k) * (size_t)ck_gemm_dtype_bytes(p.a.dtype);
     size_t sb = gc_span(&p, &p.b, p.k, p.n) * (size_t)ck_gemm_dtype_bytes(p.b.dtype);
     size_t sd = gc_span(&p, &p.d, p.m, p.n) * (size_t)ck_gemm_dtype_bytes(p.d.dtype);
-    size_t sc = prob.has_c ? gc_span(&p, &p.c, p.m, p.n) * (size_t)ck_gemm_dtype_bytes(p.c.dtype)
-                           : 0;
+    size_t sc =
+        prob.has_c ? gc_span(&p, &p.c, p.m, p.n) * (size_t)ck_gemm_dtype_bytes(p.c.dtype) : 0;
     size_t nbias = c->bias ? (size_t)((p.batch - 1) * p.bias_batch_stride +
                                       (c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n))
                            : 0;
@@ -293,8 +293,8 @@ static long gc_run(const gcase *c)
                     base + (p.d.order == CK_GEMM_ROW_MAJOR ? i * p.d.ld + j : i + j * p.d.ld);
                 written[off] = 1;
                 uint64_t code = 0;
-                ck_convert_from_f64(p.d.dtype, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT,
-                                    0, &code);
+                ck_convert_from_f64(p.d.dtype, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0,
+                                    &code);
                 double refq = 0;
                 if (p.d.dtype == CK_DTYPE_I32)
                     refq = (double)(int32_t)(uint32_t)code;

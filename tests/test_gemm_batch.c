@@ -18,14 +18,16 @@ static void test_sm80_batches(void)
     for (int i = 0; i < 6; ++i) {
         const int64_t *sh = shapes[i % 3];
         gcase c = gc_base(sh[0], sh[1], sh[2], i % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16,
-                          i % 3 == 0 ? CK_DTYPE_F32 : i % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16);
+                          i % 3 == 0 ? CK_DTYPE_F32
+                          : i % 2    ? CK_DTYPE_F16
+                                     : CK_DTYPE_BF16);
         c.want = "sm80";
         c.batch = 1 + i % 3;
         c.ao = i % 2 ? C : R;
         c.bo = i / 2 % 2 ? C : R;
         c.dox = i % 3 == 1 ? C : R;
         c.bcast = i == 2 ? 1 : i == 4 ? 2 : 0; /* A, B broadcast */
-        c.gap = i % 2 ? 8 : 3;                  /* aligned and odd gaps between batches */
+        c.gap = i % 2 ? 8 : 3;                 /* aligned and odd gaps between batches */
         c.pad = i % 4 == 3 ? 8 : 0;
         if (i >= 3) { /* C of every batch (or broadcast), bias per batch (or broadcast) */
             c.c = c.d;
@@ -201,9 +203,9 @@ static void test_execute_overlap(void)
     CHECK_OK(ck_malloc(dev, 4096 * 2, &buf));
     ck_gemm_args a;
     ck_gemm_args_init(&a);
-    a.a = buf;                        /* A: elements 0 .. 511 */
-    a.b = (char *)buf + 1024 * 2;     /* B: 1024 .. 1279 */
-    a.d = (char *)buf + 256 * 2;      /* D's first batch: 256 .. 511, inside A's second */
+    a.a = buf;                    /* A: elements 0 .. 511 */
+    a.b = (char *)buf + 1024 * 2; /* B: 1024 .. 1279 */
+    a.d = (char *)buf + 256 * 2;  /* D's first batch: 256 .. 511, inside A's second */
     CHECK(ck_gemm_plan_execute(plan, &a) == CK_ERROR_INVALID_ARGUMENT);
     CHECK_MSG(strstr(ck_last_error(), "D overlaps A") != NULL, "%s", ck_last_error());
     a.d = (char *)buf + 2048 * 2;
@@ -273,8 +275,10 @@ static void test_tensor_form(void)
                     if (pass)
                         ref -= hc[i * N + j];
                     float got = hd[bt * N + i * B * N + j];
-                    CHECK_MSG(fabs(got - ref) <= 1e-5 * mag + 1e-5, "pass %d D(%d, %d, %d) = %g, "
-                              "want %g", pass, bt, i, j, got, ref);
+                    CHECK_MSG(fabs(got - ref) <= 1e-5 * mag + 1e-5,
+                              "pass %d D(%d, %d, %d) = %g, "
+                              "want %g",
+                              pass, bt, i, j, got, ref);
                 }
     }
     /* a batch of 2 against d's 3: refused */

@@ -345,12 +345,14 @@ static void test_refusals(void)
     ck_device_get_props(ck_context_device(ctx), &pp);
     char reason[512];
     ck_gemm_prob pr;
-    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64, 0}, b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64, 0};
+    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64, 0},
+                   b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64, 0};
     ck_gemm_matrix d = {CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, 64, 0};
     make_prob(&pr, 64, 64, 64, a8, b8, d, d, 0);
     CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
     CHECK_MSG(strstr(reason, "K-major") != NULL, "fp8 MN-major refusal: '%s'", reason);
-    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100, 0}, b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64, 0};
+    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100, 0},
+                   b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64, 0};
     make_prob(&pr, 64, 64, 64, a, b, d, d, 0);
     CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
     CHECK_MSG(strstr(reason, "A's is 100 elements") != NULL, "misaligned lda refusal: '%s'",

@@ -167,12 +167,11 @@ int prof_gemm(int argc, char **argv)
             sub = "tune gemm";
             continue;
         }
-        static const char *const valued[] = {"--m",       "--n",       "--k",        "--dtype",
-                                             "--b-dtype", "--d-dtype", "--layout",   "--a-order",
-                                             "--b-order", "--d-order", "--alpha",    "--beta",
-                                             "--bias",    "--act",     "--epilogue", "--instance",
-                                             "--batch",   "--stride-a", "--stride-b", "--stride-c",
-                                             "--stride-d", "--stride-bias", "--broadcast"};
+        static const char *const valued[] = {
+            "--m",        "--n",        "--k",        "--dtype",       "--b-dtype",  "--d-dtype",
+            "--layout",   "--a-order",  "--b-order",  "--d-order",     "--alpha",    "--beta",
+            "--bias",     "--act",      "--epilogue", "--instance",    "--batch",    "--stride-a",
+            "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -250,8 +249,10 @@ int prof_gemm(int argc, char **argv)
             static const char *const names[] = {"a", "b", "c", "d", "bias"};
             long long x;
             if (prof_parse_list(v, &x, 1, 0, INT64_C(1) << 48) != 1)
-                return cli_usage_error(sub, "%s %s: expected a whole number of elements from 0 "
-                                            "to 2^48.", a, v);
+                return cli_usage_error(sub,
+                                       "%s %s: expected a whole number of elements from 0 "
+                                       "to 2^48.",
+                                       a, v);
             for (int w = 0; w < 5; ++w)
                 if (!strcmp(a + 9, names[w]))
                     stride[w] = x;
@@ -259,11 +260,16 @@ int prof_gemm(int argc, char **argv)
             char buf[64];
             snprintf(buf, sizeof buf, "%s", v);
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-                int w = !strcmp(t, "a") ? 0 : !strcmp(t, "b") ? 1 : !strcmp(t, "c") ? 2
-                        : !strcmp(t, "bias") ? 4 : -1;
+                int w = !strcmp(t, "a")      ? 0
+                        : !strcmp(t, "b")    ? 1
+                        : !strcmp(t, "c")    ? 2
+                        : !strcmp(t, "bias") ? 4
+                                             : -1;
                 if (w < 0)
-                    return cli_usage_error(sub, "--broadcast %s: expected a comma-separated list "
-                                                "of a, b, c, bias.", v);
+                    return cli_usage_error(sub,
+                                           "--broadcast %s: expected a comma-separated list "
+                                           "of a, b, c, bias.",
+                                           v);
                 stride[w] = 0;
             }
         } else if (!strcmp(a, "--epilogue")) {
@@ -354,7 +360,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     size_t sz[5] = {mbytes(q, &q->a, q->m, q->k), mbytes(q, &q->b, q->k, q->n),
                     prob.has_c ? mbytes(q, &q->c, q->m, q->n) : 0, mbytes(q, &q->d, q->m, q->n),
                     q->bias ? (size_t)((q->batch - 1) * q->bias_batch_stride +
-                                       (q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n)) * 4
+                                       (q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n)) *
+                                  4
                             : 0};
     ck_dtype ty[5] = {q->a.dtype, q->b.dtype, q->c.dtype, q->d.dtype, CK_DTYPE_F32};
     ck_device *dev = ck_context_device(ctx);
@@ -491,9 +498,9 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
                "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"plan_ms\": %.3f, "
                "\"ok\": %s}\n",
                (long long)q->m, (long long)q->n, (long long)q->k, (long long)q->batch,
-               ck_dtype_name(q->a.dtype),
-               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), ci.name, ci.id, props.name, ms,
-               tflops, "", peak > 0 ? tflops / peak : 0.0, plan_ms, ok ? "true" : "false");
+               ck_dtype_name(q->a.dtype), ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype),
+               ci.name, ci.id, props.name, ms, tflops, "", peak > 0 ? tflops / peak : 0.0, plan_ms,
+               ok ? "true" : "false");
     } else {
         if (q->batch > 1)
             printf("batch %lld (strides A %lld, B %lld, D %lld)\n", (long long)q->batch,

@@ -244,10 +244,11 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
                    "CK_DEVICE void gemm_epilogue(const %s *acc, const ck_gemm_kargs *ka, "
                    "long long batch, long long m0, long long n0)\n{\n",
                    int_acc ? "int" : "float");
-    ck_sbuf_printf(b,
-                   "    ck_win_d wd = make_win_d((%s *)ka->d + batch * ka->batch_d, m0, n0, ka->ldd, "
-                   "ka->m, ka->n);\n",
-                   Td);
+    ck_sbuf_printf(
+        b,
+        "    ck_win_d wd = make_win_d((%s *)ka->d + batch * ka->batch_d, m0, n0, ka->ldd, "
+        "ka->m, ka->n);\n",
+        Td);
     if (prob->has_c) {
         const char *Tc = storage_type(p->c.dtype);
         ck_sbuf_printf(b,

@@ -92,7 +92,8 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
  *   static void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, long long batch,
  *                             long long m0, long long n0)   (int *acc for i8 inputs)
  * acc holds CK_NREGS_acc registers in the encoding's ys_to_d order; m0, n0 is the tile's
- * origin in matrix `batch` (C, D and bias at their pointers + batch * their batch strides). It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
+ * origin in matrix `batch` (C, D and bias at their pointers + batch * their batch
+ * strides). It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
  * -> cast and stores D through generated windows (masked at the edges). Threads whose P index
  * is out of range store nothing. *src: malloc'd. */
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
@@ -187,9 +188,9 @@ int ck_gemm_policy_rank(const ck_gemm_prob *prob, const ck_device_props *props,
 void ck_gemm_args_batch(const ck_gemm_prob *prob, const ck_gemm_args *args, int64_t b,
                         ck_gemm_args *out);
 
-/* The CPU reference: D (host memory, problem layout; every batch) from host copies of A, B, C, bias, with
- * products exact in double, the epilogue in double except the rounding of the inputs the
- * tensor cores see (tf32 rounding of f32 inputs unless split3). */
+/* The CPU reference: D (host memory, problem layout; every batch) from host copies of A, B, C,
+ * bias, with products exact in double, the epilogue in double except the rounding of the
+ * inputs the tensor cores see (tf32 rounding of f32 inputs unless split3). */
 ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *host_args);
 
 /* The reference's value of element (i, j) before the output cast; *abs_terms (may be NULL)

@@ -86,7 +86,7 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
         {"GEMM_LDB_DIV", ck_gemm_matrix_div(&p->b)},
         {"GEMM_LDC_DIV", prob->has_c ? ck_gemm_matrix_div(&p->c) : 0},
         {"GEMM_LDD_DIV", ck_gemm_matrix_div(&p->d)},
-        {"GEMM_BATCHED", p->batch > 1}, /* the count and strides are kernel arguments */
+        {"GEMM_BATCHED", p->batch > 1},       /* the count and strides are kernel arguments */
         {"GEMM_N_DIV", ck_gemm_ld_div(p->n)}, /* whole 16-byte chunks per row of D (TMA store) */
         {"GEMM_BIAS", p->bias},
         {"GEMM_BIAS_TYPE", p->bias != CK_GEMM_BIAS_NONE ? (long long)p->bias_dtype : -1},

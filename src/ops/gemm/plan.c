@@ -139,8 +139,8 @@ void ck_gemm_plan_destroy(ck_gemm_plan *plan)
 }
 
 /* Byte range [lo, hi) a rows x cols matrix spans, in all `batch` batches. */
-static void span(const void *p, const ck_gemm_matrix *m, int64_t batch, int64_t rows,
-                 int64_t cols, uintptr_t *lo, uintptr_t *hi)
+static void span(const void *p, const ck_gemm_matrix *m, int64_t batch, int64_t rows, int64_t cols,
+                 uintptr_t *lo, uintptr_t *hi)
 {
     int64_t contig = m->order == CK_GEMM_ROW_MAJOR ? cols : rows;
     int64_t lines = m->order == CK_GEMM_ROW_MAJOR ? rows : cols;
@@ -300,8 +300,8 @@ ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const
         options = &def;
     }
     int batched = d->rank == 3;
-    if ((a->rank != 2 && (!batched || a->rank != 3)) || (b->rank != 2 && (!batched || b->rank != 3)) ||
-        (d->rank != 2 && !batched))
+    if ((a->rank != 2 && (!batched || a->rank != 3)) ||
+        (b->rank != 2 && (!batched || b->rank != 3)) || (d->rank != 2 && !batched))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": a, b and d must be rank-2 tensors, or d rank 3 [batch, M, N] with a "
                           "and b of rank 3 or 2 (broadcast) (a %s, b %s, d %s).",

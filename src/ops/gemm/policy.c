@@ -73,10 +73,10 @@ void ck_gemm_tuning_problem_key(const ck_gemm_prob *prob, char *buf, size_t size
     if (prob->has_c)
         matrix_key(c, sizeof c, "c", &p->c);
     matrix_key(d, sizeof d, "d", &p->d);
-    int len = snprintf(buf, size, "m=%lld,n=%lld,k=%lld,%s,%s,%s,%s,compute=%d,bias=%d,act=%d,epi=%d",
-                       (long long)p->m, (long long)p->n, (long long)p->k, a, b, c, d,
-                       (int)p->compute, (int)p->bias, (int)p->activation,
-                       prob->has_epi ? prob->epi.count : 0);
+    int len =
+        snprintf(buf, size, "m=%lld,n=%lld,k=%lld,%s,%s,%s,%s,compute=%d,bias=%d,act=%d,epi=%d",
+                 (long long)p->m, (long long)p->n, (long long)p->k, a, b, c, d, (int)p->compute,
+                 (int)p->bias, (int)p->activation, prob->has_epi ? prob->epi.count : 0);
     /* batched problems: the count and the strides (unbatched keys stay as they were) */
     if (p->batch > 1 && len > 0 && (size_t)len < size)
         snprintf(buf + len, size - (size_t)len, ",batch=%lld,sa=%lld,sb=%lld,sc=%lld,sd=%lld",

@@ -119,8 +119,9 @@ static ck_status check_batch_stride(const char *name, const ck_gemm_matrix *mat,
                        OP ": matrix %s has batch stride %lld; accepted: >= 0 elements (0 "
                           "broadcasts one matrix to every batch).",
                        name, (long long)mat->batch_stride);
-    double bytes = ((double)(batch - 1) * (double)mat->batch_stride +
-                    matrix_extent(mat, rows, cols)) * ck_gemm_dtype_bytes(mat->dtype);
+    double bytes =
+        ((double)(batch - 1) * (double)mat->batch_stride + matrix_extent(mat, rows, cols)) *
+        ck_gemm_dtype_bytes(mat->dtype);
     if (mat->batch_stride > (INT64_C(1) << 48) || bytes > 4.0e18)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": matrix %s's %lld batches of stride %lld span more bytes than a "
@@ -140,8 +141,12 @@ static int batches_disjoint(const ck_gemm_matrix *mat, int64_t batch, int64_t ro
     double ext[3] = {(double)contig, (double)lines, (double)batch};
     for (int i = 1; i < 3; ++i) /* insertion sort by stride (3 dims) */
         for (int j = i; j > 0 && st[j] < st[j - 1]; --j) {
-            double t = st[j]; st[j] = st[j - 1]; st[j - 1] = t;
-            t = ext[j]; ext[j] = ext[j - 1]; ext[j - 1] = t;
+            double t = st[j];
+            st[j] = st[j - 1];
+            st[j - 1] = t;
+            t = ext[j];
+            ext[j] = ext[j - 1];
+            ext[j - 1] = t;
         }
     double reach = 0; /* farthest offset through the dims sorted so far */
     for (int i = 0; i < 3; ++i) {

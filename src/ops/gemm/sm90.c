@@ -129,8 +129,8 @@ static int tma_store(const ck_gemm_prob *prob)
     const ck_gemm_problem *p = &prob->p;
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
            p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && ck_gemm_matrix_div(&p->d) >= 8 &&
-           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c &&
-           p->bias == CK_GEMM_BIAS_NONE && p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
+           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && p->bias == CK_GEMM_BIAS_NONE &&
+           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
 }
 
 /* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
@@ -368,17 +368,18 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     cfg->block[1] = cfg->block[2] = 1;
     cfg->grid[1] = cfg->grid[2] = 1;
     cfg->dynamic_shared_bytes = shared_bytes(&plan->prob, in);
-    long long tiles = ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n) *
-                      p->batch; /* of every batch */
+    long long tiles = ((p->m + in->tile_m - 1) / in->tile_m) *
+                      ((p->n + in->tile_n - 1) / in->tile_n) * p->batch; /* of every batch */
     long long k_tiles = (p->k + in->tile_k - 1) / in->tile_k;
     int splits = in->split_k > 1 ? in->split_k : 1;
     if (splits > k_tiles)
         splits = (int)k_tiles;
     int cl = in->cluster > 1 ? in->cluster : 1;
     /* work units: (tile, K range); with clusters, cluster tiles of `cl` tile rows */
-    long long units = cl > 1 ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
-                                   ((p->n + in->tile_n - 1) / in->tile_n) * p->batch
-                             : tiles * splits;
+    long long units = cl > 1
+                          ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
+                                ((p->n + in->tile_n - 1) / in->tile_n) * p->batch
+                          : tiles * splits;
     if (cl > 1)
         cfg->cluster[0] = (unsigned)cl, cfg->cluster[1] = cfg->cluster[2] = 1;
     int resident = 0; /* resident blocks, or clusters for a cluster launch */

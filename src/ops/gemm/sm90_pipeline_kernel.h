@@ -12,10 +12,10 @@
  * over a resident grid, in groups of GEMM_GROUP tile rows (grouped raster: neighbouring blocks
  * share A and B tiles in L2). With GEMM_CLUSTER = 2, the two blocks of a cluster take the two
  * tile rows of one tile column: each loads its A and half of the common B tile, multicast into
- * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of ka->k_splits ranges of
- * a tile's K steps, and the splits' partial sums meet in a workspace (sm90_split_reduce).
- * Strided batches (GEMM_BATCHED): the units run over batch x tiles (x splits), the tensor maps
- * are 3-D with the batch outermost, and the epilogue writes the unit's batch of D.
+ * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of
+ * ka->k_splits ranges of a tile's K steps, and the splits' partial sums meet in a workspace
+ * (sm90_split_reduce). Strided batches (GEMM_BATCHED): the units run over batch x tiles (x splits),
+ * the tensor maps are 3-D with the batch outermost, and the epilogue writes the unit's batch of D.
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -100,9 +100,10 @@ CK_DEVICE int sm90_units(const ck_gemm_kargs *ka)
 /* TMA boxes: batched problems have 3-D maps (the batch the outer dimension, its stride the
  * batch stride; a broadcast operand's map has one batch, read at 0). */
 #if GEMM_BATCHED
-#define SM90_TMA_LOAD(s, map, bar, x, y, z)        ck_tma_load_3d(s, map, bar, x, y, z)
-#define SM90_TMA_LOAD_MC(s, map, bar, x, y, z, mc) ck_tma_load_3d_multicast(s, map, bar, x, y, z, mc)
-#define SM90_TMA_STORE(map, s, x, y, z)            ck_tma_store_3d(map, s, x, y, z)
+#define SM90_TMA_LOAD(s, map, bar, x, y, z) ck_tma_load_3d(s, map, bar, x, y, z)
+#define SM90_TMA_LOAD_MC(s, map, bar, x, y, z, mc)                                                 \
+    ck_tma_load_3d_multicast(s, map, bar, x, y, z, mc)
+#define SM90_TMA_STORE(map, s, x, y, z) ck_tma_store_3d(map, s, x, y, z)
 #else
 #define SM90_TMA_LOAD(s, map, bar, x, y, z)        ck_tma_load_2d(s, map, bar, x, y)
 #define SM90_TMA_LOAD_MC(s, map, bar, x, y, z, mc) ck_tma_load_2d_multicast(s, map, bar, x, y, mc)
