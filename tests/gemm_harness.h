@@ -28,6 +28,13 @@ typedef struct gcase {
     float alpha, beta, scale_a, scale_b, scale_d;
     int alias;    /* C is D (in place) */
     int instance; /* -1: policy; -2: the smallest-tile candidate */
+    /* strided batches: batch (0 or 1: none); gap = extra elements between batches; bcast bit
+     * 0 A, 1 B, 2 C, 3 bias: batch stride 0 (one matrix for every batch) */
+    int64_t batch, gap;
+    int bcast;
+    const char *want; /* with instance -2: only candidates whose name contains this */
+    int split;        /* > 1: family 90's 128 x 128 instance with K split this many ways (built
+                         here: the policy offers a split only where its model gains) */
 } gcase;
 
 static ck_context *g_ctx;
@@ -48,12 +55,6 @@ static gcase gc_base(int64_t m, int64_t n, int64_t k, ck_dtype in, ck_dtype out)
     c.scale_a = c.scale_b = c.scale_d = 1;
     c.instance = -2;
     return c;
-}
-
-static size_t gc_bytes(const ck_gemm_matrix *mt, int64_t rows, int64_t cols)
-{
-    int64_t lines = mt->order == CK_GEMM_ROW_MAJOR ? rows : cols;
-    return (size_t)(lines * mt->ld) * (size_t)ck_gemm_dtype_bytes(mt->dtype);
 }
 
 /* Random codes: values in [-1, 1] (integers -8 .. 8 for i8, -100 .. 100 for i32). */
@@ -102,6 +103,19 @@ static void gc_problem(const gcase *c, ck_gemm_problem *p, ck_ew_program *prog)
     p->b.ld = (c->bo == CK_GEMM_ROW_MAJOR ? c->n : c->k) + c->pad;
     p->d.ld = (c->dox == CK_GEMM_ROW_MAJOR ? c->n : c->m) + c->pad;
     p->c.ld = c->alias ? p->d.ld : (c->co == CK_GEMM_ROW_MAJOR ? c->n : c->m) + c->pad;
+    if (c->batch > 1) {
+        ck_gemm_matrix *ms[4] = {&p->a, &p->b, &p->c, &p->d};
+        int64_t rows[4] = {c->m, c->k, c->m, c->m}, cols[4] = {c->k, c->n, c->n, c->n};
+        p->batch = c->batch;
+        for (int i = 0; i < 4; ++i) { /* D is never broadcast (bit 3 is the bias) */
+            int64_t lines = ms[i]->order == CK_GEMM_ROW_MAJOR ? rows[i] : cols[i];
+            ms[i]->batch_stride = i < 3 && (c->bcast >> i) & 1 ? 0 : lines * ms[i]->ld + c->gap;
+        }
+        if (c->alias)
+            p->c.batch_stride = p->d.batch_stride;
+        p->bias_batch_stride =
+            (c->bcast >> 3) & 1 ? 0 : (c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n) + c->gap;
+    }
     p->compute = c->compute;
     p->bias = c->bias;
     p->bias_dtype = c->bias_dt;
@@ -110,17 +124,75 @@ static void gc_problem(const gcase *c, ck_gemm_problem *p, ck_ew_program *prog)
         p->epilogue = prog;
 }
 
-static int gc_pick_instance(const ck_gemm_problem *p)
+static int gc_pick_instance(const ck_gemm_problem *p, const char *want)
 {
     ck_gemm_candidate cand[CK_GEMM_MAX_CANDIDATES];
     int n = 0;
     if (ck_gemm_candidates(g_ctx, p, cand, CK_GEMM_MAX_CANDIDATES, &n) != CK_SUCCESS || n < 1)
         return -1;
-    int best = 0;
-    for (int i = 1; i < n; ++i)
-        if ((long)cand[i].tile_m * cand[i].tile_n < (long)cand[best].tile_m * cand[best].tile_n)
+    int best = -1;
+    for (int i = 0; i < n; ++i)
+        if ((!want || strstr(cand[i].name, want)) &&
+            (best < 0 ||
+             (long)cand[i].tile_m * cand[i].tile_n < (long)cand[best].tile_m * cand[best].tile_n))
             best = i;
+    if (best < 0) {
+        CHECK_MSG(0, "no candidate named like '%s' (first: %s)", want, cand[0].name);
+        return -1;
+    }
     return cand[best].id;
+}
+
+/* A plan of family 90's 128 x 128 instance with K split `split` ways (the policy's other
+ * steps: source, module, prepare). NULL after a failed check. */
+static ck_gemm_plan *gc_plan_split(const ck_gemm_prob *prob, int split)
+{
+    const ck_gemm_family *f = &ck_gemm_family_sm90;
+    ck_device_props pp;
+    ck_device_get_props(ck_context_device(g_ctx), &pp);
+    char reason[512] = "";
+    if (!f->supports(prob, &pp, reason, sizeof reason)) {
+        CHECK_MSG(0, "sm90 refuses: %s", reason);
+        return NULL;
+    }
+    ck_gemm_instance ins[8];
+    int n = f->instances(prob, &pp, ins, 8), pick = -1;
+    for (int i = 0; i < n; ++i)
+        if (pick < 0 && ins[i].tile_n == 128 && ins[i].cluster <= 1)
+            pick = i;
+    CHECK(pick >= 0);
+    ck_gemm_plan *plan = calloc(1, sizeof *plan);
+    if (pick < 0 || !plan) {
+        free(plan);
+        return NULL;
+    }
+    plan->ctx = g_ctx, plan->prob = *prob, plan->family = f, plan->inst = ins[pick];
+    plan->inst.split_k = split;
+    plan->prob.tf32_truncate = 1;
+    char *src = NULL;
+    ck_module *mod = NULL;
+    ck_status st = f->source(&plan->prob, &plan->inst, &src);
+    if (!st)
+        st = ck_module_load(ck_context_device(g_ctx), src, NULL, 0, &mod);
+    free(src);
+    if (!st)
+        st = ck_module_get_kernel(mod, f->kernel_name, &plan->kernel);
+    if (!st)
+        st = f->prepare(plan);
+    CHECK_MSG(st == CK_SUCCESS, "building the split-K kernel: %s", ck_last_error());
+    if (st) {
+        ck_gemm_plan_destroy(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+/* Elements a matrix of the problem spans over all its batches. */
+static size_t gc_span(const ck_gemm_problem *p, const ck_gemm_matrix *mt, int64_t rows,
+                      int64_t cols)
+{
+    int64_t lines = mt->order == CK_GEMM_ROW_MAJOR ? rows : cols;
+    return (size_t)((p->batch - 1) * mt->batch_stride + lines * mt->ld);
 }
 
 /* Run one case; returns the number of wrong elements (and CHECKs them). */
@@ -135,18 +207,28 @@ static long gc_run(const gcase *c)
     CHECK_MSG(st == CK_SUCCESS, "problem: %s", ck_last_error());
     if (st)
         return 1;
-    int inst = c->instance == -2 ? gc_pick_instance(&p) : c->instance;
     ck_gemm_plan *plan = NULL;
-    st = ck_gemm_plan_create(g_ctx, &p, inst, &plan);
+    if (c->split > 1) {
+        plan = gc_plan_split(&prob, c->split);
+        st = plan ? CK_SUCCESS : CK_ERROR_INTERNAL;
+    } else {
+        int inst = c->instance == -2 ? gc_pick_instance(&p, c->want) : c->instance;
+        st = ck_gemm_plan_create(g_ctx, &p, inst, &plan);
+    }
     p = prob.p; /* with every ld resolved */
     CHECK_MSG(st == CK_SUCCESS, "plan %lldx%lldx%lld %s: %s", (long long)c->m, (long long)c->n,
               (long long)c->k, ck_dtype_name(c->a), ck_last_error());
     if (st)
         return 1;
     prob.tf32_truncate = plan->prob.tf32_truncate; /* the reference reads f32 as the kernel */
-    size_t sa = gc_bytes(&p.a, p.m, p.k), sb = gc_bytes(&p.b, p.k, p.n);
-    size_t sd = gc_bytes(&p.d, p.m, p.n), sc = prob.has_c ? gc_bytes(&p.c, p.m, p.n) : 0;
-    size_t nbias = c->bias ? (size_t)(c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n) : 0;
+    size_t sa = gc_span(&p, &p.a, p.m, p.k) * (size_t)ck_gemm_dtype_bytes(p.a.dtype);
+    size_t sb = gc_span(&p, &p.b, p.k, p.n) * (size_t)ck_gemm_dtype_bytes(p.b.dtype);
+    size_t sd = gc_span(&p, &p.d, p.m, p.n) * (size_t)ck_gemm_dtype_bytes(p.d.dtype);
+    size_t sc =
+        prob.has_c ? gc_span(&p, &p.c, p.m, p.n) * (size_t)ck_gemm_dtype_bytes(p.c.dtype) : 0;
+    size_t nbias = c->bias ? (size_t)((p.batch - 1) * p.bias_batch_stride +
+                                      (c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n))
+                           : 0;
     size_t sbias = nbias * (size_t)ck_gemm_dtype_bytes(c->bias_dt);
     void *ha = malloc(sa), *hb = malloc(sb), *hd = malloc(sd), *hc = sc ? malloc(sc) : NULL;
     void *hbias = sbias ? malloc(sbias) : NULL;
@@ -197,45 +279,52 @@ static long gc_run(const gcase *c)
     h.c = hc;
     h.bias = hbias;
     long bad = 0;
-    for (int64_t i = 0; i < p.m && !st; ++i)
-        for (int64_t j = 0; j < p.n; ++j) {
-            double mag = 0;
-            double ref = ck_gemm_reference_value(&prob, &h, i, j, &mag);
-            int64_t off = p.d.order == CK_GEMM_ROW_MAJOR ? i * p.d.ld + j : i + j * p.d.ld;
-            uint64_t code = 0;
-            ck_convert_from_f64(p.d.dtype, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0,
-                                &code);
-            double refq = 0;
-            if (p.d.dtype == CK_DTYPE_I32)
-                refq = (double)(int32_t)(uint32_t)code;
-            else
-                ck_convert_to_f64(p.d.dtype, code, &refq);
-            double got = gc_get(out, p.d.dtype, off);
-            double tol = ck_gemm_tolerance(&prob, mag, ref);
-            if (!(fabs(got - refq) <= tol)) {
-                if (bad < 3)
-                    CHECK_MSG(0,
-                              "%lldx%lldx%lld %s x %s -> %s (a%c b%c d%c): D(%lld, %lld) = %.9g, "
-                              "reference %.9g (tolerance %.3g)",
-                              (long long)c->m, (long long)c->n, (long long)c->k,
-                              ck_dtype_name(c->a), ck_dtype_name(c->b), ck_dtype_name(c->d),
-                              c->ao ? 'c' : 'r', c->bo ? 'c' : 'r', c->dox ? 'c' : 'r',
-                              (long long)i, (long long)j, got, refq, tol);
-                ++bad;
+    int des = ck_gemm_dtype_bytes(p.d.dtype);
+    unsigned char *written = calloc(sd / (size_t)des, 1);
+    for (int64_t bt = 0; bt < p.batch && !st; ++bt) {
+        ck_gemm_args hbt;
+        ck_gemm_args_batch(&prob, &h, bt, &hbt);
+        int64_t base = bt * p.d.batch_stride;
+        for (int64_t i = 0; i < p.m; ++i)
+            for (int64_t j = 0; j < p.n; ++j) {
+                double mag = 0;
+                double ref = ck_gemm_reference_value(&prob, &hbt, i, j, &mag);
+                int64_t off =
+                    base + (p.d.order == CK_GEMM_ROW_MAJOR ? i * p.d.ld + j : i + j * p.d.ld);
+                written[off] = 1;
+                uint64_t code = 0;
+                ck_convert_from_f64(p.d.dtype, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0,
+                                    &code);
+                double refq = 0;
+                if (p.d.dtype == CK_DTYPE_I32)
+                    refq = (double)(int32_t)(uint32_t)code;
+                else
+                    ck_convert_to_f64(p.d.dtype, code, &refq);
+                double got = gc_get(out, p.d.dtype, off);
+                double tol = ck_gemm_tolerance(&prob, mag, ref);
+                if (!(fabs(got - refq) <= tol)) {
+                    if (bad < 3)
+                        CHECK_MSG(0,
+                                  "%lldx%lldx%lld %s x %s -> %s (a%c b%c d%c) batch %lld of "
+                                  "%lld: D(%lld, %lld) = %.9g, reference %.9g (tolerance %.3g)",
+                                  (long long)c->m, (long long)c->n, (long long)c->k,
+                                  ck_dtype_name(c->a), ck_dtype_name(c->b), ck_dtype_name(c->d),
+                                  c->ao ? 'c' : 'r', c->bo ? 'c' : 'r', c->dox ? 'c' : 'r',
+                                  (long long)bt, (long long)p.batch, (long long)i, (long long)j,
+                                  got, refq, tol);
+                    ++bad;
+                }
             }
+    }
+    /* every element of D's buffer not in the product (ld padding, gaps between batches) must
+     * be untouched */
+    for (size_t e = 0; e < sd / (size_t)des && !st; ++e)
+        if (!written[e] && memcmp((char *)out + e * des, (char *)hd + e * des, (size_t)des)) {
+            CHECK_MSG(0, "D element %zu outside the product was written", e);
+            ++bad;
+            break;
         }
-    /* padding of D (between ld and the extent) must be untouched */
-    if (c->pad && !st)
-        for (int64_t l = 0; l < (p.d.order == CK_GEMM_ROW_MAJOR ? p.m : p.n); ++l) {
-            int64_t contig = p.d.order == CK_GEMM_ROW_MAJOR ? p.n : p.m;
-            int es = ck_gemm_dtype_bytes(p.d.dtype);
-            size_t off = (size_t)(l * p.d.ld + contig) * (size_t)es;
-            if (memcmp((char *)out + off, (char *)hd + off, (size_t)(p.d.ld - contig) * es) != 0) {
-                CHECK_MSG(0, "D padding written in line %lld", (long long)l);
-                ++bad;
-                break;
-            }
-        }
+    free(written);
     if (bad)
         printf("  %ld wrong elements\n", bad);
     ck_free(dev, da);

@@ -3,7 +3,9 @@
  * MN-major operands (ldmatrix, ldmatrix.trans, plain shared loads), 16-byte and element-wise
  * copies, and an epilogue with C, bias, activation and a program. The sm90 family's variants
  * compile for sm_90a: 4 stages with D staged in halves, clusters with multicast (both B
- * layouts), split-K with the generated epilogue. Skipped without NVRTC. */
+ * layouts), split-K with the generated epilogue; and batched problems of both families.
+ * Skipped without NVRTC. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +14,10 @@
 #include "rt/runtime_internal.h"
 #include "test.h"
 
-/* big: the family's first (largest) instance, else its last (smallest: faster to compile). */
-static void compile(const char *what, const char *arch, const ck_gemm_problem *p, int big)
+/* big: the family's first (largest) instance, else its last (smallest: faster to compile);
+ * family 90: the instance `big` of its list. */
+static void compile_family(const ck_gemm_family *f, const char *what, const char *arch,
+                           const ck_gemm_problem *p, int big)
 {
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(p, &prob));
@@ -24,13 +28,17 @@ static void compile(const char *what, const char *arch, const ck_gemm_problem *p
     props.cc_minor = arch[4] - '0';
     props.multiprocessors = 132;
     props.max_shared_per_block = 227 * 1024;
+    snprintf(props.target, sizeof props.target, "%s", arch);
+    char reason[512] = "";
+    CHECK_MSG(f->supports(&prob, &props, reason, sizeof reason), "%s: %s", what, reason);
     ck_gemm_instance in[16];
-    int n = ck_gemm_family_sm80.instances(&prob, &props, in, 16);
+    int n = f->instances(&prob, &props, in, 16);
     CHECK(n > 0);
     if (n <= 0)
         return;
+    int pick = f == &ck_gemm_family_sm90 ? (big < n ? big : n - 1) : big ? 0 : n - 1;
     char *src = NULL;
-    CHECK_OK(ck_gemm_family_sm80.source(&prob, &in[big ? 0 : n - 1], &src));
+    CHECK_OK(f->source(&prob, &in[pick], &src));
     if (!src)
         return;
     void *cubin = NULL;
@@ -39,6 +47,114 @@ static void compile(const char *what, const char *arch, const ck_gemm_problem *p
     CHECK_MSG(st == CK_SUCCESS, "%s for %s: %s", what, arch, ck_last_error());
     free(cubin);
     free(src);
+}
+
+static void compile(const char *what, const char *arch, const ck_gemm_problem *p, int big)
+{
+    compile_family(&ck_gemm_family_sm80, what, arch, p, big);
+}
+
+/* Strided batched problems: the sm80 kernel (batch x tiles along blockIdx.x) and the sm90
+ * kernel (units over batch x tiles x splits, 3-D TMA loads and stores). */
+static void test_batched(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = 1000, p.n = 1000, p.k = 1024, p.batch = 8;
+    p.a.batch_stride = 0; /* broadcast A */
+    p.b.batch_stride = 1024 * 1000;
+    p.d.batch_stride = 1000 * 1000;
+    p.c.dtype = CK_DTYPE_BF16;
+    p.c.batch_stride = 1000 * 1000 + 3;
+    p.bias = CK_GEMM_BIAS_ROW;
+    p.bias_batch_stride = 1000;
+    compile("batched bf16 with C and bias", "sm_80", &p, 0);
+    compile_family(&ck_gemm_family_sm90, "sm90 batched, generated epilogue", "sm_90a", &p, 0);
+    ck_gemm_problem_init(&p);
+    p.m = 256, p.n = 256, p.k = 8192, p.batch = 2; /* few tiles, long K: a split-K instance */
+    p.a.batch_stride = 256 * 8192, p.b.batch_stride = 8192 * 256, p.d.batch_stride = 256 * 256;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.d.dtype = CK_DTYPE_F32;
+    ck_gemm_prob prob;
+    CHECK_OK(ck_gemm_prob_make(&p, &prob));
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    props.cc_major = 9;
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    snprintf(props.target, sizeof props.target, "sm_90a");
+    ck_gemm_instance in[16];
+    int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), split = -1;
+    for (int i = 0; i < n; ++i)
+        if (in[i].split_k > 1)
+            split = i;
+    CHECK_MSG(split >= 0, "no split-K instance for %dx%dx%d x %d", 256, 256, 8192, 2);
+    if (split >= 0)
+        compile_family(&ck_gemm_family_sm90, "sm90 batched split-K", "sm_90a", &p, split);
+    ck_gemm_problem_init(&p); /* the TMA store of D, B broadcast; clusters of 2 */
+    p.m = p.n = 512, p.k = 256, p.batch = 3;
+    p.a.batch_stride = 512 * 256, p.b.batch_stride = 0, p.d.batch_stride = 512 * 512;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    CHECK_OK(ck_gemm_prob_make(&p, &prob));
+    n = ck_gemm_family_sm90.instances(&prob, &props, in, 16);
+    for (int i = 0; i < n; ++i)
+        compile_family(&ck_gemm_family_sm90, "sm90 batched TMA store", "sm_90a", &p, i);
+}
+
+static void test_kernels(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = 1000;
+    p.n = 999;
+    p.k = 1024;
+    compile("bf16 TN", "sm_80", &p, 1);
+    p.a.order = CK_GEMM_COL_MAJOR;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.a.dtype = p.b.dtype = CK_DTYPE_F16;
+    p.d.dtype = CK_DTYPE_F16;
+    p.c.dtype = CK_DTYPE_F32;
+    p.bias = CK_GEMM_BIAS_COL;
+    p.bias_dtype = CK_DTYPE_BF16;
+    p.activation = CK_GEMM_ACT_GELU_TANH;
+    ck_ew_program prog;
+    CHECK_OK(ck_ew_parse("silu(x0) * 0.5 + cast(x0, bf16)", &prog));
+    p.epilogue = &prog;
+    compile("f16 NN epilogue", "sm_90a", &p, 0);
+    ck_gemm_problem_init(&p);
+    p.m = p.n = p.k = 777;
+    p.a.dtype = p.b.dtype = CK_DTYPE_F32;
+    p.d.dtype = CK_DTYPE_F32;
+    p.b.order = CK_GEMM_ROW_MAJOR;
+    compile("tf32 (element-wise copies)", "sm_80", &p, 0);
+    p.compute = CK_GEMM_COMPUTE_F32;
+    p.a.order = CK_GEMM_COL_MAJOR;
+    p.a.ld = 780;
+    compile("3xtf32", "sm_90a", &p, 0);
+    ck_gemm_problem_init(&p);
+    p.m = p.n = p.k = 512;
+    p.a.dtype = CK_DTYPE_FP8_E4M3;
+    p.b.dtype = CK_DTYPE_FP8_E5M2;
+    p.d.dtype = CK_DTYPE_FP8_E4M3;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    compile("fp8 e4m3 x e5m2", "sm_89", &p, 0);
+    p.a.dtype = p.b.dtype = CK_DTYPE_I8;
+    p.d.dtype = CK_DTYPE_I32;
+    p.c.dtype = CK_DTYPE_I32;
+    p.a.order = CK_GEMM_COL_MAJOR;
+    p.b.order = CK_GEMM_ROW_MAJOR;
+    compile("i8 MN-major", "sm_80", &p, 0);
 }
 
 /* The sm90 instance with these tile N, stages (0: any), cluster and split (0: any > 1). */
@@ -96,59 +212,10 @@ static void test_sm90_variants(void)
     compile90("128x128 split-K, generated epilogue with C", &p, 128, 0, 1, 1);
 }
 
-static void test_kernels(void)
-{
-    int major = 0, minor = 0;
-    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
-        printf("NVRTC not available (%s); skipped\n", ck_last_error());
-        return;
-    }
-    ck_gemm_problem p;
-    ck_gemm_problem_init(&p);
-    p.m = 1000;
-    p.n = 999;
-    p.k = 1024;
-    compile("bf16 TN", "sm_80", &p, 1);
-    p.a.order = CK_GEMM_COL_MAJOR;
-    p.b.order = CK_GEMM_COL_MAJOR;
-    p.a.dtype = p.b.dtype = CK_DTYPE_F16;
-    p.d.dtype = CK_DTYPE_F16;
-    p.c.dtype = CK_DTYPE_F32;
-    p.bias = CK_GEMM_BIAS_COL;
-    p.bias_dtype = CK_DTYPE_BF16;
-    p.activation = CK_GEMM_ACT_GELU_TANH;
-    ck_ew_program prog;
-    CHECK_OK(ck_ew_parse("silu(x0) * 0.5 + cast(x0, bf16)", &prog));
-    p.epilogue = &prog;
-    compile("f16 NN epilogue", "sm_90a", &p, 0);
-    ck_gemm_problem_init(&p);
-    p.m = p.n = p.k = 777;
-    p.a.dtype = p.b.dtype = CK_DTYPE_F32;
-    p.d.dtype = CK_DTYPE_F32;
-    p.b.order = CK_GEMM_ROW_MAJOR;
-    compile("tf32 (element-wise copies)", "sm_80", &p, 0);
-    p.compute = CK_GEMM_COMPUTE_F32;
-    p.a.order = CK_GEMM_COL_MAJOR;
-    p.a.ld = 780;
-    compile("3xtf32", "sm_90a", &p, 0);
-    ck_gemm_problem_init(&p);
-    p.m = p.n = p.k = 512;
-    p.a.dtype = CK_DTYPE_FP8_E4M3;
-    p.b.dtype = CK_DTYPE_FP8_E5M2;
-    p.d.dtype = CK_DTYPE_FP8_E4M3;
-    p.b.order = CK_GEMM_COL_MAJOR;
-    compile("fp8 e4m3 x e5m2", "sm_89", &p, 0);
-    p.a.dtype = p.b.dtype = CK_DTYPE_I8;
-    p.d.dtype = CK_DTYPE_I32;
-    p.c.dtype = CK_DTYPE_I32;
-    p.a.order = CK_GEMM_COL_MAJOR;
-    p.b.order = CK_GEMM_ROW_MAJOR;
-    compile("i8 MN-major", "sm_80", &p, 0);
-}
-
 int main(void)
 {
     RUN_TEST(test_kernels);
     RUN_TEST(test_sm90_variants);
+    RUN_TEST(test_batched);
     return CK_TEST_REPORT();
 }

@@ -63,7 +63,7 @@ static long long round_up(long long x, long long a)
 static ck_gemm_matrix matrix(ck_dtype t, ck_gemm_order order, long long rows, long long cols,
                              long long extra)
 {
-    ck_gemm_matrix mt = {t, order, 0};
+    ck_gemm_matrix mt = {t, order, 0, 0};
     long long e = 16 / (long long)esize(t);
     mt.ld = round_up(order == CK_GEMM_ROW_MAJOR ? cols : rows, e) + extra;
     return mt;
@@ -78,7 +78,7 @@ static void make_prob(ck_gemm_prob *pr, long long m, long long n, long long k, c
                       ck_gemm_matrix b, ck_gemm_matrix c, ck_gemm_matrix d, int has_c)
 {
     memset(pr, 0, sizeof *pr);
-    pr->p.m = m, pr->p.n = n, pr->p.k = k;
+    pr->p.m = m, pr->p.n = n, pr->p.k = k, pr->p.batch = 1;
     pr->p.a = a, pr->p.b = b, pr->p.c = c, pr->p.d = d;
     if (!has_c)
         pr->p.c.dtype = CK_DTYPE_COUNT;
@@ -344,14 +344,14 @@ static void test_refusals(void)
     ck_device_get_props(ck_context_device(ctx), &pp);
     char reason[512];
     ck_gemm_prob pr;
-    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64},
-                   b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64};
-    ck_gemm_matrix d = {CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, 64};
+    ck_gemm_matrix a8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64, 0},
+                   b8 = {CK_DTYPE_FP8_E4M3, CK_GEMM_COL_MAJOR, 64, 0};
+    ck_gemm_matrix d = {CK_DTYPE_F32, CK_GEMM_ROW_MAJOR, 64, 0};
     make_prob(&pr, 64, 64, 64, a8, b8, d, d, 0);
     CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
     CHECK_MSG(strstr(reason, "K-major") != NULL, "fp8 MN-major refusal: '%s'", reason);
-    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100},
-                   b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64};
+    ck_gemm_matrix a = {CK_DTYPE_BF16, CK_GEMM_ROW_MAJOR, 100, 0},
+                   b = {CK_DTYPE_BF16, CK_GEMM_COL_MAJOR, 64, 0};
     make_prob(&pr, 64, 64, 64, a, b, d, d, 0);
     CHECK(!ck_gemm_family_sm90.supports(&pr, &pp, reason, sizeof reason));
     CHECK_MSG(strstr(reason, "A's is 100 elements") != NULL, "misaligned lda refusal: '%s'",

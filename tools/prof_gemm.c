@@ -36,6 +36,11 @@ static const char gemm_help[] =
     "  --bias row|col     f32 bias per row (M values) or per column (N values)\n"
     "  --act A            relu gelu gelu_tanh gelu_erf silu sigmoid\n"
     "  --epilogue EXPR    an elementwise program of x0 (ck_ew_parse syntax)\n"
+    "  --batch N          N products in one launch (strided batched GEMM; default 1)\n"
+    "  --stride-a/--stride-b/--stride-c/--stride-d/--stride-bias S\n"
+    "                     batch strides in elements (default: packed, one matrix (bias\n"
+    "                     vector) after another; 0 broadcasts one to every batch)\n"
+    "  --broadcast LIST   comma-separated of a, b, c, bias: batch stride 0\n"
     "  --instance ID      an id from --list\n"
     "  --list             list the ranked candidates and exit\n";
 
@@ -73,9 +78,11 @@ static double dense_peak(const char *name, ck_dtype in, int tf32)
     return 0;
 }
 
-static size_t mbytes(const ck_gemm_matrix *m, int64_t rows, int64_t cols)
+/* Bytes of a matrix over all the problem's batches. */
+static size_t mbytes(const ck_gemm_problem *p, const ck_gemm_matrix *m, int64_t rows, int64_t cols)
 {
-    return (size_t)((m->order == CK_GEMM_ROW_MAJOR ? rows : cols) * m->ld) *
+    return (size_t)((p->batch - 1) * m->batch_stride +
+                    (m->order == CK_GEMM_ROW_MAJOR ? rows : cols) * m->ld) *
            (size_t)ck_gemm_dtype_bytes(m->dtype);
 }
 
@@ -143,6 +150,7 @@ int prof_gemm(int argc, char **argv)
     ck_gemm_args_init(&ga);
     int instance = -1, list = 0, tune = 0, have_d = 0, has_c = 0, have_beta = 0, tf32 = 0,
         have_b = 0;
+    long long stride[5] = {-1, -1, -1, -1, -1}; /* a, b, c, d, bias; -1: packed */
     static ck_ew_program prog;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -159,10 +167,11 @@ int prof_gemm(int argc, char **argv)
             sub = "tune gemm";
             continue;
         }
-        static const char *const valued[] = {"--m",       "--n",       "--k",        "--dtype",
-                                             "--b-dtype", "--d-dtype", "--layout",   "--a-order",
-                                             "--b-order", "--d-order", "--alpha",    "--beta",
-                                             "--bias",    "--act",     "--epilogue", "--instance"};
+        static const char *const valued[] = {
+            "--m",        "--n",        "--k",        "--dtype",       "--b-dtype",  "--d-dtype",
+            "--layout",   "--a-order",  "--b-order",  "--d-order",     "--alpha",    "--beta",
+            "--bias",     "--act",      "--epilogue", "--instance",    "--batch",    "--stride-a",
+            "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -229,6 +238,39 @@ int prof_gemm(int argc, char **argv)
                                        "--act %s: expected relu, gelu, gelu_tanh, gelu_erf, "
                                        "silu or sigmoid.",
                                        v);
+        } else if (!strcmp(a, "--batch")) {
+            long long x;
+            if (prof_parse_list(v, &x, 1, 1, INT32_MAX) != 1)
+                return cli_usage_error(sub, "--batch %s: expected a whole number from 1 to 2^31-1.",
+                                       v);
+            p.batch = x;
+        } else if (!strncmp(a, "--stride-", 9)) {
+            static const char *const names[] = {"a", "b", "c", "d", "bias"};
+            long long x;
+            if (prof_parse_list(v, &x, 1, 0, INT64_C(1) << 48) != 1)
+                return cli_usage_error(sub,
+                                       "%s %s: expected a whole number of elements from 0 "
+                                       "to 2^48.",
+                                       a, v);
+            for (int w = 0; w < 5; ++w)
+                if (!strcmp(a + 9, names[w]))
+                    stride[w] = x;
+        } else if (!strcmp(a, "--broadcast")) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                int w = !strcmp(t, "a")      ? 0
+                        : !strcmp(t, "b")    ? 1
+                        : !strcmp(t, "c")    ? 2
+                        : !strcmp(t, "bias") ? 4
+                                             : -1;
+                if (w < 0)
+                    return cli_usage_error(sub,
+                                           "--broadcast %s: expected a comma-separated list "
+                                           "of a, b, c, bias.",
+                                           v);
+                stride[w] = 0;
+            }
         } else if (!strcmp(a, "--epilogue")) {
             if (ck_ew_parse(v, &prog) != CK_SUCCESS)
                 return cli_usage_error(sub, "--epilogue: %s", ck_last_error());
@@ -255,6 +297,12 @@ int prof_gemm(int argc, char **argv)
         if (!have_beta)
             ga.beta = 1;
     }
+    /* batch strides: packed unless given (the matrices are packed: ld 0) */
+    p.a.batch_stride = stride[0] >= 0 ? stride[0] : p.m * p.k;
+    p.b.batch_stride = stride[1] >= 0 ? stride[1] : p.k * p.n;
+    p.c.batch_stride = stride[2] >= 0 ? stride[2] : p.m * p.n;
+    p.d.batch_stride = stride[3] >= 0 ? stride[3] : p.m * p.n;
+    p.bias_batch_stride = stride[4] >= 0 ? stride[4] : p.bias == CK_GEMM_BIAS_ROW ? p.m : p.n;
     return run_prof(sub, &c, &p, &ga, instance, list, tune);
 }
 
@@ -268,7 +316,7 @@ static void tune_progress(void *user, int index, int count, const ck_gemm_candid
                ck_last_error());
     else
         printf("  [%d/%d] %-28s %9.4f ms %9.2f TFLOP/s\n", index + 1, count, cand->name, ms,
-               2.0 * (double)q->m * q->n * q->k / (ms * 1e9));
+               2.0 * (double)q->batch * q->m * q->n * q->k / (ms * 1e9));
     fflush(stdout);
 }
 
@@ -308,9 +356,12 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         goto done;
     }
     const ck_gemm_problem *q = &prob.p;
-    size_t sz[5] = {mbytes(&q->a, q->m, q->k), mbytes(&q->b, q->k, q->n),
-                    prob.has_c ? mbytes(&q->c, q->m, q->n) : 0, mbytes(&q->d, q->m, q->n),
-                    q->bias ? (size_t)(q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n) * 4 : 0};
+    size_t sz[5] = {mbytes(q, &q->a, q->m, q->k), mbytes(q, &q->b, q->k, q->n),
+                    prob.has_c ? mbytes(q, &q->c, q->m, q->n) : 0, mbytes(q, &q->d, q->m, q->n),
+                    q->bias ? (size_t)((q->batch - 1) * q->bias_batch_stride +
+                                       (q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n)) *
+                                  4
+                            : 0};
     ck_dtype ty[5] = {q->a.dtype, q->b.dtype, q->c.dtype, q->d.dtype, CK_DTYPE_F32};
     ck_device *dev = ck_context_device(ctx);
     unsigned state = c->seed;
@@ -337,8 +388,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         ta.a = d[0], ta.b = d[1], ta.c = d[2], ta.d = d[3], ta.bias = d[4];
         ck_gemm_candidate best;
         double best_ms = 0;
-        printf("tuning gemm %lldx%lldx%lld on %s\n", (long long)q->m, (long long)q->n,
-               (long long)q->k, props.name);
+        printf("tuning gemm %lldx%lldx%lld%s on %s\n", (long long)q->m, (long long)q->n,
+               (long long)q->k, q->batch > 1 ? " (batched)" : "", props.name);
         int treps = c->reps > 0 ? c->reps : props.backend == CK_BACKEND_HOST ? 1 : 20;
         if (ck_gemm_tune(ctx, p, &ta, treps, tune_progress, (void *)q, &best, &best_ms) !=
             CK_SUCCESS) {
@@ -378,7 +429,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         result = cli_library_error(sub);
         goto done;
     }
-    /* the check: every element, or 64 sampled rows when M N K exceeds 2^27 */
+    /* the check: every element of every batch, or 64 sampled rows of the first and last
+     * batches when M N K exceeds 2^27 */
     int ok = 1;
     double max_err = 0;
     long long rows = 0;
@@ -386,20 +438,25 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     ha.a = h[0];
     ha.b = h[1];
     ha.c = h[2];
+    ha.d = out;
     ha.bias = h[4];
     int sampled = (double)q->m * q->n * q->k > 134217728.0 && q->m > 64;
-    if (c->check)
+    for (long long bt = 0; c->check && bt < q->batch; ++bt) {
+        if (sampled && bt > 0 && bt < q->batch - 1)
+            continue;
+        ck_gemm_args hb;
+        ck_gemm_args_batch(&prob, &ha, bt, &hb);
         for (long long r = 0; r < (sampled ? 64 : q->m); ++r, ++rows) {
             long long i = sampled ? (r * 7919) % q->m : r;
             for (long long j = 0; j < q->n; ++j) {
-                double mag = 0, ref = ck_gemm_reference_value(&prob, &ha, i, j, &mag), refq = 0;
+                double mag = 0, ref = ck_gemm_reference_value(&prob, &hb, i, j, &mag), refq = 0;
                 uint64_t code = 0;
                 ck_convert_from_f64(q->d.dtype, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0,
                                     &code);
                 long long off = q->d.order == CK_GEMM_ROW_MAJOR ? i * q->d.ld + j : i + j * q->d.ld;
                 uint64_t got_code = 0;
                 int es = ck_gemm_dtype_bytes(q->d.dtype);
-                memcpy(&got_code, (char *)out + off * es, (size_t)es);
+                memcpy(&got_code, (char *)hb.d + off * es, (size_t)es);
                 double got = 0;
                 if (q->d.dtype == CK_DTYPE_I32) {
                     got = (double)(int32_t)(uint32_t)got_code;
@@ -415,6 +472,7 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
                     max_err = err;
             }
         }
+    }
     double ms = 0;
     if (prof_time(ctx, c, run_gemm, &job, &ms) != CK_SUCCESS) {
         result = cli_library_error(sub);
@@ -422,7 +480,7 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     }
     ck_gemm_candidate ci;
     ck_gemm_plan_instance(plan, &ci);
-    double tflops = 2.0 * q->m * q->n * q->k / (ms * 1e-3) / 1e12;
+    double tflops = 2.0 * (double)q->batch * q->m * q->n * q->k / (ms * 1e-3) / 1e12;
     double peak = props.backend == CK_BACKEND_CUDA
                       ? dense_peak(props.name, q->a.dtype, q->compute != CK_GEMM_COMPUTE_F32)
                       : 0;
@@ -433,14 +491,20 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         snprintf(check, sizeof check, "%s (max error %.3g, %s%lld rows)", ok ? "ok" : "FAILED",
                  max_err, sampled ? "sampled " : "", rows);
     if (c->json) {
-        printf("{\"op\": \"gemm\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"a\": \"%s\", \"b\": "
+        printf("{\"op\": \"gemm\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"batch\": %lld, "
+               "\"a\": \"%s\", \"b\": "
                "\"%s\", \"d\": \"%s\", \"instance\": \"%s\", \"id\": %d, \"device\": \"%s\", "
                "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"plan_ms\": %.3f, "
                "\"ok\": %s}\n",
-               (long long)q->m, (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
-               ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), ci.name, ci.id, props.name, ms,
-               tflops, "", peak > 0 ? tflops / peak : 0.0, plan_ms, ok ? "true" : "false");
+               (long long)q->m, (long long)q->n, (long long)q->k, (long long)q->batch,
+               ck_dtype_name(q->a.dtype), ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype),
+               ci.name, ci.id, props.name, ms, tflops, "", peak > 0 ? tflops / peak : 0.0, plan_ms,
+               ok ? "true" : "false");
     } else {
+        if (q->batch > 1)
+            printf("batch %lld (strides A %lld, B %lld, D %lld)\n", (long long)q->batch,
+                   (long long)q->a.batch_stride, (long long)q->b.batch_stride,
+                   (long long)q->d.batch_stride);
         printf("gemm %lldx%lldx%lld %s x %s -> %s (A %s, B %s) on %s\n", (long long)q->m,
                (long long)q->n, (long long)q->k, ck_dtype_name(q->a.dtype),
                ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype), q->a.order ? "col" : "row",

@@ -8,6 +8,8 @@
  * A is M x K, B is K x N, C and D are M x N, each row- or column-major with any leading
  * dimension (op() is expressed by the order: a transposed operand is the other order).
  * Accumulation is f32 (i32 for i8 x i8). C may alias D exactly (same pointer, order and ld).
+ * Strided batched: `batch` such products in one launch, each matrix (and the bias) with a batch
+ * stride in elements, 0 broadcasting one matrix to every batch (ck_gemm_problem.batch).
  *
  * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
  * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on
@@ -38,11 +40,15 @@ typedef enum ck_gemm_order {
 
 /* One matrix of the problem: element type, order and leading dimension (elements between
  * consecutive rows (row-major) or columns (column-major); 0 means packed: the number of
- * columns, or rows). */
+ * columns, or rows). In a batched problem (ck_gemm_problem.batch > 1), matrix b of the batch
+ * starts batch_stride * b elements after the pointer; batch_stride 0 broadcasts one matrix to
+ * every batch (A, B, C; D must have a stride that keeps the batches apart). Ignored when
+ * batch is 1. */
 typedef struct ck_gemm_matrix {
     ck_dtype dtype;
     ck_gemm_order order;
     int64_t ld;
+    int64_t batch_stride; /* elements between consecutive matrices of the batch; >= 0 */
 } ck_gemm_matrix;
 
 typedef enum ck_gemm_compute {
@@ -80,10 +86,18 @@ typedef struct ck_gemm_problem {
     /* Optional: an elementwise program applied after the activation, x0 = the value
      * (ck/elementwise.h; one input). NULL: none. Copied into the plan. */
     const ck_ew_program *epilogue;
+    /* Strided batched GEMM: `batch` (>= 1) independent products in one launch, D_b =
+     * epilogue(A_b B_b, C_b, bias_b) with X_b at X's pointer + b * X.batch_stride elements
+     * (the matrices' batch_stride; 0 = the same matrix for every b). The batches share M, N, K,
+     * types, orders, leading dimensions and the epilogue; the kernels' tile schedulers walk
+     * batch x tiles. D's batches must not overlap each other. */
+    int64_t batch;
+    /* Elements between the bias vectors of consecutive batches; 0: one bias for every batch. */
+    int64_t bias_batch_stride;
 } ck_gemm_problem;
 
-/* Fill *p: m = n = k = 0, every matrix bf16 row-major packed, no C, compute default, no bias,
- * no activation, no epilogue program. */
+/* Fill *p: m = n = k = 0, batch 1 (batch strides 0), every matrix bf16 row-major packed, no C,
+ * compute default, no bias, no activation, no epilogue program. */
 void ck_gemm_problem_init(ck_gemm_problem *p);
 
 /* Run-time values of one execution. */
@@ -133,7 +147,8 @@ ck_status ck_gemm_plan_instance(const ck_gemm_plan *plan, ck_gemm_candidate *out
 
 /* Run the plan on the context's stream. Checks the pointers (non-NULL where needed, aligned as
  * the instance requires, D not overlapping A, B or bias; C either exactly D or not
- * overlapping it) and refuses with a sentence. No host allocation or generation. */
+ * overlapping it; for a batched problem, over the span of all batches) and refuses with a
+ * sentence. No host allocation or generation. */
 ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args);
 
 void ck_gemm_plan_destroy(ck_gemm_plan *plan);
@@ -168,8 +183,10 @@ typedef struct ck_gemm_options {
 void ck_gemm_options_init(ck_gemm_options *options);
 
 /* D = epilogue(alpha * A B + beta * C) over rank-2 tensors (each with one unit stride: row- or
- * column-major); c may be NULL. Builds (or reuses, from the context's kernel cache) a plan and
- * executes it. */
+ * column-major); c may be NULL. Batched: rank-3 tensors [batch, rows, cols] (d must be rank 3);
+ * a rank-2 a, b or c, or a leading extent of 1, is broadcast to every batch (batch stride 0);
+ * a rank-1 bias serves every batch, a rank-2 bias [batch, M or N] one per batch. Builds (or
+ * reuses, from the context's kernel cache) a plan and executes it. */
 ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const ck_tensor *c,
                   const ck_tensor *d, const ck_gemm_options *options);
 

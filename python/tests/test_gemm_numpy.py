@@ -173,6 +173,75 @@ def test_unaligned_operands_and_vectors(rng):
           U[np.float16])
 
 
+# ---- strided batched GEMM: 3-D operands, a 2-D one broadcast (torch.matmul's rule) ----------
+def batch_operand(rng, batch, rows, cols, dtype, col_major):
+    """[batch, rows, cols], each matrix column-major if asked (a transposed view)."""
+    v = rng.standard_normal((batch, rows, cols)).astype(dtype)
+    return np.ascontiguousarray(v.transpose(0, 2, 1)).transpose(0, 2, 1) if col_major else v
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3])
+@pytest.mark.parametrize("a_col,b_col", [(False, False), (True, False), (False, True)],
+                         ids=["rr", "cr", "rc"])
+def test_matmul_batched_matches_numpy(rng, batch, a_col, b_col):
+    m, n, k = 17, 9, 33
+    a = batch_operand(rng, batch, m, k, np.float16, a_col)
+    b = batch_operand(rng, batch, k, n, np.float16, b_col)
+    y = ck.matmul(a, b)
+    assert y.shape == (batch, m, n) and y.dtype == np.float16
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    check(y, a64 @ b64, np.abs(a64) @ np.abs(b64), k, U[np.float16])
+
+
+def test_matmul_batched_broadcasts_a_2d_operand(rng):
+    m, n, k = 13, 11, 20
+    a = batch_operand(rng, 3, m, k, np.float16, False)
+    w = operand(rng, k, n, np.float16, True)  # one weight for every batch (batch stride 0)
+    y = ck.matmul(a, w)
+    a64, w64 = a.astype(np.float64), w.astype(np.float64)
+    check(y, a64 @ w64, np.abs(a64) @ np.abs(w64), k, U[np.float16])
+    x = operand(rng, m, k, np.float16, False)  # 2-D A against a batch of B
+    b = batch_operand(rng, 2, k, n, np.float16, False)
+    y = ck.matmul(x, b)
+    assert y.shape == (2, m, n)
+    check(y, x.astype(np.float64) @ b.astype(np.float64),
+          np.abs(x.astype(np.float64)) @ np.abs(b.astype(np.float64)), k, U[np.float16])
+    y = ck.matmul(a[:1], b[:1].repeat(3, 0))  # a batch of 1 broadcast like a 2-D operand
+    assert y.shape == (3, m, n)
+    v = rng.standard_normal(k).astype(np.float16)  # [B, M, K] @ [K] -> [B, M]
+    y = ck.matmul(a, v)
+    assert y.shape == (3, m)
+    check(y, a.astype(np.float64) @ v.astype(np.float64),
+          np.abs(a.astype(np.float64)) @ np.abs(v.astype(np.float64)), k, U[np.float16])
+
+
+def test_gemm_batched_with_c_and_bias_per_batch(rng):
+    batch, m, n, k = 3, 19, 10, 24
+    a = batch_operand(rng, batch, m, k, np.float16, True)
+    b = batch_operand(rng, batch, k, n, np.float16, False)
+    c = rng.standard_normal((batch, m, n)).astype(np.float32)
+    bias = rng.standard_normal((batch, 1, n)).astype(np.float32)  # one per batch, per column
+    out = np.full((batch, m, n), np.nan, np.float32)
+    y = ck.gemm(a, b, c, alpha=0.5, beta=-1.0, bias=bias, activation="relu", out=out)
+    assert y is out
+    ab = a.astype(np.float64) @ b.astype(np.float64)
+    s = 0.5 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))) + np.abs(c) + \
+        np.abs(bias)
+    check(y, np.maximum(0.5 * ab - c + bias, 0), s, k, U[np.float32])
+    # C broadcast (2-D) and one bias per row for every batch
+    c2 = rng.standard_normal((m, n)).astype(np.float32)
+    rb = rng.standard_normal((m, 1)).astype(np.float32)
+    y = ck.gemm(a, b, c2, bias=rb, out_dtype=np.float32)
+    check(y, ab + c2 + rb, s + np.abs(c2) + np.abs(rb), k, U[np.float32])
+    # misaligned A (the one-call form's element-wise copies), bias per batch per row
+    buf = np.empty(batch * m * k + 8, np.float16)
+    a2 = buf[1:1 + batch * m * k].reshape(batch, m, k)
+    a2[...] = a
+    brow = rng.standard_normal((batch, m, 1)).astype(np.float32)
+    y = ck.gemm(a2, b, bias=brow, out_dtype=np.float32)
+    check(y, ab + brow, s + np.abs(brow), k, U[np.float32])
+
+
 def test_empty_shapes():
     a = np.ones((0, 4), np.float16)
     assert ck.matmul(a, np.ones((4, 3), np.float16)).shape == (0, 3)
@@ -214,9 +283,15 @@ def test_shape_mismatch_is_refused():
     with pytest.raises(CkError, match="does not broadcast"):
         ck.gemm(np.ones((3, 4), np.float16), np.ones((4, 2), np.float16),
                 bias=np.ones(3, np.float32))
-    with pytest.raises(CkError, match="batched") as e:
-        ck.matmul(np.ones((2, 3, 4), np.float16), np.ones((4, 2), np.float16))
+    with pytest.raises(CkError, match="more than one batch dimension") as e:
+        ck.matmul(np.ones((2, 2, 3, 4), np.float16), np.ones((4, 2), np.float16))
     assert e.value.status == Status.NOT_IMPLEMENTED and sentence(e)
+    with pytest.raises(CkError, match="do not broadcast") as e:
+        ck.matmul(np.ones((2, 3, 4), np.float16), np.ones((3, 4, 2), np.float16))
+    assert sentence(e)
+    with pytest.raises(CkError, match="expected \\(2, 3, 2\\)"):
+        ck.gemm(np.ones((2, 3, 4), np.float16), np.ones((4, 2), np.float16),
+                np.ones((3, 3, 2), np.float16))
 
 
 def test_unsupported_dtypes_are_refused_by_ck():

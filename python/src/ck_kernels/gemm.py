@@ -3,7 +3,9 @@
     D = epilogue(alpha * A B + beta * C),  epilogue(x) = program(act(x + bias))
 
 Each operand is a 2-D tensor with one unit stride: row-major, or column-major (a transposed
-view such as a.T / a.t(), read in place, no copy). The problem (sizes, types, orders, leading
+view such as a.T / a.t(), read in place, no copy), or a 3-D batch of such matrices
+([batch, rows, cols], any batch stride): one strided batched GEMM, a 2-D operand (or a batch of
+1) broadcast to every batch as torch.matmul does. The problem (sizes, types, orders, leading
 dimensions, epilogue) is made into a ck_gemm_plan once per context (that is, per device and
 stream of the calling thread) and cached here, so a repeated call only packs the pointers and
 launches (ck_gemm_plan_execute). A and B pointers that are not 16-byte aligned, where the plan
@@ -23,9 +25,9 @@ from ._tensor import TENSOR, TENSOR_SIZE, ck_dtype_of, describe, empty, same_pla
 __all__ = ["matmul", "gemm", "tune", "plan_instance", "ACTIVATIONS"]
 
 ROW, COL = 0, 1
-# ck_gemm_problem: m, n, k; a, b, c, d (dtype, order, ld); compute, bias, bias_dtype,
-# activation; const ck_ew_program *epilogue
-_PROBLEM = struct.Struct("=3q" + "iiq" * 4 + "iiiiQ")
+# ck_gemm_problem: m, n, k; a, b, c, d (dtype, order, ld, batch_stride); compute, bias,
+# bias_dtype, activation; const ck_ew_program *epilogue; batch, bias_batch_stride
+_PROBLEM = struct.Struct("=3q" + "iiqq" * 4 + "iiiiQ" + "2q")
 # ck_gemm_args: a, b, c, d, bias; alpha, beta, scale_a, scale_b, scale_d
 _ARGS = struct.Struct("=5Q5f4x")
 # ck_gemm_options: alpha, beta, scale_a, scale_b, scale_d; compute; bias; bias_mode;
@@ -77,8 +79,9 @@ def plan_count():
 
 
 def _matrix(arg, rows, cols, name, op):
-    """(order, ld) of a rows x cols operand from its strides (in elements)."""
-    s0, s1 = arg.strides
+    """(order, ld) of a rows x cols operand (or of each matrix of a batch) from its strides (in
+    elements)."""
+    s0, s1 = arg.strides[-2:]
     if s1 == 1 and (rows == 1 or s0 >= cols):
         return ROW, (cols if rows == 1 else s0)
     if s0 == 1 and (cols == 1 or s1 >= rows):
@@ -123,15 +126,17 @@ def _bias_mode(ba, m, n, mode, op):
 
 
 def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld,
-                 compute, bias, bias_dtype, act, epi, instance):
+                 compute, bias, bias_dtype, act, epi, instance, batch=1, strides=(0,) * 5):
+    """strides: the batch strides of a, b, c, d and bias (elements; 0: broadcast)."""
     prog = 0
     if epi is not None:
         from .elementwise import _program
 
         prog = ctypes.addressof(_program(epi))  # copied into the plan
+    sa, sb, sc, sd, sbias = strides
     buf = ctypes.create_string_buffer(_PROBLEM.pack(
-        m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld, compute, bias, bias_dtype,
-        act, prog))
+        m, n, k, ad, ao, ald, sa, bd, bo, bld, sb, cd, co, cld, sc, dd, do, dld, sd, compute,
+        bias, bias_dtype, act, prog, batch, sbias))
     if _TUNE[0] is not None:  # tune(): time the candidates instead of planning
         return _tune_problem(ctx, key, buf, *_TUNE[0])
     out = ctypes.c_void_p()
@@ -182,7 +187,7 @@ def _pack_tensor(buf, off, ptr, dtype, shape, strides):
 
 
 def _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, bias_len, alpha, beta, sa, sb, sd,
-                 compute, act, epi, instance):
+                 compute, act, epi, instance, bias_batch=None):
     """ck_gemm() over tensor descriptions: used for A / B pointers that are not 16-byte
     aligned (the one-call form then chooses element-wise copies)."""
     buf = ctypes.create_string_buffer(5 * TENSOR_SIZE + _OPTIONS.size)
@@ -191,8 +196,13 @@ def _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, bias_len, alpha, beta, 
     pd = _pack_tensor(buf, 2 * TENSOR_SIZE, da.ptr, da.dtype, da.shape, da.strides)
     pc = _pack_tensor(buf, 3 * TENSOR_SIZE, ca.ptr, ca.dtype, ca.shape, ca.strides) \
         if ca is not None else None
-    pbias = _pack_tensor(buf, 4 * TENSOR_SIZE, bias_a.ptr, bias_a.dtype, (bias_len,), (1,)) \
-        if bias_a is not None else 0
+    if bias_a is None:
+        pbias = 0
+    elif bias_batch:  # (batch, stride): one vector per batch
+        pbias = _pack_tensor(buf, 4 * TENSOR_SIZE, bias_a.ptr, bias_a.dtype,
+                             (bias_batch[0], bias_len), (bias_batch[1], 1))
+    else:
+        pbias = _pack_tensor(buf, 4 * TENSOR_SIZE, bias_a.ptr, bias_a.dtype, (bias_len,), (1,))
     prog = 0
     if epi is not None:
         from .elementwise import _program
@@ -207,23 +217,38 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
                epilogue=None, out_dtype=None, compute=None, scale_a=1.0, scale_b=1.0,
                scale_d=1.0, out=None, instance=-1, op="gemm", want_plan=False):
     aa, ba = describe(a, "a"), describe(b, "b")
-    if aa.rank != 2 or ba.rank != 2:
+    if aa.rank not in (2, 3) or ba.rank not in (2, 3):
         fail(Status.INVALID_ARGUMENT if min(aa.rank, ba.rank) < 2 else Status.NOT_IMPLEMENTED,
              f"{op}: 'a' has shape {tuple(aa.shape)} and 'b' {tuple(ba.shape)}; ck's GEMM "
-             "takes 2-D operands (matrices); batched GEMM is not available yet.")
-    m, k = aa.shape
-    k2, n = ba.shape
+             "takes 2-D operands (matrices) or 3-D batches of them ([batch, rows, cols]; a "
+             "2-D operand is broadcast to every batch).")
+    m, k = aa.shape[-2:]
+    k2, n = ba.shape[-2:]
     if k2 != k:
-        fail(Status.INVALID_ARGUMENT, f"{op}: 'a' of shape ({m}, {k}) and 'b' of shape "
-             f"({k2}, {n}) do not chain: a's columns ({k}) must equal b's rows ({k2}).")
+        fail(Status.INVALID_ARGUMENT, f"{op}: 'a' of shape {tuple(aa.shape)} and 'b' of shape "
+             f"{tuple(ba.shape)} do not chain: a's columns ({k}) must equal b's rows ({k2}).")
+    batched = aa.rank == 3 or ba.rank == 3
+    lead = [x.shape[0] for x in (aa, ba) if x.rank == 3]
+    batch = max(lead) if lead else 1
+    if any(x not in (1, batch) for x in lead):
+        fail(Status.INVALID_ARGUMENT, f"{op}: the batches of 'a' {tuple(aa.shape)} and 'b' "
+             f"{tuple(ba.shape)} do not broadcast: each must be {batch} or 1.")
+    mshape = (batch, m, n) if batched else (m, n)
+
+    def bstride(x):  # the batch stride of an operand: 0 broadcasts it
+        return x.strides[0] if x.rank == 3 and x.shape[0] > 1 else 0
+
     args, names = [aa, ba], ["a", "b"]
     ca = bias_a = None
     if c is not None:
         ca = describe(c, "c")
-        if tuple(ca.shape) != (m, n):
-            fail(Status.INVALID_ARGUMENT, f"{op}: argument 'c' has shape {tuple(ca.shape)}; "
-                 f"expected ({m}, {n}), the result's shape (a per-row or per-column vector "
-                 "goes in 'bias').")
+        cshape = tuple(ca.shape)
+        if cshape != (m, n) and not (batched and len(cshape) == 3 and cshape[1:] == (m, n) and
+                                     cshape[0] in (1, batch)):
+            fail(Status.INVALID_ARGUMENT, f"{op}: argument 'c' has shape {cshape}; "
+                 f"expected {mshape}, the result's shape"
+                 f"{' (or a batch of 1, or one matrix, broadcast)' if batched else ''} (a "
+                 "per-row or per-column vector goes in 'bias').")
         args.append(ca), names.append("c")
         if beta is None:
             beta = 1.0
@@ -234,9 +259,18 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
              "(the matrix beta scales) or leave beta at 0.")
     bias_code = 0
     bias_dtype = 0
+    bias_stride = 0
     if bias is not None:
         bias_a = describe(bias, "bias")
-        bias_code = _bias_mode(bias_a, m, n, bias_mode, op)
+        bv = bias_a
+        if batched and bias_a.rank == 3:  # (batch or 1, 1, N) / (batch or 1, M, 1)
+            if bias_a.shape[0] not in (1, batch):
+                fail(Status.INVALID_ARGUMENT, f"{op}: argument 'bias' of shape "
+                     f"{tuple(bias_a.shape)}: its batch must be {batch} or 1.")
+            bias_stride = bstride(bias_a)
+            bv = type("_BiasView", (), {"shape": tuple(bias_a.shape[1:]),
+                                        "strides": tuple(bias_a.strides[1:])})()
+        bias_code = _bias_mode(bv, m, n, bias_mode, op)
         bias_dtype = bias_a.dtype
         args.append(bias_a), names.append("bias")
     elif bias_mode is not None:
@@ -258,18 +292,18 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
                 dd = _tensor.F32
         else:
             dd = ck_dtype_of(out_dtype, "out_dtype")
-        out, da = empty(aa, (m, n), dd)
+        out, da = empty(aa, mshape, dd)
     else:
         da = describe(out, "out")
-        if tuple(da.shape) != (m, n):
+        if tuple(da.shape) != mshape:
             fail(Status.INVALID_ARGUMENT, f"{op}: argument 'out' has shape {tuple(da.shape)}; "
-                 f"expected ({m}, {n}).")
+                 f"expected {mshape}.")
         if out_dtype is not None and ck_dtype_of(out_dtype, "out_dtype") != da.dtype:
             fail(Status.INVALID_ARGUMENT, f"{op}: argument 'out_dtype' = {out_dtype} differs "
                  f"from the type of 'out' ({_tensor.DTYPE_NAMES.get(da.dtype)}).")
         args.append(da), names.append("out")
     place = same_place(args, names)
-    if m == 0 or n == 0:
+    if m == 0 or n == 0 or batch == 0:
         return (out, None) if want_plan else out
     if k == 0:
         if op == "matmul":  # an empty sum: zeros, as torch.matmul
@@ -288,29 +322,34 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
         cd = ca.dtype
     else:
         cd, co, cld = _NO_C, ROW, 0
+    strides = (bstride(aa), bstride(ba), bstride(ca) if ca is not None else 0, bstride(da),
+               bias_stride)
+    if batch == 1:
+        strides = (0,) * 5
     ctx = _runtime.context(place)
-    # a plan copies A / B with 16-byte vectors where ld * size is a multiple of 16; such
-    # copies need 16-byte aligned pointers
-    if (aa.ptr % 16 and (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0) or \
-            (ba.ptr % 16 and (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0):
+    # a plan copies A / B with 16-byte vectors where ld * size (and the batch stride * size) is
+    # a multiple of 16; such copies need 16-byte aligned pointers
+    ia, ib = _ITEMSIZE.get(aa.dtype, 1), _ITEMSIZE.get(ba.dtype, 1)
+    if (aa.ptr % 16 and (ald * ia) % 16 == 0 and (strides[0] * ia) % 16 == 0) or \
+            (ba.ptr % 16 and (bld * ib) % 16 == 0 and (strides[1] * ib) % 16 == 0):
         _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, m if bias_code == 1 else n,
                      alpha, beta, scale_a, scale_b, scale_d, cmp, act, epilogue,
-                     instance)
+                     instance, (batch, bias_stride) if bias_stride else None)
         return (out, None) if want_plan else out
     key = (ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co, cld, da.dtype, do, dld,
-           cmp, bias_code, bias_dtype, act, epilogue, instance)
+           cmp, bias_code, bias_dtype, act, epilogue, instance, batch, strides)
     if _TUNE[0] is not None:
         _TUNE[0] = (_ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
                                bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a,
                                scale_b, scale_d),) + _TUNE[0][1:]
         return _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
                             cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
-                            instance)
+                            instance, batch, strides)
     plan = _plans().get(key)
     if plan is None:
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
                             cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
-                            instance)
+                            instance, batch, strides)
     st = _lib.ck_gemm_plan_execute(plan, _ARGS.pack(
         aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
         bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b, scale_d))
@@ -388,10 +427,10 @@ def _torch_dtype(dtype):
 
 
 def _as_matrix(t):
-    """t itself when ck reads it in place (one unit stride), else a contiguous copy: for
-    gradients, which autograd may hand over expanded (stride 0)."""
-    s0, s1 = t.stride()
-    r, c = t.shape
+    """t itself when ck reads it in place (one unit stride in each matrix), else a contiguous
+    copy: for gradients, which autograd may hand over expanded (stride 0)."""
+    s0, s1 = t.stride()[-2:]
+    r, c = t.shape[-2:]
     if (s1 == 1 and (r == 1 or s0 >= c)) or (s0 == 1 and (c == 1 or s1 >= r)):
         return t
     return t.contiguous()
@@ -401,12 +440,19 @@ def _mm_impl(a, b):
     return _matmul_core(a, b)
 
 
+def _result_shape(a, b, op):
+    """The shape of a @ b for 2-D / 3-D operands (a 2-D one broadcast over the batch)."""
+    if a.dim() not in (2, 3) or b.dim() not in (2, 3) or a.shape[-1] != b.shape[-2]:
+        fail(Status.INVALID_ARGUMENT, f"{op}: 'a' of shape {tuple(a.shape)} and 'b' of "
+             f"shape {tuple(b.shape)} are not matrices (or batches of them) that chain.")
+    lead = [x.shape[0] for x in (a, b) if x.dim() == 3]
+    mn = (a.shape[-2], b.shape[-1])
+    return (max(lead),) + mn if lead else mn
+
+
 def _mm_fake(a, b):
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
-        fail(Status.INVALID_ARGUMENT, f"matmul: 'a' of shape {tuple(a.shape)} and 'b' of "
-             f"shape {tuple(b.shape)} are not matrices that chain.")
     dd = _DEFAULT_D.get(_tensor._TORCH_TO_CK.get(a.dtype), _tensor.F32)
-    return a.new_empty((a.shape[0], b.shape[1]), dtype=_tensor._CK_TO_TORCH[dd])
+    return a.new_empty(_result_shape(a, b, "matmul"), dtype=_tensor._CK_TO_TORCH[dd])
 
 
 def _mm_setup(ctx, inputs, output):
@@ -420,10 +466,16 @@ def _mm_backward(ctx, dc):
     dc = _as_matrix(dc)
     if dc.dtype != a.dtype:
         dc = dc.to(a.dtype)
+    # dA = dC B^T, dB = A^T dC (transposes read in place: the other order); an operand
+    # broadcast over the batch gets the sum of its batches' gradients
     if ctx.needs_input_grad[0]:
-        da = _mm_op(dc, b.t())  # dA = dC B^T, B^T read in place (the other order)
+        da = _mm_op(dc, b.transpose(-1, -2))
+        if da.dim() > a.dim() or (a.dim() == 3 and a.shape[0] == 1 and da.shape[0] > 1):
+            da = da.sum(0, keepdim=a.dim() == 3)
     if ctx.needs_input_grad[1]:
-        db = _mm_op(a.t(), dc)  # dB = A^T dC
+        db = _mm_op(a.transpose(-1, -2), dc)
+        if db.dim() > b.dim() or (b.dim() == 3 and b.shape[0] == 1 and db.shape[0] > 1):
+            db = db.sum(0, keepdim=b.dim() == 3)
     return da, db
 
 
@@ -439,13 +491,11 @@ def _gemm_impl(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_
 
 def _gemm_fake(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,
                compute, scale_a, scale_b, scale_d):
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
-        fail(Status.INVALID_ARGUMENT, f"gemm: 'a' of shape {tuple(a.shape)} and 'b' of "
-             f"shape {tuple(b.shape)} are not matrices that chain.")
+    shape = _result_shape(a, b, "gemm")
     if out_dtype is None:
         dd = _DEFAULT_D.get(_tensor._TORCH_TO_CK.get(a.dtype), _tensor.F32)
         out_dtype = _tensor._CK_TO_TORCH[dd]
-    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+    return a.new_empty(shape, dtype=out_dtype)
 
 
 _gemm_op = _torchops.op(
@@ -465,16 +515,17 @@ def matmul(a, b, *, out=None):
     """a @ b (torch.matmul) for matrices, and vectors as torch treats them ([K] @ [K, N] ->
     [N], [M, K] @ [K] -> [M]). The result has the inputs' type (float32 inputs are multiplied
     as TF32 on tensor cores, accumulated in float32; use gemm(compute='f32') for f32-class
-    accuracy). Operands may be transposed views (read in place). Batched (3-D and more)
-    operands are refused until ck has a batched GEMM. With torch, differentiable (the
-    gradients are ck GEMMs too)."""
+    accuracy). Operands may be transposed views (read in place). 3-D operands [batch, M, K] @
+    [batch, K, N] are one strided batched GEMM; a 2-D operand (or a batch of 1) is broadcast
+    to every batch, as torch.matmul does; 4-D and more are refused. With torch,
+    differentiable (the gradients are ck GEMMs too)."""
     if not hasattr(a, "shape"):  # a __dlpack__ object: its NumPy / torch view
         a = describe(a, "a").obj
     if not hasattr(b, "shape"):
         b = describe(b, "b").obj
     ra = len(a.shape)
     rb = len(b.shape)
-    if ra == 2 and rb == 2:
+    if ra in (2, 3) and rb in (2, 3):
         if out is None and _mm_op is not None and _torchops.is_torch(a) and \
                 _torchops.is_torch(b) and not _torchops.direct(a, b):
             return _mm_op(a, b)
@@ -484,17 +535,19 @@ def matmul(a, b, *, out=None):
     if ra == 0 or rb == 0:
         fail(Status.INVALID_ARGUMENT, "matmul: both arguments need at least one dimension "
              f"(shapes {tuple(a.shape)} and {tuple(b.shape)}).")
-    if ra > 2 or rb > 2:
+    if ra > 3 or rb > 3:
         fail(Status.NOT_IMPLEMENTED, f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} "
-             "need a batched GEMM, which ck does not have yet; accepted: 1-D and 2-D operands "
-             "(flatten leading dimensions into rows first, e.g. x.reshape(-1, K) @ w).")
+             "have more than one batch dimension; accepted: 1-D, 2-D and 3-D operands "
+             "(flatten the leading dimensions into one batch first, e.g. x.reshape(-1, M, K)).")
     if out is not None:
-        fail(Status.INVALID_ARGUMENT, "matmul: argument 'out' is accepted for 2-D operands "
-             "only.")
+        fail(Status.INVALID_ARGUMENT, "matmul: argument 'out' is accepted for 2-D and 3-D "
+             "operands only.")
     y = matmul(_as_2d(a, True) if ra == 1 else a, _as_2d(b, False) if rb == 1 else b)
     if ra == 1 and rb == 1:
         return y.reshape(())
-    return y.reshape(-1)
+    if ra == 1:  # [K] @ [(B,) K, N]: the row of 1 goes
+        return y.reshape(tuple(y.shape[:-2]) + (y.shape[-1],))
+    return y.reshape(tuple(y.shape[:-1]))  # [(B,) M, K] @ [K]: the column of 1 goes
 
 
 def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
@@ -502,7 +555,10 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
          out=None, instance=-1):
     """out = epilogue(act(alpha * scale_a * scale_b * (a @ b) + beta * c + bias)), one kernel.
 
-    a [M, K], b [K, N]: f16, bf16, f32 (TF32 by default; compute='f32' for 3xTF32), fp8
+    a [M, K], b [K, N], or batches [batch, M, K], [batch, K, N] (a 2-D operand or a batch of
+    1 is broadcast to every batch; out is then [batch, M, N], c [batch or 1, M, N] or [M, N],
+    bias as below for every batch or [batch, 1, N] / [batch, M, 1] one per batch): f16, bf16,
+    f32 (TF32 by default; compute='f32' for 3xTF32), fp8
     e4m3/e5m2 (any mix; scale_a / scale_b are their per-tensor scales) or int8; each row- or
     column-major (transposed views are read in place). c [M, N] (optional; its type is
     out's or float32); beta defaults to 1 when c is given, else 0. bias: (N,) or (1, N) adds

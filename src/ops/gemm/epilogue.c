@@ -165,10 +165,10 @@ static ck_status emit_program(ck_sbuf *b, const ck_ew_program *prog, int f64)
     return CK_SUCCESS;
 }
 
-/* One window over an M x N matrix (strides per order; ld symbol `ldname`, NULL: the bias
- * vector, stride 0 along the other dim). */
+/* One window over an M x N matrix (strides per order; ld symbol `ldname` whose values are
+ * multiples of ld_div, NULL: the bias vector, stride 0 along the other dim). */
 static ck_status gen_window(ck_sbuf *b, ck_expr_ctx *ctx, const char *name, ck_dtype dtype,
-                            int row_major, const char *ldname, int64_t ld, int bias_row,
+                            int row_major, const char *ldname, int ld_div, int bias_row,
                             const ck_dist_encoding *acc, int tile_m, int tile_n, unsigned ops)
 {
     ck_ival M, N, LD = ck_ival_int(1), len[2], str[2];
@@ -176,8 +176,7 @@ static ck_status gen_window(ck_sbuf *b, ck_expr_ctx *ctx, const char *name, ck_d
     if (!st)
         st = ck_expr_symbol(ctx, "N", 1, INT32_MAX, 1, &N);
     if (!st && ldname)
-        st = ck_expr_symbol(ctx, ldname, ck_gemm_ld_div(ld), INT64_C(1) << 40, ck_gemm_ld_div(ld),
-                            &LD);
+        st = ck_expr_symbol(ctx, ldname, ld_div, INT64_C(1) << 40, ld_div, &LD);
     if (st)
         return st;
     len[0] = M;
@@ -226,11 +225,13 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
         snprintf(dens, sizeof dens, "(encoding too long to print)");
     ck_sbuf_printf(b, "/* gemm epilogue: accumulator %d x %d, encoding %s */\n", tm, tn, dens);
     ck_sbuf_printf(b, "#include \"ops/elementwise/ew_kernel.h\"\n");
-    if ((st = gen_window(b, ctx, "d", p->d.dtype, p->d.order == CK_GEMM_ROW_MAJOR, "LDD", p->d.ld,
-                         0, acc, tm, tn, CK_WIN_STORE)))
+    /* a batch's matrix starts batch * batch_stride elements in: the divisor covers both */
+    if ((st = gen_window(b, ctx, "d", p->d.dtype, p->d.order == CK_GEMM_ROW_MAJOR, "LDD",
+                         ck_gemm_matrix_div(&p->d), 0, acc, tm, tn, CK_WIN_STORE)))
         return st;
-    if (prob->has_c && (st = gen_window(b, ctx, "c", p->c.dtype, p->c.order == CK_GEMM_ROW_MAJOR,
-                                        "LDC", p->c.ld, 0, acc, tm, tn, CK_WIN_LOAD)))
+    if (prob->has_c &&
+        (st = gen_window(b, ctx, "c", p->c.dtype, p->c.order == CK_GEMM_ROW_MAJOR, "LDC",
+                         ck_gemm_matrix_div(&p->c), 0, acc, tm, tn, CK_WIN_LOAD)))
         return st;
     if (p->bias != CK_GEMM_BIAS_NONE &&
         (st = gen_window(b, ctx, "bias", p->bias_dtype, 1, NULL, 0, p->bias == CK_GEMM_BIAS_ROW,
@@ -241,18 +242,21 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
     const char *Td = storage_type(p->d.dtype);
     ck_sbuf_printf(b,
                    "CK_DEVICE void gemm_epilogue(const %s *acc, const ck_gemm_kargs *ka, "
-                   "long long m0, long long n0)\n{\n",
+                   "long long batch, long long m0, long long n0)\n{\n",
                    int_acc ? "int" : "float");
-    ck_sbuf_printf(b, "    ck_win_d wd = make_win_d((%s *)ka->d, m0, n0, ka->ldd, ka->m, ka->n);\n",
-                   Td);
+    ck_sbuf_printf(
+        b,
+        "    ck_win_d wd = make_win_d((%s *)ka->d + batch * ka->batch_d, m0, n0, ka->ldd, "
+        "ka->m, ka->n);\n",
+        Td);
     if (prob->has_c) {
         const char *Tc = storage_type(p->c.dtype);
         ck_sbuf_printf(b,
                        "    %s rc[CK_NREGS_c];\n"
                        "    int with_c = ka->beta != 0.0f;\n"
                        "    if (with_c) {\n"
-                       "        ck_win_c wc = make_win_c((%s *)ka->c, m0, n0, ka->ldc, ka->m, "
-                       "ka->n);\n"
+                       "        ck_win_c wc = make_win_c((%s *)ka->c + batch * ka->batch_c, "
+                       "m0, n0, ka->ldc, ka->m, ka->n);\n"
                        "        load_c(rc, &wc);\n"
                        "    }\n",
                        Tc, Tc);
@@ -261,7 +265,8 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
         const char *Tb = storage_type(p->bias_dtype);
         ck_sbuf_printf(b,
                        "    %s rb[CK_NREGS_bias];\n"
-                       "    ck_win_bias wb = make_win_bias((%s *)ka->bias, m0, n0, ka->m, ka->n);\n"
+                       "    ck_win_bias wb = make_win_bias((%s *)ka->bias + batch * "
+                       "ka->batch_bias, m0, n0, ka->m, ka->n);\n"
                        "    load_bias(rb, &wb);\n",
                        Tb, Tb);
     }

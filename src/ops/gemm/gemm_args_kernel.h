@@ -21,6 +21,9 @@ typedef struct ck_gemm_kargs {
     float *ws;            /* split-K: partial sums, [tile][split][thread's registers] */
     unsigned *ws_flags;   /* split-K: per tile part, the splits that have arrived (0 between
                              launches: the last arriving split resets it) */
+    int batch;            /* products of the batch (1: not batched) */
+    long long batch_a, batch_b, batch_c, batch_d, batch_bias; /* batch strides, elements
+                             (0: the same matrix or bias for every batch) */
 } ck_gemm_kargs;
 
 #endif

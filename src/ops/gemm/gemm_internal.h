@@ -79,6 +79,9 @@ char *ck_gemm_params_key(const ck_gemm_param *params, int count);
 int ck_gemm_dtype_bytes(ck_dtype t);
 /* Largest power of two <= 16 dividing ld (the divisor the generated windows may assume). */
 int ck_gemm_ld_div(int64_t ld);
+/* The same for a matrix of the problem: dividing both its ld and its batch stride (nonzero
+ * only in batched problems), so every batch's matrix starts as aligned as the first. */
+int ck_gemm_matrix_div(const ck_gemm_matrix *m);
 /* 1 when operand (0 A, 1 B) is copied global -> shared in 16-byte pieces: ld * size a multiple
  * of 16 bytes (the pointer must then be 16-byte aligned) and not prob->scalar_copy. */
 int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
@@ -86,10 +89,11 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
 /* ---- epilogue.c -------------------------------------------------------------------------
  * Device C of the epilogue for an accumulator tile of tile_m x tile_n with encoding `acc`
  * (X0 = rows, X1 = columns; P = the window generator's thread mapping):
- *   static void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, long long m0,
- *                             long long n0)       (int *acc for i8 inputs: i32 accumulators)
+ *   static void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, long long batch,
+ *                             long long m0, long long n0)   (int *acc for i8 inputs)
  * acc holds CK_NREGS_acc registers in the encoding's ys_to_d order; m0, n0 is the tile's
- * origin. It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
+ * origin in matrix `batch` (C, D and bias at their pointers + batch * their batch
+ * strides). It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
  * -> cast and stores D through generated windows (masked at the edges). Threads whose P index
  * is out of range store nothing. *src: malloc'd. */
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
@@ -180,9 +184,13 @@ int ck_gemm_policy_rank(const ck_gemm_prob *prob, const ck_device_props *props,
                         ck_gemm_instance *out, double *score, int max, char *reason,
                         size_t reason_size);
 
-/* The CPU reference: D (host memory, problem layout) from host copies of A, B, C, bias, with
- * products exact in double, the epilogue in double except the rounding of the inputs the
- * tensor cores see (tf32 rounding of f32 inputs unless split3). */
+/* The arguments of batch b (0 <= b < batch): every pointer moved by its batch stride. */
+void ck_gemm_args_batch(const ck_gemm_prob *prob, const ck_gemm_args *args, int64_t b,
+                        ck_gemm_args *out);
+
+/* The CPU reference: D (host memory, problem layout; every batch) from host copies of A, B, C,
+ * bias, with products exact in double, the epilogue in double except the rounding of the
+ * inputs the tensor cores see (tf32 rounding of f32 inputs unless split3). */
 ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *host_args);
 
 /* The reference's value of element (i, j) before the output cast; *abs_terms (may be NULL)

@@ -19,10 +19,17 @@ int ck_gemm_ld_div(int64_t ld)
     return d;
 }
 
+int ck_gemm_matrix_div(const ck_gemm_matrix *m)
+{
+    int d = ck_gemm_ld_div(m->ld), s = m->batch_stride ? ck_gemm_ld_div(m->batch_stride) : 16;
+    return d < s ? d : s;
+}
+
 int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand)
 {
     const ck_gemm_matrix *m = operand == 0 ? &prob->p.a : &prob->p.b;
-    return (m->ld * ck_gemm_dtype_bytes(m->dtype)) % 16 == 0 &&
+    int es = ck_gemm_dtype_bytes(m->dtype);
+    return (m->ld * es) % 16 == 0 && (m->batch_stride * es) % 16 == 0 &&
            !(prob->scalar_copy & (1 << operand));
 }
 
@@ -75,10 +82,11 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
         {"GEMM_SPLIT3", prob->split3},
         {"GEMM_A_VEC", ck_gemm_copy_vec(prob, 0)},
         {"GEMM_B_VEC", ck_gemm_copy_vec(prob, 1)},
-        {"GEMM_LDA_DIV", ck_gemm_ld_div(p->a.ld)},
-        {"GEMM_LDB_DIV", ck_gemm_ld_div(p->b.ld)},
-        {"GEMM_LDC_DIV", prob->has_c ? ck_gemm_ld_div(p->c.ld) : 0},
-        {"GEMM_LDD_DIV", ck_gemm_ld_div(p->d.ld)},
+        {"GEMM_LDA_DIV", ck_gemm_matrix_div(&p->a)},
+        {"GEMM_LDB_DIV", ck_gemm_matrix_div(&p->b)},
+        {"GEMM_LDC_DIV", prob->has_c ? ck_gemm_matrix_div(&p->c) : 0},
+        {"GEMM_LDD_DIV", ck_gemm_matrix_div(&p->d)},
+        {"GEMM_BATCHED", p->batch > 1},       /* the count and strides are kernel arguments */
         {"GEMM_N_DIV", ck_gemm_ld_div(p->n)}, /* whole 16-byte chunks per row of D (TMA store) */
         {"GEMM_BIAS", p->bias},
         {"GEMM_BIAS_TYPE", p->bias != CK_GEMM_BIAS_NONE ? (long long)p->bias_dtype : -1},

@@ -138,14 +138,15 @@ void ck_gemm_plan_destroy(ck_gemm_plan *plan)
     free(plan); /* the kernel belongs to the context's cache */
 }
 
-/* Byte range [lo, hi) a rows x cols matrix spans. */
-static void span(const void *p, const ck_gemm_matrix *m, int64_t rows, int64_t cols, uintptr_t *lo,
-                 uintptr_t *hi)
+/* Byte range [lo, hi) a rows x cols matrix spans, in all `batch` batches. */
+static void span(const void *p, const ck_gemm_matrix *m, int64_t batch, int64_t rows, int64_t cols,
+                 uintptr_t *lo, uintptr_t *hi)
 {
     int64_t contig = m->order == CK_GEMM_ROW_MAJOR ? cols : rows;
     int64_t lines = m->order == CK_GEMM_ROW_MAJOR ? rows : cols;
     *lo = (uintptr_t)p;
-    *hi = *lo + (uintptr_t)(((lines - 1) * m->ld + contig) * ck_gemm_dtype_bytes(m->dtype));
+    *hi = *lo + (uintptr_t)(((batch - 1) * m->batch_stride + (lines - 1) * m->ld + contig) *
+                            ck_gemm_dtype_bytes(m->dtype));
 }
 
 static int overlaps(uintptr_t alo, uintptr_t ahi, uintptr_t blo, uintptr_t bhi)
@@ -189,20 +190,21 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                        "ck_gemm_plan_execute: scale_d = %g; accepted: a nonzero number.",
                        (double)args->scale_d);
     uintptr_t dlo, dhi, lo, hi;
-    span(args->d, &p->d, p->m, p->n, &dlo, &dhi);
-    span(args->a, &p->a, p->m, p->k, &lo, &hi);
+    span(args->d, &p->d, p->batch, p->m, p->n, &dlo, &dhi);
+    span(args->a, &p->a, p->batch, p->m, p->k, &lo, &hi);
     if (overlaps(dlo, dhi, lo, hi))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: D overlaps A; D must not share memory with A, B "
                        "or bias.");
-    span(args->b, &p->b, p->k, p->n, &lo, &hi);
+    span(args->b, &p->b, p->batch, p->k, p->n, &lo, &hi);
     if (overlaps(dlo, dhi, lo, hi))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: D overlaps B; D must not share memory with A, B "
                        "or bias.");
     if (p->bias != CK_GEMM_BIAS_NONE) {
         lo = (uintptr_t)args->bias;
-        hi = lo + (uintptr_t)((p->bias == CK_GEMM_BIAS_ROW ? p->m : p->n) *
+        hi = lo + (uintptr_t)(((p->batch - 1) * p->bias_batch_stride +
+                               (p->bias == CK_GEMM_BIAS_ROW ? p->m : p->n)) *
                               ck_gemm_dtype_bytes(p->bias_dtype));
         if (overlaps(dlo, dhi, lo, hi))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -210,19 +212,22 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                            "A, B or bias.");
     }
     if (use_c && args->c != args->d) {
-        span(args->c, &p->c, p->m, p->n, &lo, &hi);
+        span(args->c, &p->c, p->batch, p->m, p->n, &lo, &hi);
         if (overlaps(dlo, dhi, lo, hi))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "ck_gemm_plan_execute: C overlaps D without being exactly D; C must "
                            "be D itself (same pointer, type, order and ld) or disjoint from it.");
     }
     if (use_c && args->c == args->d &&
-        (p->c.dtype != p->d.dtype || p->c.order != p->d.order || p->c.ld != p->d.ld))
+        (p->c.dtype != p->d.dtype || p->c.order != p->d.order || p->c.ld != p->d.ld ||
+         p->c.batch_stride != p->d.batch_stride))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_gemm_plan_execute: C aliases D but differs in type (%s vs %s), order "
-                       "or ld (%lld vs %lld); in-place C must match D exactly.",
+                       "ck_gemm_plan_execute: C aliases D but differs in type (%s vs %s), order, "
+                       "ld (%lld vs %lld) or batch stride (%lld vs %lld); in-place C must match D "
+                       "exactly.",
                        ck_dtype_name(p->c.dtype), ck_dtype_name(p->d.dtype), (long long)p->c.ld,
-                       (long long)p->d.ld);
+                       (long long)p->d.ld, (long long)p->c.batch_stride,
+                       (long long)p->d.batch_stride);
     return plan->family->launch(plan, args);
 }
 
@@ -254,6 +259,36 @@ static ck_status tensor_matrix(const char *name, const ck_tensor *t, int64_t row
     return CK_SUCCESS;
 }
 
+/* The matrix view of a rank-2 or rank-3 operand and its batch stride: a rank-3 tensor of
+ * `batch` matrices, or of one (leading extent 1) or a rank-2 tensor, broadcast (stride 0). */
+static ck_status batched_matrix(const char *name, const ck_tensor *t, int64_t batch, int64_t rows,
+                                int64_t cols, ck_gemm_matrix *m)
+{
+    ck_status st = ck_op_check_tensor(OP, name, t);
+    if (st)
+        return st;
+    if (t->rank != 3) {
+        if ((st = tensor_matrix(name, t, rows, cols, m)))
+            return st;
+        m->batch_stride = 0;
+        return CK_SUCCESS;
+    }
+    if (t->shape[0] != batch && t->shape[0] != 1)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": tensor %s is %s; expected %lld (or 1, broadcast) matrices of [%lld, "
+                          "%lld].",
+                       name, ck_op_tensor_str(t), (long long)batch, (long long)rows,
+                       (long long)cols);
+    ck_tensor v = *t;
+    v.rank = 2;
+    v.shape[0] = t->shape[1], v.shape[1] = t->shape[2];
+    v.strides[0] = t->strides[1], v.strides[1] = t->strides[2];
+    if ((st = tensor_matrix(name, &v, rows, cols, m)))
+        return st;
+    m->batch_stride = t->shape[0] == 1 ? 0 : t->strides[0];
+    return CK_SUCCESS;
+}
+
 ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const ck_tensor *c,
                   const ck_tensor *d, const ck_gemm_options *options)
 {
@@ -264,25 +299,33 @@ ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const
         ck_gemm_options_init(&def);
         options = &def;
     }
-    if (a->rank != 2 || b->rank != 2 || d->rank != 2)
+    int batched = d->rank == 3;
+    if ((a->rank != 2 && (!batched || a->rank != 3)) ||
+        (b->rank != 2 && (!batched || b->rank != 3)) || (d->rank != 2 && !batched))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": a, b and d must be rank-2 tensors (a %s, b %s, d %s).",
+                       OP ": a, b and d must be rank-2 tensors, or d rank 3 [batch, M, N] with a "
+                          "and b of rank 3 or 2 (broadcast) (a %s, b %s, d %s).",
                        ck_op_tensor_str(a), ck_op_tensor_str(b), ck_op_tensor_str(d));
-    int64_t m = a->shape[0], k = a->shape[1], n = b->shape[1];
-    if (b->shape[0] != k)
+    int ra = a->rank - 2, rb = b->rank - 2; /* index of the matrix dims */
+    int64_t batch = batched ? d->shape[0] : 1;
+    int64_t m = a->shape[ra], k = a->shape[ra + 1], n = b->shape[rb + 1];
+    if (b->shape[rb] != k)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": a %s and b %s do not chain: a's columns must equal b's rows.",
                        ck_op_tensor_str(a), ck_op_tensor_str(b));
-    if (m == 0 || n == 0)
+    if (m == 0 || n == 0 || batch == 0)
         return CK_SUCCESS;
     ck_gemm_problem p;
     ck_gemm_problem_init(&p);
     p.m = m;
     p.n = n;
     p.k = k;
+    p.batch = batch;
     ck_status st;
-    if ((st = tensor_matrix("a", a, m, k, &p.a)) || (st = tensor_matrix("b", b, k, n, &p.b)) ||
-        (st = tensor_matrix("d", d, m, n, &p.d)) || (c && (st = tensor_matrix("c", c, m, n, &p.c))))
+    if ((st = batched_matrix("a", a, batch, m, k, &p.a)) ||
+        (st = batched_matrix("b", b, batch, k, n, &p.b)) ||
+        (st = batched_matrix("d", d, batch, m, n, &p.d)) ||
+        (c && (st = batched_matrix("c", c, batch, m, n, &p.c))))
         return st;
     p.compute = options->compute;
     p.bias = options->bias ? options->bias_mode : CK_GEMM_BIAS_NONE;
@@ -291,13 +334,18 @@ ck_status ck_gemm(ck_context *ctx, const ck_tensor *a, const ck_tensor *b, const
         int64_t want = options->bias_mode == CK_GEMM_BIAS_ROW ? m : n;
         if ((st = ck_op_check_tensor(OP, "bias", bt)))
             return st;
-        if (options->bias_mode == CK_GEMM_BIAS_NONE || bt->rank != 1 || bt->shape[0] != want ||
-            (want > 1 && bt->strides[0] != 1))
+        int rv = bt->rank - 1; /* the vector's dim: rank 1, or rank 2 [batch or 1, len] */
+        if (options->bias_mode == CK_GEMM_BIAS_NONE || (bt->rank != 1 && bt->rank != 2) ||
+            (bt->rank == 2 && bt->shape[0] != batch && bt->shape[0] != 1) ||
+            bt->shape[rv] != want || (want > 1 && bt->strides[rv] != 1))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": bias %s with bias_mode %d; expected a contiguous vector of %lld "
-                              "(M for CK_GEMM_BIAS_ROW, N for CK_GEMM_BIAS_COL).",
-                           ck_op_tensor_str(bt), (int)options->bias_mode, (long long)want);
+                              "(M for CK_GEMM_BIAS_ROW, N for CK_GEMM_BIAS_COL), or [%lld, %lld] "
+                              "for one per batch.",
+                           ck_op_tensor_str(bt), (int)options->bias_mode, (long long)want,
+                           (long long)batch, (long long)want);
         p.bias_dtype = bt->dtype;
+        p.bias_batch_stride = bt->rank == 2 && bt->shape[0] > 1 ? bt->strides[0] : 0;
     }
     p.activation = options->activation;
     p.epilogue = options->epilogue;

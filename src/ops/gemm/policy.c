@@ -73,9 +73,15 @@ void ck_gemm_tuning_problem_key(const ck_gemm_prob *prob, char *buf, size_t size
     if (prob->has_c)
         matrix_key(c, sizeof c, "c", &p->c);
     matrix_key(d, sizeof d, "d", &p->d);
-    snprintf(buf, size, "m=%lld,n=%lld,k=%lld,%s,%s,%s,%s,compute=%d,bias=%d,act=%d,epi=%d",
-             (long long)p->m, (long long)p->n, (long long)p->k, a, b, c, d, (int)p->compute,
-             (int)p->bias, (int)p->activation, prob->has_epi ? prob->epi.count : 0);
+    int len =
+        snprintf(buf, size, "m=%lld,n=%lld,k=%lld,%s,%s,%s,%s,compute=%d,bias=%d,act=%d,epi=%d",
+                 (long long)p->m, (long long)p->n, (long long)p->k, a, b, c, d, (int)p->compute,
+                 (int)p->bias, (int)p->activation, prob->has_epi ? prob->epi.count : 0);
+    /* batched problems: the count and the strides (unbatched keys stay as they were) */
+    if (p->batch > 1 && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, ",batch=%lld,sa=%lld,sb=%lld,sc=%lld,sd=%lld",
+                 (long long)p->batch, (long long)p->a.batch_stride, (long long)p->b.batch_stride,
+                 (long long)p->c.batch_stride, (long long)p->d.batch_stride);
 }
 
 /* The tuning table's instance for this problem and device (by name), if any. */
@@ -109,7 +115,7 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
 {
     const ck_gemm_problem *p = &prob->p;
     double tm = ceil((double)p->m / in->tile_m), tn = ceil((double)p->n / in->tile_n);
-    double tiles = tm * tn;
+    double tiles = tm * tn * (double)p->batch;
     double slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
     double waves = tiles / slots;
     double wave_eff = waves / ceil(waves);

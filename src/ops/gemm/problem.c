@@ -23,6 +23,7 @@ void ck_gemm_problem_init(ck_gemm_problem *p)
     p->bias_dtype = CK_DTYPE_F32;
     p->activation = CK_GEMM_ACT_NONE;
     p->epilogue = NULL;
+    p->batch = 1;
 }
 
 void ck_gemm_args_init(ck_gemm_args *args)
@@ -98,6 +99,111 @@ static ck_status check_matrix(const char *name, ck_gemm_matrix *mat, int64_t row
                        OP ": matrix %s (%lld x %lld, ld %lld) spans more bytes than a 64-bit "
                           "offset can address.",
                        name, (long long)rows, (long long)cols, (long long)mat->ld);
+    return CK_SUCCESS;
+}
+
+/* Elements from the first to one past the last element of a rows x cols matrix. */
+static double matrix_extent(const ck_gemm_matrix *mat, int64_t rows, int64_t cols)
+{
+    int64_t contig = mat->order == CK_GEMM_ROW_MAJOR ? cols : rows;
+    int64_t lines = mat->order == CK_GEMM_ROW_MAJOR ? rows : cols;
+    return (double)(lines - 1) * (double)mat->ld + (double)contig;
+}
+
+/* The batch stride of a matrix: >= 0, and all batches within 64-bit byte offsets. */
+static ck_status check_batch_stride(const char *name, const ck_gemm_matrix *mat, int64_t batch,
+                                    int64_t rows, int64_t cols)
+{
+    if (mat->batch_stride < 0)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": matrix %s has batch stride %lld; accepted: >= 0 elements (0 "
+                          "broadcasts one matrix to every batch).",
+                       name, (long long)mat->batch_stride);
+    double bytes =
+        ((double)(batch - 1) * (double)mat->batch_stride + matrix_extent(mat, rows, cols)) *
+        ck_gemm_dtype_bytes(mat->dtype);
+    if (mat->batch_stride > (INT64_C(1) << 48) || bytes > 4.0e18)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": matrix %s's %lld batches of stride %lld span more bytes than a "
+                          "64-bit offset can address.",
+                       name, (long long)batch, (long long)mat->batch_stride);
+    return CK_SUCCESS;
+}
+
+/* 1 when the batch x lines x contig elements of D (strides batch_stride, ld, 1) are distinct:
+ * sorted by stride, each stride passes the farthest element reachable through the smaller
+ * ones (disjoint batch ranges, or batches interleaved between the lines). */
+static int batches_disjoint(const ck_gemm_matrix *mat, int64_t batch, int64_t rows, int64_t cols)
+{
+    int64_t contig = mat->order == CK_GEMM_ROW_MAJOR ? cols : rows;
+    int64_t lines = mat->order == CK_GEMM_ROW_MAJOR ? rows : cols;
+    double st[3] = {1.0, (double)mat->ld, (double)mat->batch_stride};
+    double ext[3] = {(double)contig, (double)lines, (double)batch};
+    for (int i = 1; i < 3; ++i) /* insertion sort by stride (3 dims) */
+        for (int j = i; j > 0 && st[j] < st[j - 1]; --j) {
+            double t = st[j];
+            st[j] = st[j - 1];
+            st[j - 1] = t;
+            t = ext[j];
+            ext[j] = ext[j - 1];
+            ext[j - 1] = t;
+        }
+    double reach = 0; /* farthest offset through the dims sorted so far */
+    for (int i = 0; i < 3; ++i) {
+        if (ext[i] > 1 && st[i] <= reach)
+            return 0;
+        reach += st[i] * (ext[i] - 1);
+    }
+    return 1;
+}
+
+static ck_status check_batch(ck_gemm_problem *p, int has_c)
+{
+    if (p->batch < 1 || p->batch > INT32_MAX)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": batch = %lld; accepted: 1 to %d (ck_gemm_problem_init sets 1).",
+                       (long long)p->batch, INT32_MAX);
+    if (p->batch == 1) { /* one product: the strides mean nothing (and key nothing) */
+        p->a.batch_stride = p->b.batch_stride = p->c.batch_stride = p->d.batch_stride = 0;
+        p->bias_batch_stride = 0;
+        return CK_SUCCESS;
+    }
+    /* the partitioners count batch x tiles of at least 16 x 16 with 32 bits */
+    if ((double)((p->m + 15) / 16) * (double)((p->n + 15) / 16) * (double)p->batch >
+        (double)INT32_MAX)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": %lld batches of m = %lld by n = %lld make more output tiles than a "
+                          "32-bit tile index can count; split the batch.",
+                       (long long)p->batch, (long long)p->m, (long long)p->n);
+    ck_status st;
+    if ((st = check_batch_stride("A", &p->a, p->batch, p->m, p->k)) ||
+        (st = check_batch_stride("B", &p->b, p->batch, p->k, p->n)) ||
+        (st = check_batch_stride("D", &p->d, p->batch, p->m, p->n)) ||
+        (has_c && (st = check_batch_stride("C", &p->c, p->batch, p->m, p->n))))
+        return st;
+    if (!has_c)
+        p->c.batch_stride = 0;
+    if (p->d.batch_stride == 0)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": D has batch stride 0 with batch = %lld: every batch would write the "
+                          "same matrix; accepted: a stride that keeps D's batches apart (e.g. "
+                          "m * n for packed D).",
+                       (long long)p->batch);
+    if (!batches_disjoint(&p->d, p->batch, p->m, p->n))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": D's batches overlap (batch stride %lld with %lld x %lld, %s, ld "
+                          "%lld): batches would write the same elements; accepted: a stride of "
+                          "at least %.0f (or batches interleaved between D's lines).",
+                       (long long)p->d.batch_stride, (long long)p->m, (long long)p->n,
+                       order_name(p->d.order), (long long)p->d.ld,
+                       matrix_extent(&p->d, p->m, p->n));
+    if (p->bias == CK_GEMM_BIAS_NONE)
+        p->bias_batch_stride = 0;
+    else if (p->bias_batch_stride < 0 || p->bias_batch_stride > (INT64_C(1) << 48))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": bias batch stride %lld; accepted: 0 (one bias for every batch) up "
+                          "to 2^48 elements.",
+                       (long long)p->bias_batch_stride);
     return CK_SUCCESS;
 }
 
@@ -181,6 +287,8 @@ ck_status ck_gemm_prob_make(const ck_gemm_problem *problem, ck_gemm_prob *prob)
         return st;
     if (!has_c)
         p.c.ld = 0;
+    if ((st = check_batch(&p, has_c)))
+        return st;
     if (p.epilogue) {
         if ((st = ck_ew_check(p.epilogue, 1)))
             return ck_fail_context(st, OP ": the epilogue program (one input, x0 = the value)");

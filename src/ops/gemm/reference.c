@@ -182,14 +182,38 @@ double ck_gemm_reference_value(const ck_gemm_prob *prob, const ck_gemm_args *h, 
     return v;
 }
 
+static const void *moved(const void *ptr, ck_dtype t, int64_t elems)
+{
+    return ptr ? (const char *)ptr + elems * ck_gemm_dtype_bytes(t) : NULL;
+}
+
+void ck_gemm_args_batch(const ck_gemm_prob *prob, const ck_gemm_args *args, int64_t b,
+                        ck_gemm_args *out)
+{
+    const ck_gemm_problem *p = &prob->p;
+    *out = *args;
+    out->a = moved(args->a, p->a.dtype, b * p->a.batch_stride);
+    out->b = moved(args->b, p->b.dtype, b * p->b.batch_stride);
+    if (prob->has_c)
+        out->c = moved(args->c, p->c.dtype, b * p->c.batch_stride);
+    out->d = (void *)moved(args->d, p->d.dtype, b * p->d.batch_stride);
+    if (p->bias != CK_GEMM_BIAS_NONE)
+        out->bias = moved(args->bias, p->bias_dtype, b * p->bias_batch_stride);
+}
+
 ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *h)
 {
     if (!prob || !h || !h->a || !h->b || !h->d)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_gemm_reference: NULL argument.");
     const ck_gemm_problem *p = &prob->p;
-    for (int64_t i = 0; i < p->m; ++i)
-        for (int64_t j = 0; j < p->n; ++j)
-            store(h->d, p->d.dtype, at(&p->d, i, j), ck_gemm_reference_value(prob, h, i, j, NULL));
+    for (int64_t b = 0; b < p->batch; ++b) {
+        ck_gemm_args hb;
+        ck_gemm_args_batch(prob, h, b, &hb);
+        for (int64_t i = 0; i < p->m; ++i)
+            for (int64_t j = 0; j < p->n; ++j)
+                store(hb.d, p->d.dtype, at(&p->d, i, j),
+                      ck_gemm_reference_value(prob, &hb, i, j, NULL));
+    }
     return CK_SUCCESS;
 }
 

@@ -151,7 +151,7 @@ static int sm80_instances(const ck_gemm_prob *prob, const ck_device_props *props
         if ((size_t)stage_bytes(prob, &in) * (size_t)in.stages > props->max_shared_per_block)
             continue;
         double tiles = (double)((prob->p.m + in.tile_m - 1) / in.tile_m) *
-                       (double)((prob->p.n + in.tile_n - 1) / in.tile_n);
+                       (double)((prob->p.n + in.tile_n - 1) / in.tile_n) * (double)prob->p.batch;
         if (tiles > 2147483647.0)
             continue;
         out[n++] = in;
@@ -204,7 +204,7 @@ static ck_status sm80_prepare(ck_gemm_plan *plan)
     long long tm = (prob->p.m + in->tile_m - 1) / in->tile_m;
     long long tn = (prob->p.n + in->tile_n - 1) / in->tile_n;
     memset(&plan->launch, 0, sizeof plan->launch);
-    plan->launch.grid[0] = (unsigned)(tm * tn);
+    plan->launch.grid[0] = (unsigned)(tm * tn * prob->p.batch); /* batch x tiles, one axis */
     plan->launch.grid[1] = plan->launch.grid[2] = 1;
     plan->launch.block[0] = (unsigned)(in->warps_m * in->warps_n * 32);
     plan->launch.block[1] = plan->launch.block[2] = 1;
@@ -212,9 +212,9 @@ static ck_status sm80_prepare(ck_gemm_plan *plan)
     plan->align_a = ck_gemm_copy_vec(prob, 0) ? 16 : (unsigned)ck_gemm_dtype_bytes(prob->p.a.dtype);
     plan->align_b = ck_gemm_copy_vec(prob, 1) ? 16 : (unsigned)ck_gemm_dtype_bytes(prob->p.b.dtype);
     /* the generated windows may pair two consecutive elements when ld allows it */
-    int dd = ck_gemm_ld_div(prob->p.d.ld) >= 2 ? 2 : 1;
+    int dd = ck_gemm_matrix_div(&prob->p.d) >= 2 ? 2 : 1;
     plan->align_d = (unsigned)(dd * ck_gemm_dtype_bytes(prob->p.d.dtype));
-    int cd = prob->has_c && ck_gemm_ld_div(prob->p.c.ld) >= 2 ? 2 : 1;
+    int cd = prob->has_c && ck_gemm_matrix_div(&prob->p.c) >= 2 ? 2 : 1;
     plan->align_c = prob->has_c ? (unsigned)(cd * ck_gemm_dtype_bytes(prob->p.c.dtype)) : 1;
     return CK_SUCCESS;
 }
@@ -241,6 +241,13 @@ void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_g
     ka->tiles_m = (int)((p->m + plan->inst.tile_m - 1) / plan->inst.tile_m);
     ka->tiles_n = (int)((p->n + plan->inst.tile_n - 1) / plan->inst.tile_n);
     ka->k_tiles = (int)((p->k + plan->inst.tile_k - 1) / plan->inst.tile_k);
+    ka->k_splits = 1;
+    ka->batch = (int)p->batch;
+    ka->batch_a = p->a.batch_stride;
+    ka->batch_b = p->b.batch_stride;
+    ka->batch_c = plan->prob.has_c ? p->c.batch_stride : 0;
+    ka->batch_d = p->d.batch_stride;
+    ka->batch_bias = p->bias_batch_stride;
 }
 
 static ck_status sm80_launch(ck_gemm_plan *plan, const ck_gemm_args *args)

@@ -2,6 +2,8 @@
  * The sm_80 GEMM pipeline (family 80): cp.async multistage global -> shared, ldmatrix (or
  * plain shared loads where ldmatrix cannot gather the fragment), mma.sync; the epilogue is
  * generated (gemm_epilogue, epilogue.c). Runs unchanged on sm_80, sm_89, sm_90 and the emulator.
+ * Strided batches (GEMM_BATCHED): one block per (batch, tile), the batch the slow index of
+ * blockIdx.x; A and B move by their batch strides, the epilogue moves C, D and bias.
  *
  * Included after the GEMM_* defines of the parameter table (params.c) and the generated
  * epilogue. Shared memory per stage and operand: its tile in the global matrix's own order,
@@ -260,11 +262,16 @@ CK_DEVICE void gemm_frags(unsigned (*a)[4], unsigned (*b)[2], const unsigned cha
     }
 }
 
-/* The block's output tile: groups of GEMM_GROUP tile rows walked along M, then the next column
- * of the group, so that the blocks resident together share B's columns and A's band in L2. */
-CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *m0, long long *n0)
+/* The block's output tile: blocks walk batch after batch (the grid is batch x tiles along x);
+ * within a batch, groups of GEMM_GROUP tile rows walked along M, then the next column of the
+ * group, so that the blocks resident together share B's columns and A's band in L2. */
+CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *batch, long long *m0,
+                                long long *n0)
 {
-    long long t = ck_block_idx_x(), width = (long long)GEMM_GROUP * ka->tiles_n;
+    long long t = ck_block_idx_x(), per = (long long)ka->tiles_m * ka->tiles_n;
+    long long width = (long long)GEMM_GROUP * ka->tiles_n;
+    *batch = t / per;
+    t %= per;
     long long first = t / width * GEMM_GROUP, r = t % width;
     long long rows = ka->tiles_m - first < GEMM_GROUP ? ka->tiles_m - first : GEMM_GROUP;
     *m0 = (first + r % rows) * GEMM_TILE_M;
@@ -281,13 +288,17 @@ CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *m0, long lon
  * block per output tile. Fragments of k-slice ks + 1 are read from shared memory while the
  * mma of ks run; one block barrier per k-tile, before its last slice, both makes k-tile kt + 1
  * visible and frees the slot of kt - 1 for the copies issued at the next k-tile's first slice. */
-CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
+CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     int tid = ck_thread_linear(), warp = tid / 32, lane = tid % 32;
     int wm = warp / GEMM_WARPS_N, wn = warp % GEMM_WARPS_N;
-    long long m0, n0;
-    gemm_tile_origin(&ka, &m0, &n0);
+    long long batch, m0, n0;
+    gemm_tile_origin(&ka, &batch, &m0, &n0);
+#if GEMM_BATCHED /* this batch's A and B (the epilogue moves C, D and bias itself) */
+    ka.a = (const unsigned char *)ka.a + batch * ka.batch_a * GEMM_A_ES;
+    ka.b = (const unsigned char *)ka.b + batch * ka.batch_b * GEMM_B_ES;
+#endif
     GEMM_ACC_T acc[GEMM_NREG];
     CK_UNROLL for (int i = 0; i < GEMM_NREG; ++i) acc[i] = 0;
     unsigned a[2][GEMM_MI][4], b[2][GEMM_NI][2];
@@ -328,7 +339,7 @@ CK_DEVICE void gemm_sm80_main(const ck_gemm_kargs ka)
         next = next == GEMM_STAGES - 1 ? 0 : next + 1;
         write = write == GEMM_STAGES - 1 ? 0 : write + 1;
     }
-    gemm_epilogue(acc, &ka, m0, n0);
+    gemm_epilogue(acc, &ka, batch, m0, n0);
 }
 
 #endif

@@ -103,6 +103,16 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
                       "the sm90 family loads with TMA, which needs leading dimensions of a "
                       "multiple of 16 bytes; B's is %lld elements of %lld bytes.",
                       (long long)p->b.ld, eb);
+    if (p->batch > 1) {
+        const ck_gemm_matrix *ms[2] = {&p->a, &p->b};
+        for (int i = 0; i < 2; ++i)
+            if ((ms[i]->batch_stride * eb) % 16 != 0 || ms[i]->batch_stride * eb >= (1LL << 40))
+                return refuse(reason, reason_size,
+                              "the sm90 family loads batches with 3-D TMA boxes, which need a "
+                              "batch stride of a multiple of 16 bytes below 2^40 bytes (or 0); "
+                              "%s's is %lld elements of %lld bytes.",
+                              i ? "B" : "A", (long long)ms[i]->batch_stride, eb);
+    }
     if (prob->scalar_copy)
         return refuse(reason, reason_size,
                       "the sm90 family loads with TMA, which needs 16-byte aligned A and B; "
@@ -117,15 +127,17 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
     return 1;
 }
 
-/* D is stored through shared memory and TMA: 16-bit, row-major, rows of a multiple of 16 bytes
- * (a TMA store writes whole 16-byte chunks of a row, so N must not end inside one), alpha
- * only (no C, bias, activation or program: those go through the generated epilogue). */
+/* D is stored through shared memory and TMA: 16-bit, row-major, rows (and batches) of a
+ * multiple of 16 bytes (a TMA store writes whole 16-byte chunks of a row, so N must not end
+ * inside one), alpha only (no C, bias, activation or program: those go through the generated
+ * epilogue). ck_gemm_matrix_div covers ld and the batch stride: the key has it. */
 static int tma_store(const ck_gemm_prob *prob)
 {
     const ck_gemm_problem *p = &prob->p;
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
-           p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && p->d.ld % 8 == 0 && !prob->has_c &&
-           p->bias == CK_GEMM_BIAS_NONE && p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
+           p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && ck_gemm_matrix_div(&p->d) >= 8 &&
+           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && p->bias == CK_GEMM_BIAS_NONE &&
+           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
 }
 
 /* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
@@ -138,7 +150,8 @@ double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, i
                              int split, int slots)
 {
     const ck_gemm_problem *p = &prob->p;
-    double tiles = (double)((p->m + tile_m - 1) / tile_m) * (double)((p->n + tile_n - 1) / tile_n);
+    double tiles = (double)((p->m + tile_m - 1) / tile_m) * (double)((p->n + tile_n - 1) / tile_n) *
+                   (double)p->batch;
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
@@ -151,7 +164,7 @@ double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, i
      * epilogue's registers exceed ptxas's 168 (launch bounds of 384 threads): it spills */
     if (tile_n >= 256 && !tma_store(prob))
         time *= 1.25;
-    double ideal = (double)p->m * (double)p->n * (double)p->k /
+    double ideal = (double)p->batch * (double)p->m * (double)p->n * (double)p->k /
                    ((double)(slots > 0 ? slots : 1) * 128.0 * 256.0 * tile_k);
     return ideal / time;
 }
@@ -181,7 +194,7 @@ double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, 
     double e = ck_gemm_sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
     const ck_gemm_problem *p = &prob->p;
     double tiles = (double)((p->m + in->tile_m - 1) / in->tile_m) *
-                   (double)((p->n + in->tile_n - 1) / in->tile_n);
+                   (double)((p->n + in->tile_n - 1) / in->tile_n) * (double)p->batch;
     if (c_parts(in) == 2 && tma_store(prob))
         e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
     if (in->cluster > 1)
@@ -361,8 +374,8 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     cfg->block[1] = cfg->block[2] = 1;
     cfg->grid[1] = cfg->grid[2] = 1;
     cfg->dynamic_shared_bytes = shared_bytes(&plan->prob, in);
-    long long tiles =
-        ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n);
+    long long tiles = ((p->m + in->tile_m - 1) / in->tile_m) *
+                      ((p->n + in->tile_n - 1) / in->tile_n) * p->batch; /* of every batch */
     long long k_tiles = (p->k + in->tile_k - 1) / in->tile_k;
     int splits = in->split_k > 1 ? in->split_k : 1;
     if (splits > k_tiles)
@@ -371,7 +384,7 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     /* work units: (tile, K range); with clusters, cluster tiles of `cl` tile rows */
     long long units = cl > 1
                           ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
-                                ((p->n + in->tile_n - 1) / in->tile_n)
+                                ((p->n + in->tile_n - 1) / in->tile_n) * p->batch
                           : tiles * splits;
     if (cl > 1)
         cfg->cluster[0] = (unsigned)cl, cfg->cluster[1] = cfg->cluster[2] = 1;
@@ -409,10 +422,22 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     return CK_SUCCESS;
 }
 
+/* The batch dimension of a batched problem's map: `batch` matrices `stride` elements apart, or
+ * one (broadcast, stride 0: the kernel reads batch 0; TMA wants a nonzero stride). */
+static void batch_dim(ck_tensor_map_desc *d, long long batch, long long stride)
+{
+    d->rank = 3;
+    d->dims[2] = (uint64_t)(stride ? batch : 1);
+    d->strides[1] = stride ? (uint64_t)stride * d->elem_bytes : d->strides[0];
+    d->box[2] = 1;
+    d->elem_strides[2] = 1;
+}
+
 /* The map of an operand: `kmajor` rows of `mn` elements ... K contiguous: dims (K, MN), one
- * box of TILE_K x rows; else dims (MN, K), boxes of 64 x TILE_K. */
-static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matrix *mat, int kmajor,
-                             long long mn, long long k, int rows, int tile_k, ck_tensor_map *map)
+ * box of TILE_K x rows; else dims (MN, K), boxes of 64 x TILE_K; batched: (.., .., batch). */
+static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matrix *mat,
+                             long long batch, int kmajor, long long mn, long long k, int rows,
+                             int tile_k, ck_tensor_map *map)
 {
     ck_tensor_map_desc d;
     memset(&d, 0, sizeof d);
@@ -426,6 +451,8 @@ static ck_status operand_map(ck_device *dev, const void *ptr, const ck_gemm_matr
     d.box[1] = kmajor ? (uint32_t)rows : (uint32_t)tile_k;
     d.elem_strides[0] = d.elem_strides[1] = 1;
     d.swizzle = 3; /* 128-byte */
+    if (batch > 1)
+        batch_dim(&d, batch, mat->batch_stride);
     return ck_tensor_map_create(dev, &d, map);
 }
 
@@ -439,15 +466,15 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ck_status st = CK_SUCCESS;
     if (s->a != args->a) {
         s->a = NULL;
-        st = operand_map(dev, args->a, &p->a, prob->a_kmajor, p->m, p->k, in->tile_m, in->tile_k,
-                         &s->ta);
+        st = operand_map(dev, args->a, &p->a, p->batch, prob->a_kmajor, p->m, p->k, in->tile_m,
+                         in->tile_k, &s->ta);
         if (st)
             return st;
         s->a = args->a;
     }
     if (s->b != args->b) {
         s->b = NULL;
-        st = operand_map(dev, args->b, &p->b, prob->b_kmajor, p->n, p->k,
+        st = operand_map(dev, args->b, &p->b, p->batch, prob->b_kmajor, p->n, p->k,
                          in->tile_n / (in->cluster > 1 ? in->cluster : 1), in->tile_k, &s->tb);
         if (st)
             return st;
@@ -464,6 +491,8 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
             d.box[0] = 64, d.box[1] = 64;
             d.elem_strides[0] = d.elem_strides[1] = 1;
             d.swizzle = 3;
+            if (p->batch > 1)
+                batch_dim(&d, p->batch, p->d.batch_stride);
             st = ck_tensor_map_create(dev, &d, &s->td);
             if (st)
                 return st;

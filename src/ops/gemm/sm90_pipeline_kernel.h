@@ -14,7 +14,8 @@
  * tile rows of one tile column: each loads its A and half of the common B tile, multicast into
  * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of
  * ka->k_splits ranges of a tile's K steps, and the splits' partial sums meet in a workspace
- * (sm90_split_reduce).
+ * (sm90_split_reduce). Strided batches (GEMM_BATCHED): the units run over batch x tiles (x splits),
+ * the tensor maps are 3-D with the batch outermost, and the epilogue writes the unit's batch of D.
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -61,17 +62,29 @@
 #define SM90_MMA(acc, da, db, sd) SM90_F8(GEMM_TILE_N, e5m2, e5m2, acc, da, db, sd)
 #endif
 
-/* Work unit u of the persistent grid: tile u / splits, K tiles [*k0, *k1) of split u % splits
- * (without split-K, unit = tile and the whole K). */
-CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, int u, int *k0, int *k1)
+/* Tiles of one batch's output (cluster tiles with clusters: GEMM_CLUSTER tile rows). */
+CK_DEVICE int sm90_tiles(const ck_gemm_kargs *ka)
+{
+    return (ka->tiles_m + GEMM_CLUSTER - 1) / GEMM_CLUSTER * ka->tiles_n;
+}
+
+/* Work unit u of the persistent grid, units ordered (batch, tile, split): returns the tile of
+ * batch *batch, and K tiles [*k0, *k1) of split u % splits (without split-K, the whole K). */
+CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, int u, int *batch, int *k0, int *k1)
 {
 #if GEMM_SPLIT_K
     int s = u % ka->k_splits;
     *k0 = (int)((long long)ka->k_tiles * s / ka->k_splits);
     *k1 = (int)((long long)ka->k_tiles * (s + 1) / ka->k_splits);
-    return u / ka->k_splits;
+    u /= ka->k_splits;
 #else
     *k0 = 0, *k1 = ka->k_tiles;
+#endif
+#if GEMM_BATCHED
+    *batch = u / sm90_tiles(ka);
+    return u % sm90_tiles(ka);
+#else
+    *batch = 0;
     return u;
 #endif
 }
@@ -79,11 +92,24 @@ CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, int u, int *k0, int *k1)
 CK_DEVICE int sm90_units(const ck_gemm_kargs *ka)
 {
 #if GEMM_SPLIT_K
-    return ka->tiles_m * ka->tiles_n * ka->k_splits;
+    return sm90_tiles(ka) * ka->batch * ka->k_splits;
 #else
-    return (ka->tiles_m + GEMM_CLUSTER - 1) / GEMM_CLUSTER * ka->tiles_n;
+    return sm90_tiles(ka) * ka->batch;
 #endif
 }
+
+/* TMA boxes: batched problems have 3-D maps (the batch the outer dimension, its stride the
+ * batch stride; a broadcast operand's map has one batch, read at 0). */
+#if GEMM_BATCHED
+#define SM90_TMA_LOAD(s, map, bar, x, y, z) ck_tma_load_3d(s, map, bar, x, y, z)
+#define SM90_TMA_LOAD_MC(s, map, bar, x, y, z, mc)                                                 \
+    ck_tma_load_3d_multicast(s, map, bar, x, y, z, mc)
+#define SM90_TMA_STORE(map, s, x, y, z) ck_tma_store_3d(map, s, x, y, z)
+#else
+#define SM90_TMA_LOAD(s, map, bar, x, y, z)        ck_tma_load_2d(s, map, bar, x, y)
+#define SM90_TMA_LOAD_MC(s, map, bar, x, y, z, mc) ck_tma_load_2d_multicast(s, map, bar, x, y, mc)
+#define SM90_TMA_STORE(map, s, x, y, z)            ck_tma_store_2d(map, s, x, y)
+#endif
 
 #if GEMM_SPLIT_K && GEMM_CLUSTER > 1
 #error "split-K and clusters are not combined"
@@ -115,16 +141,17 @@ CK_DEVICE int sm90_step(void)
     return (int)ck_grid_dim_x() / GEMM_CLUSTER;
 }
 
-/* The operand tile `rows` x TILE_K at (mn0, k0) of a matrix whose map is `map`: one box when
- * K is contiguous, else boxes of 64 rows (M or N contiguous). */
+/* The operand tile `rows` x TILE_K at (mn0, k0) of batch bz of a matrix whose map is `map`:
+ * one box when K is contiguous, else boxes of 64 rows (M or N contiguous). */
 CK_DEVICE void sm90_load(unsigned char *smem, const ck_tensor_map *map, unsigned long long *bar,
-                         int kmajor, int rows, int mn0, int k0)
+                         int kmajor, int rows, int mn0, int k0, int bz)
 {
+    (void)bz;
     if (kmajor) {
-        ck_tma_load_2d(smem, map, bar, k0, mn0);
+        SM90_TMA_LOAD(smem, map, bar, k0, mn0, bz);
     } else {
         for (int j = 0; j < rows / SM90_BOX_MN; ++j)
-            ck_tma_load_2d(smem + j * SM90_BOX_BYTES, map, bar, mn0 + j * SM90_BOX_MN, k0);
+            SM90_TMA_LOAD(smem + j * SM90_BOX_BYTES, map, bar, mn0 + j * SM90_BOX_MN, k0, bz);
     }
 }
 
@@ -132,22 +159,22 @@ CK_DEVICE void sm90_load(unsigned char *smem, const ck_tensor_map *map, unsigned
  * its 1 / GEMM_CLUSTER of the rows and multicasts them (one box of TILE_N / GEMM_CLUSTER rows
  * when K is contiguous; else its share of the 64-row boxes). */
 CK_DEVICE void sm90_load_b_shared(unsigned char *smem, const ck_tensor_map *map,
-                                  unsigned long long *bar, int n0, int k0)
+                                  unsigned long long *bar, int n0, int k0, int bz)
 {
+    (void)bz;
 #if GEMM_CLUSTER > 1
     const int part = GEMM_TILE_N / GEMM_CLUSTER;
     const unsigned short all = (unsigned short)((1u << GEMM_CLUSTER) - 1u);
     int r = (int)ck_cluster_ctarank();
     if (GEMM_B_KMAJOR) {
-        ck_tma_load_2d_multicast(smem + r * part * SM90_ROW_BYTES, map, bar, k0, n0 + r * part,
-                                 all);
+        SM90_TMA_LOAD_MC(smem + r * part * SM90_ROW_BYTES, map, bar, k0, n0 + r * part, bz, all);
     } else {
         for (int j = r * part / SM90_BOX_MN; j < (r + 1) * part / SM90_BOX_MN; ++j)
-            ck_tma_load_2d_multicast(smem + j * SM90_BOX_BYTES, map, bar, n0 + j * SM90_BOX_MN, k0,
-                                     all);
+            SM90_TMA_LOAD_MC(smem + j * SM90_BOX_BYTES, map, bar, n0 + j * SM90_BOX_MN, k0, bz,
+                             all);
     }
 #else
-    sm90_load(smem, map, bar, GEMM_B_KMAJOR, GEMM_TILE_N, n0, k0);
+    sm90_load(smem, map, bar, GEMM_B_KMAJOR, GEMM_TILE_N, n0, k0, bz);
 #endif
 }
 
@@ -172,8 +199,10 @@ CK_DEVICE unsigned long long sm90_desc(const unsigned char *tile, int kmajor, in
  * stage of the ring). One thread issues the stores; before ctile is written again it waits
  * until they have read it. */
 CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const ck_tensor_map *td,
-                               unsigned char *ctile, unsigned wg, long long m0, long long n0)
+                               unsigned char *ctile, unsigned wg, int batch, long long m0,
+                               long long n0)
 {
+    (void)batch;
     unsigned t = ck_warpgroup_thread(), w = t / 32, g = (t % 32) / 4, q = t % 4;
     CK_UNROLL for (int part = 0; part < GEMM_C_PARTS; ++part)
     {
@@ -195,8 +224,8 @@ CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const 
         ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
         if (t == 0) {
             for (int b = 0; b < SM90_C_COLS / SM90_BOX_MN; ++b)
-                ck_tma_store_2d(td, ctile + b * SM90_BOX_BYTES,
-                                (int)n0 + part * SM90_C_COLS + b * SM90_BOX_MN, (int)m0);
+                SM90_TMA_STORE(td, ctile + b * SM90_BOX_BYTES,
+                               (int)n0 + part * SM90_C_COLS + b * SM90_BOX_MN, (int)m0, batch);
             ck_tma_store_commit();
         }
     }
@@ -207,8 +236,9 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
 {
     ck_ring_pos pos = ck_ring_start();
     for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
-        int tm, tn, k0, k1;
-        sm90_tile(ka, sm90_unit(ka, u, &k0, &k1), &tm, &tn);
+        int tm, tn, k0, k1, batch;
+        sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
+        int ba = ka->batch_a ? batch : 0, bb = ka->batch_b ? batch : 0; /* 0: broadcast */
         for (int kt = k0; kt < k1; ++kt, ck_ring_next(ring, &pos)) {
             unsigned char *a = stages + pos.slot * SM90_STAGE, *b = a + SM90_A_BYTES;
 #if GEMM_CLUSTER > 1
@@ -217,8 +247,9 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
             ck_ring_acquire(ring, pos);
 #endif
             unsigned long long *full = ck_ring_expect(ring, pos, SM90_STAGE);
-            sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M, kt * GEMM_TILE_K);
-            sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K);
+            sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M, kt * GEMM_TILE_K,
+                      ba);
+            sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K, bb);
         }
     }
 }
@@ -280,8 +311,8 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
     ck_ring_pos pos = ck_ring_start(), prev = pos;
     (void)flags;
     for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
-        int tm, tn, k0, k1;
-        sm90_tile(ka, sm90_unit(ka, u, &k0, &k1), &tm, &tn);
+        int tm, tn, k0, k1, batch;
+        sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
         for (int kt = k0; kt < k1; ++kt) {
             const unsigned char *a = stages + pos.slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
             const unsigned char *b = stages + pos.slot * SM90_STAGE + SM90_A_BYTES;
@@ -308,10 +339,10 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
 #endif
 #if GEMM_TMA_STORE
         sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg,
-                        (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
+                        batch, (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
 #else
         (void)td;
-        gemm_epilogue(acc, ka, (long long)tm * GEMM_TILE_M, (long long)tn * GEMM_TILE_N);
+        gemm_epilogue(acc, ka, batch, (long long)tm * GEMM_TILE_M, (long long)tn * GEMM_TILE_N);
 #endif
     }
 #if GEMM_TMA_STORE
