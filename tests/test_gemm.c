@@ -157,7 +157,7 @@ static void test_instances_8warp(void)
     } v[] = {{CK_DTYPE_BF16, CK_DTYPE_F32, R, C},
              {CK_DTYPE_F16, CK_DTYPE_F16, C, R}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
-        gcase c = gc_base(135, 260, 9 * 64 + 5, v[i].t, v[i].d);
+        gcase c = gc_base(135, 260, 5 * 64 + 5, v[i].t, v[i].d);
         c.ao = v[i].ao;
         c.bo = v[i].bo;
         ck_gemm_problem p;
