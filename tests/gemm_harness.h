@@ -35,6 +35,10 @@ typedef struct gcase {
     const char *want; /* with instance -2: only candidates whose name contains this */
     int split;        /* > 1: family 90's 128 x 128 instance with K split this many ways (built
                          here: the policy offers a split only where its model gains) */
+    /* multi-D extras: nx of x[] (op, broadcast, dtype, order; ld 0: packed + pad); batched:
+     * batch stride lines * ld (or the vector's length) + gap, or 0 with bcast bit 4 */
+    int nx;
+    ck_gemm_extra x[CK_GEMM_MAX_EXTRAS];
 } gcase;
 
 static ck_context *g_ctx;
@@ -115,6 +119,19 @@ static void gc_problem(const gcase *c, ck_gemm_problem *p, ck_ew_program *prog)
             p->c.batch_stride = p->d.batch_stride;
         p->bias_batch_stride =
             (c->bcast >> 3) & 1 ? 0 : (c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n) + c->gap;
+    }
+    p->extra_count = c->nx;
+    for (int x = 0; x < c->nx && x < CK_GEMM_MAX_EXTRAS; ++x) {
+        ck_gemm_extra *e = &p->extras[x];
+        *e = c->x[x];
+        int full = e->broadcast == CK_GEMM_EXTRA_FULL;
+        if (full && e->ld == 0)
+            e->ld = (e->order == CK_GEMM_ROW_MAJOR ? c->n : c->m) + c->pad;
+        if (c->batch > 1 && !((c->bcast >> 4) & 1))
+            e->batch_stride = (full ? (e->order == CK_GEMM_ROW_MAJOR ? c->m : c->n) * e->ld
+                               : e->broadcast == CK_GEMM_EXTRA_ROW ? c->m
+                                                                   : c->n) +
+                              c->gap;
     }
     p->compute = c->compute;
     p->bias = c->bias;
@@ -256,8 +273,24 @@ static long gc_run(const gcase *c)
         CHECK_OK(ck_memcpy_h2d(dev, dc, hc, sc, NULL));
     if (dbias)
         CHECK_OK(ck_memcpy_h2d(dev, dbias, hbias, sbias, NULL));
+    void *hx[CK_GEMM_MAX_EXTRAS] = {0}, *dx[CK_GEMM_MAX_EXTRAS] = {0};
+    for (int x = 0; x < p.extra_count; ++x) {
+        const ck_gemm_extra *e = &p.extras[x];
+        size_t nel = e->broadcast == CK_GEMM_EXTRA_FULL
+                         ? gc_span(&p, &(ck_gemm_matrix){e->dtype, e->order, e->ld, e->batch_stride},
+                                   p.m, p.n)
+                         : (size_t)((p.batch - 1) * e->batch_stride +
+                                    (e->broadcast == CK_GEMM_EXTRA_ROW ? p.m : p.n));
+        size_t bytes = nel * (size_t)ck_gemm_dtype_bytes(e->dtype);
+        hx[x] = malloc(bytes);
+        gc_fill(hx[x], e->dtype, nel);
+        CHECK_OK(ck_malloc(dev, bytes, &dx[x]));
+        CHECK_OK(ck_memcpy_h2d(dev, dx[x], hx[x], bytes, NULL));
+    }
     ck_gemm_args args;
     ck_gemm_args_init(&args);
+    for (int x = 0; x < p.extra_count; ++x)
+        args.extra[x] = dx[x];
     args.a = da;
     args.b = db;
     args.c = c->alias ? dd : dc;
@@ -278,6 +311,8 @@ static long gc_run(const gcase *c)
     h.b = hb;
     h.c = hc;
     h.bias = hbias;
+    for (int x = 0; x < p.extra_count; ++x)
+        h.extra[x] = hx[x];
     long bad = 0;
     int des = ck_gemm_dtype_bytes(p.d.dtype);
     unsigned char *written = calloc(sd / (size_t)des, 1);
@@ -337,6 +372,10 @@ static long gc_run(const gcase *c)
     free(hc);
     free(hd);
     free(hbias);
+    for (int x = 0; x < CK_GEMM_MAX_EXTRAS; ++x) {
+        ck_free(dev, dx[x]);
+        free(hx[x]);
+    }
     free(out);
     ck_gemm_plan_destroy(plan);
     return bad;

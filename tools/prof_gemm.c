@@ -41,6 +41,10 @@ static const char gemm_help[] =
     "                     batch strides in elements (default: packed, one matrix (bias\n"
     "                     vector) after another; 0 broadcasts one to every batch)\n"
     "  --broadcast LIST   comma-separated of a, b, c, bias: batch stride 0\n"
+    "  --d1 .. --d4 OP:BCAST:T[:ORDER]\n"
+    "                     multi-D extras, applied in order after the activation: OP add or\n"
+    "                     mul, BCAST row (M values), col (N values) or full (M x N, ORDER row\n"
+    "                     or col, default row, packed), T f32 f16 bf16; one per batch (packed)\n"
     "  --instance ID      an id from --list\n"
     "  --list             list the ranked candidates and exit\n";
 
@@ -171,7 +175,8 @@ int prof_gemm(int argc, char **argv)
             "--m",        "--n",        "--k",        "--dtype",       "--b-dtype",  "--d-dtype",
             "--layout",   "--a-order",  "--b-order",  "--d-order",     "--alpha",    "--beta",
             "--bias",     "--act",      "--epilogue", "--instance",    "--batch",    "--stride-a",
-            "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast"};
+            "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast",
+            "--d1",       "--d2",       "--d3",       "--d4"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -271,6 +276,37 @@ int prof_gemm(int argc, char **argv)
                                            v);
                 stride[w] = 0;
             }
+        } else if (!strncmp(a, "--d", 3) && a[3] >= '1' && a[3] <= '4' && !a[4]) {
+            int x = a[3] - '1';
+            char buf[64], *f[5] = {0};
+            int nf = 0;
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ":"); t && nf < 5; t = strtok(NULL, ":"))
+                f[nf++] = t;
+            ck_gemm_extra *e = &p.extras[x];
+            memset(e, 0, sizeof *e);
+            ck_dtype t = CK_DTYPE_COUNT;
+            e->op = nf < 3            ? CK_GEMM_EXTRA_NONE
+                    : !strcmp(f[0], "add") ? CK_GEMM_EXTRA_ADD
+                    : !strcmp(f[0], "mul") ? CK_GEMM_EXTRA_MUL
+                                           : CK_GEMM_EXTRA_NONE;
+            e->broadcast = nf < 3                  ? (ck_gemm_extra_broadcast)0
+                           : !strcmp(f[1], "row")  ? CK_GEMM_EXTRA_ROW
+                           : !strcmp(f[1], "col")  ? CK_GEMM_EXTRA_COL
+                           : !strcmp(f[1], "full") ? CK_GEMM_EXTRA_FULL
+                                                   : (ck_gemm_extra_broadcast)0;
+            int order_ok = nf < 4 || (e->broadcast == CK_GEMM_EXTRA_FULL &&
+                                      parse_order(f[3], &e->order));
+            if (nf < 3 || nf > 4 || !e->op || !e->broadcast || !order_ok ||
+                ck_dtype_from_name(f[2], &t) != CK_SUCCESS)
+                return cli_usage_error(sub,
+                                       "%s %s: expected OP:BCAST:TYPE[:ORDER] with OP add or mul, "
+                                       "BCAST row, col or full, TYPE f32, f16 or bf16, ORDER row "
+                                       "or col (full only).",
+                                       a, v);
+            e->dtype = t;
+            if (x + 1 > p.extra_count)
+                p.extra_count = x + 1;
         } else if (!strcmp(a, "--epilogue")) {
             if (ck_ew_parse(v, &prog) != CK_SUCCESS)
                 return cli_usage_error(sub, "--epilogue: %s", ck_last_error());
@@ -284,6 +320,16 @@ int prof_gemm(int argc, char **argv)
     }
     if (p.m < 1 || p.n < 1 || p.k < 1)
         return cli_usage_error(sub, "--m, --n and --k are required.");
+    for (int x = 0; x < p.extra_count; ++x) {
+        ck_gemm_extra *e = &p.extras[x];
+        if (!e->op)
+            return cli_usage_error(sub, "--d%d is missing: the extras --d1 .. --d%d apply in "
+                                        "order, none may be left out.",
+                                   x + 1, p.extra_count);
+        e->batch_stride = e->broadcast == CK_GEMM_EXTRA_ROW   ? p.m
+                          : e->broadcast == CK_GEMM_EXTRA_COL ? p.n
+                                                              : p.m * p.n;
+    }
     if (p.a.dtype == CK_DTYPE_F32)
         p.compute = tf32 ? CK_GEMM_COMPUTE_TF32 : CK_GEMM_COMPUTE_F32;
     if (!have_d)
@@ -331,7 +377,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     int result = CK_EXIT_FAILURE;
     ck_gemm_prob prob;
     ck_gemm_plan *plan = NULL;
-    void *h[5] = {0}, *d[5] = {0}, *out = NULL;
+    enum { NBUF = 5 + CK_GEMM_MAX_EXTRAS }; /* a, b, c, d, bias, extras */
+    void *h[NBUF] = {0}, *d[NBUF] = {0}, *out = NULL;
     if (ck_gemm_prob_make(p, &prob) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
@@ -356,16 +403,27 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         goto done;
     }
     const ck_gemm_problem *q = &prob.p;
-    size_t sz[5] = {mbytes(q, &q->a, q->m, q->k), mbytes(q, &q->b, q->k, q->n),
-                    prob.has_c ? mbytes(q, &q->c, q->m, q->n) : 0, mbytes(q, &q->d, q->m, q->n),
-                    q->bias ? (size_t)((q->batch - 1) * q->bias_batch_stride +
-                                       (q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n)) *
-                                  4
-                            : 0};
-    ck_dtype ty[5] = {q->a.dtype, q->b.dtype, q->c.dtype, q->d.dtype, CK_DTYPE_F32};
+    size_t sz[NBUF] = {mbytes(q, &q->a, q->m, q->k), mbytes(q, &q->b, q->k, q->n),
+                       prob.has_c ? mbytes(q, &q->c, q->m, q->n) : 0,
+                       mbytes(q, &q->d, q->m, q->n),
+                       q->bias ? (size_t)((q->batch - 1) * q->bias_batch_stride +
+                                          (q->bias == CK_GEMM_BIAS_ROW ? q->m : q->n)) *
+                                     4
+                               : 0};
+    ck_dtype ty[NBUF] = {q->a.dtype, q->b.dtype, q->c.dtype, q->d.dtype, CK_DTYPE_F32};
+    for (int x = 0; x < q->extra_count; ++x) { /* the extras after the bias */
+        const ck_gemm_extra *e = &q->extras[x];
+        ck_gemm_matrix mt = {e->dtype, e->order, e->ld, e->batch_stride};
+        ty[5 + x] = e->dtype;
+        sz[5 + x] = e->broadcast == CK_GEMM_EXTRA_FULL
+                        ? mbytes(q, &mt, q->m, q->n)
+                        : (size_t)((q->batch - 1) * e->batch_stride +
+                                   (e->broadcast == CK_GEMM_EXTRA_ROW ? q->m : q->n)) *
+                              (size_t)ck_gemm_dtype_bytes(e->dtype);
+    }
     ck_device *dev = ck_context_device(ctx);
     unsigned state = c->seed;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < NBUF; ++i) {
         if (!sz[i])
             continue;
         h[i] = malloc(sz[i]);
@@ -386,6 +444,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     if (tune) {
         ck_gemm_args ta = *ga;
         ta.a = d[0], ta.b = d[1], ta.c = d[2], ta.d = d[3], ta.bias = d[4];
+        for (int x = 0; x < q->extra_count; ++x)
+            ta.extra[x] = d[5 + x];
         ck_gemm_candidate best;
         double best_ms = 0;
         printf("tuning gemm %lldx%lldx%lld%s on %s\n", (long long)q->m, (long long)q->n,
@@ -419,6 +479,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     job.args.c = d[2];
     job.args.d = d[3];
     job.args.bias = d[4];
+    for (int x = 0; x < q->extra_count; ++x)
+        job.args.extra[x] = d[5 + x];
     if (!(out = malloc(sz[3]))) {
         fprintf(stderr, "ck %s: out of host memory for %zu bytes.\n", sub, sz[3]);
         goto done;
@@ -440,6 +502,8 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     ha.c = h[2];
     ha.d = out;
     ha.bias = h[4];
+    for (int x = 0; x < q->extra_count; ++x)
+        ha.extra[x] = h[5 + x];
     int sampled = (double)q->m * q->n * q->k > 134217728.0 && q->m > 64;
     for (long long bt = 0; c->check && bt < q->batch; ++bt) {
         if (sampled && bt > 0 && bt < q->batch - 1)
@@ -517,7 +581,7 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     }
     result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
 done:
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < NBUF; ++i) {
         free(h[i]);
         ck_free(ck_context_device(ctx), d[i]);
     }

@@ -3,7 +3,9 @@
  * tile partitioner) on tensor cores:
  *
  *     D = epilogue(alpha * scale_a * scale_b * op(A) op(B) + beta * C)
- *     epilogue(x) = cast_to_D(act(x + bias) / scale_d)       (act, bias optional)
+ *     epilogue(x) = cast_to_D(program(extras(act(x + bias))) / scale_d)   (each optional)
+ *     extras(y)   = (((y op1 D1) op2 D2) ...)   up to 4 extra tensors (multi-D), op add or
+ *                   multiply, each a row vector, column vector or full M x N matrix
  *
  * A is M x K, B is K x N, C and D are M x N, each row- or column-major with any leading
  * dimension (op() is expressed by the order: a transposed operand is the other order).
@@ -72,6 +74,36 @@ typedef enum ck_gemm_bias {
     CK_GEMM_BIAS_COL = 2  /* a vector of N values, bias[j] added to column j */
 } ck_gemm_bias;
 
+/* Multi-D: extra tensors combined with the value after the activation, in order, in the
+ * epilogue's f32 arithmetic (before the elementwise program and the output cast), e.g. a gated
+ * unit D = silu(A B) * D1 or a residual D = A B + D2. */
+enum { CK_GEMM_MAX_EXTRAS = 4 };
+
+typedef enum ck_gemm_extra_op {
+    CK_GEMM_EXTRA_NONE = 0,
+    CK_GEMM_EXTRA_ADD = 1, /* value + extra */
+    CK_GEMM_EXTRA_MUL = 2  /* value * extra */
+} ck_gemm_extra_op;
+
+typedef enum ck_gemm_extra_broadcast {
+    CK_GEMM_EXTRA_ROW = 1, /* a vector of M values, extra[i] for row i (as CK_GEMM_BIAS_ROW) */
+    CK_GEMM_EXTRA_COL = 2, /* a vector of N values, extra[j] for column j */
+    CK_GEMM_EXTRA_FULL = 3 /* an M x N matrix in its own order and ld */
+} ck_gemm_extra_broadcast;
+
+/* One extra tensor: op, broadcast, element type (f32, f16, bf16); for CK_GEMM_EXTRA_FULL the
+ * order and leading dimension (0: packed) as ck_gemm_matrix. batch_stride: elements between
+ * the tensors of consecutive batches (0: one tensor for every batch; ignored when batch is 1).
+ * The extra must not overlap D (not even be D itself). */
+typedef struct ck_gemm_extra {
+    ck_gemm_extra_op op;
+    ck_gemm_extra_broadcast broadcast;
+    ck_dtype dtype;
+    ck_gemm_order order; /* CK_GEMM_EXTRA_FULL only */
+    int64_t ld;          /* CK_GEMM_EXTRA_FULL only; 0: packed */
+    int64_t batch_stride;
+} ck_gemm_extra;
+
 /* What to compute (everything a kernel is specialized for; pointers and alpha/beta/scales
  * come at execution). */
 typedef struct ck_gemm_problem {
@@ -94,10 +126,14 @@ typedef struct ck_gemm_problem {
     int64_t batch;
     /* Elements between the bias vectors of consecutive batches; 0: one bias for every batch. */
     int64_t bias_batch_stride;
+    /* Multi-D: extras[0 .. extra_count - 1] applied in order (0 .. CK_GEMM_MAX_EXTRAS; 0: none,
+     * what ck_gemm_problem_init sets). Pointers in ck_gemm_args.extra. */
+    int extra_count;
+    ck_gemm_extra extras[CK_GEMM_MAX_EXTRAS];
 } ck_gemm_problem;
 
 /* Fill *p: m = n = k = 0, batch 1 (batch strides 0), every matrix bf16 row-major packed, no C,
- * compute default, no bias, no activation, no epilogue program. */
+ * compute default, no bias, no activation, no epilogue program, no extras. */
 void ck_gemm_problem_init(ck_gemm_problem *p);
 
 /* Run-time values of one execution. */
@@ -109,6 +145,7 @@ typedef struct ck_gemm_args {
     float alpha, beta;
     float scale_a, scale_b; /* per-tensor input scales (fp8); 1 otherwise */
     float scale_d;          /* D = value / scale_d before an fp8 cast; 1 otherwise */
+    const void *extra[CK_GEMM_MAX_EXTRAS]; /* the problem's extras (multi-D); NULL beyond */
 } ck_gemm_args;
 
 /* alpha 1, beta 0, scales 1, pointers NULL. */
@@ -146,7 +183,7 @@ ck_status ck_gemm_plan_create(ck_context *ctx, const ck_gemm_problem *problem, i
 ck_status ck_gemm_plan_instance(const ck_gemm_plan *plan, ck_gemm_candidate *out);
 
 /* Run the plan on the context's stream. Checks the pointers (non-NULL where needed, aligned as
- * the instance requires, D not overlapping A, B or bias; C either exactly D or not
+ * the instance requires, D not overlapping A, B, bias or an extra; C either exactly D or not
  * overlapping it; for a batched problem, over the span of all batches) and refuses with a
  * sentence. No host allocation or generation. */
 ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args);

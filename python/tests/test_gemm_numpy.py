@@ -138,6 +138,35 @@ def test_gemm_row_bias_alpha_beta_c(rng):
           U[np.float32])
 
 
+def test_gemm_multi_d_extras_gated_and_residual(rng):
+    """extras (multi-D): silu(a @ b) * up (full, column-major) + residual (full f16) * a
+    per-row scale + a per-column shift, in order, then the epilogue expression."""
+    m, n, k = 17, 33, 9
+    a = operand(rng, m, k, np.float16, False)
+    b = operand(rng, k, n, np.float16, True)
+    up = operand(rng, m, n, np.float32, True)
+    res = operand(rng, m, n, np.float16, False)
+    rs = rng.standard_normal((m, 1)).astype(np.float32)
+    cs = rng.standard_normal(n).astype(np.float16)
+    y = ck.gemm(a, b, activation="silu", out_dtype=np.float32, epilogue="x0 * 0.5",
+                extras=[(up, "mul"), (res, "add"), (rs, "mul"), (cs, "add")])
+    x = np_act("silu", a.astype(np.float64) @ b.astype(np.float64))
+    ref = ((x * up + res.astype(np.float64)) * rs + cs.astype(np.float64)) * 0.5
+    s = (sum_abs(a, b) * np.abs(up) + np.abs(res)) * np.abs(rs) + np.abs(cs)
+    check(y, ref, s, k, U[np.float32], lip=1.2)
+    with pytest.raises(CkError) as e:  # a vector of the wrong length
+        ck.gemm(a, b, extras=[(cs[:5], "add")])
+    assert e.value.status == Status.INVALID_ARGUMENT and "extras[0]" in str(e.value)
+    with pytest.raises(CkError):  # an unknown op
+        ck.gemm(a, b, extras=[(up, "sub")])
+    with pytest.raises(CkError):  # more than 4
+        ck.gemm(a, b, extras=[(up, "mul")] * 5)
+    out = np.zeros((m, n), np.float32)
+    with pytest.raises(CkError) as e:  # an extra that is the output
+        ck.gemm(a, b, out=out, extras=[(out, "add")])
+    assert "overlaps D" in str(e.value)
+
+
 def test_gemm_in_place_accumulate_and_epilogue_expression(rng):
     m, n, k = 17, 33, 9
     a = operand(rng, m, k, np.float32, False)

@@ -26,10 +26,15 @@ __all__ = ["matmul", "gemm", "tune", "plan_instance", "ACTIVATIONS"]
 
 ROW, COL = 0, 1
 # ck_gemm_problem: m, n, k; a, b, c, d (dtype, order, ld, batch_stride); compute, bias,
-# bias_dtype, activation; const ck_ew_program *epilogue; batch, bias_batch_stride
-_PROBLEM = struct.Struct("=3q" + "iiqq" * 4 + "iiiiQ" + "2q")
-# ck_gemm_args: a, b, c, d, bias; alpha, beta, scale_a, scale_b, scale_d
-_ARGS = struct.Struct("=5Q5f4x")
+# bias_dtype, activation; const ck_ew_program *epilogue; batch, bias_batch_stride;
+# extra_count; extras[4] (op, broadcast, dtype, order, ld, batch_stride)
+_PROBLEM = struct.Struct("=3q" + "iiqq" * 4 + "iiiiQ" + "2q" + "i4x" + "iiiiqq" * 4)
+# ck_gemm_args: a, b, c, d, bias; alpha, beta, scale_a, scale_b, scale_d; extra[4]
+_ARGS = struct.Struct("=5Q5f4x4Q")
+_MAX_EXTRAS = 4
+_EXTRA_OPS = {"add": 1, "mul": 2}
+_NO_EXTRAS = (0,) * (1 + 6 * _MAX_EXTRAS)
+_NO_EXTRA_PTRS = (0,) * _MAX_EXTRAS
 # ck_gemm_options: alpha, beta, scale_a, scale_b, scale_d; compute; bias; bias_mode;
 # activation; epilogue; instance
 _OPTIONS = struct.Struct("=5fiQiiQi4x")
@@ -126,8 +131,10 @@ def _bias_mode(ba, m, n, mode, op):
 
 
 def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld,
-                 compute, bias, bias_dtype, act, epi, instance, batch=1, strides=(0,) * 5):
-    """strides: the batch strides of a, b, c, d and bias (elements; 0: broadcast)."""
+                 compute, bias, bias_dtype, act, epi, instance, batch=1, strides=(0,) * 5,
+                 extras=_NO_EXTRAS):
+    """strides: the batch strides of a, b, c, d and bias (elements; 0: broadcast).
+    extras: extra_count and the 4 packed ck_gemm_extra fields (_extras_fields)."""
     prog = 0
     if epi is not None:
         from .elementwise import _program
@@ -136,7 +143,7 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
     sa, sb, sc, sd, sbias = strides
     buf = ctypes.create_string_buffer(_PROBLEM.pack(
         m, n, k, ad, ao, ald, sa, bd, bo, bld, sb, cd, co, cld, sc, dd, do, dld, sd, compute,
-        bias, bias_dtype, act, prog, batch, sbias))
+        bias, bias_dtype, act, prog, batch, sbias, *extras))
     if _TUNE[0] is not None:  # tune(): time the candidates instead of planning
         return _tune_problem(ctx, key, buf, *_TUNE[0])
     out = ctypes.c_void_p()
@@ -213,9 +220,46 @@ def _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, bias_len, alpha, beta, 
     call(_lib.ck_gemm, ctx, pa, pb, pc, pd, ctypes.addressof(buf) + 5 * TENSOR_SIZE)
 
 
+def _extras_desc(extras, m, n, op):
+    """The multi-D extras [(tensor, 'add' | 'mul'), ...] as (described tensors, the problem's
+    extra fields, pointers). (M, N): full, (N,) or (1, N): per column, (M, 1): per row; each
+    serves every batch."""
+    if extras is None:
+        return [], _NO_EXTRAS, _NO_EXTRA_PTRS
+    extras = list(extras)
+    if len(extras) > _MAX_EXTRAS:
+        fail(Status.INVALID_ARGUMENT, f"{op}: {len(extras)} extras; accepted: at most "
+             f"{_MAX_EXTRAS} (tensor, 'add' | 'mul') pairs.")
+    descs, fields, ptrs = [], [len(extras)], []
+    for i, item in enumerate(extras):
+        if not isinstance(item, (tuple, list)) or len(item) != 2 or item[1] not in _EXTRA_OPS:
+            fail(Status.INVALID_ARGUMENT, f"{op}: extras[{i}] = {item!r}; expected a pair "
+                 "(tensor, 'add' | 'mul').")
+        t, opname = item
+        ea = describe(t, f"extras[{i}]")
+        shape, st = tuple(ea.shape), tuple(ea.strides)
+        if shape == (m, n) and (m, n) != (1, 1):
+            eo, eld = _matrix(ea, m, n, f"extras[{i}]", op)
+            bc = 3
+        elif shape in ((n,), (1, n)) and (n == 1 or st[-1] == 1):
+            bc, eo, eld = 2, ROW, 0
+        elif shape == (m, 1) and (m == 1 or st[0] == 1):
+            bc, eo, eld = 1, ROW, 0
+        else:
+            fail(Status.INVALID_ARGUMENT, f"{op}: extras[{i}] has shape {shape} (strides {st}); "
+                 f"accepted: ({m}, {n}) (full), ({n},) or (1, {n}) (per column) or ({m}, 1) "
+                 "(per row), vectors contiguous.")
+        descs.append(ea)
+        fields += [_EXTRA_OPS[opname], bc, ea.dtype, eo, eld, 0]
+        ptrs.append(ea.ptr)
+    fields += [0] * (6 * (_MAX_EXTRAS - len(extras)))
+    ptrs += [0] * (_MAX_EXTRAS - len(extras))
+    return descs, tuple(fields), tuple(ptrs)
+
+
 def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
                epilogue=None, out_dtype=None, compute=None, scale_a=1.0, scale_b=1.0,
-               scale_d=1.0, out=None, instance=-1, op="gemm", want_plan=False):
+               scale_d=1.0, out=None, instance=-1, op="gemm", want_plan=False, extras=None):
     aa, ba = describe(a, "a"), describe(b, "b")
     if aa.rank not in (2, 3) or ba.rank not in (2, 3):
         fail(Status.INVALID_ARGUMENT if min(aa.rank, ba.rank) < 2 else Status.NOT_IMPLEMENTED,
@@ -276,6 +320,9 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
     elif bias_mode is not None:
         fail(Status.INVALID_ARGUMENT, f"{op}: argument 'bias_mode' = {bias_mode!r} without "
              "'bias'.")
+    xdescs, xfields, xptrs = _extras_desc(extras, m, n, op)
+    for i, xa in enumerate(xdescs):
+        args.append(xa), names.append(f"extras[{i}]")
     act = ACTIVATIONS.get(activation, -1) if isinstance(activation, (str, type(None))) else -1
     if act < 0:
         fail(Status.INVALID_ARGUMENT, f"{op}: argument 'activation' = {activation!r}; accepted: "
@@ -332,27 +379,30 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
     ia, ib = _ITEMSIZE.get(aa.dtype, 1), _ITEMSIZE.get(ba.dtype, 1)
     if (aa.ptr % 16 and (ald * ia) % 16 == 0 and (strides[0] * ia) % 16 == 0) or \
             (ba.ptr % 16 and (bld * ib) % 16 == 0 and (strides[1] * ib) % 16 == 0):
+        if xdescs:
+            fail(Status.UNSUPPORTED, f"{op}: 'a' or 'b' is not 16-byte aligned, which only the "
+                 "one-call form handles, and it takes no extras; pass aligned operands.")
         _run_onecall(ctx, aa, ba, ca, da, bias_a, bias_code, m if bias_code == 1 else n,
                      alpha, beta, scale_a, scale_b, scale_d, cmp, act, epilogue,
                      instance, (batch, bias_stride) if bias_stride else None)
         return (out, None) if want_plan else out
     key = (ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co, cld, da.dtype, do, dld,
-           cmp, bias_code, bias_dtype, act, epilogue, instance, batch, strides)
+           cmp, bias_code, bias_dtype, act, epilogue, instance, batch, strides, xfields)
     if _TUNE[0] is not None:
         _TUNE[0] = (_ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
                                bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a,
-                               scale_b, scale_d),) + _TUNE[0][1:]
+                               scale_b, scale_d, *xptrs),) + _TUNE[0][1:]
         return _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
                             cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
-                            instance, batch, strides)
+                            instance, batch, strides, xfields)
     plan = _plans().get(key)
     if plan is None:
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
                             cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
-                            instance, batch, strides)
+                            instance, batch, strides, xfields)
     st = _lib.ck_gemm_plan_execute(plan, _ARGS.pack(
         aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
-        bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b, scale_d))
+        bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b, scale_d, *xptrs))
     if st:
         raise _lib.error()
     return (out, plan) if want_plan else out
@@ -383,7 +433,7 @@ def _matmul_core(a, b):
                             ROW, 0, dd, ROW, n, 0, 0, 0, 0, None, -1)
     out, da = empty(aa, (m, n), dd)
     if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, 0, 1.0, 0.0, 1.0,
-                                                  1.0, 1.0)):
+                                                  1.0, 1.0, *_NO_EXTRA_PTRS)):
         raise _lib.error()
     return out
 
@@ -552,8 +602,9 @@ def matmul(a, b, *, out=None):
 
 def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
          epilogue=None, out_dtype=None, compute=None, scale_a=1.0, scale_b=1.0, scale_d=1.0,
-         out=None, instance=-1):
-    """out = epilogue(act(alpha * scale_a * scale_b * (a @ b) + beta * c + bias)), one kernel.
+         out=None, instance=-1, extras=None):
+    """out = epilogue(extras(act(alpha * scale_a * scale_b * (a @ b) + beta * c + bias))),
+    one kernel.
 
     a [M, K], b [K, N], or batches [batch, M, K], [batch, K, N] (a 2-D operand or a batch of
     1 is broadcast to every batch; out is then [batch, M, N], c [batch or 1, M, N] or [M, N],
@@ -568,8 +619,13 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
     'min(max(x0, -1), 1)'). out_dtype: f32/f16/bf16, fp8 (divided by scale_d first,
     saturating) or int32 for int8 inputs; default: the inputs' type (f32 for fp8 inputs, int32
     for int8). out: write into this [M, N] tensor (may be c itself for an in-place update).
-    instance: an instance id from `ck gemm` candidates (-1: ck's choice)."""
+    instance: an instance id from `ck gemm` candidates (-1: ck's choice). extras (multi-D): up
+    to 4 pairs (tensor, 'add' | 'mul') applied in order after the activation, before the
+    epilogue: a tensor [M, N] (full, either order), (N,) / (1, N) (per column) or (M, 1) (per
+    row), f32/f16/bf16, the same for every batch; e.g. a gated unit
+    gemm(x, w, activation='silu', extras=[(up, 'mul')]). It must not overlap out."""
     if out is None and instance == -1 and _gemm_op is not None and _torchops.is_torch(a) and \
+            not extras and \
             _torchops.is_torch(b) and not _torchops.direct(a, b, c, bias):
         if beta is None:
             beta = 1.0 if c is not None else 0.0
@@ -577,4 +633,4 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
                         activation or "", epilogue, _torch_dtype(out_dtype), compute or "",
                         float(scale_a), float(scale_b), float(scale_d))
     return _gemm_core(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,
-                      compute, scale_a, scale_b, scale_d, out, instance)
+                      compute, scale_a, scale_b, scale_d, out, instance, extras=extras)

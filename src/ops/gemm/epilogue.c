@@ -1,7 +1,8 @@
 /*
  * The GEMM epilogue (CK's CShuffle-less direct epilogue), generated from the accumulator's
  * encoding: the accumulator is a distributed tensor, so the C load, the bias load and the D
- * store are tile windows (ck_tile_window_generate) with that same encoding over descriptors
+ * store, and the loads of the multi-D extras (full matrices like C, vectors like the bias),
+ * are tile windows (ck_tile_window_generate) with that same encoding over descriptors
  * with symbolic M, N and leading dimensions; the elementwise chain between them is a loop over
  * the registers.
  *
@@ -237,6 +238,19 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
         (st = gen_window(b, ctx, "bias", p->bias_dtype, 1, NULL, 0, p->bias == CK_GEMM_BIAS_ROW,
                          acc, tm, tn, CK_WIN_LOAD)))
         return st;
+    /* multi-D extras: full matrices like C (own order, ld symbol LDXi), vectors like the bias */
+    for (int x = 0; x < p->extra_count; ++x) {
+        const ck_gemm_extra *e = &p->extras[x];
+        char wname[16], ldname[16];
+        snprintf(wname, sizeof wname, "x%d", x);
+        snprintf(ldname, sizeof ldname, "LDX%d", x);
+        int full = e->broadcast == CK_GEMM_EXTRA_FULL;
+        ck_gemm_matrix mt = {e->dtype, e->order, e->ld, e->batch_stride};
+        if ((st = gen_window(b, ctx, wname, e->dtype, e->order == CK_GEMM_ROW_MAJOR,
+                             full ? ldname : NULL, full ? ck_gemm_matrix_div(&mt) : 0,
+                             e->broadcast == CK_GEMM_EXTRA_ROW, acc, tm, tn, CK_WIN_LOAD)))
+            return st;
+    }
     if (prob->has_epi && (st = emit_program(b, &prob->epi, f64)))
         return st;
     const char *Td = storage_type(p->d.dtype);
@@ -270,6 +284,18 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
                        "    load_bias(rb, &wb);\n",
                        Tb, Tb);
     }
+    for (int x = 0; x < p->extra_count; ++x) {
+        const ck_gemm_extra *e = &p->extras[x];
+        const char *Tx = storage_type(e->dtype);
+        ck_sbuf_printf(b,
+                       "    %s rx%d[CK_NREGS_x%d];\n"
+                       "    ck_win_x%d wx%d = make_win_x%d((%s *)ka->extra[%d] + batch * "
+                       "ka->batch_extra[%d], m0, n0, ",
+                       Tx, x, x, x, x, x, Tx, x, x);
+        if (e->broadcast == CK_GEMM_EXTRA_FULL)
+            ck_sbuf_printf(b, "ka->ld_extra[%d], ", x);
+        ck_sbuf_printf(b, "ka->m, ka->n);\n    load_x%d(rx%d, &wx%d);\n", x, x, x);
+    }
     ck_sbuf_printf(b, "    %s out[CK_NREGS_d];\n", Td);
     ck_sbuf_printf(b, "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i) {\n");
     ck_sbuf_printf(b, "        %s v = (%s)ka->alpha * (%s)acc[i];\n", V, V, V);
@@ -285,6 +311,13 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
     }
     if (activation_fn(p->activation, f64))
         ck_sbuf_printf(b, "        v = %s(v);\n", activation_fn(p->activation, f64));
+    for (int x = 0; x < p->extra_count; ++x) {
+        char reg[16];
+        snprintf(reg, sizeof reg, "rx%d[i]", x);
+        ck_sbuf_printf(b, "        v %s= ", p->extras[x].op == CK_GEMM_EXTRA_MUL ? "*" : "+");
+        emit_to_value(b, p->extras[x].dtype, f64, reg);
+        ck_sbuf_printf(b, ";\n");
+    }
     if (prob->has_epi)
         ck_sbuf_printf(b, "        v = gemm_program(v);\n");
     ck_sbuf_printf(b, "        v = v * (%s)ka->inv_scale_d;\n        out[i] = ", V);

@@ -24,6 +24,9 @@ typedef struct ck_gemm_kargs {
     int batch;            /* products of the batch (1: not batched) */
     long long batch_a, batch_b, batch_c, batch_d, batch_bias; /* batch strides, elements
                              (0: the same matrix or bias for every batch) */
+    const void *extra[4];      /* multi-D extras (CK_GEMM_MAX_EXTRAS), NULL beyond the count */
+    long long ld_extra[4];     /* full extras: leading dimension; vectors: 0 */
+    long long batch_extra[4];  /* batch strides, elements */
 } ck_gemm_kargs;
 
 #endif

@@ -93,8 +93,8 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
  *                             long long m0, long long n0)   (int *acc for i8 inputs)
  * acc holds CK_NREGS_acc registers in the encoding's ys_to_d order; m0, n0 is the tile's
  * origin in matrix `batch` (C, D and bias at their pointers + batch * their batch
- * strides). It computes alpha * acc (+ beta * C) + bias -> activation -> program -> / scale_d
- * -> cast and stores D through generated windows (masked at the edges). Threads whose P index
+ * strides). It computes alpha * acc (+ beta * C) + bias -> activation -> extras (multi-D, in
+ * order, each + or *) -> program -> / scale_d -> cast and stores D through generated windows (masked at the edges). Threads whose P index
  * is out of range store nothing. *src: malloc'd. */
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
                                   int tile_n, char **src);

@@ -95,9 +95,30 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
         {"GEMM_EPI_HASH", program_hash(prob)},
     };
     int n = (int)(sizeof t / sizeof t[0]);
-    if (n > max)
+    if (n + 1 + 5 * p->extra_count > max)
         return -1;
     memcpy(out, t, sizeof t);
+    /* multi-D: the count, then per used extra its op, broadcast, type, order and divisor (of
+     * ld and batch stride, as for C) */
+    static const char *const names[CK_GEMM_MAX_EXTRAS][5] = {
+        {"GEMM_X0_OP", "GEMM_X0_BCAST", "GEMM_X0_TYPE", "GEMM_X0_ROW", "GEMM_X0_DIV"},
+        {"GEMM_X1_OP", "GEMM_X1_BCAST", "GEMM_X1_TYPE", "GEMM_X1_ROW", "GEMM_X1_DIV"},
+        {"GEMM_X2_OP", "GEMM_X2_BCAST", "GEMM_X2_TYPE", "GEMM_X2_ROW", "GEMM_X2_DIV"},
+        {"GEMM_X3_OP", "GEMM_X3_BCAST", "GEMM_X3_TYPE", "GEMM_X3_ROW", "GEMM_X3_DIV"},
+    };
+    out[n].name = "GEMM_EXTRAS";
+    out[n++].value = p->extra_count;
+    for (int x = 0; x < p->extra_count; ++x) {
+        const ck_gemm_extra *e = &p->extras[x];
+        int full = e->broadcast == CK_GEMM_EXTRA_FULL;
+        ck_gemm_matrix mt = {e->dtype, e->order, e->ld, e->batch_stride};
+        long long v[5] = {e->op, e->broadcast, e->dtype, full ? e->order == CK_GEMM_ROW_MAJOR : -1,
+                          full ? ck_gemm_matrix_div(&mt) : 0};
+        for (int k = 0; k < 5; ++k) {
+            out[n].name = names[x][k];
+            out[n++].value = v[k];
+        }
+    }
     return n;
 }
 

@@ -218,6 +218,31 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                            "ck_gemm_plan_execute: C overlaps D without being exactly D; C must "
                            "be D itself (same pointer, type, order and ld) or disjoint from it.");
     }
+    for (int x = 0; x < p->extra_count; ++x) {
+        const ck_gemm_extra *e = &p->extras[x];
+        char name[32];
+        snprintf(name, sizeof name, "extra %d", x);
+        int es = ck_gemm_dtype_bytes(e->dtype);
+        ck_gemm_matrix mt = {e->dtype, e->order, e->ld, e->batch_stride};
+        /* the generated windows may pair two consecutive elements of a full extra when its ld
+         * and batch stride allow it (as for C); vectors are read element by element */
+        int pair = e->broadcast == CK_GEMM_EXTRA_FULL && ck_gemm_matrix_div(&mt) >= 2;
+        if ((st = check_ptr(name, args->extra[x], (unsigned)(pair ? 2 * es : es))))
+            return st;
+        if (e->broadcast == CK_GEMM_EXTRA_FULL) {
+            span(args->extra[x], &mt, p->batch, p->m, p->n, &lo, &hi);
+        } else {
+            lo = (uintptr_t)args->extra[x];
+            hi = lo + (uintptr_t)(((p->batch - 1) * e->batch_stride +
+                                   (e->broadcast == CK_GEMM_EXTRA_ROW ? p->m : p->n)) *
+                                  es);
+        }
+        if (overlaps(dlo, dhi, lo, hi))
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_gemm_plan_execute: %s (%p) overlaps D (%p); an extra tensor must "
+                           "not share memory with D, not even be D itself (copy it first).",
+                           name, args->extra[x], args->d);
+    }
     if (use_c && args->c == args->d &&
         (p->c.dtype != p->d.dtype || p->c.order != p->d.order || p->c.ld != p->d.ld ||
          p->c.batch_stride != p->d.batch_stride))

@@ -79,9 +79,17 @@ void ck_gemm_tuning_problem_key(const ck_gemm_prob *prob, char *buf, size_t size
                  (int)p->bias, (int)p->activation, prob->has_epi ? prob->epi.count : 0);
     /* batched problems: the count and the strides (unbatched keys stay as they were) */
     if (p->batch > 1 && len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, ",batch=%lld,sa=%lld,sb=%lld,sc=%lld,sd=%lld",
-                 (long long)p->batch, (long long)p->a.batch_stride, (long long)p->b.batch_stride,
-                 (long long)p->c.batch_stride, (long long)p->d.batch_stride);
+        len += snprintf(buf + len, size - (size_t)len,
+                        ",batch=%lld,sa=%lld,sb=%lld,sc=%lld,sd=%lld", (long long)p->batch,
+                        (long long)p->a.batch_stride, (long long)p->b.batch_stride,
+                        (long long)p->c.batch_stride, (long long)p->d.batch_stride);
+    /* multi-D extras: op, broadcast, type, order of each (problems without keep their keys) */
+    for (int x = 0; x < p->extra_count && len > 0 && (size_t)len < size; ++x) {
+        const ck_gemm_extra *e = &p->extras[x];
+        len += snprintf(buf + len, size - (size_t)len, ",x%d=%d%d%s%c", x, (int)e->op,
+                        (int)e->broadcast, ck_dtype_name(e->dtype),
+                        e->order == CK_GEMM_ROW_MAJOR ? 'r' : 'c');
+    }
 }
 
 /* The tuning table's instance for this problem and device (by name), if any. */

@@ -3,6 +3,7 @@
  * sentence naming the field, its value and what is accepted.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -256,6 +257,59 @@ static ck_status check_types(const ck_gemm_problem *p)
     return CK_SUCCESS;
 }
 
+/* Multi-D extras: count, op, broadcast, type, layout, batch stride; normalized (vectors: order
+ * row, ld 0; unused slots and, for batch 1, the batch strides zeroed) so keys see only what
+ * the kernel uses. */
+static ck_status check_extras(ck_gemm_problem *p)
+{
+    if (p->extra_count < 0 || p->extra_count > CK_GEMM_MAX_EXTRAS)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": extra_count = %d; accepted: 0 to %d extra tensors (multi-D).",
+                       p->extra_count, CK_GEMM_MAX_EXTRAS);
+    for (int x = p->extra_count; x < CK_GEMM_MAX_EXTRAS; ++x)
+        memset(&p->extras[x], 0, sizeof p->extras[x]);
+    for (int x = 0; x < p->extra_count; ++x) {
+        ck_gemm_extra *e = &p->extras[x];
+        char name[32];
+        snprintf(name, sizeof name, "extra %d", x);
+        if (e->op != CK_GEMM_EXTRA_ADD && e->op != CK_GEMM_EXTRA_MUL)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": %s has op %d; accepted: CK_GEMM_EXTRA_ADD (1) or "
+                              "CK_GEMM_EXTRA_MUL (2) (extra_count = %d counts only used extras).",
+                           name, (int)e->op, p->extra_count);
+        if (e->broadcast != CK_GEMM_EXTRA_ROW && e->broadcast != CK_GEMM_EXTRA_COL &&
+            e->broadcast != CK_GEMM_EXTRA_FULL)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": %s has broadcast %d; accepted: CK_GEMM_EXTRA_ROW (1, M values), "
+                              "CK_GEMM_EXTRA_COL (2, N values) or CK_GEMM_EXTRA_FULL (3, M x N).",
+                           name, (int)e->broadcast);
+        if (e->dtype != CK_DTYPE_F32 && e->dtype != CK_DTYPE_F16 && e->dtype != CK_DTYPE_BF16)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": %s has type %s; accepted: f32, f16, bf16.", name,
+                           ck_dtype_name(e->dtype));
+        if (p->batch <= 1)
+            e->batch_stride = 0;
+        if (e->batch_stride < 0 || e->batch_stride > (INT64_C(1) << 48))
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": %s has batch stride %lld; accepted: 0 (one tensor for every "
+                              "batch) up to 2^48 elements.",
+                           name, (long long)e->batch_stride);
+        if (e->broadcast != CK_GEMM_EXTRA_FULL) {
+            e->order = CK_GEMM_ROW_MAJOR;
+            e->ld = 0;
+            continue;
+        }
+        ck_gemm_matrix mt = {e->dtype, e->order, e->ld, e->batch_stride};
+        ck_status st = check_matrix(name, &mt, p->m, p->n);
+        if (!st && p->batch > 1)
+            st = check_batch_stride(name, &mt, p->batch, p->m, p->n);
+        if (st)
+            return st;
+        e->ld = mt.ld;
+    }
+    return CK_SUCCESS;
+}
+
 ck_status ck_gemm_prob_make(const ck_gemm_problem *problem, ck_gemm_prob *prob)
 {
     if (!problem || !prob)
@@ -287,7 +341,7 @@ ck_status ck_gemm_prob_make(const ck_gemm_problem *problem, ck_gemm_prob *prob)
         return st;
     if (!has_c)
         p.c.ld = 0;
-    if ((st = check_batch(&p, has_c)))
+    if ((st = check_batch(&p, has_c)) || (st = check_extras(&p)))
         return st;
     if (p.epilogue) {
         if ((st = ck_ew_check(p.epilogue, 1)))

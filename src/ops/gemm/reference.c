@@ -174,6 +174,21 @@ double ck_gemm_reference_value(const ck_gemm_prob *prob, const ck_gemm_args *h, 
         mag += fabs(bb);
     }
     v = ck_gemm_act_f64(p->activation, v);
+    for (int x = 0; x < p->extra_count; ++x) { /* multi-D, in order */
+        const ck_gemm_extra *e = &p->extras[x];
+        int64_t off = e->broadcast == CK_GEMM_EXTRA_ROW   ? i
+                      : e->broadcast == CK_GEMM_EXTRA_COL ? j
+                      : e->order == CK_GEMM_ROW_MAJOR     ? i * e->ld + j
+                                                          : i + j * e->ld;
+        double ev = load(h->extra[x], e->dtype, off);
+        if (e->op == CK_GEMM_EXTRA_MUL) {
+            v *= ev;
+            mag *= fabs(ev);
+        } else {
+            v += ev;
+            mag += fabs(ev);
+        }
+    }
     if (prob->has_epi)
         v = ck_gemm_program_f64(&prob->epi, v);
     v /= (double)h->scale_d;
@@ -199,6 +214,8 @@ void ck_gemm_args_batch(const ck_gemm_prob *prob, const ck_gemm_args *args, int6
     out->d = (void *)moved(args->d, p->d.dtype, b * p->d.batch_stride);
     if (p->bias != CK_GEMM_BIAS_NONE)
         out->bias = moved(args->bias, p->bias_dtype, b * p->bias_batch_stride);
+    for (int x = 0; x < p->extra_count; ++x)
+        out->extra[x] = moved(args->extra[x], p->extras[x].dtype, b * p->extras[x].batch_stride);
 }
 
 ck_status ck_gemm_reference(const ck_gemm_prob *prob, const ck_gemm_args *h)

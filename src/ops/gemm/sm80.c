@@ -248,6 +248,11 @@ void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_g
     ka->batch_c = plan->prob.has_c ? p->c.batch_stride : 0;
     ka->batch_d = p->d.batch_stride;
     ka->batch_bias = p->bias_batch_stride;
+    for (int x = 0; x < p->extra_count; ++x) {
+        ka->extra[x] = args->extra[x];
+        ka->ld_extra[x] = p->extras[x].ld;
+        ka->batch_extra[x] = p->extras[x].batch_stride;
+    }
 }
 
 static ck_status sm80_launch(ck_gemm_plan *plan, const ck_gemm_args *args)

@@ -129,7 +129,7 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 
 /* D is stored through shared memory and TMA: 16-bit, row-major, rows (and batches) of a
  * multiple of 16 bytes (a TMA store writes whole 16-byte chunks of a row, so N must not end
- * inside one), alpha only (no C, bias, activation or program: those go through the generated
+ * inside one), alpha only (no C, bias, activation, extras or program: those go through the generated
  * epilogue). ck_gemm_matrix_div covers ld and the batch stride: the key has it. */
 static int tma_store(const ck_gemm_prob *prob)
 {
@@ -137,7 +137,8 @@ static int tma_store(const ck_gemm_prob *prob)
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
            p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && ck_gemm_matrix_div(&p->d) >= 8 &&
            p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && p->bias == CK_GEMM_BIAS_NONE &&
-           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi;
+           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi &&
+           p->extra_count == 0;
 }
 
 /* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
