@@ -14,13 +14,9 @@
 #include "rt/runtime_internal.h"
 #include "test.h"
 
-/* big: the family's first (largest) instance, else its last (smallest: faster to compile);
- * family 90: the instance `big` of its list. */
-static void compile_family(const ck_gemm_family *f, const char *what, const char *arch,
-                           const ck_gemm_problem *p, int big)
+/* The properties of a device of this target with the H100's multiprocessors and shared memory. */
+static ck_device_props h100_like(const char *arch)
 {
-    ck_gemm_prob prob;
-    CHECK_OK(ck_gemm_prob_make(p, &prob));
     ck_device_props props;
     memset(&props, 0, sizeof props);
     props.backend = CK_BACKEND_CUDA;
@@ -29,6 +25,27 @@ static void compile_family(const ck_gemm_family *f, const char *what, const char
     props.multiprocessors = 132;
     props.max_shared_per_block = 227 * 1024;
     snprintf(props.target, sizeof props.target, "%s", arch);
+    return props;
+}
+
+/* 1 (and a line) when NVRTC is missing: the test is skipped. */
+static int no_nvrtc(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) == CK_SUCCESS)
+        return 0;
+    printf("NVRTC not available (%s); skipped\n", ck_last_error());
+    return 1;
+}
+
+/* big: the family's first (largest) instance, else its last (smallest: faster to compile);
+ * family 90: the instance `big` of its list. */
+static void compile_family(const ck_gemm_family *f, const char *what, const char *arch,
+                           const ck_gemm_problem *p, int big)
+{
+    ck_gemm_prob prob;
+    CHECK_OK(ck_gemm_prob_make(p, &prob));
+    ck_device_props props = h100_like(arch);
     char reason[512] = "";
     CHECK_MSG(f->supports(&prob, &props, reason, sizeof reason), "%s: %s", what, reason);
     ck_gemm_instance in[16];
@@ -58,11 +75,8 @@ static void compile(const char *what, const char *arch, const ck_gemm_problem *p
  * kernel (units over batch x tiles x splits, 3-D TMA loads and stores). */
 static void test_batched(void)
 {
-    int major = 0, minor = 0;
-    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
-        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+    if (no_nvrtc())
         return;
-    }
     ck_gemm_problem p;
     ck_gemm_problem_init(&p);
     p.m = 1000, p.n = 1000, p.k = 1024, p.batch = 8;
@@ -82,13 +96,7 @@ static void test_batched(void)
     p.d.dtype = CK_DTYPE_F32;
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(&p, &prob));
-    ck_device_props props;
-    memset(&props, 0, sizeof props);
-    props.backend = CK_BACKEND_CUDA;
-    props.cc_major = 9;
-    props.multiprocessors = 132;
-    props.max_shared_per_block = 227 * 1024;
-    snprintf(props.target, sizeof props.target, "sm_90a");
+    ck_device_props props = h100_like("sm_90a");
     ck_gemm_instance in[16];
     int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), split = -1;
     for (int i = 0; i < n; ++i)
@@ -109,11 +117,8 @@ static void test_batched(void)
 
 static void test_kernels(void)
 {
-    int major = 0, minor = 0;
-    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
-        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+    if (no_nvrtc())
         return;
-    }
     ck_gemm_problem p;
     ck_gemm_problem_init(&p);
     p.m = 1000;
@@ -163,13 +168,7 @@ static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, in
 {
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(p, &prob));
-    ck_device_props props;
-    memset(&props, 0, sizeof props);
-    props.backend = CK_BACKEND_CUDA;
-    props.cc_major = 9;
-    strcpy(props.target, "sm_90a");
-    props.multiprocessors = 132;
-    props.max_shared_per_block = 227 * 1024;
+    ck_device_props props = h100_like("sm_90a");
     ck_gemm_instance in[16];
     int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), pick = -1;
     for (int i = 0; i < n && pick < 0; ++i)
@@ -177,27 +176,14 @@ static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, in
             in[i].cluster == cluster && (split ? in[i].split_k > 1 : in[i].split_k <= 1))
             pick = i;
     CHECK_MSG(pick >= 0, "%s: no such sm90 instance among %d", what, n);
-    if (pick < 0)
-        return;
-    char *src = NULL;
-    CHECK_OK(ck_gemm_family_sm90.source(&prob, &in[pick], &src));
-    if (!src)
-        return;
-    void *cubin = NULL;
-    size_t size = 0;
-    ck_status st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
-    CHECK_MSG(st == CK_SUCCESS, "%s for sm_90a: %s", what, ck_last_error());
-    free(cubin);
-    free(src);
+    if (pick >= 0)
+        compile_family(&ck_gemm_family_sm90, what, "sm_90a", p, pick);
 }
 
 static void test_sm90_variants(void)
 {
-    int major = 0, minor = 0;
-    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
-        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+    if (no_nvrtc())
         return;
-    }
     ck_gemm_problem p;
     ck_gemm_problem_init(&p);
     p.m = 4096, p.n = 4096, p.k = 4096; /* bf16, A row-major, B column-major, D bf16 */

@@ -193,24 +193,12 @@ static const char *dst_addr(const copy_gen *c, long long r, char *buf, size_t n)
     return buf;
 }
 
-/* value(b) - value(a) when a known constant. */
-static int value_delta(ck_ival a, ck_ival b, int64_t *delta)
-{
-    ck_affine fa, fb, d;
-    if (ck_affine_from(a, &fa) || ck_affine_from(b, &fb) || ck_affine_axpy(&fb, -1, &fa, &d)) {
-        ck_clear_error();
-        return 0;
-    }
-    *delta = d.k;
-    return d.n == 0;
-}
-
 /* Whether b is condition a with its value moved by delta. */
 static int cond_match(const ck_gen_cond *a, const ck_gen_cond *b, int64_t delta)
 {
     int64_t dv;
     return a->upper == b->upper && ck_ival_equal(a->bound, b->bound) &&
-           value_delta(a->value, b->value, &dv) && dv == delta;
+           ck_gen_value_delta(a->value, b->value, &dv) && dv == delta;
 }
 
 enum { COND_UNIFORM = 1, COND_PREFIX = 2 };

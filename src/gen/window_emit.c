@@ -40,8 +40,7 @@ static void access_regs(const gen *g, long long a, long long *regs, int *y)
     ck_gen_access_regs(&g->dist, &g->sfc, g->vdim, g->vwidth, a, regs, y);
 }
 
-/* value(j) - value(i) when a known constant. */
-static int value_delta(ck_ival vi, ck_ival vj, int64_t *delta)
+int ck_gen_value_delta(ck_ival vi, ck_ival vj, int64_t *delta)
 {
     ck_affine a, b, d;
     if (ck_affine_from(vi, &a) || ck_affine_from(vj, &b) || ck_affine_axpy(&b, -1, &a, &d)) {
@@ -68,7 +67,7 @@ void ck_gen_access_cond(const gen *g, const long long *regs, int count, ck_sbuf 
             int64_t d;
             if (j == i || all[j]->upper != all[i]->upper ||
                 !ck_ival_equal(all[j]->bound, all[i]->bound) ||
-                !value_delta(all[i]->value, all[j]->value, &d))
+                !ck_gen_value_delta(all[i]->value, all[j]->value, &d))
                 continue;
             if (all[i]->upper ? d > 0 : d < 0)
                 implied = 1;

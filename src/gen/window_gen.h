@@ -84,6 +84,9 @@ void ck_gen_ldmatrix_emit_load(const ck_gen *g, ck_sbuf *b);
 /* Write the whole window source (comment, struct, functions) into b. */
 ck_status ck_gen_emit(const ck_gen *g, ck_sbuf *b);
 
+/* value(b) - value(a) into *delta when it is a known constant (1), else 0. */
+int ck_gen_value_delta(ck_ival a, ck_ival b, int64_t *delta);
+
 /* Register indices of access a of a sweep over `dist`'s Y space (`width` registers along Y dim
  * vdim, the sweep's order in sfc) and the access's Y index (window loads/stores, copies). */
 void ck_gen_access_regs(const ck_distribution *dist, const ck_sfc *sfc, int vdim, int width,
