@@ -356,18 +356,6 @@ static void emit_access(copy_gen *c, ck_sbuf *b, long long a)
     free(all.s);
 }
 
-static void emit_comment_block(ck_sbuf *b, const char *text)
-{
-    for (const char *s = text; *s;) {
-        const char *e = strchr(s, '\n');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        ck_sbuf_printf(b, " *   %.*s\n", (int)len, s);
-        s += len;
-        if (*s == '\n')
-            ++s;
-    }
-}
-
 static ck_status emit(copy_gen *c, ck_sbuf *b)
 {
     const ck_tile_copy_spec *sp = c->spec;
@@ -394,9 +382,9 @@ static ck_status emit(copy_gen *c, ck_sbuf *b)
     ck_sbuf_printf(b, ", %lld threads, %lld elements per thread\n * encoding: %s\n", d->threads,
                    d->elements_per_thread, enc);
     ck_sbuf_printf(b, " * source descriptor:\n");
-    emit_comment_block(b, sdesc);
+    ck_gen_emit_comment_block(b, sdesc);
     ck_sbuf_printf(b, " * destination descriptor (shared memory):\n");
-    emit_comment_block(b, ddesc);
+    ck_gen_emit_comment_block(b, ddesc);
     ck_tile_free(sdesc);
     ck_tile_free(ddesc);
     ck_sbuf_printf(b,

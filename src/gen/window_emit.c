@@ -291,7 +291,7 @@ static void emit_op(const gen *g, ck_sbuf *b, op_kind op, int use16)
     ck_sbuf_printf(b, "}\n\n");
 }
 
-static void emit_comment_block(ck_sbuf *b, const char *text)
+void ck_gen_emit_comment_block(ck_sbuf *b, const char *text)
 {
     const char *s = text;
     while (*s) {
@@ -323,7 +323,7 @@ ck_status ck_gen_emit(const gen *g, ck_sbuf *b)
     ck_sbuf_printf(b, ", %lld threads, %lld registers per thread\n", d->threads,
                    d->elements_per_thread);
     ck_sbuf_printf(b, " * encoding: %s\n * descriptor:\n", enc);
-    emit_comment_block(b, desc);
+    ck_gen_emit_comment_block(b, desc);
     ck_tile_free(desc);
     ck_sbuf_printf(b, " * accesses per thread: %lld of %d element(s) along Y%d%s (%s)\n */\n",
                    g->sfc.num_access, g->vwidth, g->vdim, aligned16(g) ? ", 16-byte vectors" : "",

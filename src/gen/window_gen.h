@@ -84,6 +84,9 @@ void ck_gen_ldmatrix_emit_load(const ck_gen *g, ck_sbuf *b);
 /* Write the whole window source (comment, struct, functions) into b. */
 ck_status ck_gen_emit(const ck_gen *g, ck_sbuf *b);
 
+/* Each line of text as a line of the generated header comment (" *   line"). */
+void ck_gen_emit_comment_block(ck_sbuf *b, const char *text);
+
 /* value(b) - value(a) into *delta when it is a known constant (1), else 0. */
 int ck_gen_value_delta(ck_ival a, ck_ival b, int64_t *delta);
 
