@@ -129,36 +129,41 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 
 /* D is stored through shared memory and TMA: 16-bit, row-major, rows (and batches) of a
  * multiple of 16 bytes (a TMA store writes whole 16-byte chunks of a row, so N must not end
- * inside one), alpha only (no C, bias, activation, extras or program: those go through the generated
- * epilogue). ck_gemm_matrix_div covers ld and the batch stride: the key has it. */
+ * inside one), alpha only (no C, bias, activation, extras or program: those go through the
+ * generated epilogue). ck_gemm_matrix_div covers ld and the batch stride: the key has it. */
 static int tma_store(const ck_gemm_prob *prob)
 {
     const ck_gemm_problem *p = &prob->p;
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
            p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && ck_gemm_matrix_div(&p->d) >= 8 &&
            p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && p->bias == CK_GEMM_BIAS_NONE &&
-           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi &&
-           p->extra_count == 0;
+           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi && p->extra_count == 0;
+}
+
+/* Output tiles of tile_m x tile_n over all batches. */
+static double tiles_of(const ck_gemm_problem *p, int tile_m, int tile_n)
+{
+    return (double)((p->m + tile_m - 1) / tile_m) * (double)((p->n + tile_n - 1) / tile_n) *
+           (double)p->batch;
 }
 
 /* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
  * resident blocks: work units (tiles x splits) in waves, each unit its K steps plus a fixed
  * cost (prologue and epilogue, and for a split the partial sums written and read back), the
  * padding of the edge tiles, and a 128 x 128 tile's slightly lower rate per flop than
- * 128 x 256's (measured on the H100, bench/gemm_instances.py: 2048^3 499 against 484
- * TFLOP/s, 512x4096x14336 632 against 398 — the wave count decides more than the tile). */
+ * 128 x 256's. The constants come from the H100 runs of bench/gemm_instances.py recorded in
+ * bench/RESULTS.md (GEMM, third session): the wave count decides more than the tile. */
 double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
                              int split, int slots)
 {
     const ck_gemm_problem *p = &prob->p;
-    double tiles = (double)((p->m + tile_m - 1) / tile_m) * (double)((p->n + tile_n - 1) / tile_n) *
-                   (double)p->batch;
+    double tiles = tiles_of(p, tile_m, tile_n);
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
     double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.97);
     /* a split's partial sums (written, then read back by the last split) cost about 10 K steps
-     * of 128 x 256 per unit: measured, 1024^3 ran at 111 TFLOP/s split in 2 and 129 unsplit */
+     * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md) */
     double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
     double time = ceil(waves) * (steps * step_cost + fixed);
     /* 128 x 256 with the generated epilogue (not the TMA store): 128 accumulators and the
@@ -183,19 +188,42 @@ static size_t c_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *in)
     return tma_store(prob) ? (size_t)in->warps_m * 64 * (size_t)in->tile_n * 2 / c_parts(in) : 0;
 }
 
+static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
+{
+    return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
+           c_bytes(prob, inst) + 16 * (size_t)inst->stages +
+           16 /* the ring; split-K's arrival flags */;
+}
+
+/* The most stages (from `from` down to 2) whose shared memory fits in smem; 1 if none. */
+static int stages_that_fit(const ck_gemm_prob *prob, ck_gemm_instance in, int from, size_t smem)
+{
+    for (in.stages = from; in.stages >= 2; --in.stages)
+        if (shared_bytes(prob, &in) <= smem)
+            break;
+    return in.stages;
+}
+
+/* Append `in` with clusters of 2 along M (B shared by multicast) when it has 2 tile rows. */
+static void add_cluster(const ck_gemm_prob *prob, ck_gemm_instance in, ck_gemm_instance *out,
+                        int *n, int max)
+{
+    if ((prob->p.m + in.tile_m - 1) / in.tile_m >= 2 && *n < max) {
+        in.cluster = 2;
+        out[(*n)++] = in;
+    }
+}
+
 /* The family's score of an instance: the estimate, then what the H100 measured of its variants
- * (bench/gemm_instances.py, 2026-11-25, bench/RESULTS.md): 128 x 256 with 4 stages and D staged
- * in halves ran 3-5% faster than 3 stages up to a few waves of tiles (2048^3 527 against 503,
- * 4096^3 739 against 714 TFLOP/s) and 1.5% slower at 8192^3 (784 against 796): it goes first
- * up to 8 waves; clusters of 2 with multicast ran 2.4 times slower than without (4096^3: 304
- * against 739): they stay candidates for `ck tune gemm`, ranked last, until that is understood. */
+ * (bench/RESULTS.md, GEMM, third session): 128 x 256 with 4 stages and D staged in halves was
+ * faster than 3 stages up to a few waves of tiles and slightly slower beyond, so it goes first
+ * up to 8 waves; clusters of 2 with multicast were several times slower than without, so they
+ * stay candidates for `ck tune gemm`, ranked last, until that is understood. */
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots)
 {
     int split = in->split_k > 1 ? in->split_k : 1;
     double e = ck_gemm_sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
-    const ck_gemm_problem *p = &prob->p;
-    double tiles = (double)((p->m + in->tile_m - 1) / in->tile_m) *
-                   (double)((p->n + in->tile_n - 1) / in->tile_n) * (double)p->batch;
+    double tiles = tiles_of(&prob->p, in->tile_m, in->tile_n);
     if (c_parts(in) == 2 && tma_store(prob))
         e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
     if (in->cluster > 1)
@@ -219,36 +247,21 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
         in.warps_m = SM90_CONSUMERS, in.warps_n = 1;
         in.cluster = 1, in.raster = 0, in.group = SM90_GROUP, in.persistent = 1;
         in.split_k = 1;
-        size_t stage = (size_t)(in.tile_m + in.tile_n) * SM90_ROW_BYTES;
-        for (in.stages = 6; in.stages >= 2; --in.stages) /* the most the shared memory holds */
-            if (1024 + 128 + c_bytes(prob, &in) + (size_t)in.stages * stage <= smem)
-                break;
+        in.stages = stages_that_fit(prob, in, 6, smem); /* the most the shared memory holds */
         if (in.stages < 2)
             continue;
         if (c_parts(&in) == 2 && tma_store(prob) && n < max) {
-            /* first the whole staging tile with one stage fewer (measured: 3 stages, 722-832
-             * TFLOP/s at 4096^3-8192^3), then the half tile with 4 (same estimate: listed
-             * second, for `ck tune gemm` to compare) */
+            /* also the whole staging tile with one stage fewer (the score orders the two) */
             ck_gemm_instance full = in;
-            for (full.stages = in.stages - 1; full.stages >= 2; --full.stages)
-                if (1024 + 128 + c_bytes(prob, &full) + (size_t)full.stages * stage <= smem)
-                    break;
-            if (full.stages >= 2 && c_parts(&full) == 1)
+            full.stages = stages_that_fit(prob, in, in.stages - 1, smem);
+            if (full.stages >= 2 && c_parts(&full) == 1) {
                 out[n++] = full;
-            if ((prob->p.m + in.tile_m - 1) / in.tile_m >= 2 && n < max) {
-                out[n] = full;
-                out[n++].cluster = 2;
+                add_cluster(prob, full, out, &n, max);
             }
         }
         if (n < max)
             out[n++] = in;
-        /* clusters of 2 along M sharing B by multicast: listed after the plain instance (same
-         * estimate), for `ck tune gemm` to compare */
-        if ((prob->p.m + in.tile_m - 1) / in.tile_m >= 2 && n < max) {
-            out[n] = out[n - 1];
-            out[n].cluster = 2;
-            ++n;
-        }
+        add_cluster(prob, in, out, &n, max); /* ranked by the score, for `ck tune gemm` */
         /* the best split of K for this tile, when it beats none (few tiles, long K); 128 x 128
          * only: 128 x 256's accumulators leave no registers for the reduction (it spills) */
         if (in.tile_n >= 256)
@@ -338,13 +351,6 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
 }
 
 /* ---- launch -------------------------------------------------------------------------------- */
-
-static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *inst)
-{
-    return 1024 + (size_t)inst->stages * (size_t)(inst->tile_m + inst->tile_n) * SM90_ROW_BYTES +
-           c_bytes(prob, inst) + 16 * (size_t)inst->stages +
-           16 /* the ring; split-K's arrival flags */;
-}
 
 /* The family's plan state: the tensor maps of the last A, B and D pointers; split-K's
  * workspace (partial sums and arrival counters, device memory of the plan). */
