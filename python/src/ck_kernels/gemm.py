@@ -132,9 +132,11 @@ def _bias_mode(ba, m, n, mode, op):
 
 def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld,
                  compute, bias, bias_dtype, act, epi, instance, batch=1, strides=(0,) * 5,
-                 extras=_NO_EXTRAS):
+                 extras=_NO_EXTRAS, tune=None):
     """strides: the batch strides of a, b, c, d and bias (elements; 0: broadcast).
-    extras: extra_count and the 4 packed ck_gemm_extra fields (_extras_fields)."""
+    extras: extra_count and the 4 packed ck_gemm_extra fields (_extras_fields).
+    tune: (packed ck_gemm_args, reps, progress): time the candidates (ck_gemm_tune) and
+    return the winner instead of planning."""
     prog = 0
     if epi is not None:
         from .elementwise import _program
@@ -144,8 +146,8 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
     buf = ctypes.create_string_buffer(_PROBLEM.pack(
         m, n, k, ad, ao, ald, sa, bd, bo, bld, sb, cd, co, cld, sc, dd, do, dld, sd, compute,
         bias, bias_dtype, act, prog, batch, sbias, *extras))
-    if _TUNE[0] is not None:  # tune(): time the candidates instead of planning
-        return _tune_problem(ctx, key, buf, *_TUNE[0])
+    if tune is not None:
+        return _tune_problem(ctx, buf, *tune)
     out = ctypes.c_void_p()
     call(_lib.ck_gemm_plan_create, ctx, buf, instance, ctypes.byref(out))
     plans = _plans()
@@ -153,9 +155,6 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
         clear_plans()
     plans[key] = out.value
     return out.value
-
-
-_TUNE = [None]  # (args bytes, reps, progress) while tune() runs
 
 
 def _candidate(buf):
@@ -167,7 +166,7 @@ def _candidate(buf):
     return d
 
 
-def _tune_problem(ctx, key, problem, args, reps, progress):
+def _tune_problem(ctx, problem, args, reps, progress):
     def report(user, index, count, cand, ms):
         if progress:
             c = _candidate(ctypes.string_at(cand, _CANDIDATE.size))
@@ -259,7 +258,8 @@ def _extras_desc(extras, m, n, op):
 
 def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, activation=None,
                epilogue=None, out_dtype=None, compute=None, scale_a=1.0, scale_b=1.0,
-               scale_d=1.0, out=None, instance=-1, op="gemm", want_plan=False, extras=None):
+               scale_d=1.0, out=None, instance=-1, op="gemm", want_plan=False, extras=None,
+               tune=None):
     aa, ba = describe(a, "a"), describe(b, "b")
     if aa.rank not in (2, 3) or ba.rank not in (2, 3):
         fail(Status.INVALID_ARGUMENT if min(aa.rank, ba.rank) < 2 else Status.NOT_IMPLEMENTED,
@@ -388,21 +388,18 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
         return (out, None) if want_plan else out
     key = (ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co, cld, da.dtype, do, dld,
            cmp, bias_code, bias_dtype, act, epilogue, instance, batch, strides, xfields)
-    if _TUNE[0] is not None:
-        _TUNE[0] = (_ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
-                               bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a,
-                               scale_b, scale_d, *xptrs),) + _TUNE[0][1:]
-        return _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
-                            cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
-                            instance, batch, strides, xfields)
-    plan = _plans().get(key)
+    args = _ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
+                      bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b,
+                      scale_d, *xptrs)
+    plan = None if tune is not None else _plans().get(key)
     if plan is None:
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
                             cld, da.dtype, do, dld, cmp, bias_code, bias_dtype, act, epilogue,
-                            instance, batch, strides, xfields)
-    st = _lib.ck_gemm_plan_execute(plan, _ARGS.pack(
-        aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
-        bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b, scale_d, *xptrs))
+                            instance, batch, strides, xfields,
+                            (args,) + tune if tune is not None else None)
+        if tune is not None:
+            return plan  # the winner's description
+    st = _lib.ck_gemm_plan_execute(plan, args)
     if st:
         raise _lib.error()
     return (out, plan) if want_plan else out
@@ -446,11 +443,7 @@ def tune(a, b, c=None, *, reps=20, progress=True, **kw):
     per candidate on stderr."""
     if int(reps) < 1:
         fail(Status.INVALID_ARGUMENT, f"tune: reps = {reps}; at least 1 timed run is needed.")
-    _TUNE[0] = (b"", int(reps), bool(progress))
-    try:
-        r = _gemm_core(a, b, c, op="tune", **kw)
-    finally:
-        _TUNE[0] = None
+    r = _gemm_core(a, b, c, op="tune", tune=(int(reps), bool(progress)), **kw)
     if not isinstance(r, dict):
         fail(Status.INVALID_ARGUMENT, "tune: this problem runs without a plan (an empty result, "
              "or A / B not 16-byte aligned), so there is nothing to tune.")
