@@ -149,11 +149,6 @@ void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_g
 ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     ck_dist_encoding *out);
 
-/* The sm90 family's estimated efficiency (0..1] of a tile_m x tile_n x tile_k tile with K split
- * `split` ways on `slots` resident blocks (waves of work units, their K steps and fixed costs,
- * edge padding); the policy ranks the family's instances by it. */
-double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
-                             int split, int slots);
 /* The policy's score of a family-90 instance: the estimate adjusted by measurements of its
  * variants (stages and staging of D, clusters). */
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots);

@@ -153,8 +153,8 @@ static double tiles_of(const ck_gemm_problem *p, int tile_m, int tile_n)
  * padding of the edge tiles, and a 128 x 128 tile's slightly lower rate per flop than
  * 128 x 256's. The constants come from the H100 runs of bench/gemm_instances.py recorded in
  * bench/RESULTS.md (GEMM, third session): the wave count decides more than the tile. */
-double ck_gemm_sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
-                             int split, int slots)
+static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k, int split,
+                            int slots)
 {
     const ck_gemm_problem *p = &prob->p;
     double tiles = tiles_of(p, tile_m, tile_n);
@@ -222,7 +222,7 @@ static void add_cluster(const ck_gemm_prob *prob, ck_gemm_instance in, ck_gemm_i
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots)
 {
     int split = in->split_k > 1 ? in->split_k : 1;
-    double e = ck_gemm_sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
+    double e = sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
     double tiles = tiles_of(&prob->p, in->tile_m, in->tile_n);
     if (c_parts(in) == 2 && tma_store(prob))
         e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
@@ -268,9 +268,9 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
             continue;
         long long k_tiles = (prob->p.k + in.tile_k - 1) / in.tile_k;
         int best = 1;
-        double best_eff = ck_gemm_sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, 1, slots);
+        double best_eff = sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, 1, slots);
         for (int s = 2; s <= SM90_MAX_SPLIT && s <= k_tiles / 2; ++s) {
-            double e = ck_gemm_sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, s, slots);
+            double e = sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, s, slots);
             if (e > best_eff * 1.02)
                 best = s, best_eff = e;
         }
