@@ -127,7 +127,8 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
     double slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
     double waves = tiles / slots;
     double wave_eff = waves / ceil(waves);
-    double useful = (double)p->m * (double)p->n / (tiles * in->tile_m * in->tile_n);
+    double useful = (double)p->m * (double)p->n * (double)p->batch /
+                    (tiles * in->tile_m * in->tile_n); /* tiles counts every batch */
     double kt = ceil((double)p->k / in->tile_k);
     double kuse = (double)p->k / (kt * in->tile_k);
     double intensity =
