@@ -104,6 +104,43 @@ typedef struct ck_gemm_extra {
     int64_t batch_stride;
 } ck_gemm_extra;
 
+/* Quantized GEMMs (CK's ABQuantGrouped / mixed-precision GEMMs): scale tensors for A and B,
+ * and B packed as 4-bit values. docs/ops-gemm.md ("Block-scaled and mixed-input GEMM").
+ *
+ * A scale tensor of operand A is an f32 matrix of ceil(M / block_mn) x ceil(K / block_k)
+ * entries (one per block of A), of B ceil(K / block_k) x ceil(N / block_mn), each in its own
+ * order with its own leading dimension (0: packed). The product is
+ *     sum over K blocks kb of (A_block B_block) * sa(i / bmn_a, kb) * sb(kb, j / bmn_b)
+ * with each K block's partial sum promoted to f32 and scaled (CK's and DeepSeek-V3's scheme:
+ * the low-precision accumulation never spans more than one block). The per-tensor factors
+ * ck_gemm_args.scale_a / scale_b still multiply (1 by default). */
+typedef enum ck_gemm_scale_mode {
+    CK_GEMM_SCALE_TENSOR = 0, /* one factor: ck_gemm_args.scale_a / scale_b (the default) */
+    CK_GEMM_SCALE_VECTOR = 1, /* A: one per row (M values); B: one per column (N values) */
+    CK_GEMM_SCALE_BLOCK = 2   /* one per block_mn (M or N) x block_k (K) block, e.g. A 1 x 128
+                                 and B 128 x 128 (DeepSeek-V3), or B group-wise: 1 x group */
+} ck_gemm_scale_mode;
+
+typedef struct ck_gemm_scale {
+    ck_gemm_scale_mode mode;
+    int block_mn, block_k; /* CK_GEMM_SCALE_BLOCK only (VECTOR: 1 and K) */
+    ck_gemm_order order;   /* of the scale matrix (A's: M blocks x K blocks; B's: K x N) */
+    int64_t ld;            /* 0: packed */
+} ck_gemm_scale;
+
+/* B packed as two 4-bit values per byte (weight-only quantization). B is then a column-major
+ * matrix of bytes (b.dtype CK_DTYPE_U8, b.ld in bytes >= K / 2; K even): byte (j * ld + k / 2)
+ * holds B(k, j) in its low nibble for even k and B(k + 1, j) in its high nibble (torch's
+ * [N, K / 2] uint8 weight). The values are dequantized in registers to A's type (f16 or bf16
+ * A) exactly, then scaled per group by B's scale tensor (usually CK_GEMM_SCALE_BLOCK with
+ * block_mn 1, block_k the group size). */
+typedef enum ck_gemm_packed {
+    CK_GEMM_PACKED_NONE = 0, /* B holds elements of b.dtype */
+    CK_GEMM_PACKED_INT4 = 1, /* two's complement -8 .. 7 */
+    CK_GEMM_PACKED_UINT4 = 2, /* 0 .. 15 (usually with zero points) */
+    CK_GEMM_PACKED_FP4_E2M1 = 3 /* OCP e2m1: 0, +-0.5, 1, 1.5, 2, 3, 4, 6 */
+} ck_gemm_packed;
+
 /* What to compute (everything a kernel is specialized for; pointers and alpha/beta/scales
  * come at execution). */
 typedef struct ck_gemm_problem {
@@ -130,6 +167,13 @@ typedef struct ck_gemm_problem {
      * what ck_gemm_problem_init sets). Pointers in ck_gemm_args.extra. */
     int extra_count;
     ck_gemm_extra extras[CK_GEMM_MAX_EXTRAS];
+    /* Quantized operands (ck_gemm_problem_init: per-tensor scales, B not packed). Scale
+     * tensors in ck_gemm_args.a_scales / b_scales. */
+    ck_gemm_scale scale_a, scale_b;
+    ck_gemm_packed b_packed;
+    /* 1: B's 4-bit integers have zero points, B(k, j) = q - z(kb, j) with z an unsigned byte
+     * (0 .. 15) per entry of B's scale tensor, in its layout (ck_gemm_args.b_zeros). */
+    int b_zeros;
 } ck_gemm_problem;
 
 /* Fill *p: m = n = k = 0, batch 1 (batch strides 0), every matrix bf16 row-major packed, no C,
@@ -146,6 +190,8 @@ typedef struct ck_gemm_args {
     float scale_a, scale_b; /* per-tensor input scales (fp8); 1 otherwise */
     float scale_d;          /* D = value / scale_d before an fp8 cast; 1 otherwise */
     const void *extra[CK_GEMM_MAX_EXTRAS]; /* the problem's extras (multi-D); NULL beyond */
+    const float *a_scales, *b_scales; /* scale tensors of CK_GEMM_SCALE_VECTOR / _BLOCK */
+    const unsigned char *b_zeros;     /* zero points of packed B (ck_gemm_problem.b_zeros) */
 } ck_gemm_args;
 
 /* alpha 1, beta 0, scales 1, pointers NULL. */

@@ -27,6 +27,14 @@ typedef struct ck_gemm_kargs {
     const void *extra[4];      /* multi-D extras (CK_GEMM_MAX_EXTRAS), NULL beyond the count */
     long long ld_extra[4];     /* full extras: leading dimension; vectors: 0 */
     long long batch_extra[4];  /* batch strides, elements */
+    /* quantized operands (quant.c; GEMM_QUANT): scale tensors (NULL: per-tensor), element
+     * strides along their MN blocks and K blocks (0 along K: one block), block extents along M
+     * and N, packed B's zero points (in B's scale layout), the K block of the promotion */
+    const float *sa, *sb;
+    const unsigned char *zb;
+    long long sa_mn, sa_k, sb_mn, sb_k;
+    int sa_bmn, sb_bmn;
+    int q_bk, q_kblocks;
 } ck_gemm_kargs;
 
 #endif

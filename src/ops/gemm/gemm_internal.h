@@ -40,6 +40,8 @@ typedef struct ck_gemm_prob {
                             family; the reference follows it. */
     int scalar_copy;     /* bit 0 A, bit 1 B: element-wise global loads (pointer not 16-byte
                             aligned; set by ck_gemm() for the pointers it was given) */
+    int quant;           /* 1: scale tensors or packed B (quant.c) */
+    int q_block_k;       /* quant: K elements per promoted block (K when no block scales) */
 } ck_gemm_prob;
 
 enum { CK_GEMM_FAMILY_SM80 = 80, CK_GEMM_FAMILY_SM90 = 90 };
@@ -199,6 +201,28 @@ double ck_gemm_program_f64(const ck_ew_program *prog, double x0);
 /* A bound on |gpu - reference| for element (i, j): derived from K, the input and output types
  * and abs_dot = the magnitude of all terms (ck_gemm_reference_value's abs_terms). */
 double ck_gemm_tolerance(const ck_gemm_prob *prob, double abs_dot, double ref_value);
+
+/* ---- quant.c: scale tensors and packed 4-bit B ------------------------------------------- */
+
+/* Packed B's own rules (A type, storage, order, even K, zero points). */
+ck_status ck_gemm_quant_check_packed(const ck_gemm_problem *p);
+/* Scale tensors and packed B of a checked problem: normalizes prob->p.scale_a / scale_b (VECTOR
+ * as a block of 1 x K, ld resolved), sets prob->quant and q_block_k; refusals as sentences. */
+ck_status ck_gemm_quant_check(ck_gemm_prob *prob);
+/* The kernel arguments of scale tensors and zero points (nothing when !prob->quant). */
+void ck_gemm_quant_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_gemm_kargs *ka);
+/* Execution checks of the scale and zero-point pointers (non-NULL, aligned, not over D). */
+ck_status ck_gemm_quant_check_args(const ck_gemm_plan *plan, const ck_gemm_args *args);
+/* The parameters of quantized problems (none otherwise); -1 when max is too small. */
+int ck_gemm_quant_params(const ck_gemm_prob *prob, ck_gemm_param *out, int max);
+/* 1 when the family takes the problem's quantization; else 0 with a sentence. */
+int ck_gemm_quant_supported_by(const ck_gemm_prob *prob, int family, char *reason, size_t size);
+/* The reference's operand values: A element a (as stored) at (i, k) times its scale; B at
+ * (k, j): b as stored, or the packed value (minus its zero point), times its scale. */
+double ck_gemm_quant_a(const ck_gemm_prob *prob, const ck_gemm_args *h, double a, int64_t i,
+                       int64_t k);
+double ck_gemm_quant_b(const ck_gemm_prob *prob, const ck_gemm_args *h, double b, int64_t k,
+                       int64_t j);
 
 /* The tuning table's keys (ck/tuning.h): the device ("name/target") and the problem (every
  * field a kernel choice may depend on). */

@@ -119,7 +119,8 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
             out[n++].value = v[k];
         }
     }
-    return n;
+    int q = ck_gemm_quant_params(prob, out + n, max - n);
+    return q < 0 ? -1 : n + q;
 }
 
 static char *take(ck_sbuf *b)

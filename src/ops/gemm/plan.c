@@ -253,6 +253,8 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                        ck_dtype_name(p->c.dtype), ck_dtype_name(p->d.dtype), (long long)p->c.ld,
                        (long long)p->d.ld, (long long)p->c.batch_stride,
                        (long long)p->d.batch_stride);
+    if ((st = ck_gemm_quant_check_args(plan, args)))
+        return st;
     return plan->family->launch(plan, args);
 }
 

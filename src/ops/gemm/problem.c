@@ -59,6 +59,7 @@ int ck_gemm_dtype_bytes(ck_dtype t)
     case CK_DTYPE_FP8_E4M3:
     case CK_DTYPE_FP8_E5M2:
     case CK_DTYPE_I8:
+    case CK_DTYPE_U8: /* packed 4-bit B's storage (quant.c) */
         return 1;
     default:
         return 0;
@@ -331,11 +332,14 @@ ck_status ck_gemm_prob_make(const ck_gemm_problem *problem, ck_gemm_prob *prob)
                        OP ": m = %lld by n = %lld makes more output tiles than a 32-bit tile "
                           "index can count; split the problem.",
                        (long long)p.m, (long long)p.n);
-    ck_status st = check_types(&p);
-    if (st)
+    ck_gemm_problem tp = p; /* packed B is checked as the A type it is dequantized to */
+    if (p.b_packed)
+        tp.b.dtype = p.a.dtype;
+    ck_status st = check_types(&tp);
+    if (st || (st = ck_gemm_quant_check_packed(&p)))
         return st;
     int has_c = p.c.dtype != CK_DTYPE_COUNT;
-    if ((st = check_matrix("A", &p.a, p.m, p.k)) || (st = check_matrix("B", &p.b, p.k, p.n)) ||
+    if ((st = check_matrix("A", &p.a, p.m, p.k)) || (st = check_matrix("B", &p.b, p.b_packed ? p.k / 2 : p.k, p.n)) ||
         (st = check_matrix("D", &p.d, p.m, p.n)) ||
         (has_c && (st = check_matrix("C", &p.c, p.m, p.n))))
         return st;
@@ -356,5 +360,5 @@ ck_status ck_gemm_prob_make(const ck_gemm_problem *problem, ck_gemm_prob *prob)
     prob->b_kmajor = p.b.order == CK_GEMM_COL_MAJOR;
     prob->compute_in = p.a.dtype == CK_DTYPE_F32 ? CK_DTYPE_TF32 : p.a.dtype;
     prob->split3 = p.a.dtype == CK_DTYPE_F32 && p.compute == CK_GEMM_COMPUTE_F32;
-    return CK_SUCCESS;
+    return ck_gemm_quant_check(prob);
 }

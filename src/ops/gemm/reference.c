@@ -152,10 +152,14 @@ double ck_gemm_reference_value(const ck_gemm_prob *prob, const ck_gemm_args *h, 
     double acc = 0, mag = 0;
     for (int64_t k = 0; k < p->k; ++k) {
         double a = load(h->a, p->a.dtype, at(&p->a, i, k));
-        double b = load(h->b, p->b.dtype, at(&p->b, k, j));
+        double b = p->b_packed ? 0 : load(h->b, p->b.dtype, at(&p->b, k, j)); /* packed: quant.c */
         if (round_tf32) {
             a = tf32(a, prob->tf32_truncate);
             b = tf32(b, prob->tf32_truncate);
+        }
+        if (prob->quant) { /* scales (and packed B's values) */
+            a = ck_gemm_quant_a(prob, h, a, i, k);
+            b = ck_gemm_quant_b(prob, h, b, k, j);
         }
         acc += a * b;
         mag += fabs(a * b);
@@ -279,7 +283,9 @@ double ck_gemm_tolerance(const ck_gemm_prob *prob, double abs_dot, double ref_va
     double steps = (double)p->k / 8.0 + 4.0;
     double acc = p->a.dtype == CK_DTYPE_I8 ? 0x1p-24 * abs_dot * 2 : steps * 0x1p-24 * abs_dot;
     if (prob->split3)
-        acc += 0x1p-21 * abs_dot; /* the dropped small x small term and the splits' rounding */
+        acc += 0x1p-21 * abs_dot;
+    if (prob->quant) /* each K block's partial sum is rounded to f32 when promoted */
+        acc += ((double)p->k / prob->q_block_k + 2) * 0x1p-24 * abs_dot; /* the dropped small x small term and the splits' rounding */
     /* the epilogue's f32 arithmetic (alpha, beta, bias, activation, program): a few ulp */
     double epi = 0x1p-20 * (fabs(ref_value) + abs_dot);
     if (p->d.dtype == CK_DTYPE_I32)

@@ -96,6 +96,8 @@ ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_inst
 static int stage_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *in)
 {
     int es = ck_gemm_dtype_bytes(prob->p.a.dtype);
+    if (prob->p.b_packed) /* two 4-bit values per byte */
+        return in->tile_m * in->tile_k * es + in->tile_n * in->tile_k / 2;
     return (in->tile_m + in->tile_n) * in->tile_k * es;
 }
 
@@ -253,6 +255,7 @@ void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_g
         ka->ld_extra[x] = p->extras[x].ld;
         ka->batch_extra[x] = p->extras[x].batch_stride;
     }
+    ck_gemm_quant_kargs(plan, args, ka);
 }
 
 static ck_status sm80_launch(ck_gemm_plan *plan, const ck_gemm_args *args)

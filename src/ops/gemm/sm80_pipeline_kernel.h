@@ -32,8 +32,17 @@
 /* Lines of each operand tile in shared memory (K-major: one per row; MN-major: one per k). */
 #define GEMM_A_LINES      (GEMM_A_KMAJOR ? GEMM_TILE_M : GEMM_TILE_K)
 #define GEMM_A_LINE_BYTES (GEMM_A_KMAJOR ? GEMM_KBYTES : GEMM_TILE_M * GEMM_A_ES)
+#ifndef GEMM_QUANT /* quantized operands (quant.c, sm80_quant_kernel.h) */
+#define GEMM_QUANT    0
+#define GEMM_SCALE_A  0
+#define GEMM_SCALE_B  0
+#define GEMM_QK_STEPS 0
+#define GEMM_B_PACKED 0
+#define GEMM_B_ZEROS  0
+#endif
+#define GEMM_B_KDIV       (GEMM_B_PACKED ? 2 : 1) /* packed B: two values of K per byte */
 #define GEMM_B_LINES      (GEMM_B_KMAJOR ? GEMM_TILE_N : GEMM_TILE_K)
-#define GEMM_B_LINE_BYTES (GEMM_B_KMAJOR ? GEMM_KBYTES : GEMM_TILE_N * GEMM_B_ES)
+#define GEMM_B_LINE_BYTES (GEMM_B_KMAJOR ? GEMM_TILE_K * GEMM_B_ES / GEMM_B_KDIV : GEMM_TILE_N * GEMM_B_ES)
 #define GEMM_A_STAGE      (GEMM_A_LINES * GEMM_A_LINE_BYTES)
 #define GEMM_STAGE_BYTES  (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_LINE_BYTES)
 
@@ -137,8 +146,8 @@ CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_karg
                        ka->ldb * GEMM_B_ES,
                        GEMM_B_KMAJOR ? n0 : k0,
                        GEMM_B_KMAJOR ? ka->n : ka->k,
-                       (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES,
-                       (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES};
+                       (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES / GEMM_B_KDIV,
+                       (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES / GEMM_B_KDIV};
 #if GEMM_A_VEC
     gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES);
 #else
@@ -243,10 +252,15 @@ CK_DEVICE void gemm_mma_slice(GEMM_ACC_T *acc, const unsigned (*a)[4], const uns
     }
 }
 
-/* The warp's fragments of k-slice ks of the stage at sa: A of its MI row blocks, B of its NI
- * column blocks. */
+#if GEMM_QUANT
+#include "ops/gemm/sm80_quant_kernel.h"
+#endif
+
+/* The warp's fragments of k-slice ks of the stage at sa (k-tile origin k0 of the block's tile
+ * at column n0: packed B's zero points): A of its MI row blocks, B of its NI column blocks. */
 CK_DEVICE void gemm_frags(unsigned (*a)[4], unsigned (*b)[2], const unsigned char *sa, int ks,
-                          int wm, int wn, int lane)
+                          int wm, int wn, int lane, const ck_gemm_kargs *ka, long long n0,
+                          long long k0)
 {
     const unsigned char *sb = sa + GEMM_A_STAGE;
     unsigned r[4];
@@ -254,7 +268,12 @@ CK_DEVICE void gemm_frags(unsigned (*a)[4], unsigned (*b)[2], const unsigned cha
         gemm_frag_a(a[mi], sa, wm * GEMM_WTM + mi * 16, ks, lane);
     CK_UNROLL for (int np = 0; np < GEMM_NI / 2; ++np)
     {
+#if GEMM_B_PACKED
+        gemm_frag_b4(r, sb, wn * GEMM_WTN + np * 16, ks, lane, ka, n0, k0);
+#else
+        (void)ka, (void)n0, (void)k0;
         gemm_frag_b(r, sb, wn * GEMM_WTN + np * 16, ks, lane);
+#endif
         b[2 * np][0] = r[0];
         b[2 * np][1] = r[1];
         b[2 * np + 1][0] = r[2];
@@ -299,8 +318,17 @@ CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
     ka.a = (const unsigned char *)ka.a + batch * ka.batch_a * GEMM_A_ES;
     ka.b = (const unsigned char *)ka.b + batch * ka.batch_b * GEMM_B_ES;
 #endif
+#if GEMM_QUANT /* each K block's sums in part, promoted into the f32 acc with its scales */
+    float acc[GEMM_NREG];
+    GEMM_ACC_T part[GEMM_NREG];
+    CK_UNROLL for (int i = 0; i < GEMM_NREG; ++i) acc[i] = 0, part[i] = 0;
+    long long r0 = m0 + wm * GEMM_WTM, c0 = n0 + wn * GEMM_WTN;
+#define GEMM_SUM part
+#else
     GEMM_ACC_T acc[GEMM_NREG];
     CK_UNROLL for (int i = 0; i < GEMM_NREG; ++i) acc[i] = 0;
+#define GEMM_SUM acc
+#endif
     unsigned a[2][GEMM_MI][4], b[2][GEMM_NI][2];
 
     /* prologue: the first STAGES - 1 k-tiles in flight, k-slice 0's fragments */
@@ -312,7 +340,7 @@ CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
     ck_cp_async_wait(GEMM_STAGES - 2);
     ck_sync_threads();
     if (GEMM_PREFETCH)
-        gemm_frags(a[0], b[0], smem, 0, wm, wn, lane);
+        gemm_frags(a[0], b[0], smem, 0, wm, wn, lane, &ka, n0, 0);
     int cur = 0, next = 1, write = GEMM_STAGES - 1; /* slots of k-tiles kt, kt + 1, kt + 2 */
     for (int kt = 0; kt < ka.k_tiles; ++kt) {
         CK_UNROLL for (int ks = 0; ks < GEMM_KSLICES; ++ks)
@@ -322,23 +350,37 @@ CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
                 ck_cp_async_wait(GEMM_STAGES - 2);
                 ck_sync_threads();
             }
+            long long k0 = (long long)kt * GEMM_TILE_K;
             if (!GEMM_PREFETCH)
-                gemm_frags(a[f], b[f], smem + cur * GEMM_STAGE_BYTES, ks, wm, wn, lane);
+                gemm_frags(a[f], b[f], smem + cur * GEMM_STAGE_BYTES, ks, wm, wn, lane, &ka, n0, k0);
             else if (ks < GEMM_KSLICES - 1)
-                gemm_frags(a[1 - f], b[1 - f], smem + cur * GEMM_STAGE_BYTES, ks + 1, wm, wn, lane);
+                gemm_frags(a[1 - f], b[1 - f], smem + cur * GEMM_STAGE_BYTES, ks + 1, wm, wn, lane,
+                           &ka, n0, k0);
             else if (kt + 1 < ka.k_tiles)
-                gemm_frags(a[1 - f], b[1 - f], smem + next * GEMM_STAGE_BYTES, 0, wm, wn, lane);
+                gemm_frags(a[1 - f], b[1 - f], smem + next * GEMM_STAGE_BYTES, 0, wm, wn, lane, &ka,
+                           n0, k0 + GEMM_TILE_K);
             if (ks == 0) { /* refill kt - 1's slot with k-tile kt + STAGES - 1 */
                 if (kt + GEMM_STAGES - 1 < ka.k_tiles)
                     gemm_load_stage(smem, write, &ka, m0, n0, kt + GEMM_STAGES - 1);
                 ck_cp_async_commit();
             }
-            gemm_mma_slice(acc, (const unsigned(*)[4])a[f], (const unsigned(*)[2])b[f]);
+            gemm_mma_slice(GEMM_SUM, (const unsigned(*)[4])a[f], (const unsigned(*)[2])b[f]);
+#if GEMM_QUANT && GEMM_QK_STEPS /* K block kb ends with this slice: promote it */
+            int steps = kt * GEMM_KSLICES + ks + 1;
+            if (steps % GEMM_QK_STEPS == 0)
+                gemm_promote(acc, part, &ka, steps / GEMM_QK_STEPS - 1, r0, c0, lane);
+#endif
         }
         cur = next;
         next = next == GEMM_STAGES - 1 ? 0 : next + 1;
         write = write == GEMM_STAGES - 1 ? 0 : write + 1;
     }
+#if GEMM_QUANT /* the last (or only) K block, unless it ended with the last slice */
+    int total = ka.k_tiles * GEMM_KSLICES;
+    if (GEMM_QK_STEPS == 0 || total % (GEMM_QK_STEPS ? GEMM_QK_STEPS : 1) != 0)
+        gemm_promote(acc, part, &ka, GEMM_QK_STEPS ? total / (GEMM_QK_STEPS ? GEMM_QK_STEPS : 1) : 0,
+                     r0, c0, lane);
+#endif
     gemm_epilogue(acc, &ka, batch, m0, n0);
 }
 

@@ -72,6 +72,8 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
                          size_t reason_size)
 {
     const ck_gemm_problem *p = &prob->p;
+    if (!ck_gemm_quant_supported_by(prob, CK_GEMM_FAMILY_SM90, reason, reason_size))
+        return 0;
     if (props->backend != CK_BACKEND_HOST && strcmp(props->target, "sm_90a") != 0)
         return refuse(reason, reason_size,
                       "the sm90 family needs an sm_90a device (wgmma, TMA); this one is %s.",

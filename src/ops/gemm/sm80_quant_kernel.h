@@ -1,0 +1,114 @@
+/*
+ * The quantized operand paths of the sm_80 GEMM pipeline (GEMM_QUANT; host side quant.c):
+ *
+ *  - promotion: each K block's products accumulate in the tensor cores' type (`part`, f32 or
+ *    i32) and are then added to the f32 accumulator times the block's scales,
+ *        acc += part * sa(row, kb) * sb(kb, col),
+ *    CK's ABQuantGrouped / DeepSeek-V3's fine-grained fp8 scaling (A 1 x 128, B 128 x 128),
+ *    row-col scales (one block of K) and group-wise weight scales alike;
+ *  - packed B (GEMM_B_PACKED): two 4-bit values per byte, low nibble = even k, dequantized in
+ *    registers to A's type (exactly: int4, uint4 - zero point and e2m1 values all fit f16 and
+ *    bf16) on the way from shared memory to the mma; the group scale is the promotion's sb.
+ *
+ * The register layout is that of the mma C fragment (m16n8, every type): register r of tile
+ * (mi, ni) holds row g + 8 (r / 2), column 2 t + r % 2 (g = lane / 4, t = lane % 4).
+ */
+#ifndef CK_OPS_GEMM_SM80_QUANT_KERNEL_H
+#define CK_OPS_GEMM_SM80_QUANT_KERNEL_H
+
+/* Scale of A's row `row` (M block row / sa_bmn) in K block kb; 1 outside M or per-tensor. */
+CK_DEVICE float gemm_scale_a(const ck_gemm_kargs *ka, long long row, int kb)
+{
+#if GEMM_SCALE_A
+    return row < ka->m ? ka->sa[row / ka->sa_bmn * ka->sa_mn + kb * ka->sa_k] : 0.0f;
+#else
+    (void)ka, (void)row, (void)kb;
+    return 1.0f;
+#endif
+}
+
+CK_DEVICE float gemm_scale_b(const ck_gemm_kargs *ka, long long col, int kb)
+{
+#if GEMM_SCALE_B
+    return col < ka->n ? ka->sb[col / ka->sb_bmn * ka->sb_mn + kb * ka->sb_k] : 0.0f;
+#else
+    (void)ka, (void)col, (void)kb;
+    return 1.0f;
+#endif
+}
+
+/* acc += part * sa * sb for the warp's tiles (rows from r0, columns from c0) in K block kb,
+ * then part = 0. Blocks past K (padding of the last k-tile) hold zeros and are skipped. */
+CK_DEVICE void gemm_promote(float *acc, GEMM_ACC_T *part, const ck_gemm_kargs *ka, int kb,
+                            long long r0, long long c0, int lane)
+{
+    int g = lane >> 2, t = lane & 3;
+    if (kb < ka->q_kblocks) {
+        float sa[GEMM_MI][2], sb[GEMM_NI][2];
+        CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi) CK_UNROLL for (int h = 0; h < 2; ++h)
+            sa[mi][h] = gemm_scale_a(ka, r0 + mi * 16 + g + 8 * h, kb);
+        CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni) CK_UNROLL for (int h = 0; h < 2; ++h)
+            sb[ni][h] = gemm_scale_b(ka, c0 + ni * 8 + 2 * t + h, kb);
+        CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi) CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni)
+            CK_UNROLL for (int r = 0; r < 4; ++r)
+        {
+            int i = (mi * GEMM_NI + ni) * 4 + r;
+            acc[i] = fmaf((float)part[i], sa[mi][r >> 1] * sb[ni][r & 1], acc[i]);
+        }
+    }
+    CK_UNROLL for (int i = 0; i < GEMM_NREG; ++i) part[i] = 0;
+}
+
+#if GEMM_B_PACKED
+/* One 4-bit value as a float (z: its zero point, uint4 with zero points only). */
+CK_DEVICE float gemm_b4_value(unsigned q, int z)
+{
+#if GEMM_B_PACKED == 1 /* int4: two's complement */
+    (void)z;
+    return (float)((int)q - (int)((q & 8u) << 1));
+#elif GEMM_B_PACKED == 2 /* uint4 - zero point */
+    return (float)((int)q - z);
+#else /* fp4 e2m1 */
+    (void)z;
+    return ck_nc_fp4e2m1_to_f32((uint8_t)q);
+#endif
+}
+
+/* A byte's two values (low nibble: the even k) as two A-type halves of one register. */
+CK_DEVICE unsigned gemm_b4_pair(unsigned byte, int z)
+{
+#if GEMM_COMPUTE_IN == 3
+    return (unsigned)ck_nc_f32_to_bf16(gemm_b4_value(byte & 15u, z)) |
+           ((unsigned)ck_nc_f32_to_bf16(gemm_b4_value(byte >> 4, z)) << 16);
+#else
+    return (unsigned)ck_nc_f32_to_f16(gemm_b4_value(byte & 15u, z)) |
+           ((unsigned)ck_nc_f32_to_f16(gemm_b4_value(byte >> 4, z)) << 16);
+#endif
+}
+
+/* B fragments of columns n .. n+15 (as gemm_frag_b: r0, r1 of n .. n+7, r2, r3 of n+8 ..
+ * n+15) of k-slice ks from packed B (a line of GEMM_TILE_K / 2 bytes per column): the mma's
+ * b0 = B(2t, 2t+1; g) is byte 8 ks + t of column g, b1 = B(2t+8, 2t+9; g) byte 8 ks + t + 4.
+ * Zero points for the block's global column n0 + n (+ 8) + g and the slice's K group. */
+CK_DEVICE void gemm_frag_b4(unsigned *r, const unsigned char *s, int n, int ks, int lane,
+                            const ck_gemm_kargs *ka, long long n0, long long k0)
+{
+    int g = lane >> 2, t = lane & 3;
+    CK_UNROLL for (int h = 0; h < 2; ++h)
+    {
+        int line = n + 8 * h + g, z = 0;
+#if GEMM_B_ZEROS
+        long long col = n0 + line;
+        int kb = (int)((k0 + ks * 16) / ka->q_bk);
+        if (col < ka->n && kb < ka->q_kblocks)
+            z = ka->zb[col / ka->sb_bmn * ka->sb_mn + kb * ka->sb_k];
+#else
+        (void)ka, (void)n0, (void)k0;
+#endif
+        r[2 * h] = gemm_b4_pair(s[gemm_swz(line, ks * 8 + t, GEMM_TILE_K / 2)], z);
+        r[2 * h + 1] = gemm_b4_pair(s[gemm_swz(line, ks * 8 + t + 4, GEMM_TILE_K / 2)], z);
+    }
+}
+#endif
+
+#endif
