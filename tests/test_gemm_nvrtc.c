@@ -198,10 +198,47 @@ static void test_sm90_variants(void)
     compile90("128x128 split-K, generated epilogue with C", &p, 128, 0, 1, 1);
 }
 
+/* Quantized problems (quant.c, sm80_quant_kernel.h): block-scaled fp8, i8 row-col scales,
+ * packed int4 / uint4 with zero points / fp4 B. */
+static void test_quant(void)
+{
+    if (no_nvrtc())
+        return;
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = 4096, p.n = 7168, p.k = 16384; /* DeepSeek-V3: A 1 x 128, B 128 x 128 */
+    p.a.dtype = p.b.dtype = CK_DTYPE_FP8_E4M3;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.scale_a.mode = p.scale_b.mode = CK_GEMM_SCALE_BLOCK;
+    p.scale_a.block_mn = 1, p.scale_a.block_k = 128, p.scale_a.order = CK_GEMM_COL_MAJOR;
+    p.scale_b.block_mn = 128, p.scale_b.block_k = 128;
+    compile("fp8 block-scaled 1x128 / 128x128", "sm_90a", &p, 1);
+    ck_gemm_problem_init(&p);
+    p.m = 1000, p.n = 999, p.k = 1024; /* SmoothQuant */
+    p.a.dtype = p.b.dtype = CK_DTYPE_I8;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.scale_a.mode = p.scale_b.mode = CK_GEMM_SCALE_VECTOR;
+    compile("i8 x i8 row-col scaled", "sm_80", &p, 0);
+    ck_gemm_problem_init(&p);
+    p.m = 16, p.n = 4096, p.k = 4096; /* weight-only int4, groups of 128 */
+    p.b.dtype = CK_DTYPE_U8;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.b_packed = CK_GEMM_PACKED_INT4;
+    p.scale_b.mode = CK_GEMM_SCALE_BLOCK;
+    p.scale_b.block_mn = 1, p.scale_b.block_k = 128;
+    compile("bf16 x int4 groups of 128", "sm_90a", &p, 1);
+    p.a.dtype = CK_DTYPE_F16, p.d.dtype = CK_DTYPE_F16;
+    p.b_packed = CK_GEMM_PACKED_UINT4, p.b_zeros = 1;
+    compile("f16 x uint4 with zero points", "sm_80", &p, 0);
+    p.b_packed = CK_GEMM_PACKED_FP4_E2M1, p.b_zeros = 0;
+    compile("f16 x fp4 e2m1", "sm_90a", &p, 0);
+}
+
 int main(void)
 {
     RUN_TEST(test_kernels);
     RUN_TEST(test_sm90_variants);
     RUN_TEST(test_batched);
+    RUN_TEST(test_quant);
     return CK_TEST_REPORT();
 }

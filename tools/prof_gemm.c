@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "ops/gemm/gemm_internal.h"
 #include "prof.h"
+#include "prof_gemm_quant.h"
 
 static const char gemm_help[] =
     "Usage: ck prof gemm --m M --n N --k K [OPTIONS]\n"
@@ -96,7 +97,7 @@ static void fill(void *p, ck_dtype t, size_t n, unsigned *state)
     for (size_t i = 0; i < n; ++i) {
         float u;
         prof_fill_uniform(&u, 1, -1, 1, state);
-        double v = t == CK_DTYPE_I8 ? floor(u * 8.5) : u;
+        double v = t == CK_DTYPE_I8 ? floor(u * 8.5) : t == CK_DTYPE_U8 ? floor((u + 1) * 127.99) : u;
         uint64_t code = 0;
         ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
         memcpy((char *)p + i * (size_t)es, &code, (size_t)es);
@@ -137,7 +138,7 @@ int prof_gemm(int argc, char **argv)
     const char *sub = "prof gemm";
     for (int i = 1; i < argc; ++i) {
         if (cli_is_help(argv[i])) {
-            printf("%s%s", gemm_help, prof_common_help);
+            printf("%s%s%s", gemm_help, prof_gemm_quant_help, prof_common_help);
             return CK_EXIT_OK;
         }
         if (!strcmp(argv[i], "--tune"))
@@ -176,7 +177,8 @@ int prof_gemm(int argc, char **argv)
             "--layout",   "--a-order",  "--b-order",  "--d-order",     "--alpha",    "--beta",
             "--bias",     "--act",      "--epilogue", "--instance",    "--batch",    "--stride-a",
             "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast",
-            "--d1",       "--d2",       "--d3",       "--d4"};
+            "--d1",       "--d2",       "--d3",       "--d4",
+            "--scale-a",  "--scale-b",  "--group-size", "--b-zeros"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -185,6 +187,11 @@ int prof_gemm(int argc, char **argv)
         if (i + 1 >= argc)
             return cli_usage_error(sub, "option %s needs a value.", a);
         const char *v = argv[++i];
+        int qr = prof_gemm_quant_option(sub, a, v, &p); /* scale modes, packed B */
+        if (qr < 0)
+            return -qr;
+        if (qr > 0)
+            continue;
         if (!strcmp(a, "--m") || !strcmp(a, "--n") || !strcmp(a, "--k")) {
             long long x;
             if (prof_parse_list(v, &x, 1, 1, PROF_MAX_ELEMENTS) != 1)
@@ -337,6 +344,8 @@ int prof_gemm(int argc, char **argv)
                     : p.a.dtype == CK_DTYPE_F32                                 ? CK_DTYPE_F32
                     : (p.a.dtype == CK_DTYPE_F16 || p.a.dtype == CK_DTYPE_BF16) ? p.a.dtype
                                                                                 : CK_DTYPE_BF16;
+    if ((rc = prof_gemm_quant_finish(sub, &p, have_d)) != CK_EXIT_OK)
+        return rc;
     if (has_c) {
         p.c.dtype = p.d.dtype;
         p.c.order = p.d.order;
@@ -379,6 +388,7 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     ck_gemm_plan *plan = NULL;
     enum { NBUF = 5 + CK_GEMM_MAX_EXTRAS }; /* a, b, c, d, bias, extras */
     void *h[NBUF] = {0}, *d[NBUF] = {0}, *out = NULL;
+    prof_gemm_quant_bufs qb = {{0}, {0}}; /* scale tensors and zero points */
     if (ck_gemm_prob_make(p, &prob) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
@@ -441,6 +451,11 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
             goto done;
         }
     }
+    ck_gemm_args host_scales;
+    if (prof_gemm_quant_buffers(dev, q, &state, &qb, ga, &host_scales) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
     if (tune) {
         ck_gemm_args ta = *ga;
         ta.a = d[0], ta.b = d[1], ta.c = d[2], ta.d = d[3], ta.bias = d[4];
@@ -502,6 +517,7 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     ha.c = h[2];
     ha.d = out;
     ha.bias = h[4];
+    ha.a_scales = qb.h[0], ha.b_scales = qb.h[1], ha.b_zeros = qb.h[2];
     for (int x = 0; x < q->extra_count; ++x)
         ha.extra[x] = h[5 + x];
     int sampled = (double)q->m * q->n * q->k > 134217728.0 && q->m > 64;
@@ -585,6 +601,7 @@ done:
         free(h[i]);
         ck_free(ck_context_device(ctx), d[i]);
     }
+    prof_gemm_quant_free(ck_context_device(ctx), &qb);
     free(out);
     ck_gemm_plan_destroy(plan);
     ck_context_destroy(ctx);
