@@ -36,6 +36,8 @@ typedef struct qcase {
     float alpha, scale_a, scale_b;
     const char *want; /* instance name part; NULL: the smallest tile */
     int all_fp4;      /* B's bytes walk every pair of fp4 codes */
+    int pick;         /* >= 0: the pick-th candidate (modulo their count) instead of want */
+    int sample;       /* > 0: check this many rows (spread over M) instead of all */
 } qcase;
 
 static qcase qc(int64_t m, int64_t n, int64_t k, ck_dtype a, ck_dtype b, ck_dtype d)
@@ -108,7 +110,7 @@ static int64_t sidx(const ck_gemm_scale *s, int is_b, int64_t mn, int64_t k)
     return s->order == CK_GEMM_ROW_MAJOR ? r * s->ld + c : r + c * s->ld;
 }
 
-static int pick(const ck_gemm_problem *p, const char *want)
+static int pick(const ck_gemm_problem *p, const char *want, int index)
 {
     ck_gemm_candidate cand[CK_GEMM_MAX_CANDIDATES];
     int n = 0;
@@ -116,6 +118,8 @@ static int pick(const ck_gemm_problem *p, const char *want)
         CHECK_MSG(0, "no candidates: %s", ck_last_error());
         return -1;
     }
+    if (index >= 0)
+        return cand[index % n].id;
     int best = -1;
     for (int i = 0; i < n; ++i) {
         CHECK_MSG(cand[i].family == 80, "family %d offered a quantized problem", cand[i].family);
@@ -157,7 +161,7 @@ static long run(const qcase *c)
         p.scale_b.ld = (c->sb.order == CK_GEMM_ROW_MAJOR ? sbc : sbr) + c->pad;
     }
     ck_gemm_plan *plan = NULL;
-    int id = pick(&p, c->want);
+    int id = pick(&p, c->want, c->sample ? c->pick : -1);
     ck_status st = id < 0 ? CK_ERROR_INTERNAL : ck_gemm_plan_create(g_ctx, &p, id, &plan);
     CHECK_MSG(st == CK_SUCCESS, "plan %lldx%lldx%lld %s x %s: %s", (long long)c->m,
               (long long)c->n, (long long)c->k, ck_dtype_name(c->a), ck_dtype_name(c->b),
@@ -226,8 +230,10 @@ static long run(const qcase *c)
     p = prob.p; /* VECTOR scales keep the test's indexing (sidx reads mode) */
     long bad = 0;
     double alpha = (double)(float)(c->alpha * c->scale_a * c->scale_b);
-    for (int64_t i = 0; i < c->m; ++i)
+    int64_t rows = c->sample > 0 && c->sample < c->m ? c->sample : c->m;
+    for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < c->n; ++j) {
+            int64_t i = rows == c->m ? r : (r * 7919) % c->m;
             double v = 0, mag = 0;
             for (int64_t k = 0; k < c->k; ++k) {
                 double a = get(ha, c->a, c->ao == CK_GEMM_ROW_MAJOR ? i * p.a.ld + k : i + k * p.a.ld);
@@ -445,6 +451,73 @@ static void test_packing_order(void)
     ck_gemm_plan_destroy(plan);
 }
 
+/* Random problems: sizes and configurations (kind, blocks, orders, D type) from a pool, so that
+ * a GPU run of a thousand problems builds a bounded number of kernels (K a multiple of 32 and
+ * N of 8: the leading dimensions' divisors vary little; the candidate by index of the pool).
+ *   CK_GEMM_QUANT_RANDOM_N    problems (default 6 on the emulator, 1000 on a GPU)
+ *   CK_GEMM_QUANT_RANDOM_MAX  largest M, N, K (default 64 on the emulator, 1024 on a GPU)
+ *   CK_GEMM_QUANT_RANDOM_SEED seed of the sizes and values (default 1) */
+static long long env_ll(const char *name, long long def)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoll(v) : def;
+}
+
+static void test_random(void)
+{
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(g_ctx), &props);
+    int gpu = props.backend == CK_BACKEND_CUDA;
+    long long count = env_ll("CK_GEMM_QUANT_RANDOM_N", gpu ? 1000 : 6);
+    long long maxs = env_ll("CK_GEMM_QUANT_RANDOM_MAX", gpu ? 1024 : 64);
+    g_rng = 0x9e3779b97f4a7c15ull * (uint64_t)env_ll("CK_GEMM_QUANT_RANDOM_SEED", 1);
+    long wrong = 0, ran = 0;
+    for (long long t = 0; t < count; ++t) {
+        uint64_t cr = 0x51ed270b27ull + (uint64_t)(t % 24) * 0x2545f4914f6cdd1dull;
+        int kind = (int)(ckt_rand64(&cr) % 7), o1 = (int)(ckt_rand64(&cr) % 2),
+            o2 = (int)(ckt_rand64(&cr) % 2), bsel = (int)(ckt_rand64(&cr) % 3);
+        static const ck_dtype dts[3] = {CK_DTYPE_F32, CK_DTYPE_BF16, CK_DTYPE_F16};
+        ck_dtype dt = dts[ckt_rand64(&cr) % 3];
+        int pk = (int)(ckt_rand64(&cr) % 8);
+        int64_t m = 1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)maxs);
+        int64_t n = 8 * (1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)(maxs / 8 > 0 ? maxs / 8 : 1)));
+        int64_t k = 32 * (1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)(maxs / 32 > 0 ? maxs / 32 : 1)));
+        int bk = 32 << bsel; /* 32, 64, 128 */
+        ck_gemm_order so1 = o1 ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
+        ck_gemm_order so2 = o2 ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
+        qcase c;
+        switch (kind) {
+        case 0: /* fp8 block-scaled */
+        case 1:
+            c = qc(m, n, k, kind ? CK_DTYPE_FP8_E5M2 : CK_DTYPE_FP8_E4M3, CK_DTYPE_FP8_E4M3, dt);
+            c.sa = blk(1, bk, so1);
+            c.sb = blk(bk, bk, so2);
+            break;
+        case 2: /* fp8 row-col */
+            c = qc(m, n, k, CK_DTYPE_FP8_E4M3, CK_DTYPE_FP8_E4M3, dt);
+            c.sa = vec(so1), c.sb = vec(so2);
+            break;
+        case 3: /* SmoothQuant (sums of |i8 i8| up to 10^4 K: beyond f16's range) */
+            c = qc(m, n, k, CK_DTYPE_I8, CK_DTYPE_I8, dt == CK_DTYPE_F16 ? CK_DTYPE_BF16 : dt);
+            c.sa = vec(so1), c.sb = vec(so2);
+            break;
+        default: /* packed B: int4, uint4 with zero points, fp4; groups dividing K */
+            c = qc(m, n, k, dt == CK_DTYPE_F16 ? CK_DTYPE_F16 : CK_DTYPE_BF16, CK_DTYPE_U8, dt);
+            c.packed = kind == 4 ? CK_GEMM_PACKED_INT4
+                       : kind == 5 ? CK_GEMM_PACKED_UINT4
+                                   : CK_GEMM_PACKED_FP4_E2M1;
+            c.zeros = kind == 5;
+            c.sb = blk(1, k % bk == 0 ? bk : 32, so2);
+            break;
+        }
+        c.sample = 16;
+        c.pick = pk;
+        wrong += run(&c) != 0;
+        ++ran;
+    }
+    printf("%ld quantized problems: %ld wrong\n", ran, wrong);
+}
+
 static void test_refusals(void)
 {
     ck_gemm_problem base, p;
@@ -540,6 +613,7 @@ int main(void)
     RUN_TEST(test_i8_smoothquant);
     RUN_TEST(test_mixed_int4);
     RUN_TEST(test_mixed_fp4);
+    RUN_TEST(test_random);
     ck_context_destroy(g_ctx);
     return CK_TEST_REPORT();
 }
