@@ -122,7 +122,9 @@ static int pick(const ck_gemm_problem *p, const char *want, int index)
         return cand[index % n].id;
     int best = -1;
     for (int i = 0; i < n; ++i) {
-        CHECK_MSG(cand[i].family == 80, "family %d offered a quantized problem", cand[i].family);
+        int fp8 = p->a.dtype == CK_DTYPE_FP8_E4M3 || p->a.dtype == CK_DTYPE_FP8_E5M2;
+        CHECK_MSG(cand[i].family == 80 || (fp8 && !p->b_packed && cand[i].tile_n <= 128),
+                  "family %d offered %s", cand[i].family, cand[i].name);
         if ((!want || strstr(cand[i].name, want)) &&
             (best < 0 ||
              (long)cand[i].tile_m * cand[i].tile_n < (long)cand[best].tile_m * cand[best].tile_n))
@@ -320,6 +322,38 @@ static void test_fp8_block(void)
     run(&c);
 }
 
+/* Family 90 (wgmma, a second accumulator per K block, promoted after wgmma.wait_group 0). */
+static void test_fp8_sm90(void)
+{
+    /* DeepSeek-V3 blocks: two tile columns (one B scale per tile), partial last K block (K a
+     * multiple of 16: TMA) */
+    qcase c = qc(70, 150, 304, CK_DTYPE_FP8_E4M3, CK_DTYPE_FP8_E4M3, CK_DTYPE_BF16);
+    c.sa = blk(1, 128, CK_GEMM_COL_MAJOR);
+    c.sb = blk(128, 128, CK_GEMM_COL_MAJOR);
+    c.want = "sm90";
+    run(&c);
+    /* K blocks of 2 k-tiles, B blocks of 48 columns (scales per column), padded scale lds */
+    c = qc(33, 100, 592, CK_DTYPE_FP8_E5M2, CK_DTYPE_FP8_E4M3, CK_DTYPE_F32);
+    c.sa = blk(1, 256, CK_GEMM_ROW_MAJOR);
+    c.sb = blk(48, 256, CK_GEMM_ROW_MAJOR);
+    c.pad = 16; /* keeps A's and B's ld multiples of 16 bytes (TMA) */
+    c.want = "sm90";
+    run(&c);
+    /* row-col with the TMA store of D (bf16, row-major, alpha only), and per-row A x blocks */
+    c = qc(64, 128, 256, CK_DTYPE_FP8_E4M3, CK_DTYPE_FP8_E4M3, CK_DTYPE_BF16);
+    c.sa = vec(CK_GEMM_ROW_MAJOR);
+    c.sb = vec(CK_GEMM_ROW_MAJOR);
+    c.alpha = 0.5f;
+    c.want = "sm90";
+    run(&c);
+    c = qc(40, 24, 384, CK_DTYPE_FP8_E4M3, CK_DTYPE_FP8_E5M2, CK_DTYPE_F16);
+    c.sa = vec(CK_GEMM_COL_MAJOR);
+    c.sb = blk(128, 128, CK_GEMM_ROW_MAJOR);
+    c.bias = CK_GEMM_BIAS_ROW;
+    c.want = "sm90";
+    run(&c);
+}
+
 static void test_fp8_rowcol(void)
 {
     /* row-col: one promotion after the main loop */
@@ -454,7 +488,7 @@ static void test_packing_order(void)
 /* Random problems: sizes and configurations (kind, blocks, orders, D type) from a pool, so that
  * a GPU run of a thousand problems builds a bounded number of kernels (K a multiple of 32 and
  * N of 8: the leading dimensions' divisors vary little; the candidate by index of the pool).
- *   CK_GEMM_QUANT_RANDOM_N    problems (default 6 on the emulator, 1000 on a GPU)
+ *   CK_GEMM_QUANT_RANDOM_N    problems (default 4 on the emulator, 1000 on a GPU)
  *   CK_GEMM_QUANT_RANDOM_MAX  largest M, N, K (default 64 on the emulator, 1024 on a GPU)
  *   CK_GEMM_QUANT_RANDOM_SEED seed of the sizes and values (default 1) */
 static long long env_ll(const char *name, long long def)
@@ -468,7 +502,7 @@ static void test_random(void)
     ck_device_props props;
     ck_device_get_props(ck_context_device(g_ctx), &props);
     int gpu = props.backend == CK_BACKEND_CUDA;
-    long long count = env_ll("CK_GEMM_QUANT_RANDOM_N", gpu ? 1000 : 6);
+    long long count = env_ll("CK_GEMM_QUANT_RANDOM_N", gpu ? 1000 : 4);
     long long maxs = env_ll("CK_GEMM_QUANT_RANDOM_MAX", gpu ? 1024 : 64);
     g_rng = 0x9e3779b97f4a7c15ull * (uint64_t)env_ll("CK_GEMM_QUANT_RANDOM_SEED", 1);
     long wrong = 0, ran = 0;
@@ -610,6 +644,7 @@ int main(void)
     RUN_TEST(test_packing_order);
     RUN_TEST(test_fp8_block);
     RUN_TEST(test_fp8_rowcol);
+    RUN_TEST(test_fp8_sm90);
     RUN_TEST(test_i8_smoothquant);
     RUN_TEST(test_mixed_int4);
     RUN_TEST(test_mixed_fp4);

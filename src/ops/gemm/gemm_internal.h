@@ -217,6 +217,9 @@ ck_status ck_gemm_quant_check_args(const ck_gemm_plan *plan, const ck_gemm_args 
 int ck_gemm_quant_params(const ck_gemm_prob *prob, ck_gemm_param *out, int max);
 /* 1 when the family takes the problem's quantization; else 0 with a sentence. */
 int ck_gemm_quant_supported_by(const ck_gemm_prob *prob, int family, char *reason, size_t size);
+/* The instances of a family that can run the problem's quantization (all when not quantized):
+ * compacts in[0 .. n-1] and returns the count kept. */
+int ck_gemm_quant_filter(const ck_gemm_prob *prob, ck_gemm_instance *in, int n);
 /* The reference's operand values: A element a (as stored) at (i, k) times its scale; B at
  * (k, j): b as stored, or the packed value (minus its zero point), times its scale. */
 double ck_gemm_quant_a(const ck_gemm_prob *prob, const ck_gemm_args *h, double a, int64_t i,

@@ -270,13 +270,45 @@ int ck_gemm_quant_params(const ck_gemm_prob *prob, ck_gemm_param *out, int max)
 
 int ck_gemm_quant_supported_by(const ck_gemm_prob *prob, int family, char *reason, size_t size)
 {
+    const ck_gemm_problem *p = &prob->p;
     if (!prob->quant || family == CK_GEMM_FAMILY_SM80)
         return 1;
-    snprintf(reason, size,
-             "the sm90 family does not take scale tensors or packed %s B yet (the sm80 family "
-             "does)",
-             packed_names[prob->p.b_packed]);
-    return 0;
+    if (p->b_packed) {
+        snprintf(reason, size,
+                 "the sm90 family does not take packed %s B yet (the sm80 family does)",
+                 packed_names[p->b_packed]);
+        return 0;
+    }
+    if (p->a.dtype != CK_DTYPE_FP8_E4M3 && p->a.dtype != CK_DTYPE_FP8_E5M2) {
+        snprintf(reason, size,
+                 "the sm90 family takes scale tensors with fp8 inputs only (A is %s; the sm80 "
+                 "family takes them)",
+                 ck_dtype_name(p->a.dtype));
+        return 0;
+    }
+    int blocked =
+        p->scale_a.mode == CK_GEMM_SCALE_BLOCK || p->scale_b.mode == CK_GEMM_SCALE_BLOCK;
+    if (blocked && prob->q_block_k % 128) {
+        snprintf(reason, size,
+                 "the sm90 family promotes whole k-tiles of 128: block_k %d is not a multiple of "
+                 "128 (the sm80 family takes it)",
+                 prob->q_block_k);
+        return 0;
+    }
+    return 1;
+}
+
+int ck_gemm_quant_filter(const ck_gemm_prob *prob, ck_gemm_instance *in, int n)
+{
+    if (!prob->quant || n <= 0 || in[0].family != CK_GEMM_FAMILY_SM90)
+        return n;
+    /* two accumulators (the total and the K block's) must fit the consumer's registers: tiles
+     * of 128 x 128; no split-K (the partials would need promoting per split) */
+    int w = 0;
+    for (int i = 0; i < n; ++i)
+        if (in[i].tile_n <= 128 && in[i].split_k <= 1)
+            in[w++] = in[i];
+    return w;
 }
 
 /* ---- the CPU reference's view of quantized operands -------------------------------------- */

@@ -281,7 +281,7 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
             out[n++] = in;
         }
     }
-    return n;
+    return ck_gemm_quant_filter(prob, out, n);
 }
 
 /* ---- the kernel source ----------------------------------------------------------------------

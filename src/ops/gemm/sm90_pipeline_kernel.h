@@ -46,6 +46,13 @@
     CK_WGMMA_SS(N, T, acc, da, db, sd, 1, 1, 1 - GEMM_A_KMAJOR, 1 - GEMM_B_KMAJOR)
 #define SM90_TF32(N, acc, da, db, sd)       CK_WGMMA_SS_TF32(N, acc, da, db, sd, 1, 1)
 #define SM90_F8(N, TA, TB, acc, da, db, sd) CK_WGMMA_SS_F8(N, TA, TB, acc, da, db, sd, 1, 1)
+#ifndef GEMM_QUANT
+#define GEMM_QUANT 0
+#endif
+#if GEMM_QUANT /* block-scaled fp8: K blocks in `part`, promoted into acc (sm90_quant_kernel.h) */
+#include "ops/gemm/sm90_quant_kernel.h"
+#endif
+
 #if GEMM_IN == 0
 #define SM90_MMA(acc, da, db, sd) SM90_SS(GEMM_TILE_N, f16, acc, da, db, sd)
 #elif GEMM_IN == 1
@@ -308,22 +315,50 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
                              unsigned char *stages, unsigned wg, unsigned *flags)
 {
     float acc[SM90_ACC];
+#if GEMM_QUANT
+    float part[SM90_ACC];
+    sm90_qscales qs;
+#define SM90_SUM part
+#else
+#define SM90_SUM acc
+#endif
     ck_ring_pos pos = ck_ring_start(), prev = pos;
     (void)flags;
     for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
         int tm, tn, k0, k1, batch;
         sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
+#if GEMM_QUANT
+        CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] = 0.0f;
+#endif
         for (int kt = k0; kt < k1; ++kt) {
             const unsigned char *a = stages + pos.slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
             const unsigned char *b = stages + pos.slot * SM90_STAGE + SM90_A_BYTES;
             ck_ring_wait(ring, pos);
             ck_wgmma_fence();
+#if GEMM_QUANT /* a K block's first k-tile overwrites part */
+            int accumulate = (kt - k0) % SM90_KB_TILES != 0;
+#else
+            int accumulate = kt > k0;
+#endif
             CK_UNROLL for (int s = 0; s < 4; ++s)
-                SM90_MMA(acc, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
-                         (int)(kt > k0 || s > 0));
+                SM90_MMA(SM90_SUM, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
+                         (int)(accumulate || s > 0));
             ck_wgmma_commit_group();
+#if GEMM_QUANT
+            if ((kt - k0 + 1) % SM90_KB_TILES == 0 || kt + 1 == k1) { /* the K block ends */
+                sm90_quant_load(&qs, ka, (long long)tm * GEMM_TILE_M + 64 * wg,
+                                (long long)tn * GEMM_TILE_N, (kt - k0) / SM90_KB_TILES);
+                ck_wgmma_wait_group(0);
+                ck_wgmma_fence_operand(part, SM90_ACC);
+                sm90_promote(acc, part, &qs);
+            } else {
+                ck_wgmma_wait_group(1);
+                ck_wgmma_fence_operand(part, SM90_ACC);
+            }
+#else
             ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
             ck_wgmma_fence_operand(acc, SM90_ACC);
+#endif
             if (kt > k0 && ck_lane_id() == 0)
                 sm90_release(ring, prev);
             prev = pos;
