@@ -27,10 +27,14 @@ __all__ = ["matmul", "gemm", "tune", "plan_instance", "ACTIVATIONS"]
 ROW, COL = 0, 1
 # ck_gemm_problem: m, n, k; a, b, c, d (dtype, order, ld, batch_stride); compute, bias,
 # bias_dtype, activation; const ck_ew_program *epilogue; batch, bias_batch_stride;
-# extra_count; extras[4] (op, broadcast, dtype, order, ld, batch_stride)
-_PROBLEM = struct.Struct("=3q" + "iiqq" * 4 + "iiiiQ" + "2q" + "i4x" + "iiiiqq" * 4)
-# ck_gemm_args: a, b, c, d, bias; alpha, beta, scale_a, scale_b, scale_d; extra[4]
-_ARGS = struct.Struct("=5Q5f4x4Q")
+# extra_count; extras[4] (op, broadcast, dtype, order, ld, batch_stride); scale_a, scale_b
+# (mode, block_mn, block_k, order, ld: per-tensor here); b_packed, b_zeros
+_PROBLEM = struct.Struct("=3q" + "iiqq" * 4 + "iiiiQ" + "2q" + "i4x" + "iiiiqq" * 4 +
+                         "iiiiq" * 2 + "ii")
+_NO_QUANT = (0,) * 12
+# ck_gemm_args: a, b, c, d, bias; alpha, beta, scale_a, scale_b, scale_d; extra[4];
+# a_scales, b_scales, b_zeros
+_ARGS = struct.Struct("=5Q5f4x4Q3Q")
 _MAX_EXTRAS = 4
 _EXTRA_OPS = {"add": 1, "mul": 2}
 _NO_EXTRAS = (0,) * (1 + 6 * _MAX_EXTRAS)
@@ -132,9 +136,10 @@ def _bias_mode(ba, m, n, mode, op):
 
 def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, do, dld,
                  compute, bias, bias_dtype, act, epi, instance, batch=1, strides=(0,) * 5,
-                 extras=_NO_EXTRAS, tune=None):
+                 extras=_NO_EXTRAS, tune=None, quant=_NO_QUANT):
     """strides: the batch strides of a, b, c, d and bias (elements; 0: broadcast).
     extras: extra_count and the 4 packed ck_gemm_extra fields (_extras_fields).
+    quant: scale_a, scale_b (mode, block_mn, block_k, order, ld each), b_packed, b_zeros.
     tune: (packed ck_gemm_args, reps, progress): time the candidates (ck_gemm_tune) and
     return the winner instead of planning."""
     prog = 0
@@ -145,7 +150,7 @@ def _create_plan(ctx, key, m, n, k, ad, ao, ald, bd, bo, bld, cd, co, cld, dd, d
     sa, sb, sc, sd, sbias = strides
     buf = ctypes.create_string_buffer(_PROBLEM.pack(
         m, n, k, ad, ao, ald, sa, bd, bo, bld, sb, cd, co, cld, sc, dd, do, dld, sd, compute,
-        bias, bias_dtype, act, prog, batch, sbias, *extras))
+        bias, bias_dtype, act, prog, batch, sbias, *extras, *quant))
     if tune is not None:
         return _tune_problem(ctx, buf, *tune)
     out = ctypes.c_void_p()
@@ -390,7 +395,7 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
            cmp, bias_code, bias_dtype, act, epilogue, instance, batch, strides, xfields)
     args = _ARGS.pack(aa.ptr, ba.ptr, ca.ptr if ca is not None else 0, da.ptr,
                       bias_a.ptr if bias_a is not None else 0, alpha, beta, scale_a, scale_b,
-                      scale_d, *xptrs)
+                      scale_d, *xptrs, 0, 0, 0)
     plan = None if tune is not None else _plans().get(key)
     if plan is None:
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, cd, co,
@@ -430,7 +435,7 @@ def _matmul_core(a, b):
                             ROW, 0, dd, ROW, n, 0, 0, 0, 0, None, -1)
     out, da = empty(aa, (m, n), dd)
     if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, 0, 1.0, 0.0, 1.0,
-                                                  1.0, 1.0, *_NO_EXTRA_PTRS)):
+                                                  1.0, 1.0, *_NO_EXTRA_PTRS, 0, 0, 0)):
         raise _lib.error()
     return out
 
