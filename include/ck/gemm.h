@@ -12,6 +12,9 @@
  * Accumulation is f32 (i32 for i8 x i8). C may alias D exactly (same pointer, order and ld).
  * Strided batched: `batch` such products in one launch, each matrix (and the bias) with a batch
  * stride in elements, 0 broadcasting one matrix to every batch (ck_gemm_problem.batch).
+ * Quantized operands (ck_gemm_problem.scale_a / scale_b / b_packed): f32 scale tensors per row,
+ * column or block (each K block's partial sums promoted to f32 and scaled: block-scaled fp8,
+ * row-col fp8 and i8) and B packed as int4 / uint4 / fp4 with group scales.
  *
  * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
  * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on

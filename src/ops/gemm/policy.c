@@ -90,6 +90,12 @@ void ck_gemm_tuning_problem_key(const ck_gemm_prob *prob, char *buf, size_t size
                         (int)e->broadcast, ck_dtype_name(e->dtype),
                         e->order == CK_GEMM_ROW_MAJOR ? 'r' : 'c');
     }
+    /* quantized problems: scale modes and blocks, packed B (others keep their keys) */
+    if (prob->quant && len > 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, ",q=%d:%dx%d/%d:%dx%d/p%d/z%d",
+                        (int)p->scale_a.mode, p->scale_a.block_mn, p->scale_a.block_k,
+                        (int)p->scale_b.mode, p->scale_b.block_mn, p->scale_b.block_k,
+                        (int)p->b_packed, p->b_zeros);
 }
 
 /* The tuning table's instance for this problem and device (by name), if any. */

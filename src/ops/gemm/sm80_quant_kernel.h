@@ -74,16 +74,24 @@ CK_DEVICE float gemm_b4_value(unsigned q, int z)
 #endif
 }
 
+/* The 16-bit code of v in A's type by moving bits: exact for the values of 4-bit formats (0,
+ * and normal numbers of at most 4 significant bits: int4 / uint4 - zero point, e2m1). */
+CK_DEVICE unsigned gemm_b4_code(float v)
+{
+    unsigned u = ck_f32_as_u32(v);
+#if GEMM_COMPUTE_IN == 3 /* bf16: f32's upper half */
+    return u >> 16;
+#else /* f16: rebias the exponent (127 -> 15), keep the top mantissa bits */
+    unsigned mag = u & 0x7fffffffu;
+    return ((u >> 16) & 0x8000u) | (mag ? (mag - 0x38000000u) >> 13 : 0u);
+#endif
+}
+
 /* A byte's two values (low nibble: the even k) as two A-type halves of one register. */
 CK_DEVICE unsigned gemm_b4_pair(unsigned byte, int z)
 {
-#if GEMM_COMPUTE_IN == 3
-    return (unsigned)ck_nc_f32_to_bf16(gemm_b4_value(byte & 15u, z)) |
-           ((unsigned)ck_nc_f32_to_bf16(gemm_b4_value(byte >> 4, z)) << 16);
-#else
-    return (unsigned)ck_nc_f32_to_f16(gemm_b4_value(byte & 15u, z)) |
-           ((unsigned)ck_nc_f32_to_f16(gemm_b4_value(byte >> 4, z)) << 16);
-#endif
+    return gemm_b4_code(gemm_b4_value(byte & 15u, z)) |
+           (gemm_b4_code(gemm_b4_value(byte >> 4, z)) << 16);
 }
 
 /* B fragments of columns n .. n+15 (as gemm_frag_b: r0, r1 of n .. n+7, r2, r3 of n+8 ..
