@@ -30,7 +30,7 @@ typedef struct qcase {
     ck_gemm_scale sa, sb;
     ck_gemm_packed packed;
     int zeros;
-    int pad;          /* extra elements in every ld (scale matrices too) */
+    int pad;           /* extra elements in every ld (scale matrices too) */
     ck_gemm_bias bias; /* f32 */
     ck_gemm_activation act;
     float alpha, scale_a, scale_b;
@@ -66,7 +66,8 @@ static ck_gemm_scale vec(ck_gemm_order o)
 /* The test's own decoding of 4-bit values. */
 static double nibble(ck_gemm_packed f, unsigned q)
 {
-    static const double e2m1[16] = {0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6};
+    static const double e2m1[16] = {0,    0.5,  1,  1.5,  2,  3,  4,  6,
+                                    -0.0, -0.5, -1, -1.5, -2, -3, -4, -6};
     if (f == CK_GEMM_PACKED_INT4)
         return q < 8 ? (double)q : (double)q - 16;
     if (f == CK_GEMM_PACKED_FP4_E2M1)
@@ -165,9 +166,8 @@ static long run(const qcase *c)
     ck_gemm_plan *plan = NULL;
     int id = pick(&p, c->want, c->sample ? c->pick : -1);
     ck_status st = id < 0 ? CK_ERROR_INTERNAL : ck_gemm_plan_create(g_ctx, &p, id, &plan);
-    CHECK_MSG(st == CK_SUCCESS, "plan %lldx%lldx%lld %s x %s: %s", (long long)c->m,
-              (long long)c->n, (long long)c->k, ck_dtype_name(c->a), ck_dtype_name(c->b),
-              ck_last_error());
+    CHECK_MSG(st == CK_SUCCESS, "plan %lldx%lldx%lld %s x %s: %s", (long long)c->m, (long long)c->n,
+              (long long)c->k, ck_dtype_name(c->a), ck_dtype_name(c->b), ck_last_error());
     if (st)
         return 1;
     /* storage */
@@ -175,18 +175,22 @@ static long run(const qcase *c)
     size_t na = (size_t)((c->ao == CK_GEMM_ROW_MAJOR ? c->m : c->k) * p.a.ld);
     size_t nb = (size_t)((c->bo == CK_GEMM_ROW_MAJOR ? c->k : c->n) * p.b.ld);
     size_t nd = (size_t)(c->m * p.d.ld);
-    size_t nsa = c->sa.mode ? (size_t)((c->sa.order == CK_GEMM_ROW_MAJOR ? sar : sac) * p.scale_a.ld) : 0;
-    size_t nsb = c->sb.mode ? (size_t)((c->sb.order == CK_GEMM_ROW_MAJOR ? sbr : sbc) * p.scale_b.ld) : 0;
+    size_t nsa =
+        c->sa.mode ? (size_t)((c->sa.order == CK_GEMM_ROW_MAJOR ? sar : sac) * p.scale_a.ld) : 0;
+    size_t nsb =
+        c->sb.mode ? (size_t)((c->sb.order == CK_GEMM_ROW_MAJOR ? sbr : sbc) * p.scale_b.ld) : 0;
     size_t nbias = c->bias ? (size_t)(c->bias == CK_GEMM_BIAS_ROW ? c->m : c->n) : 0;
     int esb = packed ? 1 : ck_gemm_dtype_bytes(c->b);
     unsigned char *ha = malloc(na * esa), *hb = malloc(nb * esb), *hd = malloc(nd * esd),
                   *hd0 = malloc(nd * esd), *hz = malloc(nsb + 1);
-    float *hsa = malloc((nsa + 1) * 4), *hsb = malloc((nsb + 1) * 4), *hbias = malloc((nbias + 1) * 4);
+    float *hsa = malloc((nsa + 1) * 4), *hsb = malloc((nsb + 1) * 4),
+          *hbias = malloc((nbias + 1) * 4);
     for (size_t i = 0; i < na; ++i)
         put(ha, c->a, (int64_t)i, c->a == CK_DTYPE_I8 ? floor(urand() * 100) : urand());
     for (size_t i = 0; i < nb; ++i) {
         if (packed)
-            hb[i] = c->all_fp4 ? (unsigned char)(i * 37 % 256) : (unsigned char)(ckt_rand64(&g_rng) >> 56);
+            hb[i] = c->all_fp4 ? (unsigned char)(i * 37 % 256)
+                               : (unsigned char)(ckt_rand64(&g_rng) >> 56);
         else
             put(hb, c->b, (int64_t)i, c->b == CK_DTYPE_I8 ? floor(urand() * 100) : urand());
     }
@@ -194,9 +198,11 @@ static long run(const qcase *c)
         put(hd, c->d, (int64_t)i, urand());
     memcpy(hd0, hd, nd * esd);
     for (size_t i = 0; i < nsa; ++i) /* scales of mixed sign and magnitude 2^-3 .. 2^3 */
-        hsa[i] = (float)(ldexp(1 + urand() * 0.5, (int)(urand() * 3.5)) * (urand() < -0.6 ? -1 : 1));
+        hsa[i] =
+            (float)(ldexp(1 + urand() * 0.5, (int)(urand() * 3.5)) * (urand() < -0.6 ? -1 : 1));
     for (size_t i = 0; i < nsb; ++i)
-        hsb[i] = (float)(ldexp(1 + urand() * 0.5, (int)(urand() * 3.5)) * (urand() < -0.6 ? -1 : 1));
+        hsb[i] =
+            (float)(ldexp(1 + urand() * 0.5, (int)(urand() * 3.5)) * (urand() < -0.6 ? -1 : 1));
     for (size_t i = 0; i < nsb; ++i)
         hz[i] = (unsigned char)(ckt_rand64(&g_rng) >> 60);
     for (size_t i = 0; i < nbias; ++i)
@@ -238,7 +244,8 @@ static long run(const qcase *c)
             int64_t i = rows == c->m ? r : (r * 7919) % c->m;
             double v = 0, mag = 0;
             for (int64_t k = 0; k < c->k; ++k) {
-                double a = get(ha, c->a, c->ao == CK_GEMM_ROW_MAJOR ? i * p.a.ld + k : i + k * p.a.ld);
+                double a =
+                    get(ha, c->a, c->ao == CK_GEMM_ROW_MAJOR ? i * p.a.ld + k : i + k * p.a.ld);
                 double b;
                 if (packed) {
                     unsigned byte = hb[j * p.b.ld + k / 2];
@@ -268,10 +275,12 @@ static long run(const qcase *c)
             double tol = ck_gemm_tolerance(&prob, mag, v);
             if (!(fabs(got - v) <= tol)) {
                 if (++bad <= 3)
-                    CHECK_MSG(0, "%lldx%lldx%lld %s x %s -> %s: D(%lld, %lld) = %.9g, want %.9g (tol %.3g)",
-                              (long long)c->m, (long long)c->n, (long long)c->k,
-                              ck_dtype_name(c->a), packed ? "packed" : ck_dtype_name(c->b),
-                              ck_dtype_name(c->d), (long long)i, (long long)j, got, v, tol);
+                    CHECK_MSG(
+                        0,
+                        "%lldx%lldx%lld %s x %s -> %s: D(%lld, %lld) = %.9g, want %.9g (tol %.3g)",
+                        (long long)c->m, (long long)c->n, (long long)c->k, ck_dtype_name(c->a),
+                        packed ? "packed" : ck_dtype_name(c->b), ck_dtype_name(c->d), (long long)i,
+                        (long long)j, got, v, tol);
             }
         }
     for (int64_t i = 0; i < c->m; ++i) /* the padding of D's rows untouched */
@@ -514,8 +523,10 @@ static void test_random(void)
         ck_dtype dt = dts[ckt_rand64(&cr) % 3];
         int pk = (int)(ckt_rand64(&cr) % 8);
         int64_t m = 1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)maxs);
-        int64_t n = 8 * (1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)(maxs / 8 > 0 ? maxs / 8 : 1)));
-        int64_t k = 32 * (1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)(maxs / 32 > 0 ? maxs / 32 : 1)));
+        int64_t n =
+            8 * (1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)(maxs / 8 > 0 ? maxs / 8 : 1)));
+        int64_t k =
+            32 * (1 + (int64_t)(ckt_rand64(&g_rng) % (uint64_t)(maxs / 32 > 0 ? maxs / 32 : 1)));
         int bk = 32 << bsel; /* 32, 64, 128 */
         ck_gemm_order so1 = o1 ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
         ck_gemm_order so2 = o2 ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
@@ -537,7 +548,7 @@ static void test_random(void)
             break;
         default: /* packed B: int4, uint4 with zero points, fp4; groups dividing K */
             c = qc(m, n, k, dt == CK_DTYPE_F16 ? CK_DTYPE_F16 : CK_DTYPE_BF16, CK_DTYPE_U8, dt);
-            c.packed = kind == 4 ? CK_GEMM_PACKED_INT4
+            c.packed = kind == 4   ? CK_GEMM_PACKED_INT4
                        : kind == 5 ? CK_GEMM_PACKED_UINT4
                                    : CK_GEMM_PACKED_FP4_E2M1;
             c.zeros = kind == 5;
@@ -587,7 +598,7 @@ static void test_refusals(void)
     q.b_zeros = 1;
     CHECK_OK(ck_gemm_prob_make(&q, &prob));
     CHECK(prob.p.b.ld == 64); /* packed: K / 2 bytes */
-    p = q, p.k = 127; /* odd K */
+    p = q, p.k = 127;         /* odd K */
     CHECK_STATUS(ck_gemm_prob_make(&p, &prob), CK_ERROR_INVALID_ARGUMENT);
     p = q, p.k = 112; /* groups of 32 do not tile 112 */
     CHECK_STATUS(ck_gemm_prob_make(&p, &prob), CK_ERROR_INVALID_ARGUMENT);

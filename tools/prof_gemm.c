@@ -97,7 +97,9 @@ static void fill(void *p, ck_dtype t, size_t n, unsigned *state)
     for (size_t i = 0; i < n; ++i) {
         float u;
         prof_fill_uniform(&u, 1, -1, 1, state);
-        double v = t == CK_DTYPE_I8 ? floor(u * 8.5) : t == CK_DTYPE_U8 ? floor((u + 1) * 127.99) : u;
+        double v = t == CK_DTYPE_I8   ? floor(u * 8.5)
+                   : t == CK_DTYPE_U8 ? floor((u + 1) * 127.99)
+                                      : u;
         uint64_t code = 0;
         ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
         memcpy((char *)p + i * (size_t)es, &code, (size_t)es);
@@ -177,9 +179,8 @@ int prof_gemm(int argc, char **argv)
             "--layout",   "--a-order",  "--b-order",  "--d-order",     "--alpha",    "--beta",
             "--bias",     "--act",      "--epilogue", "--instance",    "--batch",    "--stride-a",
             "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast",
-            "--d1",       "--d2",       "--d3",       "--d4",
-            "--scale-a",  "--scale-b",  "--group-size", "--b-zeros"};
-        int known = 0;
+            "--d1",       "--d2",       "--d3",       "--d4"};
+        int known = prof_gemm_quant_takes(a);
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
         if (!known)

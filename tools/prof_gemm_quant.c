@@ -23,6 +23,15 @@ const char prof_gemm_quant_help[] =
     "  --group-size G     B's scales per G of K and column (--scale-b 1xG)\n"
     "  --b-zeros 1        uint4 zero points (one byte per group and column)\n";
 
+int prof_gemm_quant_takes(const char *opt)
+{
+    static const char *const names[] = {"--scale-a", "--scale-b", "--group-size", "--b-zeros"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (!strcmp(opt, names[i]))
+            return 1;
+    return 0;
+}
+
 static int parse_mode(const char *v, ck_gemm_scale *s)
 {
     memset(s, 0, sizeof *s);
@@ -56,10 +65,10 @@ int prof_gemm_quant_option(const char *sub, const char *opt, const char *v, ck_g
         return 1;
     }
     if (!strcmp(opt, "--b-dtype")) {
-        ck_gemm_packed f = !strcmp(v, "int4")                      ? CK_GEMM_PACKED_INT4
-                           : !strcmp(v, "uint4")                   ? CK_GEMM_PACKED_UINT4
+        ck_gemm_packed f = !strcmp(v, "int4")                        ? CK_GEMM_PACKED_INT4
+                           : !strcmp(v, "uint4")                     ? CK_GEMM_PACKED_UINT4
                            : !strcmp(v, "fp4") || !strcmp(v, "e2m1") ? CK_GEMM_PACKED_FP4_E2M1
-                                                                   : CK_GEMM_PACKED_NONE;
+                                                                     : CK_GEMM_PACKED_NONE;
         if (f == CK_GEMM_PACKED_NONE)
             return 0;
         p->b_packed = f;

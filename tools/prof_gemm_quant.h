@@ -9,6 +9,9 @@
 
 extern const char prof_gemm_quant_help[];
 
+/* 1 when `opt` is one of these options (each takes a value). */
+int prof_gemm_quant_takes(const char *opt);
+
 /* 1: option `opt` with value `v` was a quantized option and is applied to *p; 0: not one;
  * CK_EXIT_USAGE (negated) after printing the usage error: -CK_EXIT_USAGE. */
 int prof_gemm_quant_option(const char *sub, const char *opt, const char *v, ck_gemm_problem *p);

@@ -138,9 +138,9 @@ typedef struct ck_gemm_scale {
  * A) exactly, then scaled per group by B's scale tensor (usually CK_GEMM_SCALE_BLOCK with
  * block_mn 1, block_k the group size). */
 typedef enum ck_gemm_packed {
-    CK_GEMM_PACKED_NONE = 0, /* B holds elements of b.dtype */
-    CK_GEMM_PACKED_INT4 = 1, /* two's complement -8 .. 7 */
-    CK_GEMM_PACKED_UINT4 = 2, /* 0 .. 15 (usually with zero points) */
+    CK_GEMM_PACKED_NONE = 0,    /* B holds elements of b.dtype */
+    CK_GEMM_PACKED_INT4 = 1,    /* two's complement -8 .. 7 */
+    CK_GEMM_PACKED_UINT4 = 2,   /* 0 .. 15 (usually with zero points) */
     CK_GEMM_PACKED_FP4_E2M1 = 3 /* OCP e2m1: 0, +-0.5, 1, 1.5, 2, 3, 4, 6 */
 } ck_gemm_packed;
 
@@ -193,8 +193,8 @@ typedef struct ck_gemm_args {
     float scale_a, scale_b; /* per-tensor input scales (fp8); 1 otherwise */
     float scale_d;          /* D = value / scale_d before an fp8 cast; 1 otherwise */
     const void *extra[CK_GEMM_MAX_EXTRAS]; /* the problem's extras (multi-D); NULL beyond */
-    const float *a_scales, *b_scales; /* scale tensors of CK_GEMM_SCALE_VECTOR / _BLOCK */
-    const unsigned char *b_zeros;     /* zero points of packed B (ck_gemm_problem.b_zeros) */
+    const float *a_scales, *b_scales;      /* scale tensors of CK_GEMM_SCALE_VECTOR / _BLOCK */
+    const unsigned char *b_zeros;          /* zero points of packed B (ck_gemm_problem.b_zeros) */
 } ck_gemm_args;
 
 /* alpha 1, beta 0, scales 1, pointers NULL. */

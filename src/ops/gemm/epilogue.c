@@ -217,7 +217,8 @@ static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob
                           const ck_dist_encoding *acc, int tm, int tn)
 {
     const ck_gemm_problem *p = &prob->p;
-    int int_acc = p->a.dtype == CK_DTYPE_I8 && !prob->quant; /* quant: f32 after promotion */
+    /* i8 accumulates in int, unless quantized (then promoted to f32 with the scales) */
+    int int_acc = p->a.dtype == CK_DTYPE_I8 && !prob->quant;
     int f64 = p->d.dtype == CK_DTYPE_I32; /* exact integers up to 2^53 */
     const char *V = f64 ? "double" : "float";
     ck_status st;

@@ -339,7 +339,8 @@ ck_status ck_gemm_prob_make(const ck_gemm_problem *problem, ck_gemm_prob *prob)
     if (st || (st = ck_gemm_quant_check_packed(&p)))
         return st;
     int has_c = p.c.dtype != CK_DTYPE_COUNT;
-    if ((st = check_matrix("A", &p.a, p.m, p.k)) || (st = check_matrix("B", &p.b, p.b_packed ? p.k / 2 : p.k, p.n)) ||
+    if ((st = check_matrix("A", &p.a, p.m, p.k)) ||
+        (st = check_matrix("B", &p.b, p.b_packed ? p.k / 2 : p.k, p.n)) ||
         (st = check_matrix("D", &p.d, p.m, p.n)) ||
         (has_c && (st = check_matrix("C", &p.c, p.m, p.n))))
         return st;

@@ -62,8 +62,8 @@ ck_status ck_gemm_quant_check_packed(const ck_gemm_problem *p)
 
 /* Normalize one operand's scale: VECTOR -> block (1, K); check the block and the scale
  * matrix's layout (rows x cols of blocks, A: M x K blocks, B: K x N blocks). */
-static ck_status check_scale(const char *name, ck_gemm_scale *s, int64_t mn, int64_t k,
-                             int k_step, int is_b)
+static ck_status check_scale(const char *name, ck_gemm_scale *s, int64_t mn, int64_t k, int k_step,
+                             int is_b)
 {
     if ((int)s->mode < 0 || s->mode > CK_GEMM_SCALE_BLOCK)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -250,8 +250,7 @@ int ck_gemm_quant_params(const ck_gemm_prob *prob, ck_gemm_param *out, int max)
         return 0;
     const ck_gemm_problem *p = &prob->p;
     int k_step = 32 / ck_gemm_dtype_bytes(p->a.dtype);
-    int blocked =
-        p->scale_a.mode == CK_GEMM_SCALE_BLOCK || p->scale_b.mode == CK_GEMM_SCALE_BLOCK;
+    int blocked = p->scale_a.mode == CK_GEMM_SCALE_BLOCK || p->scale_b.mode == CK_GEMM_SCALE_BLOCK;
     ck_gemm_param t[] = {
         {"GEMM_QUANT", 1},
         {"GEMM_SCALE_A", p->scale_a.mode},
@@ -286,8 +285,7 @@ int ck_gemm_quant_supported_by(const ck_gemm_prob *prob, int family, char *reaso
                  ck_dtype_name(p->a.dtype));
         return 0;
     }
-    int blocked =
-        p->scale_a.mode == CK_GEMM_SCALE_BLOCK || p->scale_b.mode == CK_GEMM_SCALE_BLOCK;
+    int blocked = p->scale_a.mode == CK_GEMM_SCALE_BLOCK || p->scale_b.mode == CK_GEMM_SCALE_BLOCK;
     if (blocked && prob->q_block_k % 128) {
         snprintf(reason, size,
                  "the sm90 family promotes whole k-tiles of 128: block_k %d is not a multiple of "

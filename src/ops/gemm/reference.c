@@ -283,9 +283,10 @@ double ck_gemm_tolerance(const ck_gemm_prob *prob, double abs_dot, double ref_va
     double steps = (double)p->k / 8.0 + 4.0;
     double acc = p->a.dtype == CK_DTYPE_I8 ? 0x1p-24 * abs_dot * 2 : steps * 0x1p-24 * abs_dot;
     if (prob->split3)
-        acc += 0x1p-21 * abs_dot;
-    if (prob->quant) /* each K block's partial sum is rounded to f32 when promoted */
-        acc += ((double)p->k / prob->q_block_k + 2) * 0x1p-24 * abs_dot; /* the dropped small x small term and the splits' rounding */
+        acc += 0x1p-21 * abs_dot; /* the dropped small x small term and the splits' rounding */
+    /* quantized: each K block's partial sum is rounded to f32 when promoted */
+    if (prob->quant)
+        acc += ((double)p->k / prob->q_block_k + 2) * 0x1p-24 * abs_dot;
     /* the epilogue's f32 arithmetic (alpha, beta, bias, activation, program): a few ulp */
     double epi = 0x1p-20 * (fabs(ref_value) + abs_dot);
     if (p->d.dtype == CK_DTYPE_I32)

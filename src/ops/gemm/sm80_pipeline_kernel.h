@@ -42,7 +42,8 @@
 #endif
 #define GEMM_B_KDIV       (GEMM_B_PACKED ? 2 : 1) /* packed B: two values of K per byte */
 #define GEMM_B_LINES      (GEMM_B_KMAJOR ? GEMM_TILE_N : GEMM_TILE_K)
-#define GEMM_B_LINE_BYTES (GEMM_B_KMAJOR ? GEMM_TILE_K * GEMM_B_ES / GEMM_B_KDIV : GEMM_TILE_N * GEMM_B_ES)
+#define GEMM_B_LINE_BYTES                                                                          \
+    (GEMM_B_KMAJOR ? GEMM_TILE_K * GEMM_B_ES / GEMM_B_KDIV : GEMM_TILE_N * GEMM_B_ES)
 #define GEMM_A_STAGE      (GEMM_A_LINES * GEMM_A_LINE_BYTES)
 #define GEMM_STAGE_BYTES  (GEMM_A_STAGE + GEMM_B_LINES * GEMM_B_LINE_BYTES)
 
@@ -352,7 +353,8 @@ CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
             }
             long long k0 = (long long)kt * GEMM_TILE_K;
             if (!GEMM_PREFETCH)
-                gemm_frags(a[f], b[f], smem + cur * GEMM_STAGE_BYTES, ks, wm, wn, lane, &ka, n0, k0);
+                gemm_frags(a[f], b[f], smem + cur * GEMM_STAGE_BYTES, ks, wm, wn, lane, &ka, n0,
+                           k0);
             else if (ks < GEMM_KSLICES - 1)
                 gemm_frags(a[1 - f], b[1 - f], smem + cur * GEMM_STAGE_BYTES, ks + 1, wm, wn, lane,
                            &ka, n0, k0);
@@ -378,8 +380,8 @@ CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
 #if GEMM_QUANT /* the last (or only) K block, unless it ended with the last slice */
     int total = ka.k_tiles * GEMM_KSLICES;
     if (GEMM_QK_STEPS == 0 || total % (GEMM_QK_STEPS ? GEMM_QK_STEPS : 1) != 0)
-        gemm_promote(acc, part, &ka, GEMM_QK_STEPS ? total / (GEMM_QK_STEPS ? GEMM_QK_STEPS : 1) : 0,
-                     r0, c0, lane);
+        gemm_promote(acc, part, &ka,
+                     GEMM_QK_STEPS ? total / (GEMM_QK_STEPS ? GEMM_QK_STEPS : 1) : 0, r0, c0, lane);
 #endif
     gemm_epilogue(acc, &ka, batch, m0, n0);
 }

@@ -49,8 +49,8 @@ CK_DEVICE void gemm_promote(float *acc, GEMM_ACC_T *part, const ck_gemm_kargs *k
             sa[mi][h] = gemm_scale_a(ka, r0 + mi * 16 + g + 8 * h, kb);
         CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni) CK_UNROLL for (int h = 0; h < 2; ++h)
             sb[ni][h] = gemm_scale_b(ka, c0 + ni * 8 + 2 * t + h, kb);
-        CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi) CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni)
-            CK_UNROLL for (int r = 0; r < 4; ++r)
+        CK_UNROLL for (int mi = 0; mi < GEMM_MI; ++mi)
+            CK_UNROLL for (int ni = 0; ni < GEMM_NI; ++ni) CK_UNROLL for (int r = 0; r < 4; ++r)
         {
             int i = (mi * GEMM_NI + ni) * 4 + r;
             acc[i] = fmaf((float)part[i], sa[mi][r >> 1] * sb[ni][r & 1], acc[i]);
@@ -68,7 +68,7 @@ CK_DEVICE float gemm_b4_value(unsigned q, int z)
     return (float)((int)q - (int)((q & 8u) << 1));
 #elif GEMM_B_PACKED == 2 /* uint4 - zero point */
     return (float)((int)q - z);
-#else /* fp4 e2m1 */
+#else                    /* fp4 e2m1 */
     (void)z;
     return ck_nc_fp4e2m1_to_f32((uint8_t)q);
 #endif

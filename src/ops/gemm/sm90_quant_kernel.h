@@ -20,8 +20,8 @@ typedef struct sm90_qscales {
     float a[2], b[SM90_ACC / 2];
 } sm90_qscales;
 
-CK_DEVICE void sm90_quant_load(sm90_qscales *s, const ck_gemm_kargs *ka, long long m0,
-                               long long n0, int kb)
+CK_DEVICE void sm90_quant_load(sm90_qscales *s, const ck_gemm_kargs *ka, long long m0, long long n0,
+                               int kb)
 {
     unsigned t = ck_warpgroup_thread(), w = t / 32, g = (t % 32) / 4, q = t % 4;
     CK_UNROLL for (int h = 0; h < 2; ++h)
@@ -54,8 +54,8 @@ CK_DEVICE void sm90_quant_load(sm90_qscales *s, const ck_gemm_kargs *ka, long lo
 /* acc += part * sa * sb (register i: row half (i % 4) / 2, column pair index i / 4 * 2 + i % 2). */
 CK_DEVICE void sm90_promote(float *acc, const float *part, const sm90_qscales *s)
 {
-    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
-        acc[i] = fmaf(part[i], s->a[(i % 4) / 2] * s->b[(i / 4) * 2 + i % 2], acc[i]);
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] =
+        fmaf(part[i], s->a[(i % 4) / 2] * s->b[(i / 4) * 2 + i % 2], acc[i]);
 }
 
 #endif
