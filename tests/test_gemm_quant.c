@@ -641,6 +641,10 @@ static void test_refusals(void)
     CHECK_STATUS(ck_gemm_plan_execute(plan, &args), CK_ERROR_INVALID_ARGUMENT);
     args.b_scales = (const float *)((char *)buf + 32770); /* misaligned */
     CHECK_STATUS(ck_gemm_plan_execute(plan, &args), CK_ERROR_INVALID_ARGUMENT);
+    /* D right after packed B's 16 x 64 bytes: no overlap (B spans K / 2 bytes a column) */
+    args.b_scales = (const float *)((char *)buf + 32768);
+    args.d = (char *)buf + 8192 + 16 * 64;
+    CHECK_OK(ck_gemm_plan_execute(plan, &args));
     ck_free(dev, buf);
     ck_gemm_plan_destroy(plan);
 }

@@ -196,7 +196,8 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: D overlaps A; D must not share memory with A, B "
                        "or bias.");
-    span(args->b, &p->b, p->batch, p->k, p->n, &lo, &hi);
+    /* packed B: a column of K / 2 bytes */
+    span(args->b, &p->b, p->batch, p->b_packed ? p->k / 2 : p->k, p->n, &lo, &hi);
     if (overlaps(dlo, dhi, lo, hi))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: D overlaps B; D must not share memory with A, B "
