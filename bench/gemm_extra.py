@@ -89,8 +89,13 @@ def main():
     b = torch.randn(n, k, device="cuda").t()
     torch.backends.cuda.matmul.allow_tf32 = True
     t = time_torch(lambda: torch.matmul(a, b))
-    row("tf32 4096^3 (A row, B col)", m, n, k, ck(o.build, ["--m", "4096", "--n", "4096", "--k", "4096",
-                                                 "--dtype", "tf32"] + common), t, "cuBLAS tf32")
+    dims = ["--m", "4096", "--n", "4096", "--k", "4096", "--dtype", "tf32"]
+    res = ck(o.build, dims + common)
+    row("tf32 4096^3 (A row, B col; %s)" % (res["instance"] if res else "-"), m, n, k, res, t,
+        "cuBLAS tf32")
+    for cid, name in ck_list(o.build, dims)[1:4]:  # the policy's next candidates
+        row("tf32 4096^3 candidate %s" % name, m, n, k,
+            ck(o.build, dims + ["--instance", str(cid), "--no-check"] + common), t, "cuBLAS tf32")
     torch.backends.cuda.matmul.allow_tf32 = False
     # fp8 e4m3
     m = n = k = 8192

@@ -166,9 +166,11 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
      * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md) */
     double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
     double time = ceil(waves) * (steps * step_cost + fixed);
-    /* 128 x 256 with the generated epilogue (not the TMA store): 128 accumulators and the
-     * epilogue's registers exceed ptxas's 168 (launch bounds of 384 threads): it spills */
-    if (tile_n >= 256 && !tma_store(prob))
+    /* 128 x 256 with the generated epilogue (not the TMA store) and a 16-bit D: 128
+     * accumulators and the packing registers exceed ptxas's 168 (launch bounds of 384
+     * threads): it spills. With an f32 D it does not (tf32 4096^3: 343 TFLOP/s against 264 of
+     * 128 x 128, bench/RESULTS.md) */
+    if (tile_n >= 256 && !tma_store(prob) && elem_bytes(p->d.dtype) < 4)
         time *= 1.25;
     double ideal = (double)p->batch * (double)p->m * (double)p->n * (double)p->k /
                    ((double)(slots > 0 ? slots : 1) * 128.0 * 256.0 * tile_k);
