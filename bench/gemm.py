@@ -117,9 +117,13 @@ def main():
     print("| M | N | K | B | ck TFLOP/s | cuBLAS TFLOP/s | ck / cuBLAS | check | ck instance |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     logs, rows = [], []
+    import time
     for s in shapes:
+        w0 = time.time()
         t = time_torch(*s, o.b)
+        w1 = time.time()
         res = run_ck(o.build, s, o.b)
+        sys.stderr.write("%s: torch %.1f s, ck prof %.1f s\n" % (s, w1 - w0, time.time() - w1))
         c, chk, inst = res if res else (float("nan"), "failed", "-")
         r = c / t if c == c else float("nan")
         if r == r:
