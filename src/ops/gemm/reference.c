@@ -10,8 +10,37 @@
 #include "core/error.h"
 #include "ops/gemm/gemm_internal.h"
 
+/* f16 bits as a float, exactly (the generic conversion cost most of a large check's time). */
+static float f16_value(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31u, m = h & 1023u, u;
+    float f;
+    if (e == 0) { /* zero or subnormal: m * 2^-24, exact in float */
+        f = (float)m * 0x1p-24f;
+        return s ? -f : f;
+    }
+    u = e == 31 ? s | 0x7f800000u | (m << 13) : s | ((e + 112u) << 23) | (m << 13);
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static double load(const void *p, ck_dtype t, int64_t i)
 {
+    if (t == CK_DTYPE_BF16 || t == CK_DTYPE_F16) {
+        uint16_t h;
+        memcpy(&h, (const char *)p + i * 2, 2);
+        if (t == CK_DTYPE_F16)
+            return f16_value(h);
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    if (t == CK_DTYPE_F32) {
+        float f;
+        memcpy(&f, (const char *)p + i * 4, 4);
+        return f;
+    }
     int es = ck_gemm_dtype_bytes(t);
     uint64_t code = 0;
     memcpy(&code, (const char *)p + i * es, (size_t)es); /* little-endian */
