@@ -129,15 +129,16 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 
 /* D is stored through shared memory and TMA: 16-bit, row-major, rows (and batches) of a
  * multiple of 16 bytes (a TMA store writes whole 16-byte chunks of a row, so N must not end
- * inside one), alpha only (no C, bias, activation, extras or program: those go through the
- * generated epilogue). ck_gemm_matrix_div covers ld and the batch stride: the key has it. */
+ * inside one); alpha, bias, activation and scale_d are applied on the way (sm90_value); C,
+ * extras and programs go through the generated epilogue. ck_gemm_matrix_div covers ld and the
+ * batch stride: the key has it. */
 static int tma_store(const ck_gemm_prob *prob)
 {
     const ck_gemm_problem *p = &prob->p;
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
            p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && ck_gemm_matrix_div(&p->d) >= 8 &&
-           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && p->bias == CK_GEMM_BIAS_NONE &&
-           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi && p->extra_count == 0;
+           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && !prob->has_epi &&
+           p->extra_count == 0; /* bias and activation: sm90_value in the pipeline */
 }
 
 /* Output tiles of tile_m x tile_n over all batches. */
