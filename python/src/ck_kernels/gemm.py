@@ -476,7 +476,7 @@ def _gemm_bias_act(a, b, bias, activation, alpha):
     if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr,
                                                   bias_a.ptr if bias_a is not None else 0,
                                                   alpha, 0.0, 1.0, 1.0, 1.0,
-                                                  *_NO_EXTRA_PTRS)):
+                                                  *_NO_EXTRA_PTRS, 0, 0, 0)):
         raise _lib.error()
     return out
 
