@@ -20,6 +20,11 @@ int ck_smx_code(ck_dtype dt)
     return dt == CK_DTYPE_F32 ? 0 : dt == CK_DTYPE_F16 ? 1 : dt == CK_DTYPE_BF16 ? 2 : -1;
 }
 
+int ck_smx_dtype_code(int code)
+{
+    return code == 0 ? CK_DTYPE_F32 : code == 1 ? CK_DTYPE_F16 : CK_DTYPE_BF16;
+}
+
 static int smx_size_of(int code)
 {
     return code == 0 ? 4 : 2;
@@ -101,8 +106,8 @@ static ck_status build_source(void *user, char **source)
                      "#define SMX_MASK %d\n#define SMX_LOG %d\n#define SMX_N %lldLL\n"
                      "#define SMX_VEC %d\n#define SMX_WIDE_X %d\n#define SMX_WIDE_Y %d\n"
                      "#define SMX_WIDE_M %d\n#define SMX_G %d\n",
-                     p->ti, p->to, p->tm, p->maskbits, p->logsm, p->n, p->vec, p->wide_x, p->wide_y,
-                     p->wide_m, p->g);
+                     ck_smx_dtype_code(p->ti), ck_smx_dtype_code(p->to), ck_smx_dtype_code(p->tm),
+                     p->maskbits, p->logsm, p->n, p->vec, p->wide_x, p->wide_y, p->wide_m, p->g);
     const char *params = "const void *x, const void *mask, long long rows, long long xs";
     if (p->kind == 2) {
         /* minimum blocks always stated: with the thread count alone ptxas held an f32-in
