@@ -18,7 +18,6 @@
 #ifndef CK_DEVICE_CK_CONVERT_H
 #define CK_DEVICE_CK_CONVERT_H
 
-
 /* ---- to fp32 -------------------------------------------------------------------------------- */
 
 /* bf16 -> f32: exact, the bf16 bits are the high half of the f32 (a NaN keeps its payload). */
@@ -35,14 +34,16 @@ CK_DEVICE float ck_fast_bf16_to_f32_canon(uint32_t c)
     return ck_u32_as_f32(u);
 }
 
-/* f16 -> f32, exact: the exponent is rebased by one multiplication by 2^112 (subnormal f16
- * become normal f32 exactly); Inf/NaN keep their class and payload. */
+/* f16 -> f32, exact: the bits placed as an f32's and the exponent rebased by one
+ * multiplication by 2^112 (subnormal f16 become normal f32 exactly); Inf/NaN patched after,
+ * keeping their payload (the fewest instructions of the forms tried: the shifted bits serve
+ * both cases). */
 CK_DEVICE float ck_fast_f16_to_f32(uint32_t h)
 {
-    uint32_t sign = (h & 0x8000u) << 16, mag = h & 0x7fffu;
-    if (mag >= 0x7c00u)
-        return ck_u32_as_f32(sign | 0x7f800000u | ((mag & 0x3ffu) << 13));
-    float f = ck_u32_as_f32(mag << 13) * ck_u32_as_f32(0x77800000u); /* 2^112 */
+    uint32_t sign = (h & 0x8000u) << 16, em = h & 0x7fffu;
+    float f = ck_u32_as_f32(em << 13) * ck_u32_as_f32(0x77800000u); /* 2^112 */
+    if (em >= 0x7c00u)
+        f = ck_u32_as_f32((em << 13) | 0x7f800000u);
     return ck_u32_as_f32(ck_f32_as_u32(f) | sign);
 }
 

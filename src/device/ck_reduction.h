@@ -127,7 +127,8 @@ CK_DEVICE void ck_group_ml(float *m, float *l, unsigned g, float *sh)
     }
 }
 
-/* ---- Welford / Chan states -------------------------------------------------------------------- */
+/* ---- Welford / Chan states --------------------------------------------------------------------
+ */
 
 typedef struct ck_welford {
     float n, mean, m2; /* count, mean, sum of squared deviations from the mean */
@@ -212,7 +213,8 @@ CK_DEVICE ck_welford ck_group_welford(ck_welford s, unsigned g, int even, float 
     return s;
 }
 
-/* ---- cluster exchange (st.async) --------------------------------------------------------------- */
+/* ---- cluster exchange (st.async) ---------------------------------------------------------------
+ */
 
 CK_DEVICE void ck_cluster_exchange_init(unsigned long long *bars, const unsigned *bytes, int n)
 {
@@ -251,8 +253,8 @@ CK_DEVICE float ck_cluster_reduce_f32(float v, int op, float *slot, unsigned lon
 }
 
 /* slots: 2 * clusters floats. */
-CK_DEVICE void ck_cluster_ml(float *m, float *l, float *slot, unsigned long long *bar,
-                             unsigned tid, unsigned clusters)
+CK_DEVICE void ck_cluster_ml(float *m, float *l, float *slot, unsigned long long *bar, unsigned tid,
+                             unsigned clusters)
 {
     float v[2] = {*m, *l};
     ck_cluster_exchange(v, 2, slot, 2, bar, tid, clusters);

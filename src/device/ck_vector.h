@@ -24,8 +24,8 @@
 
 CK_DEVICE int ck_dtype_size(int t)
 {
-    return t == CK_NC_F64 ? 8
-           : (t == CK_NC_F32 || t == CK_NC_I32) ? 4
+    return t == CK_NC_F64                        ? 8
+           : (t == CK_NC_F32 || t == CK_NC_I32)  ? 4
            : (t == CK_NC_F16 || t == CK_NC_BF16) ? 2
                                                  : 1;
 }
@@ -104,8 +104,8 @@ CK_DEVICE void ck_st_words(void *p, int n, const uint32_t *w)
             ck_st16((char *)p + 16 * k, u);
         }
     } else if (n % 8 == 0) {
-        CK_UNROLL for (int k = 0; k < n / 8; ++k)
-            ((uint64_t *)p)[k] = (uint64_t)w[2 * k] | ((uint64_t)w[2 * k + 1] << 32);
+        CK_UNROLL for (int k = 0; k < n / 8; ++k)((uint64_t *)p)[k] =
+            (uint64_t)w[2 * k] | ((uint64_t)w[2 * k + 1] << 32);
     } else if (n % 4 == 0) {
         CK_UNROLL for (int k = 0; k < n / 4; ++k)((uint32_t *)p)[k] = w[k];
     } else if (n == 2) {
