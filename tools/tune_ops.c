@@ -1,5 +1,6 @@
 /* ck tune OP ARGS for the operations whose tuning runs inside `ck prof OP ARGS --tune` (same
- * options): gemm (tools/prof_gemm.c), softmax (tools/prof_softmax.c). */
+ * options): gemm (tools/prof_gemm.c), softmax (tools/prof_softmax.c), layernorm and rmsnorm
+ * (tools/prof_norm.c, the forward). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,4 +42,14 @@ int ck_tune_gemm(int argc, char **argv)
 int ck_tune_softmax(int argc, char **argv)
 {
     return tune_via_prof("softmax", "--shape RxN", prof_softmax, argc, argv);
+}
+
+int ck_tune_layernorm(int argc, char **argv)
+{
+    return tune_via_prof("layernorm", "--shape RxN", prof_layernorm, argc, argv);
+}
+
+int ck_tune_rmsnorm(int argc, char **argv)
+{
+    return tune_via_prof("rmsnorm", "--shape RxN", prof_rmsnorm, argc, argv);
 }

@@ -35,7 +35,7 @@ static ck_status distinct_instances(ck_context *ctx, const ck_op_tuner *t, char 
             st = t->plan(t->user, name, sizeof name, problem, psize);
         if (st != CK_SUCCESS)
             break;
-        int seen = 0;
+        int seen = name[0] == '\0'; /* the op's plan refused the candidate */
         for (int j = 0; j < *count && !seen; ++j)
             seen = strcmp(all + (size_t)j * NAME, name) == 0;
         if (!seen)

@@ -17,7 +17,8 @@ typedef struct ck_op_tuner {
     const char *const *texts; /* candidate instance texts; "auto": the heuristic's choice */
     int count;
     /* with the forced instance in place: the instance the op would run (its text in the
-     * table's form, which forced again selects the same instance) and the problem key */
+     * table's form, which forced again selects the same instance; "" to skip a candidate not
+     * worth timing) and the problem key */
     ck_status (*plan)(void *user, char *name, size_t name_size, char *problem, size_t problem_size);
     ck_status (*run)(void *user); /* one call of the op (queued on the context's stream) */
     double bytes;                 /* moved per call: the metric stored is GB/s */
