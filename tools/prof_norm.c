@@ -22,19 +22,6 @@ static const char norm_help[] =
     "                    in the tuning table (as `ck tune layernorm|rmsnorm`)\n"
     "Bytes: each input read once, each output written once (gamma/beta once).\n";
 
-/* ck tune layernorm|rmsnorm's progress line: one per timed candidate. */
-static void tune_progress(void *user, int i, int n, const char *instance, double ms)
-{
-    const prof_common *c = user;
-    if (c->json)
-        return;
-    if (ms >= 0)
-        printf("  [%d/%d] %-24s %9.4f ms\n", i + 1, n, instance, ms);
-    else
-        printf("  [%d/%d] %-24s could not run\n", i + 1, n, instance);
-    fflush(stdout);
-}
-
 typedef struct job {
     ck_context *ctx;
     ck_norm_forward_desc f;
@@ -415,7 +402,7 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if ((st = ck_norm_tune(ctx, &j.f, c.reps, tune_progress, &c, best, sizeof best,
+        if ((st = ck_norm_tune(ctx, &j.f, c.reps, prof_tune_progress, &c, best, sizeof best,
                                &best_ms)) != CK_SUCCESS)
             goto fail;
         if (!c.json)

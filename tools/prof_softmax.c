@@ -99,19 +99,6 @@ static int parse_dtype(const char *v, ck_dtype *t)
            (*t == CK_DTYPE_F32 || *t == CK_DTYPE_F16 || *t == CK_DTYPE_BF16);
 }
 
-/* ck tune softmax's progress line: one per timed candidate. */
-static void tune_progress(void *user, int i, int n, const char *instance, double ms)
-{
-    const prof_common *c = user;
-    if (c->json)
-        return;
-    if (ms >= 0)
-        printf("  [%d/%d] %-28s %9.4f ms\n", i + 1, n, instance, ms);
-    else
-        printf("  [%d/%d] %-28s could not run\n", i + 1, n, instance);
-    fflush(stdout);
-}
-
 int prof_softmax(int argc, char **argv)
 {
     const char *sub = "prof softmax";
@@ -241,7 +228,7 @@ int prof_softmax(int argc, char **argv)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if (ck_smx_tune(ctx, &job.x, &job.y, &job.o, c.reps, tune_progress, &c, best, sizeof best,
+        if (ck_smx_tune(ctx, &job.x, &job.y, &job.o, c.reps, prof_tune_progress, &c, best, sizeof best,
                         &best_ms) != CK_SUCCESS) {
             result = cli_library_error(sub);
             goto done;

@@ -1,6 +1,6 @@
 /* ck tune OP ARGS for the operations whose tuning runs inside `ck prof OP ARGS --tune` (same
  * options): gemm (tools/prof_gemm.c), softmax (tools/prof_softmax.c), layernorm and rmsnorm
- * (tools/prof_norm.c, the forward). */
+ * (tools/prof_norm.c, the forward), permute (tools/prof_permute.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,4 +52,9 @@ int ck_tune_layernorm(int argc, char **argv)
 int ck_tune_rmsnorm(int argc, char **argv)
 {
     return tune_via_prof("rmsnorm", "--shape RxN", prof_rmsnorm, argc, argv);
+}
+
+int ck_tune_permute(int argc, char **argv)
+{
+    return tune_via_prof("permute", "--shape AxB... [--perm P...]", prof_permute, argc, argv);
 }
