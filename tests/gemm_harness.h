@@ -172,8 +172,8 @@ static ck_gemm_plan *gc_plan_split(const ck_gemm_prob *prob, int split)
         CHECK_MSG(0, "sm90 refuses: %s", reason);
         return NULL;
     }
-    ck_gemm_instance ins[8];
-    int n = f->instances(prob, &pp, ins, 8), pick = -1;
+    ck_gemm_instance ins[24];
+    int n = f->instances(prob, &pp, ins, 24), pick = -1;
     for (int i = 0; i < n; ++i)
         if (pick < 0 && ins[i].tile_n == 128 && ins[i].cluster <= 1)
             pick = i;

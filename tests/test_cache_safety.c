@@ -12,6 +12,7 @@
 #include "ck/ck.h"
 #include "rt/module_cache.h"
 #include "test.h"
+#include "test_tmpdir.h"
 
 static char root[256], dir[300];
 
@@ -155,21 +156,12 @@ static void test_clear(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/ck-cache-safety-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) {
-        fprintf(stderr, "mkdtemp failed\n");
+    if (!ckt_scratch_cache("ck-cache-safety", root, sizeof root, dir, sizeof dir))
         return 1;
-    }
-    snprintf(dir, sizeof dir, "%s/cache", root);
-    setenv("CK_CACHE_DIR", dir, 1);
     RUN_TEST(test_modes);
     RUN_TEST(test_fifo);
     RUN_TEST(test_directory);
     RUN_TEST(test_clear);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", root);
+    ckt_scratch_remove(root);
     return CK_TEST_REPORT();
 }

@@ -2,7 +2,7 @@
  * ck_copy and ck_cast (src/ops/elementwise) on the context's device (the emulator in CI;
  * CK_DEVICE=cuda on a GPU, where large sizes are added). Every output byte is compared with
  * ck_convert_array on the host (bit for bit) or with the source bytes (copy).
- * Also: the fast bf16/fp16 <-> fp32 conversions of ew_kernel.h against ck_convert_* for every
+ * Also: the fast bf16/fp16 <-> fp32 conversions of the block library (ck_convert.h, as ew_kernel.h uses them) against ck_convert_* for every
  * 16-bit code and 2^22 fp32 values, and the error cases.
  */
 #include <stdlib.h>
@@ -42,13 +42,13 @@ static void test_fast_conversions(void)
     for (uint32_t c = 0; c < 65536; ++c) {
         float ref;
         ck_convert_to_f32(CK_DTYPE_BF16, c, &ref);
-        if (ck_f32_as_u32(ew_bf16_to_f32(c)) != ck_f32_as_u32(ref) && bad++ < 5)
+        if (ck_f32_as_u32(ck_fast_bf16_to_f32_canon(c)) != ck_f32_as_u32(ref) && bad++ < 5)
             fprintf(stderr, "bf16 0x%04x -> %08x, expected %08x\n", c,
-                    ck_f32_as_u32(ew_bf16_to_f32(c)), ck_f32_as_u32(ref));
+                    ck_f32_as_u32(ck_fast_bf16_to_f32_canon(c)), ck_f32_as_u32(ref));
         ck_convert_to_f32(CK_DTYPE_F16, c, &ref);
-        if (ck_f32_as_u32(ew_f16_to_f32(c)) != ck_f32_as_u32(ref) && bad++ < 5)
+        if (ck_f32_as_u32(ck_fast_f16_to_f32_canon(c)) != ck_f32_as_u32(ref) && bad++ < 5)
             fprintf(stderr, "f16 0x%04x -> %08x, expected %08x\n", c,
-                    ck_f32_as_u32(ew_f16_to_f32(c)), ck_f32_as_u32(ref));
+                    ck_f32_as_u32(ck_fast_f16_to_f32_canon(c)), ck_f32_as_u32(ref));
     }
     /* fp32 -> bf16/f16: every exponent with random mantissas, plus every value near the
      * f16 overflow and subnormal thresholds */
@@ -64,11 +64,11 @@ static void test_fast_conversions(void)
         uint64_t rb, rh;
         ck_convert_from_f32(CK_DTYPE_BF16, x, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &rb);
         ck_convert_from_f32(CK_DTYPE_F16, x, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &rh);
-        if (ew_f32_to_bf16(x) != rb && bad++ < 5)
-            fprintf(stderr, "f32 %08x -> bf16 %04x, expected %04x\n", u, ew_f32_to_bf16(x),
+        if (ck_fast_f32_to_bf16(x) != rb && bad++ < 5)
+            fprintf(stderr, "f32 %08x -> bf16 %04x, expected %04x\n", u, ck_fast_f32_to_bf16(x),
                     (unsigned)rb);
-        if (ew_f32_to_f16(x) != rh && bad++ < 5)
-            fprintf(stderr, "f32 %08x -> f16 %04x, expected %04x\n", u, ew_f32_to_f16(x),
+        if (ck_fast_f32_to_f16(x) != rh && bad++ < 5)
+            fprintf(stderr, "f32 %08x -> f16 %04x, expected %04x\n", u, ck_fast_f32_to_f16(x),
                     (unsigned)rh);
     }
     CHECK_EQ_INT(bad, 0);

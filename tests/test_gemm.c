@@ -236,6 +236,7 @@ static void test_repack(void)
         {45, 61, 40, CK_DTYPE_F16, CK_DTYPE_F32, C, R, 0, 0},     /* both MN-major, M, N odd */
         {64, 100, 64, CK_DTYPE_BF16, CK_DTYPE_F32, R, R, 0, 0},   /* B only (N = 100) */
         {37, 72, 33, CK_DTYPE_BF16, CK_DTYPE_BF16, R, C, 3, 2},   /* batched, B broadcast */
+        {17, 33, 9, CK_DTYPE_F16, CK_DTYPE_F32, R, R, 0, 0},      /* with the epilogue below */
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
         gcase c = gc_base(v[i].m, v[i].n, v[i].k, v[i].in, v[i].d);
@@ -244,6 +245,11 @@ static void test_repack(void)
         c.batch = v[i].batch;
         c.bcast = v[i].bcast;
         c.instance = -1;
+        if (i == 4) { /* an epilogue program, a bias and an activation travel with the copy */
+            c.epi = "x0 * 0.5";
+            c.bias = CK_GEMM_BIAS_COL;
+            c.act = CK_GEMM_ACT_SILU;
+        }
         ck_gemm_problem p;
         ck_ew_program prog;
         gc_problem(&c, &p, &prog);

@@ -48,8 +48,8 @@ static void compile_family(const ck_gemm_family *f, const char *what, const char
     ck_device_props props = h100_like(arch);
     char reason[512] = "";
     CHECK_MSG(f->supports(&prob, &props, reason, sizeof reason), "%s: %s", what, reason);
-    ck_gemm_instance in[16];
-    int n = f->instances(&prob, &props, in, 16);
+    ck_gemm_instance in[24];
+    int n = f->instances(&prob, &props, in, 24);
     CHECK(n > 0);
     if (n <= 0)
         return;
@@ -97,8 +97,8 @@ static void test_batched(void)
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(&p, &prob));
     ck_device_props props = h100_like("sm_90a");
-    ck_gemm_instance in[16];
-    int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), split = -1;
+    ck_gemm_instance in[24];
+    int n = ck_gemm_family_sm90.instances(&prob, &props, in, 24), split = -1;
     for (int i = 0; i < n; ++i)
         if (in[i].split_k > 1)
             split = i;
@@ -110,7 +110,7 @@ static void test_batched(void)
     p.a.batch_stride = 512 * 256, p.b.batch_stride = 0, p.d.batch_stride = 512 * 512;
     p.b.order = CK_GEMM_COL_MAJOR;
     CHECK_OK(ck_gemm_prob_make(&p, &prob));
-    n = ck_gemm_family_sm90.instances(&prob, &props, in, 16);
+    n = ck_gemm_family_sm90.instances(&prob, &props, in, 24);
     for (int i = 0; i < n; ++i)
         compile_family(&ck_gemm_family_sm90, "sm90 batched TMA store", "sm_90a", &p, i);
 }
@@ -169,8 +169,8 @@ static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, in
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(p, &prob));
     ck_device_props props = h100_like("sm_90a");
-    ck_gemm_instance in[16];
-    int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), pick = -1;
+    ck_gemm_instance in[24];
+    int n = ck_gemm_family_sm90.instances(&prob, &props, in, 24), pick = -1;
     for (int i = 0; i < n && pick < 0; ++i)
         if (in[i].tile_n == tile_n && (!stages || in[i].stages == stages) &&
             in[i].cluster == cluster && (split ? in[i].split_k > 1 : in[i].split_k <= 1))
@@ -189,6 +189,7 @@ static void test_sm90_variants(void)
     p.m = 4096, p.n = 4096, p.k = 4096; /* bf16, A row-major, B column-major, D bf16 */
     compile90("128x256 4 stages, D in halves", &p, 256, 4, 1, 0);
     compile90("128x256 cluster of 2", &p, 256, 3, 2, 0);
+    compile90("128x64", &p, 64, 0, 1, 0);
     p.b.order = CK_GEMM_ROW_MAJOR;
     compile90("128x128 cluster of 2, B N-major", &p, 128, 0, 2, 0);
     ck_gemm_problem_init(&p);

@@ -104,8 +104,8 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
         CHECK_MSG(0, "sm90 refuses: %s", reason);
         return 0;
     }
-    ck_gemm_instance ins[8];
-    int n = f->instances(pr, props, ins, 8), pick = 0;
+    ck_gemm_instance ins[24];
+    int n = f->instances(pr, props, ins, 24), pick = 0;
     CHECK(n >= 1);
     for (int i = n - 1; i >= 0;
          --i) /* the first with force_tile_n / force_stages, else the first */
@@ -114,6 +114,8 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
             (ins[i].cluster > 1) == (force_cluster > 1))
             pick = i;
     plan->inst = ins[pick];
+    CHECK_MSG(!force_tile_n || plan->inst.tile_n == force_tile_n,
+              "no sm90 instance of tile N %d among %d", force_tile_n, n);
     if (force_split > 1)
         plan->inst.split_k = force_split;
     char *src = NULL;
@@ -239,7 +241,7 @@ static void test_bf16_f16_layouts(void)
     run_case(300, 520, 64, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_BF16, 0, 12);
 }
 
-/* Tiles of 128 x 128 and K split into ranges whose partial sums meet in the workspace: odd
+/* Tiles of 128 x 128 (and 128 x 64) and K split into ranges whose partial sums meet in the workspace: odd
  * sizes, K tiles not a multiple of the splits, a split per K tile, both D paths, and a second
  * launch of the same plan (the arrival counters reset themselves). */
 static void test_tile_n_and_split_k(void)
@@ -261,6 +263,13 @@ static void test_tile_n_and_split_k(void)
     force_split = 0, force_stages = 4;
     run_case(200, 264, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 28);
     run_case(300, 520, 64, CK_DTYPE_F16, C, CK_DTYPE_F16, R, CK_DTYPE_F16, 0, 29);
+    /* 128 x 64: one 64 x 64 box of D per consumer; K- and MN-major; split */
+    force_tile_n = 64, force_stages = 0;
+    run_case(130, 136, 70, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 41);
+    run_case(67, 100, 129, CK_DTYPE_F16, C, CK_DTYPE_F16, R, CK_DTYPE_F32, 1, 42);
+    run_case(100, 70, 45, CK_DTYPE_F32, R, CK_DTYPE_F32, C, CK_DTYPE_F32, 0, 43);
+    force_split = 3;
+    run_case(129, 72, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 44);
     force_tile_n = 0, force_split = 0, force_stages = 0;
 }
 

@@ -1,5 +1,5 @@
-/* The fast conversions of src/ops/norm/norm_common_kernel.h (norm_f16_to_f32,
- * norm_f32_to_bf16, norm_f32_to_f16, norm_f32_to_fp8e4m3) against the library's exact integer
+/* The fast conversions the norm kernels use (src/device/ck_convert.h: ck_fast_f16_to_f32,
+ * ck_fast_f32_to_bf16, ck_fast_f32_to_f16, ck_fast_f32_to_fp8e4m3) against the library's exact integer
  * conversions (ck_convert_*), bit for bit: every 16-bit code (f16 -> f32; as the high half of
  * an f32 also every bf16 rounding class), and f32 inputs around every f16 and fp8 e4m3 rounding
  * boundary (the exact half-way point, one below, one above, and a random low part, for every
@@ -18,8 +18,7 @@ static uint64_t rng = 0x6e6f726d636f6e76ull;
 
 static const char *conv_src =
     "#include \"ck_device.h\"\n"
-    "#define NORM_VEC 1\n#define NORM_G 1\n#define NORM_BLOCK 1\n"
-    "#include \"ops/norm/norm_common_kernel.h\"\n"
+    "#include \"ck_block.h\"\n"
     "CK_KERNEL void conv(uint32_t *out, const uint32_t *in, long long n)\n"
     "{\n"
     "    long long step = (long long)ck_grid_dim_x() * ck_block_dim_x();\n"
@@ -27,10 +26,10 @@ static const char *conv_src =
     "         i < n; i += step) {\n"
     "        uint32_t v = in[i];\n"
     "        float f = ck_u32_as_f32(v);\n"
-    "        out[4 * i] = ck_f32_as_u32(norm_f16_to_f32(v & 0xffffu));\n"
-    "        out[4 * i + 1] = norm_f32_to_bf16(f);\n"
-    "        out[4 * i + 2] = norm_f32_to_f16(f);\n"
-    "        out[4 * i + 3] = norm_f32_to_fp8e4m3(f);\n"
+    "        out[4 * i] = ck_f32_as_u32(ck_fast_f16_to_f32(v & 0xffffu));\n"
+    "        out[4 * i + 1] = ck_fast_f32_to_bf16(f);\n"
+    "        out[4 * i + 2] = ck_fast_f32_to_f16(f);\n"
+    "        out[4 * i + 3] = ck_fast_f32_to_fp8e4m3(f);\n"
     "    }\n"
     "}\n";
 

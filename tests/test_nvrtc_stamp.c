@@ -13,6 +13,7 @@
 #include "rt/module_cache.h"
 #include "rt/runtime_internal.h"
 #include "test.h"
+#include "test_tmpdir.h"
 
 static char root[256], dir[300];
 
@@ -86,18 +87,9 @@ static void test_stamp(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/ck-nvrtc-stamp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) {
-        fprintf(stderr, "mkdtemp failed\n");
+    if (!ckt_scratch_cache("ck-nvrtc-stamp", root, sizeof root, dir, sizeof dir))
         return 1;
-    }
-    snprintf(dir, sizeof dir, "%s/cache", root);
-    setenv("CK_CACHE_DIR", dir, 1);
     RUN_TEST(test_stamp);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", root);
+    ckt_scratch_remove(root);
     return CK_TEST_REPORT();
 }

@@ -217,10 +217,10 @@ static const char *conv_src =
     "    long long i = (long long)ck_block_idx_x() * ck_block_dim_x() + ck_thread_idx_x();\n"
     "    if (i >= n) return;\n"
     "    uint32_t v = in[i];\n"
-    "    out[4 * i] = ck_f32_as_u32(smx_f16_to_f32(v & 0xffffu));\n"
-    "    out[4 * i + 1] = ck_f32_as_u32(smx_bf16_to_f32(v & 0xffffu));\n"
-    "    out[4 * i + 2] = smx_f32_to_f16(ck_u32_as_f32(v));\n"
-    "    out[4 * i + 3] = smx_f32_to_bf16(ck_u32_as_f32(v));\n"
+    "    out[4 * i] = ck_f32_as_u32(ck_fast_f16_to_f32(v & 0xffffu));\n"
+    "    out[4 * i + 1] = ck_f32_as_u32(ck_fast_bf16_to_f32(v & 0xffffu));\n"
+    "    out[4 * i + 2] = ck_fast_f32_to_f16(ck_u32_as_f32(v));\n"
+    "    out[4 * i + 3] = ck_fast_f32_to_bf16(ck_u32_as_f32(v));\n"
     "}\n";
 
 static void test_conversions(void)

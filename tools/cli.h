@@ -24,8 +24,12 @@ int ck_cmd_cache(int argc, char **argv);
 int ck_cmd_prof(int argc, char **argv);
 int ck_cmd_tune(int argc, char **argv);
 
-/* `ck tune gemm ...` (tools/tune_gemm.c). */
+/* `ck tune gemm|softmax|layernorm|rmsnorm|permute ...` (tools/tune_ops.c). */
 int ck_tune_gemm(int argc, char **argv);
+int ck_tune_softmax(int argc, char **argv);
+int ck_tune_layernorm(int argc, char **argv);
+int ck_tune_rmsnorm(int argc, char **argv);
+int ck_tune_permute(int argc, char **argv);
 
 /* True when arg is -h or --help. */
 int cli_is_help(const char *arg);

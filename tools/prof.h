@@ -54,6 +54,10 @@ typedef struct prof_result {
  * CK_EXIT_FAILURE. */
 int prof_report(const prof_common *c, const prof_result *r);
 
+/* `ck tune OP`'s progress line for candidate i of n (user: the prof_common; nothing with
+ * --json): its instance text and median ms, or "could not run" (ms < 0). */
+void prof_tune_progress(void *user, int i, int n, const char *instance, double ms);
+
 /* Deterministic random numbers for inputs: uniform in [lo, hi). */
 void prof_fill_uniform(float *x, size_t n, float lo, float hi, unsigned *state);
 

@@ -265,3 +265,15 @@ int prof_parse_double(const char *sub, const char *opt, const char *text, double
     *out = v;
     return CK_EXIT_OK;
 }
+
+void prof_tune_progress(void *user, int i, int n, const char *instance, double ms)
+{
+    const prof_common *c = user;
+    if (c->json)
+        return;
+    if (ms >= 0)
+        printf("  [%d/%d] %-28s %9.4f ms\n", i + 1, n, instance, ms);
+    else
+        printf("  [%d/%d] %-28s could not run\n", i + 1, n, instance);
+    fflush(stdout);
+}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ops/norm/norm_internal.h"
 #include "prof.h"
 
 static const char norm_help[] =
@@ -17,6 +18,8 @@ static const char norm_help[] =
     "  --residual        fused residual add, also writing x + residual\n"
     "  --quant Q         quantized y (int8 or fp8e4m3) with a per-row scale\n"
     "  --smooth          smooth-quant factors before quantization (needs --quant)\n"
+    "  --tune            first time every forward instance of the problem and store the fastest\n"
+    "                    in the tuning table (as `ck tune layernorm|rmsnorm`)\n"
     "Bytes: each input read once, each output written once (gamma/beta once).\n";
 
 typedef struct job {
@@ -225,7 +228,7 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         return rc;
     long long dims[2] = {16384, 8192};
     ck_dtype dt = CK_DTYPE_BF16, qt = CK_DTYPE_F32;
-    int bwd = 0, residual = 0, quant = 0, smooth = 0;
+    int bwd = 0, residual = 0, quant = 0, smooth = 0, tune = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -255,6 +258,8 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
             else
                 return cli_usage_error(sub, "--quant %s: expected int8 or fp8e4m3.", q);
             quant = 1;
+        } else if (!strcmp(a, "--tune")) {
+            tune = 1;
         } else if (!strcmp(a, "--bwd")) {
             bwd = 1;
         } else if (!strcmp(a, "--residual")) {
@@ -271,6 +276,8 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         return cli_usage_error(sub, "--smooth needs --quant.");
     if (bwd && (quant || residual))
         return cli_usage_error(sub, "--bwd takes neither --quant nor --residual.");
+    if (bwd && tune)
+        return cli_usage_error(sub, "--tune tunes the forward; the backward has no tuning yet.");
     long long rows = dims[0], n = dims[1];
     int ln = kind == CK_NORM_LAYERNORM;
     ck_context *ctx = NULL;
@@ -391,6 +398,15 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
             j.b.dbeta = &db.t;
             bytes += (double)rows * 4 + (double)n * 4;
         }
+    }
+    if (tune) {
+        char best[64];
+        double best_ms = 0;
+        if ((st = ck_norm_tune(ctx, &j.f, c.reps, prof_tune_progress, &c, best, sizeof best,
+                               &best_ms)) != CK_SUCCESS)
+            goto fail;
+        if (!c.json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
     }
     if ((st = run_job(&j, NULL, 0)) != CK_SUCCESS || (st = ck_context_synchronize(ctx)) != CK_SUCCESS)
         goto fail;

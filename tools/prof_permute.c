@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ops/permute/permute_internal.h"
 #include "prof.h"
 
 static const char help[] =
@@ -16,7 +17,9 @@ static const char help[] =
     "  --shape AxBx...           source shape, rank 1..8 (default 16384x8192)\n"
     "  --perm P0,P1,...          the permutation (default: 1,0 for rank 2, 0,2,3,1 for rank 4,\n"
     "                            else the reversed order)\n"
-    "  --dtype T                 element type (default bf16; any ck type name)\n";
+    "  --dtype T                 element type (default bf16; any ck type name)\n"
+    "  --tune                    first time every tile shape and grid of the transpose and store\n"
+    "                            the fastest in the tuning table (as `ck tune permute`)\n";
 
 typedef struct job {
     ck_context *ctx;
@@ -72,6 +75,7 @@ int prof_permute(int argc, char **argv)
     if (rc != CK_EXIT_OK)
         return rc;
     const char *shape_s = "16384x8192", *perm_s = NULL, *dtype_s = "bf16";
+    int tune = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if ((!strcmp(a, "--shape") || !strcmp(a, "--perm") || !strcmp(a, "--dtype")) &&
@@ -83,6 +87,8 @@ int prof_permute(int argc, char **argv)
             perm_s = argv[++i];
         else if (!strcmp(a, "--dtype"))
             dtype_s = argv[++i];
+        else if (!strcmp(a, "--tune"))
+            tune = 1;
         else
             return prof_unknown_argument(sub, a);
     }
@@ -159,6 +165,17 @@ int prof_permute(int argc, char **argv)
             snprintf(r.problem + len, sizeof r.problem - (size_t)len, d ? ",%d" : "%d", j.perm[d]);
     r.device = props.name;
     r.ok = 1;
+    if (tune) {
+        char best[64];
+        double best_ms = 0;
+        if (ck_permute_tune(ctx, &j.dst, &j.src, j.perm, c.reps, prof_tune_progress, &c, best,
+                            sizeof best, &best_ms) != CK_SUCCESS) {
+            rc = cli_library_error(sub);
+            goto done;
+        }
+        if (!c.json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
+    }
     if (c.check) {
         if (ck_permute(ctx, &j.dst, &j.src, j.perm) != CK_SUCCESS ||
             ck_context_synchronize(ctx) != CK_SUCCESS ||

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "ops/softmax/softmax_internal.h"
+#include "ops/softmax/softmax_plan.h"
 #include "prof.h"
 
 static const char softmax_help[] =
@@ -17,6 +18,8 @@ static const char softmax_help[] =
     "  --scale S                 scale x before the softmax (default 1)\n"
     "  --mask row|full           additive f32 mask of shape [N] or [R, N]\n"
     "  --causal                  causal mask (bottom-right aligned, x viewed as [..., M, N])\n"
+    "  --tune                    first time every instance of the problem and store the fastest\n"
+    "                            in the tuning table (as `ck tune softmax`)\n"
     "Bytes: x read once + y written once (+ the mask once).\n";
 
 static const char topk_help[] =
@@ -109,7 +112,7 @@ int prof_softmax(int argc, char **argv)
     if (rc != CK_EXIT_OK)
         return rc;
     long long dims[8];
-    int rank = 0, have_out = 0, logsm = 0, causal = 0, mask = 0;
+    int rank = 0, have_out = 0, logsm = 0, causal = 0, mask = 0, tune = 0;
     ck_dtype ti = CK_DTYPE_BF16, to = CK_DTYPE_BF16;
     double scale = 1.0;
     for (int i = 1; i < argc; ++i) {
@@ -144,6 +147,8 @@ int prof_softmax(int argc, char **argv)
                 return cli_usage_error(sub, "--mask %s: expected row or full.", v);
         } else if (!strcmp(a, "--log")) {
             logsm = 1;
+        } else if (!strcmp(a, "--tune")) {
+            tune = 1;
         } else if (!strcmp(a, "--causal")) {
             causal = 1;
         } else {
@@ -220,6 +225,17 @@ int prof_softmax(int argc, char **argv)
              causal ? " causal" : "", scale != 1.0 ? " scaled" : "");
     res.device = props.name;
     res.ok = 1;
+    if (tune) {
+        char best[64];
+        double best_ms = 0;
+        if (ck_smx_tune(ctx, &job.x, &job.y, &job.o, c.reps, prof_tune_progress, &c, best, sizeof best,
+                        &best_ms) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        if (!c.json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
+    }
     if (run_softmax(&job, NULL, 0) != CK_SUCCESS || ck_context_synchronize(ctx) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;

@@ -52,6 +52,9 @@ typedef struct ck_device_props {
     size_t memory_bytes;         /* device memory (0 for the emulator) */
     size_t max_shared_per_block; /* dynamic shared memory a launch may request */
     size_t l2_bytes;             /* L2 cache size (0 for the emulator) */
+    size_t shared_per_sm;        /* shared memory of one SM (the emulator: that of an H100) */
+    int max_threads_per_sm;      /* resident threads per SM (the emulator: 2048) */
+    int regs_per_sm;             /* 32-bit registers per SM (the emulator: 65536) */
 } ck_device_props;
 
 /* Open device `ordinal` of `backend`. CK_BACKEND_AUTO follows $CK_DEVICE, else picks cuda when

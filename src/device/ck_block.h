@@ -3,6 +3,11 @@
  * written over the prelude's names only (ck_device.h), so they run on the GPU and in the
  * emulator alike. Op kernels include it after ck_device.h.
  *
+ *   convert     exact fast conversions f32 <-> f16 / bf16 / fp8 (ck_convert.h)
+ *   by dtype    element and vector loads / stores of any float type as f32, widest aligned
+ *               access (ck_vector.h)
+ *   row reduce  lanes -> group -> cluster reductions: sum, max, NaN-max, Welford, the
+ *               online-softmax (m, l) merge, the st.async cluster exchange (ck_reduction.h)
  *   vectors     ck_f32x4 / ck_b16x8 (8 f16 or bf16 bit patterns): ck_load_* / ck_store_* of 16
  *               bytes (16-byte aligned), ck_load_bf16x8_as_f32 / ck_store_f32_as_bf16x8
  *   reductions  ck_warp_sum_f32 / ck_warp_max_f32 (every lane gets the result),
@@ -28,6 +33,9 @@
 #define CK_DEVICE_CK_BLOCK_H
 
 #include "ck_device.h"
+#include "ck_convert.h"
+#include "ck_vector.h"
+#include "ck_reduction.h"
 
 /* ---- typed 16-byte vectors ------------------------------------------------------------------ */
 
@@ -94,7 +102,7 @@ CK_DEVICE void ck_store_f32_as_bf16x8(unsigned short *p, const float *src)
 {
     ck_b16x8 b;
     for (int i = 0; i < 8; ++i)
-        b.v[i] = (unsigned short)ck_nc_f32_to_bf16(src[i]);
+        b.v[i] = (unsigned short)ck_fast_f32_to_bf16(src[i]);
     ck_store_b16x8(p, b);
 }
 

@@ -35,6 +35,9 @@ enum {
     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+    CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
@@ -226,6 +229,12 @@ ck_status ck_cuda_open(ck_device *dev, int ordinal)
         p->max_shared_per_block = (size_t)v;
     if (cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, d) == 0)
         p->l2_bytes = (size_t)v;
+    if (cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d) == 0)
+        p->shared_per_sm = (size_t)v;
+    if (cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, d) == 0)
+        p->max_threads_per_sm = v;
+    if (cu.device_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, d) == 0)
+        p->regs_per_sm = v;
     cu.device_mem(&p->memory_bytes, d);
     int cc = p->cc_major * 10 + p->cc_minor;
     if (p->cc_major >= 10)

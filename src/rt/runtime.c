@@ -99,6 +99,9 @@ ck_status ck_device_open(ck_backend backend, int ordinal, ck_device **device)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         d->props.multiprocessors = n > 0 ? (int)n : 1;
         d->props.max_shared_per_block = CK_EMU_MAX_SHARED_BYTES;
+        d->props.shared_per_sm = 228u * 1024u;
+        d->props.max_threads_per_sm = 2048;
+        d->props.regs_per_sm = 65536;
     }
     *device = d;
     return CK_SUCCESS;

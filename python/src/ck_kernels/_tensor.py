@@ -55,6 +55,7 @@ def set_torch(mod):
 
 HOST = ("host", 0)
 _cuda_places = {}  # ordinal -> ("cuda", ordinal)
+_torch_devices = {}  # place -> its torch.device, for outputs
 
 # ck_tensor: void *data; ck_dtype dtype; int rank; int64_t shape[8]; int64_t strides[8]
 TENSOR = struct.Struct("=Qii8q8q")
@@ -231,7 +232,10 @@ def empty(like, shape, dtype):
         if tdt is None:
             fail(Status.UNSUPPORTED, f"torch has no dtype for ck's {DTYPE_NAMES.get(dtype)}.")
         shape = tuple(shape)
-        t = torch.empty(shape, dtype=tdt, device=like.obj.device)
+        dev = _torch_devices.get(like.place)
+        if dev is None:  # (t.device makes a new device object at every access)
+            dev = _torch_devices[like.place] = like.obj.device
+        t = torch.empty(shape, dtype=tdt, device=dev)
         return t, Arg(t, t.data_ptr(), dtype, shape, contiguous_strides(shape),
                       like.place, "torch")
     npdt = _np_out.get(dtype)

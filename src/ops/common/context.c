@@ -1,8 +1,10 @@
 /* The client API's context: device, stream, kernel cache (key -> kernel), workspace. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ck/context.h"
+#include "ck/tuning.h"
 #include "core/error.h"
 #include "ops/common/op_common.h"
 
@@ -24,6 +26,10 @@ struct ck_context {
     int kernel_count;
     void *workspace;
     size_t workspace_bytes;
+    /* the tuning table's entries for this device (read at the first ck_op_tuned) */
+    ck_tuning_entry *tuned;
+    int tuned_count, tuned_loaded;
+    char forced_op[32], forced[128]; /* ck_op_force_instance */
 };
 
 static ck_status make(ck_device *device, int owns, ck_context **out)
@@ -35,7 +41,8 @@ static ck_status make(ck_device *device, int owns, ck_context **out)
     ctx->owns_device = owns;
     ck_status st = ck_device_get_props(device, &ctx->props);
     if (st != CK_SUCCESS) {
-        free(ctx);
+        free(ctx->tuned);
+    free(ctx);
         return st;
     }
     *out = ctx;
@@ -200,5 +207,62 @@ ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr)
     }
     ctx->workspace_bytes = want;
     *ptr = ctx->workspace;
+    return CK_SUCCESS;
+}
+
+void ck_op_tuning_device(const ck_context *ctx, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s", ctx->props.name, ctx->props.target);
+}
+
+/* The table's entries for this device, read once (an unreadable table is an empty one). */
+static void load_tuned(ck_context *ctx)
+{
+    ctx->tuned_loaded = 1;
+    ck_tuning_entry *all = NULL;
+    int n = 0;
+    if (ck_tuning_list(&all, &n) != CK_SUCCESS || !all)
+        return;
+    char dev[sizeof all[0].device];
+    ck_op_tuning_device(ctx, dev, sizeof dev);
+    int w = 0;
+    for (int i = 0; i < n; ++i)
+        if (strcmp(all[i].device, dev) == 0)
+            all[w++] = all[i];
+    ctx->tuned = all;
+    ctx->tuned_count = w;
+}
+
+int ck_op_tuned(ck_context *ctx, const char *op, const char *problem, char *buf, size_t size,
+                int *forced)
+{
+    *forced = 0;
+    if (ctx->forced_op[0] && strcmp(ctx->forced_op, op) == 0) {
+        *forced = 1;
+        snprintf(buf, size, "%s", ctx->forced);
+        return 1;
+    }
+    if (!ctx->tuned_loaded)
+        load_tuned(ctx);
+    for (int i = ctx->tuned_count - 1; i >= 0; --i) /* the latest entry wins */
+        if (strcmp(ctx->tuned[i].op, op) == 0 && strcmp(ctx->tuned[i].problem, problem) == 0) {
+            snprintf(buf, size, "%s", ctx->tuned[i].instance);
+            return 1;
+        }
+    return 0;
+}
+
+ck_status ck_op_force_instance(ck_context *ctx, const char *op, const char *instance)
+{
+    if (op && strlen(op) >= sizeof ctx->forced_op)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_op_force_instance: op '%s' is too long.", op);
+    if (instance && strlen(instance) >= sizeof ctx->forced)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_op_force_instance: instance '%s' is too long.", instance);
+    snprintf(ctx->forced_op, sizeof ctx->forced_op, "%s", instance && op ? op : "");
+    snprintf(ctx->forced, sizeof ctx->forced, "%s", instance ? instance : "");
+    free(ctx->tuned);
+    ctx->tuned = NULL;
+    ctx->tuned_count = ctx->tuned_loaded = 0;
     return CK_SUCCESS;
 }

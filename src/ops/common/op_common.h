@@ -52,6 +52,21 @@ ck_status ck_op_launch(ck_context *ctx, ck_kernel *kernel, unsigned gx, unsigned
  * reused: work queued on the context's stream may use it in order). */
 ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr);
 
+/* The tuned instance of (op, problem) on the context's device: the one ck_op_force_instance set
+ * for op (*forced = 1), else the tuning table's entry (ck/tuning.h; the table is read once per
+ * context, the device key is "<name>/<target>"). Returns 1 with the instance's text in buf, 0
+ * when there is none. */
+int ck_op_tuned(ck_context *ctx, const char *op, const char *problem, char *buf, size_t size,
+                int *forced);
+
+/* Every later call of op on ctx uses `instance` (NULL: none) instead of the table: for
+ * `ck tune`, which times the candidates. Also forgets the table read so far, so that entries
+ * stored since are seen. */
+ck_status ck_op_force_instance(ck_context *ctx, const char *op, const char *instance);
+
+/* The tuning table's device key of the context's device ("NVIDIA H100 80GB HBM3/sm_90a"). */
+void ck_op_tuning_device(const ck_context *ctx, char *buf, size_t size);
+
 /* "bf16[4, 5] strides [5, 1]" for messages (static per-thread buffer, one of 4 rotating). */
 const char *ck_op_tensor_str(const ck_tensor *t);
 

@@ -93,9 +93,9 @@ static void emit_load(ck_sbuf *b, int f64, ck_dtype t, const char *code)
         if (t == CK_DTYPE_F32)
             ck_sbuf_printf(b, "ck_u32_as_f32(%s)", code);
         else if (t == CK_DTYPE_BF16)
-            ck_sbuf_printf(b, "ew_bf16_to_f32(%s)", code);
+            ck_sbuf_printf(b, "ck_fast_bf16_to_f32_canon(%s)", code);
         else if (t == CK_DTYPE_F16)
-            ck_sbuf_printf(b, "ew_f16_to_f32(%s)", code);
+            ck_sbuf_printf(b, "ck_fast_f16_to_f32_canon(%s)", code);
         else
             ck_sbuf_printf(b, "ck_nc_to_f32(%d, %s)", (int)t, code);
     } else {
@@ -104,9 +104,9 @@ static void emit_load(ck_sbuf *b, int f64, ck_dtype t, const char *code)
         else if (t == CK_DTYPE_F32)
             ck_sbuf_printf(b, "(double)ck_u32_as_f32(%s)", code);
         else if (t == CK_DTYPE_BF16)
-            ck_sbuf_printf(b, "(double)ew_bf16_to_f32(%s)", code);
+            ck_sbuf_printf(b, "(double)ck_fast_bf16_to_f32_canon(%s)", code);
         else if (t == CK_DTYPE_F16)
-            ck_sbuf_printf(b, "(double)ew_f16_to_f32(%s)", code);
+            ck_sbuf_printf(b, "(double)ck_fast_f16_to_f32_canon(%s)", code);
         else
             ck_sbuf_printf(b, "ck_nc_to_f64(%d, %s)", (int)t, code);
     }
@@ -120,9 +120,9 @@ static void emit_store(ck_sbuf *b, int f64, ck_dtype t, const char *value)
     else if (!f64 && t == CK_DTYPE_F32)
         ck_sbuf_printf(b, "ck_f32_as_u32(%s)", value);
     else if (!f64 && t == CK_DTYPE_BF16)
-        ck_sbuf_printf(b, "ew_f32_to_bf16(%s)", value);
+        ck_sbuf_printf(b, "ck_fast_f32_to_bf16(%s)", value);
     else if (!f64 && t == CK_DTYPE_F16)
-        ck_sbuf_printf(b, "ew_f32_to_f16(%s)", value);
+        ck_sbuf_printf(b, "ck_fast_f32_to_f16(%s)", value);
     else {
         ck_sbuf_printf(b, "(%s)ck_nc_from_%s(%d, %s, 0, %d, 0u)", code_type(t), f64 ? "f64" : "f32",
                        (int)t, value, default_ovf(t));

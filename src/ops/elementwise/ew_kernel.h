@@ -2,50 +2,15 @@
  * ew_kernel.h - device helpers of copy, cast and elementwise (src/ops/elementwise).
  *
  * Included by the generated kernels (ew_gen.c) after ck_device.h. Holds:
- *   - fast exact conversions between fp32 and bf16/fp16 (bit tricks; they agree with
- *     ck_nc_* / ck_convert_array bit for bit, NaN included: tests/test_elementwise.c checks
- *     every bf16/fp16 code and a large set of fp32 values);
+ *   - (the fast exact conversions are the block library's, ck_convert.h: the generated code
+ *     uses the _canon loads, whose NaN matches ck_convert_array bit for bit);
  *   - scalar access to element codes of every storage (1/2/4/8 bytes, packed fp4 and fp6);
  *   - the math of the elementwise ops in fp32 and fp64.
  * Everything is CK_DEVICE (static inline): nothing here is a kernel.
  */
 #ifndef CK_OPS_ELEMENTWISE_EW_KERNEL_H
 #define CK_OPS_ELEMENTWISE_EW_KERNEL_H
-#include "ops/common/fast_conv_kernel.h"
-
-/* ---- fast exact conversions ------------------------------------------------------------- */
-/* bf16 -> f32: exact by widening; NaN becomes the canonical quiet NaN with its sign (as
- * ck_nc_to_f32 does). */
-CK_DEVICE float ew_bf16_to_f32(uint32_t c)
-{
-    uint32_t a = c & 0x7FFFu;
-    uint32_t u = a > 0x7F80u ? ((c & 0x8000u) << 16) | 0x7FC00000u : c << 16;
-    return ck_u32_as_f32(u);
-}
-
-/* f32 -> bf16, round to nearest even, overflow to infinity, NaN -> sign | 0x7FC0. */
-CK_DEVICE uint32_t ew_f32_to_bf16(float x)
-{
-    return ck_fast_f32_to_bf16(x);
-}
-
-/* f16 -> f32: exact; subnormals through one exact multiplication; NaN canonical. */
-CK_DEVICE float ew_f16_to_f32(uint32_t c)
-{
-    uint32_t sign = (c & 0x8000u) << 16, a = c & 0x7FFFu;
-    if (a >= 0x7C00u)
-        return ck_u32_as_f32(sign | (a == 0x7C00u ? 0x7F800000u : 0x7FC00000u));
-    if (a < 0x0400u) /* zero or subnormal: a * 2^-24, exact */
-        return ck_u32_as_f32(sign | ck_f32_as_u32((float)a * 5.9604644775390625e-8f));
-    return ck_u32_as_f32(sign | ((a << 13) + 0x38000000u));
-}
-
-/* f32 -> f16, round to nearest even, overflow to infinity, NaN -> sign | 0x7E00. The
- * subnormal range rounds by one fp32 addition (IEEE nearest even, no flush to zero). */
-CK_DEVICE uint32_t ew_f32_to_f16(float x)
-{
-    return ck_fast_f32_to_f16(x);
-}
+#include "ck_convert.h"
 
 /* ---- element codes by storage ----------------------------------------------------------- */
 CK_DEVICE uint32_t ew_ld_fp4(const void *p, unsigned long long i)

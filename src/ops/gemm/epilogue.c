@@ -46,10 +46,10 @@ static void emit_to_value(ck_sbuf *b, ck_dtype t, int f64, const char *c)
         ck_sbuf_printf(b, "(%s)%s", V, c);
         break;
     case CK_DTYPE_BF16:
-        ck_sbuf_printf(b, "(%s)ew_bf16_to_f32(%s)", V, c);
+        ck_sbuf_printf(b, "(%s)ck_fast_bf16_to_f32_canon(%s)", V, c);
         break;
     case CK_DTYPE_F16:
-        ck_sbuf_printf(b, "(%s)ew_f16_to_f32(%s)", V, c);
+        ck_sbuf_printf(b, "(%s)ck_fast_f16_to_f32_canon(%s)", V, c);
         break;
     default:
         ck_sbuf_printf(b, "(%s)ck_nc_to_f32(%d, %s)", V, (int)t, c);
@@ -64,9 +64,9 @@ static void emit_from_value(ck_sbuf *b, ck_dtype t, int f64, const char *v)
     if (t == CK_DTYPE_F32)
         ck_sbuf_printf(b, "(float)%s", v);
     else if (t == CK_DTYPE_BF16 && !f64)
-        ck_sbuf_printf(b, "(unsigned short)ew_f32_to_bf16(%s)", v);
+        ck_sbuf_printf(b, "(unsigned short)ck_fast_f32_to_bf16(%s)", v);
     else if (t == CK_DTYPE_F16 && !f64)
-        ck_sbuf_printf(b, "(unsigned short)ew_f32_to_f16(%s)", v);
+        ck_sbuf_printf(b, "(unsigned short)ck_fast_f32_to_f16(%s)", v);
     else
         ck_sbuf_printf(b, "(%s)ck_nc_from_%s(%d, %s, 0, %d, 0u)", storage_type(t),
                        f64 ? "f64" : "f32", (int)t, v,

@@ -77,11 +77,14 @@ ck_status ck_gemm_repack_try(ck_context *ctx, const ck_gemm_prob *prob, ck_gemm_
     int ra = pad(&p->a, p->m, p->k, &q.a), rb = pad(&p->b, p->k, p->n, &q.b);
     if (!ra && !rb)
         return CK_SUCCESS;
+    q.epilogue = prob->has_epi ? &prob->epi : NULL; /* (prob->p refers to prob->epi) */
     ck_gemm_prob padded;
     if (ck_gemm_prob_make(&q, &padded) != CK_SUCCESS) {
         ck_clear_error();
         return CK_SUCCESS;
     }
+    /* the copies are aligned; an operand not copied keeps its element-wise loads */
+    padded.scalar_copy = prob->scalar_copy & ~((ra ? 1 : 0) | (rb ? 2 : 0));
     const ck_device_props *props = ck_op_props(ctx);
     int fam_user, fam_padded; /* (the families: for a debugger) */
     double s_user = best_score(prob, props, &fam_user);

@@ -164,7 +164,10 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
-    double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.97);
+    /* a narrower wgmma gets a little less of the tensor cores per flop (128 x 128 measured
+     * ~3% under 128 x 256 per K step; 128 x 64 is assumed ~10% under until measured) */
+    double step_cost =
+        (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : tile_n >= 128 ? 0.97 : 0.90);
     /* a split's partial sums (written, then read back by the last split) cost about 10 K steps
      * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md) */
     double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
@@ -240,11 +243,11 @@ double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, 
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                           ck_gemm_instance *out, int max)
 {
-    static const int tile_ns[] = {SM90_TILE_N, SM90_TILE_N / 2};
+    static const int tile_ns[] = {SM90_TILE_N, SM90_TILE_N / 2, SM90_TILE_N / 4};
     int n = 0, eb = elem_bytes(prob->p.a.dtype);
     size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
     int slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < 3; ++t) {
         ck_gemm_instance in;
         memset(&in, 0, sizeof in);
         in.family = CK_GEMM_FAMILY_SM90;

@@ -18,6 +18,12 @@ static const char *kind_name(int kind)
                                      : "smoothquant";
 }
 
+/* The tuning table's op names: those of `ck tune`. */
+static const char *op_table_name(int kind)
+{
+    return kind == CK_NORM_LAYERNORM ? "layernorm" : kind == CK_NORM_RMSNORM ? "rmsnorm" : "smoothquant";
+}
+
 static int esize(ck_dtype t)
 {
     return t == CK_DTYPE_F32 ? 4 : (t == CK_DTYPE_F16 || t == CK_DTYPE_BF16) ? 2 : 1;
@@ -192,29 +198,27 @@ static int64_t cdiv(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Tuning experiments for the forward: CK_NORM_FWD="G,VALS,RAW,BLOCK" - G threads per row (a
- * power of two 1..1024, 0: automatic), VALS the most values per thread kept as f32 before a
- * larger block (or the raw cache) is chosen (default 32), RAW 0/1 forbids/forces the raw cache
- * where it is allowed (-1: automatic), BLOCK threads per block of the lane-group instance
- * (G <= 32; default 128). Missing trailing fields keep their defaults; invalid values are
- * ignored. */
-typedef struct fwd_knobs {
-    int g, vals, raw, block;
-    int vals_set; /* VALS given */
-} fwd_knobs;
-
-static void fwd_knobs_get(fwd_knobs *k)
+/* Developer switches of the forward (over a tuning-table entry): CK_NORM_FWD="G,VALS,RAW,BLOCK"
+ * - G threads per row (a power of two 1..1024, 0: automatic), VALS the most values per thread
+ * kept as f32 before a larger block (or the raw cache) is chosen (default 32), RAW 0/1
+ * forbids/forces the raw cache where it is allowed (-1: automatic), BLOCK threads per block of
+ * the lane-group instance (G <= 32; default 128); CK_NORM_CLUSTER="C,G" (below). Missing
+ * trailing fields keep their defaults; invalid values are ignored. */
+void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k)
 {
-    k->g = 0;
+    memset(k, 0, sizeof *k);
     k->vals = 32;
     k->raw = -1;
     k->block = 128;
+}
+
+void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
+{
     const char *e = getenv("CK_NORM_FWD");
     int v[4] = {0, 32, -1, 128};
     int got = e ? sscanf(e, "%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3]) : 0;
     if (got >= 1 && v[0] >= 0 && v[0] <= 1024 && (v[0] & (v[0] - 1)) == 0)
         k->g = v[0];
-    k->vals_set = 0;
     if (got >= 2 && v[1] >= 4 && v[1] <= 64) {
         k->vals = v[1];
         k->vals_set = 1;
@@ -223,29 +227,60 @@ static void fwd_knobs_get(fwd_knobs *k)
         k->raw = v[2];
     if (got >= 4 && v[3] >= 32 && v[3] <= 1024 && (v[3] & (v[3] - 1)) == 0)
         k->block = v[3];
+    const char *ce = getenv("CK_NORM_CLUSTER");
+    int ca = 0, cb = 0;
+    if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
+        (cb == 128 || cb == 256 || cb == 512)) {
+        k->cc = ca;
+        k->cg = cb;
+    }
+}
+
+int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text)
+{
+    int g, raw, block, c;
+    if (strcmp(text, "auto") == 0)
+        return 1;
+    if (sscanf(text, "fwd,%d,%d,%d,%d", &g, &raw, &block, &c) != 4 || g < 1 || g > 1024 ||
+        (g & (g - 1)) || raw < -1 || raw > 1 || block < 1 || block > 1024 || c < 1 || c > 8)
+        return 0;
+    if (c > 1) { /* the cluster instance: G threads per block, raw codes */
+        k->cc = c;
+        k->cg = g;
+        return 1;
+    }
+    k->g = g;
+    k->raw = raw;
+    k->block = block;
+    return 1;
+}
+
+void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size)
+{
+    snprintf(buf, size, "fwd,%d,%d,%d,%d", in->g, in->raw, in->block, in->cluster);
 }
 
 void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
                       ck_norm_instance *in)
 {
-    fwd_knobs kn;
-    fwd_knobs_get(&kn);
+    ck_norm_fwd_knobs kn;
+    ck_norm_fwd_knobs_none(&kn);
+    ck_norm_fwd_knobs_env(&kn);
+    ck_norm_pick_fwd_with(n, vec, rows, raw_ok, clusters_ok, &kn, in);
+}
+
+void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
+                           const ck_norm_fwd_knobs *knobs, ck_norm_instance *in)
+{
+    const ck_norm_fwd_knobs kn = *knobs;
     int64_t nv = n / vec;
     int g = kn.g, raw = 0;
     in->cluster = 1;
-    /* Opt-in (CK_NORM_CLUSTER=C,G, C = 2, 4 or 8 blocks of G = 128, 256 or 512 threads): 16-bit
-     * rows of 32,769 to 65,536 elements split over a thread-block cluster, 64 raw values per
-     * thread at most, the statistics exchanged with st.async (norm_fwd_kernel.h). Not the
-     * default: on the H100 (bf16 8192 x 65536, bench/RESULTS.md) layernorm ran at 2.67 TB/s
-     * with one block of 1024 threads and 2.46-2.59 on clusters (4 x 256, 8 x 128, 2 x 512);
-     * RMSNorm 2.90 against 2.78-2.79. */
-    const char *ce = getenv("CK_NORM_CLUSTER");
-    int cc = 0, cg = 0, ca = 0, cb = 0;
-    if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
-        (cb == 128 || cb == 256 || cb == 512)) {
-        cc = ca;
-        cg = cb;
-    }
+    /* Opt-in (knobs cc, cg: C = 2, 4 or 8 blocks of G = 128, 256 or 512 threads; a tuning-table
+     * entry or CK_NORM_CLUSTER=C,G): 16-bit rows of 32,769 to 65,536 elements split over a
+     * thread-block cluster, 64 raw values per thread at most, the statistics exchanged with
+     * st.async (norm_fwd_kernel.h). Not the default: slower on the H100 (bench/RESULTS.md). */
+    int cc = kn.cc, cg = kn.cg;
     if (cc > 0 && raw_ok && clusters_ok && kn.g == 0 && !kn.vals_set && kn.raw != 0 &&
         n > 32768 && cdiv(nv, (int64_t)cc * cg) * vec <= 64 && rows <= 0x7fffffffLL / cc) {
         in->vec = vec;
@@ -395,7 +430,53 @@ static ck_status check_disjoint(const char *op, int count, const char *const *na
     return CK_SUCCESS;
 }
 
+/* The tuning table's problem key: op, types, hidden size, rows, vector width, the optional
+ * tensors present (residual, residual_out, beta, smooth, mean, rstd as bits). */
+static void fwd_problem_key(const ck_norm_forward_desc *d, int64_t n, int64_t rows, int vec,
+                            char *buf, size_t size)
+{
+    int extras = (d->residual ? 1 : 0) | (d->residual_out ? 2 : 0) | (d->beta ? 4 : 0) |
+                 (d->smooth ? 8 : 0) | (d->mean ? 16 : 0) | (d->rstd ? 32 : 0);
+    snprintf(buf, size, "%s>%s/n=%lld/rows=%lld/vec=%d/t=%d", ck_dtype_name(d->x->dtype),
+             ck_dtype_name(d->y->dtype), (long long)n, (long long)rows, vec, extras);
+}
+
+/* The knobs for a problem: the instance ck tune forces, else the table's entry with the
+ * developer switches over it. */
+static void fwd_knobs_for(ck_context *ctx, const char *op, const char *problem,
+                          ck_norm_fwd_knobs *k)
+{
+    char inst[128];
+    int forced = 0;
+    ck_norm_fwd_knobs_none(k);
+    if (ck_op_tuned(ctx, op, problem, inst, sizeof inst, &forced) &&
+        !ck_norm_fwd_knobs_parse(k, inst)) {
+        CK_LOG(CK_LOG_WARN, "%s: tuning-table instance '%s' for %s does not parse; ignored.", op,
+               inst, problem);
+        ck_norm_fwd_knobs_none(k);
+    }
+    if (!forced)
+        ck_norm_fwd_knobs_env(k);
+}
+
+static ck_status norm_forward_run(ck_context *ctx, const ck_norm_forward_desc *d,
+                                  ck_norm_instance *plan, char *problem, size_t problem_size);
+
 ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
+{
+    return norm_forward_run(ctx, d, NULL, NULL, 0);
+}
+
+ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
+                               ck_norm_instance *in, char *problem, size_t problem_size)
+{
+    memset(in, 0, sizeof *in);
+    return norm_forward_run(ctx, d, in, problem, problem_size);
+}
+
+/* The checks, the problem and the policy; then the launch, or (plan != NULL) only the plan. */
+static ck_status norm_forward_run(ck_context *ctx, const ck_norm_forward_desc *d,
+                                  ck_norm_instance *plan, char *problem, size_t problem_size)
 {
     CK_REQUIRE_NOT_NULL(ctx, "ck_norm_forward");
     CK_REQUIRE_NOT_NULL(d, "ck_norm_forward");
@@ -516,8 +597,17 @@ ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
                  !d->residual;
     raw_ok = raw_ok && d->x->dtype == CK_DTYPE_BF16 ? 2 : raw_ok;
     const ck_device_props *props = ck_op_props(ctx);
-    ck_norm_pick_fwd(xr.n, vec, xr.rows, raw_ok,
-                     props->backend == CK_BACKEND_HOST || props->cc_major >= 9, &in);
+    char key[128];
+    ck_norm_fwd_knobs knobs;
+    fwd_problem_key(d, xr.n, xr.rows, vec, key, sizeof key);
+    fwd_knobs_for(ctx, op_table_name(d->kind), key, &knobs);
+    ck_norm_pick_fwd_with(xr.n, vec, xr.rows, raw_ok,
+                          props->backend == CK_BACKEND_HOST || props->cc_major >= 9, &knobs, &in);
+    if (plan) {
+        *plan = in;
+        snprintf(problem, problem_size, "%s", key);
+        return CK_SUCCESS;
+    }
     char *src = ck_norm_fwd_source(
         d->kind, xr.n, &in, d->x->dtype, d->y->dtype, d->gamma ? (int)d->gamma->dtype : -1,
         d->beta ? (int)d->beta->dtype : -1, d->residual ? (int)d->residual->dtype : -1,

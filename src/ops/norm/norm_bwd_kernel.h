@@ -75,10 +75,10 @@ CK_DEVICE void ck_norm_bwd_body(const void *dy, long long sdy, const void *x, lo
             }
         }
 #if NORM_KIND == 0
-        s1 = norm_reduce_f32(s1, 0, red + parity * 96);
+        s1 = norm_reduce_f32(s1, CK_RED_SUM, red + parity * 96);
         parity ^= 1;
 #endif
-        s2 = norm_reduce_f32(s2, 0, red + parity * 96);
+        s2 = norm_reduce_f32(s2, CK_RED_SUM, red + parity * 96);
         parity ^= 1;
         float m1 = s1 * (1.0f / (float)NORM_N), m2 = s2 * (1.0f / (float)NORM_N);
         (void)m1;
@@ -141,7 +141,7 @@ CK_DEVICE void ck_norm_bwd_combine_body(const float *part, long long np, void *d
     }
 #if NORM_DGT >= 0
     {
-        uint32_t code = norm_f32_to_code(NORM_DGT, sg);
+        uint32_t code = ck_f32_to_code(NORM_DGT, sg);
         if (NORM_ESIZE(NORM_DGT) == 4)
             ((uint32_t *)dgamma)[c] = code;
         else
@@ -152,7 +152,7 @@ CK_DEVICE void ck_norm_bwd_combine_body(const float *part, long long np, void *d
 #endif
 #if NORM_DBT >= 0
     {
-        uint32_t code = norm_f32_to_code(NORM_DBT, sb);
+        uint32_t code = ck_f32_to_code(NORM_DBT, sb);
         if (NORM_ESIZE(NORM_DBT) == 4)
             ((uint32_t *)dbeta)[c] = code;
         else

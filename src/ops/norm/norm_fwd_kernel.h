@@ -45,23 +45,6 @@
 /* vector of the row held by thread `lane` in round `it` */
 #define NORM_VIDX(it) (((it) * NORM_CLUSTER + NORM_RANK) * NORM_G + lane)
 
-#if NORM_CLUSTER > 1
-/* Exchange of the cluster's per-block results: thread r < NORM_CLUSTER of every block stores
- * the block's `n` floats into slot[rank * 4 ...] of block r (st.async, completing on its
- * mbarrier `bar`, which expects 4 * n * NORM_CLUSTER bytes); then every block waits on its own. */
-CK_DEVICE void norm_cluster_send(const float *v, int n, float *slot, unsigned long long *bar)
-{
-    unsigned t = ck_thread_idx_x(), rank = ck_cluster_ctarank();
-    if (t < NORM_CLUSTER) {
-        if (n >= 2)
-            ck_st_async_2f32(slot + 4 * rank, v[0], v[1], bar, t);
-        if (n == 1 || n == 3)
-            ck_st_async_f32(slot + 4 * rank + (n - 1), v[n - 1], bar, t);
-    }
-    ck_mbar_wait_parity_cluster(bar, 0);
-}
-#endif
-
 CK_DEVICE void norm_fwd_get(const char *x, long long sx, const char *r, long long sr, long long row,
                             int v, float *a)
 {
@@ -125,7 +108,7 @@ CK_DEVICE void norm_fwd_y(const char *gamma, const char *beta, const char *smoot
 /* Element k of cached vector `it` as f32. */
 #if NORM_RAW
 #define NORM_CVAL(it, k)                                                                         \
-    norm_code_to_f32(NORM_XT, ((k) & 1) ? (ck_opaque_u32(raw[it][(k) >> 1]) >> 16)                \
+    ck_code_to_f32(NORM_XT, ((k) & 1) ? (ck_opaque_u32(raw[it][(k) >> 1]) >> 16)                \
                                         : (ck_opaque_u32(raw[it][(k) >> 1]) & 0xffffu))
 #else
 #define NORM_CVAL(it, k) cache[it][k]
@@ -148,14 +131,10 @@ CK_DEVICE void ck_norm_fwd_body(
 #if NORM_CLUSTER > 1
     CK_SHARED_ARRAY(float, cl_slot, 2 * 4 * NORM_CLUSTER);
     CK_SHARED_ARRAY(unsigned long long, cl_bar, 2);
-    if (ck_thread_idx_x() == 0) {
-        ck_mbar_init(&cl_bar[0], 1);
-        ck_mbar_init(&cl_bar[1], 1);
-        (void)ck_mbar_arrive_expect_tx(&cl_bar[0], (NORM_KIND == 0 ? 12u : 4u) * NORM_CLUSTER);
-        (void)ck_mbar_arrive_expect_tx(&cl_bar[1], 4u * NORM_CLUSTER);
-        ck_mbar_fence_init();
+    {
+        const unsigned bytes[2] = {(NORM_KIND == 0 ? 12u : 4u) * NORM_CLUSTER, 4u * NORM_CLUSTER};
+        ck_cluster_exchange_init(cl_bar, bytes, 2);
     }
-    ck_cluster_arrive();
 #endif
     const char *xc = (const char *)x, *rc = (const char *)residual;
     const char *gc = (const char *)gamma, *bc = (const char *)beta, *scc = (const char *)smooth;
@@ -187,7 +166,7 @@ CK_DEVICE void ck_norm_fwd_body(
             int v = NORM_VIDX(it);
             if (valid && (NORM_EVEN || v < NORM_NV)) {
 #if NORM_RAW
-                norm_ld_words(xc + (row * sx + (long long)v * NORM_VEC) * 2, NORM_VEC * 2,
+                ck_ld_words(xc + (row * sx + (long long)v * NORM_VEC) * 2, NORM_VEC * 2,
                               raw[it]);
 #else
                 norm_fwd_get(xc, sx, rc, sr, row, v, cache[it]);
@@ -228,7 +207,7 @@ CK_DEVICE void ck_norm_fwd_body(
         {
             CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) sum += NORM_CVAL(it, k);
         }
-        norm_welford st;
+        ck_welford st;
         st.n = cnt;
         /* a division even where the count is a constant: with a multiplication the GPU
          * compiler interleaves the two passes and keeps every converted value live (twice the
@@ -271,7 +250,7 @@ CK_DEVICE void ck_norm_fwd_body(
                            NORM_OT, a);
 #endif
 #if NORM_KIND == 0
-                st = norm_welford_add_vec(st, a);
+                st = ck_welford_add(st, a, NORM_VEC);
 #elif NORM_KIND == 1
                 for (int k = 0; k < NORM_VEC; ++k)
                     ss = fmaf(a[k], a[k], ss);
@@ -282,29 +261,17 @@ CK_DEVICE void ck_norm_fwd_body(
 #if NORM_KIND == 0
         st = norm_reduce_welford(st, red_s);
 #if NORM_CLUSTER > 1
-        {
-            float w[3] = {st.n, st.mean, st.m2};
-            ck_cluster_wait();
-            norm_cluster_send(w, 3, cl_slot, &cl_bar[0]);
-            for (int r = 0; r < NORM_CLUSTER; ++r) {
-                norm_welford o;
-                o.n = cl_slot[4 * r];
-                o.mean = cl_slot[4 * r + 1];
-                o.m2 = cl_slot[4 * r + 2];
-                st = r == 0 ? o : norm_welford_combine(st, o);
-            }
-        }
+        ck_cluster_wait();
+        st = ck_cluster_welford(st, cl_slot, &cl_bar[0], ck_thread_idx_x(), NORM_CLUSTER);
 #endif
         mean = st.mean;
         rstd = 1.0f / sqrtf(st.m2 * (1.0f / (float)NORM_N) + eps);
 #elif NORM_KIND == 1
-        ss = norm_reduce_f32(ss, 0, red_s);
+        ss = norm_reduce_f32(ss, CK_RED_SUM, red_s);
 #if NORM_CLUSTER > 1
         ck_cluster_wait();
-        norm_cluster_send(&ss, 1, cl_slot, &cl_bar[0]);
-        ss = 0.0f;
-        for (int r = 0; r < NORM_CLUSTER; ++r)
-            ss += cl_slot[4 * r];
+        ss = ck_cluster_reduce_f32(ss, CK_RED_SUM, cl_slot, &cl_bar[0], ck_thread_idx_x(),
+                                   NORM_CLUSTER);
 #endif
         rstd = 1.0f / sqrtf(ss * (1.0f / (float)NORM_N) + eps);
 #endif
@@ -340,7 +307,7 @@ CK_DEVICE void ck_norm_fwd_body(
                     norm_fwd_get(xc, sx, rc, sr, row, v, a);
                 }
                 norm_fwd_y(gc, bc, scc, v, mean, rstd, a);
-                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = norm_nanmax(amax, fabsf(a[k]));
+                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = ck_nanmax_f32(amax, fabsf(a[k]));
 #if !NORM_RAW
                 if (it < NORM_CACHE) {
                     CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) cache[it < NORM_CACHE ? it : 0][k] =
@@ -349,15 +316,13 @@ CK_DEVICE void ck_norm_fwd_body(
 #endif
             }
         }
-        amax = norm_reduce_f32(amax, 1, red_a);
+        amax = norm_reduce_f32(amax, CK_RED_NANMAX, red_a);
 #if NORM_CLUSTER > 1
 #if NORM_KIND == 2
         ck_cluster_wait();
 #endif
-        norm_cluster_send(&amax, 1, cl_slot + 4 * NORM_CLUSTER, &cl_bar[1]);
-        amax = 0.0f;
-        for (int r = 0; r < NORM_CLUSTER; ++r)
-            amax = norm_nanmax(amax, cl_slot[4 * NORM_CLUSTER + 4 * r]);
+        amax = ck_cluster_reduce_f32(amax, CK_RED_NANMAX, cl_slot + 4 * NORM_CLUSTER, &cl_bar[1],
+                                     ck_thread_idx_x(), NORM_CLUSTER);
 #endif
         float scale = amax / (float)NORM_QMAX;
         if (valid && lane == 0 && NORM_RANK == 0)

@@ -3,6 +3,7 @@
 #define CK_SRC_OPS_NORM_NORM_INTERNAL_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 #include "ck/norm.h"
 
@@ -33,6 +34,38 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
  * in every block instance); 0 otherwise. CK_NORM_FWD overrides (norm.c). */
 void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
                       ck_norm_instance *in);
+
+/* What steers the forward's policy beyond the problem: a tuning-table entry (`ck tune
+ * layernorm|rmsnorm`), the instance ck tune times, or the developer switches (norm.c). */
+typedef struct ck_norm_fwd_knobs {
+    int g;        /* threads per row (0: the heuristic) */
+    int vals;     /* f32 values per thread before a larger block (default 32) */
+    int vals_set; /* vals given */
+    int raw;      /* -1 heuristic, 0/1 forbid / force the raw 16-bit cache */
+    int block;    /* threads per block of the lane-group instance (default 128) */
+    int cc, cg;   /* cluster instance: blocks per row and threads per block (0: none) */
+} ck_norm_fwd_knobs;
+
+void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
+/* The developer switches CK_NORM_FWD and CK_NORM_CLUSTER over k. */
+void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
+/* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER" (or "auto": no
+ * knob); 0 when it does not parse. */
+int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text);
+void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size);
+/* ck_norm_pick_fwd with the given knobs (ck_norm_pick_fwd: the developer switches'). */
+void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
+                           const ck_norm_fwd_knobs *knobs, ck_norm_instance *in);
+
+/* The forward's instance for d on ctx (checks included) and the tuning table's problem key;
+ * in->grid = 0 when there is nothing to compute. ck_norm_tune times the candidates and stores
+ * the fastest (`ck tune layernorm|rmsnorm`). */
+ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
+                               ck_norm_instance *in, char *problem, size_t problem_size);
+typedef void (*ck_norm_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+ck_status ck_norm_tune(ck_context *ctx, const ck_norm_forward_desc *d, int reps,
+                       ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
+                       double *best_ms);
 
 /* Full source of the forward kernel "ck_norm_fwd" for the given constants (malloc'd). The
  * dtype arguments are ck_dtype values, -1 for an absent tensor. */

@@ -367,11 +367,50 @@ typedef struct gather_args {
     long long items, rank;
 } gather_args;
 
+/* The tuning table's problem key of a tiled transpose: element size, the tile dimensions'
+ * lengths, the rest as a batch, the vector widths. */
+static void tile_problem_key(const ck_perm_plan *p, char *buf, size_t size)
+{
+    const int last = p->rank - 1;
+    long long batch = 1;
+    for (int d = 0; d < last; ++d)
+        if (d != p->dim_m)
+            batch *= p->len[d];
+    snprintf(buf, size, "tile/e=%d/n=%lld/m=%lld/batch=%lld/ld=%d/st=%d", p->elem_bytes,
+             p->len[last], p->len[p->dim_m], batch, p->ld_vec, p->st_vec);
+}
+
+ck_status ck_permute_plan_on(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
+                             const int *perm, ck_perm_plan *p, char *problem, size_t size)
+{
+    ck_status st = ck_permute_plan(dst, src, perm, p);
+    if (problem && size)
+        problem[0] = '\0';
+    if (st != CK_SUCCESS || p->kind != CK_PERM_TILE)
+        return st;
+    /* the tuning table's tile (ck tune permute) unless the developer switch set one */
+    char key[160], inst[64];
+    int forced = 0;
+    tile_problem_key(p, key, sizeof key);
+    if (ck_op_tuned(ctx, "permute", key, inst, sizeof inst, &forced) &&
+        (forced || !getenv("CK_PERMUTE_INSTANCE")))
+        ck_permute_choose_tile(p, inst);
+    if (problem)
+        snprintf(problem, size, "%s", key);
+    return CK_SUCCESS;
+}
+
+void ck_permute_instance_name(const ck_perm_plan *p, char *buf, size_t size)
+{
+    const int v = 16 / p->elem_bytes;
+    snprintf(buf, size, "%d,%d,%d", p->gn * v, p->gm * v, p->tiles_per_block);
+}
+
 ck_status ck_permute(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src, const int *perm)
 {
     CK_REQUIRE_NOT_NULL(ctx, OP);
     ck_perm_plan p;
-    ck_status st = ck_permute_plan(dst, src, perm, &p);
+    ck_status st = ck_permute_plan_on(ctx, dst, src, perm, &p, NULL, 0);
     if (st != CK_SUCCESS || p.kind == CK_PERM_NOTHING)
         return st;
     const ck_device_props *props = ck_op_props(ctx);

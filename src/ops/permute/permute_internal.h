@@ -3,6 +3,9 @@
 #ifndef CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
 #define CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
 
+#include <stddef.h>
+
+#include "ck/context.h"
 #include "ck/permute.h"
 
 typedef enum ck_perm_kind {
@@ -47,6 +50,23 @@ void ck_permute_smem_ways(int elem_bytes, int gn, int gm, int *pass1, int *pass2
 void ck_permute_choose_tile(ck_perm_plan *plan, const char *env);
 
 /* Blocks of the tile kernel's launch for a plan on a GPU with `sms` multiprocessors. */
+/* ck_permute_plan with the tuning table's tile shape for a tiled transpose (ck tune permute;
+ * the instance ck tune forces, else the table's entry unless CK_PERMUTE_INSTANCE is set);
+ * problem (size bytes, may be NULL) receives the table's problem key ("" for a gather). */
+ck_status ck_permute_plan_on(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
+                             const int *perm, ck_perm_plan *plan, char *problem, size_t size);
+
+/* A tile shape's text in the table's form "TN,TM,TPB" (elements, tiles per block). */
+void ck_permute_instance_name(const ck_perm_plan *plan, char *buf, size_t size);
+
+/* `ck tune permute`: times every tile shape and grid of the transpose and stores the fastest
+ * (CK_ERROR_UNSUPPORTED for a permutation that is not a tiled transpose). */
+typedef void (*ck_permute_tune_progress)(void *user, int i, int n, const char *instance,
+                                         double ms);
+ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
+                          const int *perm, int reps, ck_permute_tune_progress progress, void *user,
+                          char *best, size_t best_size, double *best_ms);
+
 long long ck_permute_tile_blocks(const ck_perm_plan *plan, long long tiles, int sms);
 
 /* The device source of a plan's kernel (malloc'd) and its kernel name. */

@@ -25,7 +25,7 @@
 #ifndef CK_OPS_REDUCE_KERNEL_H
 #define CK_OPS_REDUCE_KERNEL_H
 
-#include "ck_device.h"
+#include "ck_block.h"
 #include "ops/reduce/reduce_geom_kernel.h"
 
 #if RD_ACC64
@@ -60,27 +60,7 @@ typedef float rd_acc;
 #define RD_V 1
 #endif
 
-/* ---- element conversion (exact; integer-light for the common types) ------------------------ */
-CK_DEVICE float rd_f16_to_f32(uint32_t h)
-{
-    uint32_t sign = (h & 0x8000u) << 16, mag = h & 0x7fffu;
-    if (mag >= 0x7c00u)
-        return ck_u32_as_f32(sign | 0x7f800000u | ((mag & 0x3ffu) << 13));
-    float f = ck_u32_as_f32(mag << 13) * ck_u32_as_f32(0x77800000u); /* 2^112 */
-    return ck_u32_as_f32(ck_f32_as_u32(f) | sign);
-}
-
-/* OCP e4m3: the code's exponent and mantissa bits placed as an f32's, times 2^120 (subnormals
- * included); S.1111.111 is NaN. */
-CK_DEVICE float rd_e4m3_to_f32(uint32_t c)
-{
-    uint32_t sign = (c & 0x80u) << 24, mag = c & 0x7fu;
-    if (mag == 0x7fu)
-        return ck_u32_as_f32(sign | 0x7fc00000u);
-    float f = ck_u32_as_f32(mag << 20) * ck_u32_as_f32(0x7b800000u); /* 2^120 */
-    return ck_u32_as_f32(ck_f32_as_u32(f) | sign);
-}
-
+/* ---- element conversion (exact; the block library's fast conversions for the common types) */
 CK_DEVICE rd_acc rd_in(uint64_t c)
 {
 #if RD_TI == CK_NC_F32
@@ -90,11 +70,11 @@ CK_DEVICE rd_acc rd_in(uint64_t c)
 #elif RD_TI == CK_NC_BF16
     return (rd_acc)ck_u32_as_f32((uint32_t)c << 16);
 #elif RD_TI == CK_NC_F16
-    return (rd_acc)rd_f16_to_f32((uint32_t)c);
+    return (rd_acc)ck_fast_f16_to_f32((uint32_t)c);
 #elif RD_TI == CK_NC_FP8_E5M2
-    return (rd_acc)rd_f16_to_f32((uint32_t)c << 8); /* e5m2 is the top byte of an f16 */
+    return (rd_acc)ck_fast_fp8e5m2_to_f32((uint32_t)c);
 #elif RD_TI == CK_NC_FP8_E4M3
-    return (rd_acc)rd_e4m3_to_f32((uint32_t)c);
+    return (rd_acc)ck_fast_fp8e4m3_to_f32((uint32_t)c);
 #elif RD_TI == CK_NC_I8
     return (rd_acc)(int8_t)(uint8_t)c;
 #elif RD_TI == CK_NC_U8
@@ -248,25 +228,10 @@ CK_DEVICE uint64_t rd_ld1(const void *x, long long e)
 }
 
 #if RD_VB > 0
+/* One RD_VB-byte vector (the block library's widest aligned access). */
 CK_DEVICE void rd_ldv(const char *p, uint32_t *w)
 {
-#if RD_VB == 16
-    ck_u32x4 r = ck_ld16_nc(p);
-    w[0] = r.x;
-    w[1] = r.y;
-    w[2] = r.z;
-    w[3] = r.w;
-#elif RD_VB == 8
-    uint64_t u = *(const uint64_t *)p;
-    w[0] = (uint32_t)u;
-    w[1] = (uint32_t)(u >> 32);
-#elif RD_VB == 4
-    w[0] = *(const uint32_t *)p;
-#elif RD_VB == 2
-    w[0] = *(const uint16_t *)p;
-#else
-    w[0] = *(const uint8_t *)p;
-#endif
+    ck_ld_words(p, RD_VB, w);
 }
 
 CK_DEVICE uint64_t rd_elem(const uint32_t *w, int k)

@@ -9,8 +9,11 @@
 
 #include "ck/softmax.h"
 
-/* The kernel's type code of a ck_dtype (SMX_F32 0, SMX_F16 1, SMX_BF16 2), -1 for others. */
+/* The softmax family's index of a ck_dtype (0 f32, 1 f16, 2 bf16), -1 for others. */
 int ck_smx_code(ck_dtype dt);
+
+/* The ck_dtype value of index `code` (the type code the device sources use: CK_NC_*). */
+int ck_smx_dtype_code(int code);
 
 /* Merge the leading dimensions of t (all but the last) into rows with one row stride; the last
  * dimension must be contiguous. Returns 0 (with a sentence recorded naming op and name) when

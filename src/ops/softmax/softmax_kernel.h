@@ -2,7 +2,7 @@
  * Softmax and log-softmax along the last axis (device C). Included by a source that src/ops/
  * softmax/softmax.c generates; it defines the problem's constants first:
  *
- *   SMX_TI, SMX_TO, SMX_TM   types of x, y and the additive mask (SMX_F32/F16/BF16)
+ *   SMX_TI, SMX_TO, SMX_TM   types of x, y and the additive mask (ck_dtype codes: f32, f16, bf16)
  *   SMX_MASK                 bit 0: additive mask, bit 1: causal mask
  *   SMX_LOG                  1: log-softmax
  *   SMX_N                    row length (elements)
@@ -16,7 +16,7 @@
  * Mathematics (reference §5): u = (scale * x + mask) * log2(e); m = max u; l = sum exp2(u - m);
  * softmax = exp2(u - m) / l, log-softmax = (u - m - log2 l) * ln 2. Partial results (m_i, l_i)
  * of parts of a row combine as m = max m_i, l = sum exp2(m_i - m) l_i (5.12-5.13). A maximum of
- * -inf counts as 0 in the exponents (smx_safe_max), so -inf entries give probability 0, a row
+ * -inf counts as 0 in the exponents (ck_ml_offset), so -inf entries give probability 0, a row
  * that is entirely -inf gives 0/0 = NaN (as PyTorch), NaN and +inf give NaN rows.
  */
 #ifndef CK_OPS_SOFTMAX_KERNEL_H
@@ -41,7 +41,7 @@ CK_DEVICE void smx_load_u(const void *x, const void *mask, long long xoff, long 
     CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) w[k] *= scale2;
 #endif
 #if SMX_MASK & 2
-    CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) if (e + k > diag) w[k] = smx_neg_inf();
+    CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) if (e + k > diag) w[k] = ck_neg_inf_f32();
 #else
     (void)diag;
 #endif
@@ -58,97 +58,16 @@ CK_DEVICE long long smx_diag(long long row, long long cm)
     return (row % cm) + ((long long)SMX_N - cm);
 }
 
-#ifdef SMX_G
-#if SMX_G > 32
-/* Block-wide reductions through `red` (SMX_G / 32 floats), one barrier each. */
-CK_DEVICE float smx_block_max(float v, float *red)
-{
-    v = ck_warp_reduce_max_f32(v);
-    if (ck_lane_id() == 0)
-        red[ck_warp_id()] = v;
-    ck_sync_threads();
-    v = ck_lane_id() < SMX_G / 32 ? red[ck_lane_id()] : smx_neg_inf();
-    return ck_warp_reduce_max_f32(v);
-}
-CK_DEVICE float smx_block_sum(float v, float *red)
-{
-    v = ck_warp_reduce_add_f32(v);
-    if (ck_lane_id() == 0)
-        red[ck_warp_id()] = v;
-    ck_sync_threads();
-    v = ck_lane_id() < SMX_G / 32 ? red[ck_lane_id()] : 0.0f;
-    return ck_warp_reduce_add_f32(v);
-}
-/* Block-wide merge of the threads' (m, l) pairs through `red` (2 * SMX_G / 32 floats, [warp][m,
- * l]), one barrier; every thread gets the block's pair. */
-CK_DEVICE void smx_block_pair(float *m, float *l, float *red)
-{
-    smx_pair_warp(m, l);
-    if (ck_lane_id() == 0) {
-        red[2 * ck_warp_id()] = *m;
-        red[2 * ck_warp_id() + 1] = *l;
-    }
-    ck_sync_threads();
-    *m = ck_lane_id() < SMX_G / 32 ? red[2 * ck_lane_id()] : smx_neg_inf();
-    *l = ck_lane_id() < SMX_G / 32 ? red[2 * ck_lane_id() + 1] : 0.0f;
-    smx_pair_warp(m, l);
-}
-#endif
-#endif
-
-#if defined(SMX_CLUSTER) && SMX_CLUSTER > 1
-/* Cluster-wide combination without cluster barriers in the row's path. Each exchange has its
- * slots (one float or (m, l) pair per rank) and an mbarrier in every block, used once: thread 0
- * initialises it with one arrival that expects the bytes of all SMX_CLUSTER ranks
- * (smx_cluster_init, at the start; the cluster barrier that publishes the initialisation is
- * split, its wait comes before the first exchange, so it overlaps the loads). Threads 0 ..
- * SMX_CLUSTER-1 of each block (every thread holds the block's value) store it into slot[rank] of
- * block `tid` with st.async, which completes on that block's mbarrier; each block waits on its
- * own mbarrier and combines its slots. The barrier.cluster pair this replaces measured 2.57
- * against 2.95 TB/s without any exchange (H100, bf16 4096 x 131072, clusters of 4): its release
- * half waits until the block's memory operations are done. No block reads another's shared
- * memory, and a block's slots are complete before it leaves, so no final cluster barrier. */
+/* Cluster-wide combination without cluster barriers in the row's path: the block library's
+ * st.async exchange (ck_reduction.h), two exchanges (max, sum) or one (pairs). The barrier.cluster
+ * pair it replaces waited, in its release half, until the block's memory operations were done
+ * (bench/RESULTS.md). No block reads another's shared memory, and a block's slots are complete
+ * before it leaves, so no final cluster barrier. */
 CK_DEVICE void smx_cluster_init(unsigned long long *mb, int n, unsigned bytes)
 {
-    if (ck_thread_idx_x() == 0) {
-        for (int i = 0; i < n; ++i) {
-            ck_mbar_init(&mb[i], 1);
-            (void)ck_mbar_arrive_expect_tx(&mb[i], bytes);
-        }
-        ck_mbar_fence_init();
-    }
-    ck_cluster_arrive();
+    const unsigned b[2] = {bytes, bytes};
+    ck_cluster_exchange_init(mb, b, n);
 }
-CK_DEVICE float smx_cluster_max(float v, float *slot, unsigned long long *mb, unsigned rank,
-                                unsigned tid)
-{
-    if (tid < SMX_CLUSTER)
-        ck_st_async_f32(slot + rank, v, mb, tid);
-    ck_mbar_wait_parity_cluster(mb, 0);
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) v = fmaxf(v, slot[r]);
-    return v;
-}
-CK_DEVICE float smx_cluster_sum(float v, float *slot, unsigned long long *mb, unsigned rank,
-                                unsigned tid)
-{
-    if (tid < SMX_CLUSTER)
-        ck_st_async_f32(slot + rank, v, mb, tid);
-    ck_mbar_wait_parity_cluster(mb, 0);
-    v = 0.0f;
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) v += slot[r];
-    return v;
-}
-CK_DEVICE void smx_cluster_pair(float *m, float *l, float *slot, unsigned long long *mb,
-                                unsigned rank, unsigned tid)
-{
-    if (tid < SMX_CLUSTER)
-        ck_st_async_2f32(slot + 2 * rank, *m, *l, mb, tid);
-    ck_mbar_wait_parity_cluster(mb, 0);
-    *m = smx_neg_inf();
-    *l = 0.0f;
-    CK_UNROLL for (int r = 0; r < SMX_CLUSTER; ++r) smx_pair_merge(m, l, slot[2 * r], slot[2 * r + 1]);
-}
-#endif
 
 #ifdef SMX_NV
 /* Vector j of thread tid of cluster block `rank` in its row: the cluster's blocks take turns by
@@ -168,19 +87,12 @@ CK_DEVICE long long smx_vi(unsigned rank, int j, unsigned tid)
 CK_DEVICE float smx_row_reduce(float v, int is_max, float *red, float *cl,
                                unsigned long long *mb, unsigned rank, unsigned tid)
 {
-#if SMX_G > 32
-    v = is_max ? smx_block_max(v, red) : smx_block_sum(v, red);
-#else
-    (void)red;
-    v = is_max ? ck_warp_reduce_max_f32(v) : ck_warp_reduce_add_f32(v);
-#endif
+    v = ck_group_reduce_f32(v, is_max ? CK_RED_MAX : CK_RED_SUM, SMX_G, red);
 #if SMX_CLUSTER > 1
-    if (is_max) {
+    (void)rank;
+    if (is_max)
         ck_cluster_wait();
-        v = smx_cluster_max(v, cl, mb, rank, tid);
-    } else {
-        v = smx_cluster_sum(v, cl, mb, rank, tid);
-    }
+    v = ck_cluster_reduce_f32(v, is_max ? CK_RED_MAX : CK_RED_SUM, cl, mb, tid, SMX_CLUSTER);
 #else
     (void)cl;
     (void)mb;
@@ -224,13 +136,13 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
         if (vi < SMX_NVEC) {
             smx_load_u(x, mask, xoff, moff, vi * SMX_VEC, diag, scale2, v + j * SMX_VEC);
         } else {
-            CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = smx_neg_inf();
+            CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = ck_neg_inf_f32();
         }
     }
-    float m = smx_neg_inf();
+    float m = ck_neg_inf_f32();
     CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e) m = fmaxf(m, v[e]);
     m = smx_row_reduce(m, 1, smx_red_m, smx_cl_m, &smx_mb[0], rank, tid);
-    const float mx = smx_safe_max(m);
+    const float mx = ck_ml_offset(m);
     float l = 0.0f;
     CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e)
     {
@@ -278,10 +190,10 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
 CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long col, long long diag)
 {
     uint32_t w = ck_opaque_u32(raw[e >> 1]); /* converted again in each pass, not kept */
-    float u = smx_from_bits((e & 1) ? (w >> 16) : (w & 0xffffu), SMX_TI) * scale2;
+    float u = ck_code_to_f32(SMX_TI, (e & 1) ? (w >> 16) : (w & 0xffffu)) * scale2;
 #if SMX_MASK & 2
     if (col > diag)
-        u = smx_neg_inf();
+        u = ck_neg_inf_f32();
 #else
     (void)col;
     (void)diag;
@@ -295,7 +207,7 @@ CK_DEVICE void smx_raw_load(uint32_t *raw, int j, const void *x, long long xoff,
                             unsigned tid)
 {
     /* -inf in the input type, twice */
-    const uint32_t ninf = SMX_TI == SMX_BF16 ? 0xff80ff80u : 0xfc00fc00u;
+    const uint32_t ninf = SMX_TI == CK_NC_BF16 ? 0xff80ff80u : 0xfc00fc00u;
     long long vi = smx_vi(rank, j, tid);
     if (vi < SMX_NVEC) {
         ck_u32x4 r = ck_ld16_nc((const char *)x + (xoff + vi * SMX_VEC) * 2);
@@ -332,7 +244,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     uint32_t raw[SMX_RAW_W];
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j) smx_raw_load(raw, j, x, row * xs, rank, tid);
     /* the maximum: this thread's, then (max then sum) the row's */
-    float m = smx_neg_inf();
+    float m = ck_neg_inf_f32();
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
         long long c0 = smx_vi(rank, j, tid) * 8;
@@ -342,7 +254,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     m = smx_row_reduce(m, 1, smx_red_m, smx_cl_m, &smx_mb[0], rank, tid);
 #endif
     /* the sum relative to that maximum */
-    const float mt = smx_safe_max(m);
+    const float mt = ck_ml_offset(m);
     float l = 0.0f;
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
@@ -352,19 +264,15 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
 #if SMX_PAIRRED
     /* one reduction of the pairs (5.12-5.13): the block's (one barrier), then the cluster's
      * blocks' (one cluster barrier) */
-#if SMX_G > 32
-    smx_block_pair(&m, &l, smx_red_m);
-#else
-    smx_pair_warp(&m, &l);
-#endif
+    ck_group_ml(&m, &l, SMX_G, smx_red_m);
 #if SMX_CLUSTER > 1
     ck_cluster_wait();
-    smx_cluster_pair(&m, &l, smx_cl_m, &smx_mb[0], rank, tid);
+    ck_cluster_ml(&m, &l, smx_cl_m, &smx_mb[0], tid, SMX_CLUSTER);
 #endif
 #else
     l = smx_row_reduce(l, 0, smx_red_l, smx_cl_l, &smx_mb[1], rank, tid);
 #endif
-    const float mx = smx_safe_max(m);
+    const float mx = ck_ml_offset(m);
 #if SMX_LOG
     /* log2 l as -log2(1 / l) (equal up to rounding): with log2f(l) ptxas spilled 144 bytes at
      * 64 registers (N 32768 and 65536), with the division none */
@@ -415,7 +323,7 @@ CK_DEVICE void smx_stats(float *ws, const void *x, const void *mask, long long r
     const long long diag = smx_diag(row, cm);
     const long long begin = seg * SMX_SEG;
     const long long end = begin + SMX_SEG < SMX_N ? begin + SMX_SEG : SMX_N;
-    float m = smx_neg_inf(), l = 0.0f;
+    float m = ck_neg_inf_f32(), l = 0.0f;
     for (long long c = begin; c < end; c += SMX_CHUNK) {
         float v[SMX_UNROLL * SMX_VEC];
         CK_UNROLL for (int j = 0; j < SMX_UNROLL; ++j)
@@ -424,20 +332,20 @@ CK_DEVICE void smx_stats(float *ws, const void *x, const void *mask, long long r
             if (e < end) {
                 smx_load_u(x, mask, xoff, moff, e, diag, scale2, v + j * SMX_VEC);
             } else {
-                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = smx_neg_inf();
+                CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = ck_neg_inf_f32();
             }
         }
-        float cmax = smx_neg_inf();
+        float cmax = ck_neg_inf_f32();
         CK_UNROLL for (int e = 0; e < SMX_UNROLL * SMX_VEC; ++e) cmax = fmaxf(cmax, v[e]);
-        float mn = fmaxf(m, cmax), mx = smx_safe_max(mn);
+        float mn = fmaxf(m, cmax), mx = ck_ml_offset(mn);
         float s = 0.0f;
         CK_UNROLL for (int e = 0; e < SMX_UNROLL * SMX_VEC; ++e) s += exp2f(v[e] - mx);
-        l = l * smx_rescale(m, mn) + s;
+        l = l * ck_ml_rescale(m, mn) + s;
         m = mn;
     }
     /* block combine of the (m, l) pairs: maximum first, then the rescaled sums */
-    float bm = smx_block_max(m, smx_red_m);
-    float bl = smx_block_sum(l * smx_rescale(m, bm), smx_red_l);
+    float bm = ck_group_reduce_f32(m, CK_RED_MAX, SMX_G, smx_red_m);
+    float bl = ck_group_reduce_f32(l * ck_ml_rescale(m, bm), CK_RED_SUM, SMX_G, smx_red_l);
     if (tid == 0) {
         ws[2 * (row * SMX_S + seg)] = bm;
         ws[2 * (row * SMX_S + seg) + 1] = bl;
@@ -452,10 +360,10 @@ CK_DEVICE void smx_write(void *y, const float *ws, const void *x, const void *ma
     const long long row = (long long)ck_block_idx_x() / SMX_S;
     const long long seg = (long long)ck_block_idx_x() % SMX_S;
     (void)rows;
-    float m = smx_neg_inf(), l = 0.0f;
+    float m = ck_neg_inf_f32(), l = 0.0f;
     for (int s = 0; s < SMX_S; ++s)
-        smx_pair_merge(&m, &l, ws[2 * (row * SMX_S + s)], ws[2 * (row * SMX_S + s) + 1]);
-    const float mx = smx_safe_max(m);
+        ck_ml_merge(&m, &l, ws[2 * (row * SMX_S + s)], ws[2 * (row * SMX_S + s) + 1]);
+    const float mx = ck_ml_offset(m);
 #if SMX_LOG
     const float c = mx + log2f(l);
 #else

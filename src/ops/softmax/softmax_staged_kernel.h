@@ -51,7 +51,7 @@ CK_DEVICE int smx_st_valid(int j, unsigned tid, unsigned rank)
 CK_DEVICE void smx_st_issue(char *st, const void *x, long long row, long long xs, unsigned tid,
                             unsigned rank)
 {
-    const char *xr = (const char *)x + row * xs * smx_size(SMX_TI);
+    const char *xr = (const char *)x + row * xs * ck_dtype_size(SMX_TI);
     CK_UNROLL for (int j = 0; j < SMX_V; ++j)
     {
         if (smx_st_valid(j, tid, rank)) {
@@ -74,14 +74,14 @@ CK_DEVICE void smx_st_load(const char *st, int j, unsigned tid, float *u)
         uint32_t w[4] = {r.x, r.y, r.z, r.w};
         CK_UNROLL for (int k = 0; k < 4; ++k)
         {
-            if (SMX_TI == SMX_F32) {
+            if (SMX_TI == CK_NC_F32) {
                 u[c * 4 + k] = ck_u32_as_f32(w[k]);
-            } else if (SMX_TI == SMX_BF16) {
+            } else if (SMX_TI == CK_NC_BF16) {
                 u[c * 8 + 2 * k] = ck_u32_as_f32(w[k] << 16);
                 u[c * 8 + 2 * k + 1] = ck_u32_as_f32(w[k] & 0xffff0000u);
             } else {
-                u[c * 8 + 2 * k] = smx_f16_to_f32(w[k] & 0xffffu);
-                u[c * 8 + 2 * k + 1] = smx_f16_to_f32(w[k] >> 16);
+                u[c * 8 + 2 * k] = ck_fast_f16_to_f32(w[k] & 0xffffu);
+                u[c * 8 + 2 * k + 1] = ck_fast_f16_to_f32(w[k] >> 16);
             }
         }
     }
@@ -139,7 +139,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
 #endif
         const long long diag = smx_diag(row, cm);
         /* this thread's (m, l) */
-        float m = smx_neg_inf();
+        float m = ck_neg_inf_f32();
         CK_UNROLL for (int j = 0; j < SMX_V; ++j)
         {
             if (smx_st_valid(j, tid, rank)) {
@@ -149,11 +149,11 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
                 CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
                 {
                     float t = u[k] * scale2;
-                    m = fmaxf(m, k > lim ? smx_neg_inf() : t);
+                    m = fmaxf(m, k > lim ? ck_neg_inf_f32() : t);
                 }
             }
         }
-        const float mt = smx_safe_max(m);
+        const float mt = ck_ml_offset(m);
         float l = 0.0f;
         /* not unrolled fully (opaque trip count): a fully unrolled sum pass of 8 vectors needed
          * more registers than 2 blocks per SM leave; loaded again (opaque index) so that the
@@ -167,12 +167,12 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
                 CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
                 {
                     float t = fmaf(u[k], scale2, -mt);
-                    l += exp2f(k > lim ? smx_neg_inf() : t);
+                    l += exp2f(k > lim ? ck_neg_inf_f32() : t);
                 }
             }
         }
         /* the block's pair (one barrier; the buffers alternate between rows) */
-        smx_block_pair(&m, &l, smx_sred + par * 2 * (SMX_G / 32));
+        ck_group_ml(&m, &l, SMX_G, smx_sred + par * 2 * (SMX_G / 32));
 #if SMX_CLUSTER > 1
         /* the cluster's pair: each block publishes its pair, one cluster barrier, lane r of every
          * warp reads block r's */
@@ -186,15 +186,15 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
             m = q[2 * par];
             l = q[2 * par + 1];
         } else {
-            m = smx_neg_inf();
+            m = ck_neg_inf_f32();
             l = 0.0f;
         }
-        smx_pair_warp(&m, &l);
+        ck_lanes_ml(&m, &l, 32);
 #endif
         /* y = exp2(u - (mx + log2 l)): the division folded into the exponent (one FMA and one
          * exp2 per element; log2f adds ~2^-20 relative). l = 0 (all -inf) gives -inf - -inf =
          * NaN, as 0/0; NaN in l gives NaN. */
-        const float c = smx_safe_max(m) + log2f(l);
+        const float c = ck_ml_offset(m) + log2f(l);
         const long long yoff = row * ys;
         CK_UNROLL for (int j = 0; j < SMX_V; ++j)
         {
@@ -206,7 +206,7 @@ CK_DEVICE void smx_staged(void *y, const void *x, long long rows, long long xs, 
                 {
                     float t = fmaf(u[k], scale2, -c);
                     if (k > lim)
-                        t = smx_neg_inf();
+                        t = ck_neg_inf_f32();
 #if SMX_LOG
                     u[k] = t * SMX_LN2;
 #else

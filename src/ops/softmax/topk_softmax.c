@@ -32,8 +32,8 @@ static ck_status build(void *user, char **source)
              "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) tk_topk_k(int32_t *idx, void *w, const void *x,\n"
              "    long long tokens, long long xs, long long is, long long ws)\n"
              "{\n    tk_topk(idx, w, x, tokens, xs, is, ws);\n}\n",
-             p->ti, p->tw, p->e, p->k, (p->e + 31) / 32, (p->k + 31) / 32, p->renorm,
-             TK_ROWS_PER_BLOCK, 32 * TK_ROWS_PER_BLOCK);
+             ck_smx_dtype_code(p->ti), ck_smx_dtype_code(p->tw), p->e, p->k, (p->e + 31) / 32,
+             (p->k + 31) / 32, p->renorm, TK_ROWS_PER_BLOCK, 32 * TK_ROWS_PER_BLOCK);
     *source = s;
     return CK_SUCCESS;
 }

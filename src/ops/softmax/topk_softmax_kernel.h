@@ -2,7 +2,7 @@
  * Top-k softmax (MoE gating) in device C, one warp per token. Included by the source that
  * src/ops/softmax/topk_softmax.c generates after defining:
  *
- *   TK_TI, TK_TW   types of the logits and of the weights (SMX_F32/F16/BF16)
+ *   TK_TI, TK_TW   types of the logits and of the weights (ck_dtype codes: f32, f16, bf16)
  *   TK_E, TK_K     experts and k;  TK_EPL = ceil(TK_E / 32), TK_KPL = ceil(TK_K / 32)
  *   TK_RENORM      1: weights renormalized over the k selected
  *   TK_ROWS        tokens (warps) per block
@@ -45,12 +45,12 @@ CK_DEVICE void tk_topk(int32_t *idx, void *w, const void *x, long long tokens, l
     CK_UNROLL for (int j = 0; j < TK_EPL; ++j)
     {
         int e = j * 32 + (int)lane;
-        v[j] = e < TK_E ? smx_ld1(x, token * xs + e, TK_TI) : smx_neg_inf();
+        v[j] = e < TK_E ? ck_load_f32(x, token * xs + e, TK_TI) : ck_neg_inf_f32();
     }
-    float m = smx_neg_inf();
+    float m = ck_neg_inf_f32();
     CK_UNROLL for (int j = 0; j < TK_EPL; ++j) m = fmaxf(m, v[j]);
     m = ck_warp_reduce_max_f32(m);
-    const float mu = smx_safe_max(m) * SMX_LOG2E;
+    const float mu = ck_ml_offset(m) * SMX_LOG2E;
     float l = 0.0f;
     CK_UNROLL for (int j = 0; j < TK_EPL; ++j)
     {
@@ -115,7 +115,7 @@ CK_DEVICE void tk_topk(int32_t *idx, void *w, const void *x, long long tokens, l
         int i = q * 32 + (int)lane;
         if (i < TK_K) {
             idx[token * is + i] = sel_i[q];
-            smx_st1(w, token * wst + i, sel_p[q] * c, TK_TW);
+            ck_store_f32(w, token * wst + i, TK_TW, sel_p[q] * c);
         }
     }
 }

@@ -1,0 +1,109 @@
+/*
+ * The softmax instance (src/ops/softmax), in CK's parts:
+ *   softmax.c  problem: argument checks -> the problem fields of smx_plan; the launch
+ *   policy.c   policy: problem + device properties (+ tuning table / developer switches, as
+ *              smx_knobs) -> the instance fields of smx_plan
+ *   params.c   THE parameter table of the generated source: its #defines and the kernel cache
+ *              key are printed from the same list; the kernels over the pipelines
+ *   softmax_kernel.h, softmax_staged_kernel.h   the device pipelines
+ *   softmax_ref.c   the CPU reference (tests and `ck prof`)
+ *   tune.c     `ck tune softmax`: time the candidate instances, store the fastest
+ * Not installed.
+ */
+#ifndef CK_SRC_OPS_SOFTMAX_PLAN_H
+#define CK_SRC_OPS_SOFTMAX_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ck/context.h"
+#include "ck/runtime.h"
+#include "ck/softmax.h"
+#include "ops/common/op_params.h"
+
+typedef struct smx_plan {
+    /* problem: type indices (ck_smx_code), mask bits (1 additive, 2 causal), log-softmax, row
+     * length, elements per access, 16-byte accesses of x / y / mask */
+    int ti, to, tm, maskbits, logsm;
+    long long n;
+    int vec, wide_x, wide_y, wide_m;
+    /* instance */
+    int kind; /* 0 register rows, 1 online, 2 staged (shared memory, persistent) */
+    int g, nv, cluster, rows_per_block;
+    int seg_elems, segs, unroll;
+    int raw;     /* register instance keeping raw 16-bit inputs (smx_rows_raw) */
+    int pairred; /* raw: one reduction of (m, l) pairs (1) or max then sum (0), SMX_PAIRRED */
+    /* staged instance (softmax_staged_kernel.h): vectors per block part and per thread, 16-byte
+     * units of x per vector, stages, resident blocks per SM assumed, clusters in the grid,
+     * dynamic shared memory per block */
+    int pv, v, xu, stages, per_sm, grid_clusters;
+    long long smem;
+} smx_plan;
+
+/* What steers the policy beyond the problem and the device: a tuning-table entry (`ck tune
+ * softmax`), the instance `ck tune` is timing, or the developer switches (docs/ops-softmax.md).
+ * -1 / 0 fields leave the choice to the heuristic. */
+typedef struct smx_knobs {
+    int shape;   /* 0 none, 1 register shape (g, c, r), 2 staged shape (g, c, s, b, k) */
+    int g, c, r; /* threads per row (block), blocks per row, rows per block */
+    int s, b, k; /* staged: stages, blocks per SM (0 automatic), clusters in the grid (0 auto) */
+    int raw;     /* register instance: -1 policy, 0 f32 cache, 1 raw 16-bit cache */
+    int red;     /* raw: -1 policy, 0 max then sum, 1 one reduction of (m, l) pairs */
+    int minb;    /* raw: launch bounds' blocks per SM (0 policy) */
+    int regs_only, staged_opt_in; /* "regs": never staged; "staged": staged where it fits */
+} smx_knobs;
+
+/* No knob set. */
+void ck_smx_knobs_none(smx_knobs *k);
+
+/* Knobs from an instance's text (the tuning table's form, ck_smx_instance_name):
+ * "regs,G,C,R,RAW,RED,MINB" or "staged,G,C,S,B,K"; also "auto" (no knob), "regs", "staged" and
+ * the developer switch's "staged,G,C,S,B". Returns 0 when the text is not one of these. */
+int ck_smx_knobs_parse(smx_knobs *k, const char *text);
+
+/* Knobs from the developer switches CK_SOFTMAX_VARIANT, CK_SOFTMAX_INSTANCE, CK_SOFTMAX_RAW,
+ * CK_SOFTMAX_RED, CK_SOFTMAX_MINB (fields they leave unset keep their value). */
+void ck_smx_knobs_env(smx_knobs *k);
+
+/* The instance for the problem fields of p on a device (fills the instance fields). */
+void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, const smx_knobs *k);
+
+/* The instance's name in the tuning table's form ("regs,256,1,1,0,0,0", "staged,512,2,2,0,0",
+ * "online,512,8"). */
+void ck_smx_instance_name(const smx_plan *p, char *buf, size_t size);
+
+/* The parameter table of p's kernel source (CK_OP_MAX_PARAMS entries of room); its count. */
+int ck_smx_params(const smx_plan *p, ck_op_param *t);
+
+/* The kernel source (ck_op_build_fn: user is the smx_plan) and the cache key. */
+ck_status ck_smx_build_source(void *user, char **source);
+ck_status ck_smx_plan_key(const smx_plan *p, char *key, size_t size);
+
+/* The tuning table's problem key of p's problem with `rows` rows ("bf16>bf16/n=4096/rows=8/
+ * mask=0/log=0/w=110"). */
+void ck_smx_problem_key(const smx_plan *p, int64_t rows, char *buf, size_t size);
+
+/* The knobs for p's problem on ctx: the instance ck tune forces, else the tuning table's entry
+ * with the developer switches over it, else the switches alone. */
+void ck_smx_knobs_for(ck_context *ctx, const smx_plan *p, int64_t rows, smx_knobs *k);
+
+/* The plan ck_softmax would run for these arguments (checks included); plan->n = 0 when there
+ * is nothing to compute. */
+ck_status ck_smx_plan_of(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
+                         const ck_softmax_options *options, smx_plan *plan, int64_t *rows);
+
+/* Progress of ck_smx_tune: candidate i of n (its instance name), its median ms or -1. */
+typedef void (*ck_smx_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+
+/* `ck tune softmax`: times every distinct instance the policy can run for these arguments
+ * (the heuristic's choice, register shapes of 32 to 1024 threads on 1 to 16 blocks per row,
+ * staged shapes), `reps` runs each after 2 warm-up runs, and stores the fastest in the tuning
+ * table under this device and problem; later calls of ck_softmax on a new context use it. */
+ck_status ck_smx_tune(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
+                      const ck_softmax_options *options, int reps, ck_smx_tune_progress progress,
+                      void *user, char *best, size_t best_size, double *best_ms);
+
+/* Element size of type index t (0 f32: 4, else 2). */
+int ck_smx_size_of(int code);
+
+#endif
