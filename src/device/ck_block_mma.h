@@ -1,0 +1,89 @@
+/*
+ * ck_block_mma.h - block-library stages for mma.sync pipelines over 16-bit operands (f16 / bf16)
+ * held in swizzled shared-memory tiles, written over the prelude's names only (GPU and emulator):
+ *
+ *   swizzle     ck_swz_offset(line, byte, line_bytes): the byte offset of (line, byte) in a tile
+ *               of lines of line_bytes (a multiple of 16), its 16-byte chunks XORed with the
+ *               line's rank among the lines sharing 128 bytes of banks, so that the 8 lines of
+ *               an ldmatrix at one column, and 128 consecutive bytes, fall in distinct banks
+ *   copies      ck_copy_lines_async / ck_copy_lines_scalar: `lines` lines of line_bytes from
+ *               global memory (ld_bytes apart) into such a tile, lines at or past `valid`
+ *               zero-filled; cp.async 16-byte pieces (base and ld 16-byte aligned) or element
+ *               by element; every thread of `threads` calls
+ *   fragments   (m16n8k16, 16-bit inputs; a k-slice is 16 elements = 32 bytes of a line)
+ *               ck_mma_frag_a16(r, tile, line_bytes, m, ks): A of rows m..m+15 (K-major tile)
+ *               ck_mma_frag_b16(r, tile, line_bytes, n, ks): B of columns n..n+15 of a tile
+ *                   whose lines are the columns (K-major): r[0..1] n..n+7, r[2..3] n+8..n+15
+ *               ck_mma_frag_b16_trans(r, tile, line_bytes, ks, n): the same from a tile whose
+ *                   lines are k (MN-major), through ldmatrix.trans
+ *   packing     ck_pack_f32x2_b16(lo, hi, bf16): two floats rounded (nearest even) to one
+ *               register of two f16 or bf16 codes, low first: an mma A operand from an f32
+ *               accumulator (the C fragment of n-tiles 2k, 2k+1 is the A fragment of k-slice k)
+ */
+#ifndef CK_DEVICE_CK_BLOCK_MMA_H
+#define CK_DEVICE_CK_BLOCK_MMA_H
+
+#include "ck_device.h"
+
+CK_DEVICE int ck_swz_offset(int line, int byte, int line_bytes)
+{
+    unsigned per = line_bytes >= 128 ? 8u : (unsigned)line_bytes / 16u; /* chunks per 128 B */
+    return line * line_bytes + (int)((unsigned)byte ^ ((((unsigned)line / (8u / per)) % per) << 4));
+}
+
+CK_DEVICE void ck_copy_lines_async(unsigned char *tile, int line_bytes, int lines,
+                                   const unsigned char *src, long long ld_bytes, long long valid,
+                                   int threads)
+{
+    int cpl = line_bytes / 16;
+    for (int c = (int)ck_thread_linear(); c < lines * cpl; c += threads) {
+        int l = c / cpl, b = (c % cpl) * 16;
+        int ok = l < valid;
+        const unsigned char *g = src + (ok ? l * ld_bytes : 0) + b;
+        ck_cp_async_16_zfill(tile + ck_swz_offset(l, b, line_bytes), g, ok ? 16u : 0u);
+    }
+}
+
+CK_DEVICE void ck_copy_lines_scalar(unsigned char *tile, int line_bytes, int lines,
+                                    const unsigned char *src, long long ld_bytes, long long valid,
+                                    int threads)
+{
+    int per = line_bytes / 2;
+    for (int c = (int)ck_thread_linear(); c < lines * per; c += threads) {
+        int l = c / per, b = (c % per) * 2;
+        unsigned short v = l < valid ? *(const unsigned short *)(src + l * ld_bytes + b) : 0;
+        *(unsigned short *)(tile + ck_swz_offset(l, b, line_bytes)) = v;
+    }
+}
+
+CK_DEVICE void ck_mma_frag_a16(unsigned *r, const unsigned char *tile, int line_bytes, int m,
+                               int ks)
+{
+    int lane = (int)ck_lane_id();
+    ck_ldmatrix_x4(r, tile + ck_swz_offset(m + (lane & 15), ks * 32 + (lane >> 4) * 16, line_bytes));
+}
+
+CK_DEVICE void ck_mma_frag_b16(unsigned *r, const unsigned char *tile, int line_bytes, int n,
+                               int ks)
+{
+    int lane = (int)ck_lane_id();
+    ck_ldmatrix_x4(r, tile + ck_swz_offset(n + (lane >> 4) * 8 + (lane & 7),
+                                           ks * 32 + ((lane >> 3) & 1) * 16, line_bytes));
+}
+
+CK_DEVICE void ck_mma_frag_b16_trans(unsigned *r, const unsigned char *tile, int line_bytes,
+                                     int ks, int n)
+{
+    int lane = (int)ck_lane_id(), i = lane >> 3;
+    ck_ldmatrix_x4_trans(r, tile + ck_swz_offset(ks * 16 + (lane & 7) + 8 * (i & 1),
+                                                 (n + 8 * (i >> 1)) * 2, line_bytes));
+}
+
+CK_DEVICE unsigned ck_pack_f32x2_b16(float lo, float hi, int bf16)
+{
+    unsigned a = bf16 ? (unsigned)ck_nc_f32_to_bf16(lo) : (unsigned)ck_nc_f32_to_f16(lo);
+    unsigned b = bf16 ? (unsigned)ck_nc_f32_to_bf16(hi) : (unsigned)ck_nc_f32_to_f16(hi);
+    return (a & 0xFFFFu) | (b << 16);
+}
+
+#endif /* CK_DEVICE_CK_BLOCK_MMA_H */

@@ -1,0 +1,81 @@
+/*
+ * The attention op's parts and the contract between them (src/ops/attention), in CK's names:
+ *
+ *   problem.c    ck_attention_problem -> ck_attn_prob (argument checks, every refusal a sentence)
+ *   policy.c     the instance (block tile, warps) for the problem on the device
+ *   kernel.c     THE parameter table (the generated defines and the kernel cache key), the
+ *                kernel source, ck_attention_plan_create / execute / destroy, ck_attention
+ *   reference.c  the CPU reference (scores materialized in f64) shared by the tests and
+ *                `ck prof attention`, and the tolerance derived from the types
+ *
+ * Device sources: attn_args_kernel.h (the argument struct both sides share) and
+ * fwd_sm80_pipeline_kernel.h (cp.async + ldmatrix + mma.sync).
+ */
+#ifndef CK_SRC_OPS_ATTN_INTERNAL_H
+#define CK_SRC_OPS_ATTN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ck/attention.h"
+#include "ck/runtime.h"
+#include "ops/attention/attn_args_kernel.h"
+
+/* The checked, normalized problem: every stride resolved (packed BSHD where all were 0). */
+typedef struct ck_attn_prob {
+    ck_attention_problem p;
+    int64_t lo, hi; /* visible keys: i + lo <= j <= i + hi (unbounded: +-CK_ATTN_UNBOUNDED) */
+    int scalar_copy; /* bit 0: element-wise loads of Q, K, V; bit 1: element-wise stores of O
+                        (unaligned pointers given to ck_attention) */
+} ck_attn_prob;
+
+#define CK_ATTN_UNBOUNDED (1LL << 62)
+
+/* Check and normalize. CK_ERROR_INVALID_ARGUMENT / CK_ERROR_UNSUPPORTED with a sentence. */
+ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *prob);
+
+/* Element offset of (batch, seq, head, 0) in a tensor with strides st. */
+static inline int64_t ck_attn_offset(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h)
+{
+    return b * st->batch + s * st->seq + h * st->head;
+}
+
+/* Elements spanned by a tensor of [b, s, h, d] with strides st (0 when empty). */
+int64_t ck_attn_span(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h, int64_t d);
+
+/* One instance: the block tile of the sm80 kernel. */
+typedef struct ck_attn_instance {
+    int tile_m, tile_n, warps;
+} ck_attn_instance;
+
+/* Shared bytes of the instance: the Q tile and two stages of K and V tiles. */
+size_t ck_attn_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);
+
+/* The instance for the problem on the device; CK_ERROR_UNSUPPORTED with a sentence when none
+ * fits (compute capability below 8.0, too little shared memory). */
+ck_status ck_attn_policy(const ck_attn_prob *prob, const ck_device_props *props,
+                         ck_attn_instance *out);
+
+/* The kernel source of (problem, instance) (malloc'd) and its cache key (malloc'd). */
+ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source);
+char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in);
+
+/* The CPU reference of one query row (batch b, query head h, row i) from host copies of Q, K,
+ * V in the problem's layout, scores and softmax in double: o[0 .. d_v) (unrounded), *lse, and
+ * *mag = sum_j p_j |v_jc| maximized over c (the magnitude the error of O scales with) and
+ * *smag = max_j scale * sum_c |q_c k_jc| (the magnitude of the scores). A row that sees no key
+ * gives o = 0, lse = -inf, mag = smag = 0. scale: the effective scale (not 0). */
+void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *k, const void *v,
+                           double scale, int64_t b, int64_t h, int64_t i, double *o, double *lse,
+                           double *mag, double *smag);
+
+/* Bounds on |kernel - reference| for O (from mag and the reference value) and LSE (from smag),
+ * derived from the input type (P rounded to it), f32 accumulation over d and s_k and the
+ * output rounding. */
+double ck_attn_tolerance_o(const ck_attn_prob *prob, double mag, double smag, double ref);
+double ck_attn_tolerance_lse(const ck_attn_prob *prob, double smag, double ref);
+
+/* The effective scale of args (0 -> 1 / sqrt(d)). */
+double ck_attn_scale(const ck_attn_prob *prob, float scale);
+
+#endif
