@@ -1,18 +1,160 @@
 /*
  * ck_attention on the device CK_DEVICE chooses (the emulator in CI): every mask and alignment,
- * MHA / GQA / MQA, every head dim (and d_v != d), BSHD and BHSD with padded rows, LSE, odd
- * sequence lengths (1, 17, 64, 130: not multiples of the tiles), fully masked rows (O = 0,
- * LSE = -inf); every element of O and LSE against the f64 reference with the tolerance derived
- * from the types. The full cross product is too slow for the emulator, so each axis is covered
- * by a sample of the others.
+ * MHA / GQA / MQA, every head dim (and d_v != d), bf16 and f16, BSHD and BHSD with padded rows,
+ * LSE, odd sequence lengths (1, 17, 64, 130: not multiples of the tiles), fully masked rows
+ * (O = 0, LSE = -inf), unaligned pointers through ck_attention; every element of O and LSE
+ * against the f64 reference with the tolerance derived from the types, O's padding untouched.
+ * The full cross product is too slow for the emulator, so each axis is covered by a sample of
+ * the others.
  */
 #include "attn_harness.h"
 
-static void test_basic(void)
+/* Every mask x alignment on odd shapes, s_q < s_k and s_q > s_k, GQA ratio 2, with LSE. */
+static void test_masks(void)
 {
-    acase c = ac_base(1, 17, 30, 2, 1, 64);
+    static const int64_t shapes[][2] = {{17, 130}, {130, 17}, {64, 64}, {1, 77}};
+    struct {
+        ck_attn_mask m;
+        int64_t wl, wr;
+    } masks[] = {{CK_ATTN_MASK_NONE, 0, 0},    {CK_ATTN_MASK_CAUSAL, 0, 0},
+                 {CK_ATTN_MASK_WINDOW, 5, 3},  {CK_ATTN_MASK_WINDOW, -1, 0},
+                 {CK_ATTN_MASK_WINDOW, 20, -1}, {CK_ATTN_MASK_WINDOW, 0, 0}};
+    int s = 0;
+    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; ++m)
+        for (int al = 0; al < 2; ++al, ++s) {
+            if (masks[m].m == CK_ATTN_MASK_NONE && al)
+                continue;
+            const int64_t *sh = shapes[s % 4];
+            acase c = ac_base(1, sh[0], sh[1], 2, 1, 64);
+            c.mask = masks[m].m;
+            c.align = al ? CK_ATTN_BOTTOM_RIGHT : CK_ATTN_TOP_LEFT;
+            c.wl = masks[m].wl, c.wr = masks[m].wr;
+            c.lse = 1;
+            c.bhsd = s % 2;
+            ac_run(&c);
+        }
+}
+
+/* Every head dim (d_v = d and the MLA-like 192 / 128), both types, MHA and MQA,
+ * BSHD / BHSD, padded rows, a peaked softmax (scale 1) and the default scale. */
+static void test_head_dims(void)
+{
+    static const int64_t dims[][2] = {{32, 32},   {64, 64},  {96, 96},  {128, 128},
+                                      {192, 192}, {256, 256}, {192, 128}, {64, 128}};
+    for (int i = 0; i < 8; ++i) {
+        acase c = ac_base(i == 3 ? 2 : 1, 17 + 16 * (i % 3), 30 + 20 * (i % 4), 2, i % 3 ? 1 : 2,
+                          dims[i][0]);
+        c.dv = dims[i][1];
+        c.dt = i % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16;
+        c.bhsd = i % 2 == 0;
+        c.pad = i % 3 == 2 ? 8 : 0;
+        c.scale = i % 4 == 1 ? 1.0f : 0.0f;
+        c.mask = i % 3 == 1 ? CK_ATTN_MASK_CAUSAL : CK_ATTN_MASK_NONE;
+        c.align = CK_ATTN_BOTTOM_RIGHT;
+        c.lse = i % 2;
+        ac_run(&c);
+    }
+}
+
+/* Longer rows than the tiles: GQA ratio 8 (h_q 8, h_k 1) over 2 batches and 4 key tiles, then
+ * two query tiles of 128 rows over 3 key tiles (causal): the online softmax's rescaling across
+ * tiles. */
+static void test_multi_tile(void)
+{
+    acase c = ac_base(2, 20, 200, 8, 1, 32);
     c.lse = 1;
+    c.scale = 0.5f;
     ac_run(&c);
+    c = ac_base(1, 150, 150, 2, 2, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.lse = 1;
+    c.dt = CK_DTYPE_F16;
+    ac_run(&c);
+}
+
+/* Rows that see no key: bottom-right causal with s_q > s_k, a window right of every key, and
+ * s_k = 0: O = 0 and LSE = -inf. */
+static void test_fully_masked(void)
+{
+    acase c = ac_base(1, 40, 9, 1, 1, 64);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    CHECK(ac_run(&c) == 0);
+    c = ac_base(1, 20, 10, 1, 1, 32);
+    c.mask = CK_ATTN_MASK_WINDOW;
+    c.wl = 2, c.wr = 0; /* rows 12 .. 19 see nothing, rows 10, 11 see part */
+    c.lse = 1;
+    CHECK(ac_run(&c) == 0);
+    c = ac_base(2, 5, 0, 2, 1, 64);
+    c.lse = 1;
+    CHECK(ac_run(&c) == 0);
+}
+
+/* Every argument refused with a status and a sentence. */
+static void test_bad_input(void)
+{
+    ck_attention_problem p, g;
+    ck_attention_problem_init(&g);
+    g.b = 1, g.s_q = 4, g.s_k = 4, g.h_q = 2, g.h_k = 1, g.d = g.d_v = 64;
+    ck_attention_plan *plan = NULL;
+    p = g, p.d = 80;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_UNSUPPORTED);
+    p = g, p.d_v = 512;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_UNSUPPORTED);
+    p = g, p.h_q = 3, p.h_k = 2;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.h_k = 0;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.s_q = -1;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.dtype = CK_DTYPE_F32;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_UNSUPPORTED);
+    p = g, p.mask = CK_ATTN_MASK_WINDOW, p.window_left = -2;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.mask = (ck_attn_mask)7;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.align = (ck_attn_align)3;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.k.batch = 256, p.k.seq = -64, p.k.head = 64;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.o.batch = 64, p.o.seq = 64, p.o.head = 64; /* rows of O overlap */
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, NULL, &plan), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+
+    /* execute: NULL or misaligned pointers, overlapping outputs, a bad scale */
+    CHECK_OK(ck_attention_plan_create(a_ctx, &g, &plan));
+    if (!plan)
+        return;
+    ck_device *dev = ck_context_device(a_ctx);
+    void *buf = NULL;
+    CHECK_OK(ck_malloc(dev, 4096 * 4, &buf));
+    char *b = buf;
+    ck_attention_args a;
+    ck_attention_args_init(&a);
+    a.q = b, a.k = b + 2048, a.v = b + 4096, a.o = b + 8192;
+    CHECK_STATUS(ck_attention_plan_execute(plan, NULL), CK_ERROR_INVALID_ARGUMENT);
+    ck_attention_args x = a;
+    x.v = NULL;
+    CHECK_STATUS(ck_attention_plan_execute(plan, &x), CK_ERROR_INVALID_ARGUMENT);
+    x = a, x.q = b + 2;
+    CHECK_STATUS(ck_attention_plan_execute(plan, &x), CK_ERROR_INVALID_ARGUMENT);
+    x = a, x.o = b + 2048 + 64; /* O overlaps K */
+    CHECK_STATUS(ck_attention_plan_execute(plan, &x), CK_ERROR_INVALID_ARGUMENT);
+    x = a, x.scale = -1.0f;
+    CHECK_STATUS(ck_attention_plan_execute(plan, &x), CK_ERROR_INVALID_ARGUMENT);
+    x = a, x.scale = (float)INFINITY;
+    CHECK_STATUS(ck_attention_plan_execute(plan, &x), CK_ERROR_INVALID_ARGUMENT);
+    ck_attention_plan_destroy(plan);
+    ck_attention_problem l = g;
+    l.lse = 1;
+    CHECK_OK(ck_attention_plan_create(a_ctx, &l, &plan));
+    x = a, x.lse = (float *)(b + 8192 + 128); /* LSE overlaps O */
+    if (plan)
+        CHECK_STATUS(ck_attention_plan_execute(plan, &x), CK_ERROR_INVALID_ARGUMENT);
+    ck_attention_plan_destroy(plan);
+    ck_free(dev, buf);
 }
 
 int main(void)
@@ -20,7 +162,12 @@ int main(void)
     CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &a_ctx));
     if (!a_ctx)
         return 1;
-    RUN_TEST(test_basic);
+    printf("seed 0x%016llx\n", (unsigned long long)a_rng);
+    RUN_TEST(test_masks);
+    RUN_TEST(test_head_dims);
+    RUN_TEST(test_multi_tile);
+    RUN_TEST(test_fully_masked);
+    RUN_TEST(test_bad_input);
     ck_context_destroy(a_ctx);
     return CK_TEST_REPORT();
 }

@@ -5,7 +5,8 @@
  *   swizzle     ck_swz_offset(line, byte, line_bytes): the byte offset of (line, byte) in a tile
  *               of lines of line_bytes (a multiple of 16), its 16-byte chunks XORed with the
  *               line's rank among the lines sharing 128 bytes of banks, so that the 8 lines of
- *               an ldmatrix at one column, and 128 consecutive bytes, fall in distinct banks
+ *               an ldmatrix at one column, and 128 consecutive bytes, fall in distinct banks;
+ *               a chunk never leaves its 128-byte group (nor a line's shorter tail group)
  *   copies      ck_copy_lines_async / ck_copy_lines_scalar: `lines` lines of line_bytes from
  *               global memory (ld_bytes apart) into such a tile, lines at or past `valid`
  *               zero-filled; cp.async 16-byte pieces (base and ld 16-byte aligned) or element
@@ -27,7 +28,10 @@
 
 CK_DEVICE int ck_swz_offset(int line, int byte, int line_bytes)
 {
-    unsigned per = line_bytes >= 128 ? 8u : (unsigned)line_bytes / 16u; /* chunks per 128 B */
+    /* chunks per 128 bytes of banks: 8 in the line's whole 128-byte groups; in a shorter line,
+     * or the tail of a line of 192, 320, ... bytes, the 1, 2 or 4 chunks that are there */
+    int whole = line_bytes & ~127;
+    unsigned per = byte < whole ? 8u : (unsigned)(line_bytes - whole) / 16u;
     return line * line_bytes + (int)((unsigned)byte ^ ((((unsigned)line / (8u / per)) % per) << 4));
 }
 
