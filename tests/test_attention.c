@@ -157,12 +157,79 @@ static void test_bad_input(void)
     ck_free(dev, buf);
 }
 
+/* The pipeline's rounding of P and O (ck_block_mma.h: ck_f32_to_bf16_rne, ck_f32_to_f16_rne)
+ * against ck_convert for random bit patterns and the edges (subnormal f16, ties, overflow). */
+static void test_rounding(void)
+{
+    static const char *src =
+        "#include \"ck_device.h\"\n#include \"ck_block_mma.h\"\n"
+        "CK_KERNEL void conv(const float *x, unsigned short *h, unsigned short *b, int n)\n"
+        "{\n"
+        "    for (int i = (int)ck_thread_linear(); i < n; i += (int)ck_block_threads()) {\n"
+        "        h[i] = (unsigned short)ck_f32_to_f16_rne(x[i]);\n"
+        "        b[i] = (unsigned short)ck_f32_to_bf16_rne(x[i]);\n"
+        "    }\n"
+        "}\n";
+    enum { N = 1 << 16 };
+    static const uint32_t edges[] = {0x33000000u, 0x33000001u, 0x33800000u, 0x387fffffu,
+                                     0x38800000u, 0x477fefffu, 0x477ff000u, 0x7f7fffffu,
+                                     0x3f808000u, 0x3f818000u, 0x00000001u, 0x3effffffu};
+    ck_device *dev = ck_context_device(a_ctx);
+    float *x = malloc(N * 4);
+    uint16_t *h = malloc(N * 2), *b = malloc(N * 2);
+    for (int i = 0; i < N; ++i) {
+        uint32_t u = (uint32_t)ckt_rand64(&a_rng);
+        if (i < 24)
+            u = edges[i / 2] | (i % 2 ? 0x80000000u : 0);
+        else if (i % 2) /* the exponents P and O see: within a few hundred of 1 */
+            u = (u & 0x807fffffu) | ((uint32_t)(100 + i % 40) << 23);
+        if ((u & 0x7f800000u) == 0x7f800000u)
+            u &= 0xbfffffffu; /* finite */
+        memcpy(&x[i], &u, 4);
+    }
+    ck_module *m = NULL;
+    ck_kernel *k = NULL;
+    void *dx = NULL, *dh = NULL, *db = NULL;
+    CHECK_OK(ck_module_load(dev, src, NULL, 0, &m));
+    CHECK_OK(ck_module_get_kernel(m, "conv", &k));
+    CHECK_OK(ck_malloc(dev, N * 4, &dx));
+    CHECK_OK(ck_malloc(dev, N * 2, &dh));
+    CHECK_OK(ck_malloc(dev, N * 2, &db));
+    CHECK_OK(ck_memcpy_h2d(dev, dx, x, N * 4, NULL));
+    int n = N;
+    void *args[4] = {&dx, &dh, &db, &n};
+    size_t sizes[4] = {sizeof dx, sizeof dh, sizeof db, sizeof n};
+    ck_launch_config cfg = {{1, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0, NULL};
+    if (k)
+        CHECK_OK(ck_launch(k, &cfg, args, sizes, 4));
+    CHECK_OK(ck_context_synchronize(a_ctx));
+    CHECK_OK(ck_memcpy_d2h(dev, h, dh, N * 2, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, b, db, N * 2, NULL));
+    long bad = 0;
+    for (int i = 0; i < N; ++i) {
+        uint64_t eh = 0, eb = 0;
+        ck_convert_from_f64(CK_DTYPE_F16, (double)x[i], CK_ROUND_NEAREST_EVEN,
+                            CK_OVERFLOW_DEFAULT, 0, &eh);
+        ck_convert_from_f64(CK_DTYPE_BF16, (double)x[i], CK_ROUND_NEAREST_EVEN,
+                            CK_OVERFLOW_DEFAULT, 0, &eb);
+        if ((h[i] != eh || b[i] != eb) && bad++ < 5)
+            CHECK_MSG(0, "%.9g: f16 0x%04x (want 0x%04x), bf16 0x%04x (want 0x%04x)",
+                      (double)x[i], h[i], (unsigned)eh, b[i], (unsigned)eb);
+    }
+    CHECK(bad == 0);
+    ck_free(dev, dx);
+    ck_free(dev, dh);
+    ck_free(dev, db);
+    free(x), free(h), free(b);
+}
+
 int main(void)
 {
     CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &a_ctx));
     if (!a_ctx)
         return 1;
     printf("seed 0x%016llx\n", (unsigned long long)a_rng);
+    RUN_TEST(test_rounding);
     RUN_TEST(test_masks);
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);

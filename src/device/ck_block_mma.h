@@ -83,10 +83,43 @@ CK_DEVICE void ck_mma_frag_b16_trans(unsigned *r, const unsigned char *tile, int
                                                  (n + 8 * (i >> 1)) * 2, line_bytes));
 }
 
+/* x >> s rounded to nearest, ties to even (1 <= s <= 31). */
+CK_DEVICE unsigned ck_shr_rne_(unsigned x, unsigned s)
+{
+    unsigned r = x >> s, rem = x & ((1u << s) - 1u), half = 1u << (s - 1u);
+    return r + (rem > half || (rem == half && (r & 1u)));
+}
+
+/* f32 -> bf16 / f16 codes, nearest even, overflow to infinity, NaN kept quiet: the results of
+ * ck_nc_f32_to_bf16 / ck_nc_f32_to_f16 in a few integer operations (the generic conversion is
+ * too large to inline for every element of a fragment). */
+CK_DEVICE unsigned ck_f32_to_bf16_rne(float x)
+{
+    unsigned u = ck_f32_as_u32(x);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+        return (u >> 16) | 0x40u;
+    return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+}
+
+CK_DEVICE unsigned ck_f32_to_f16_rne(float x)
+{
+    unsigned u = ck_f32_as_u32(x), sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u)
+        return sign | 0x7E00u | ((a >> 13) & 0x3FFu);
+    if (a >= 0x477FF000u) /* 65520 and above round to infinity */
+        return sign | 0x7C00u;
+    if (a >= 0x38800000u) /* normal: rebias the exponent (127 -> 15), 23 -> 10 mantissa bits */
+        return sign | ck_shr_rne_(a - 0x38000000u, 13);
+    if (a <= 0x33000000u) /* at most 2^-25: rounds to zero */
+        return sign;
+    unsigned e = a >> 23, m = (a & 0x7FFFFFu) | 0x800000u; /* subnormal: units of 2^-24 */
+    return sign | ck_shr_rne_(m, 126u - e);
+}
+
 CK_DEVICE unsigned ck_pack_f32x2_b16(float lo, float hi, int bf16)
 {
-    unsigned a = bf16 ? (unsigned)ck_nc_f32_to_bf16(lo) : (unsigned)ck_nc_f32_to_f16(lo);
-    unsigned b = bf16 ? (unsigned)ck_nc_f32_to_bf16(hi) : (unsigned)ck_nc_f32_to_f16(hi);
+    unsigned a = bf16 ? ck_f32_to_bf16_rne(lo) : ck_f32_to_f16_rne(lo);
+    unsigned b = bf16 ? ck_f32_to_bf16_rne(hi) : ck_f32_to_f16_rne(hi);
     return (a & 0xFFFFu) | (b << 16);
 }
 
