@@ -2,8 +2,9 @@
  * ck_attention on the device CK_DEVICE chooses (the emulator in CI): every mask and alignment,
  * MHA / GQA / MQA, every head dim (and d_v != d), bf16 and f16, BSHD and BHSD with padded rows,
  * LSE, odd sequence lengths (1, 17, 64, 130: not multiples of the tiles), fully masked rows
- * (O = 0, LSE = -inf), unaligned pointers through ck_attention; every element of O and LSE
- * against the f64 reference with the tolerance derived from the types, O's padding untouched.
+ * (O = 0, LSE = -inf), element-wise copies (odd strides, unaligned pointers through
+ * ck_attention); every element of O and LSE against the f64 reference with the tolerance
+ * derived from the types, O's padding untouched.
  * The full cross product is too slow for the emulator, so each axis is covered by a sample of
  * the others.
  */
@@ -16,8 +17,8 @@ static void test_masks(void)
     struct {
         ck_attn_mask m;
         int64_t wl, wr;
-    } masks[] = {{CK_ATTN_MASK_NONE, 0, 0},    {CK_ATTN_MASK_CAUSAL, 0, 0},
-                 {CK_ATTN_MASK_WINDOW, 5, 3},  {CK_ATTN_MASK_WINDOW, -1, 0},
+    } masks[] = {{CK_ATTN_MASK_NONE, 0, 0},     {CK_ATTN_MASK_CAUSAL, 0, 0},
+                 {CK_ATTN_MASK_WINDOW, 5, 3},   {CK_ATTN_MASK_WINDOW, -1, 0},
                  {CK_ATTN_MASK_WINDOW, 20, -1}, {CK_ATTN_MASK_WINDOW, 0, 0}};
     int s = 0;
     for (size_t m = 0; m < sizeof masks / sizeof masks[0]; ++m)
@@ -39,7 +40,7 @@ static void test_masks(void)
  * BSHD / BHSD, padded rows, a peaked softmax (scale 1) and the default scale. */
 static void test_head_dims(void)
 {
-    static const int64_t dims[][2] = {{32, 32},   {64, 64},  {96, 96},  {128, 128},
+    static const int64_t dims[][2] = {{32, 32},   {64, 64},   {96, 96},   {128, 128},
                                       {192, 192}, {256, 256}, {192, 128}, {64, 128}};
     for (int i = 0; i < 8; ++i) {
         acase c = ac_base(i == 3 ? 2 : 1, 17 + 16 * (i % 3), 30 + 20 * (i % 4), 2, i % 3 ? 1 : 2,
@@ -47,7 +48,7 @@ static void test_head_dims(void)
         c.dv = dims[i][1];
         c.dt = i % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16;
         c.bhsd = i % 2 == 0;
-        c.pad = i % 3 == 2 ? 8 : 0;
+        c.pad = i % 3 == 2 ? 8 : i == 3 ? 3 : 0; /* 3: element-wise copies, single stores */
         c.scale = i % 4 == 1 ? 1.0f : 0.0f;
         c.mask = i % 3 == 1 ? CK_ATTN_MASK_CAUSAL : CK_ATTN_MASK_NONE;
         c.align = CK_ATTN_BOTTOM_RIGHT;
@@ -69,6 +70,17 @@ static void test_multi_tile(void)
     c.mask = CK_ATTN_MASK_CAUSAL;
     c.lse = 1;
     c.dt = CK_DTYPE_F16;
+    ac_run(&c);
+}
+
+/* Pointers that are not 16-byte aligned (nor O 4-byte aligned): the plan refuses them, the
+ * one-call form takes element-wise copies and stores. */
+static void test_unaligned(void)
+{
+    acase c = ac_base(1, 21, 37, 2, 1, 64);
+    c.shift = 1;
+    c.lse = 1;
+    c.mask = CK_ATTN_MASK_CAUSAL;
     ac_run(&c);
 }
 
@@ -208,13 +220,13 @@ static void test_rounding(void)
     long bad = 0;
     for (int i = 0; i < N; ++i) {
         uint64_t eh = 0, eb = 0;
-        ck_convert_from_f64(CK_DTYPE_F16, (double)x[i], CK_ROUND_NEAREST_EVEN,
-                            CK_OVERFLOW_DEFAULT, 0, &eh);
-        ck_convert_from_f64(CK_DTYPE_BF16, (double)x[i], CK_ROUND_NEAREST_EVEN,
-                            CK_OVERFLOW_DEFAULT, 0, &eb);
+        ck_convert_from_f64(CK_DTYPE_F16, (double)x[i], CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT,
+                            0, &eh);
+        ck_convert_from_f64(CK_DTYPE_BF16, (double)x[i], CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT,
+                            0, &eb);
         if ((h[i] != eh || b[i] != eb) && bad++ < 5)
-            CHECK_MSG(0, "%.9g: f16 0x%04x (want 0x%04x), bf16 0x%04x (want 0x%04x)",
-                      (double)x[i], h[i], (unsigned)eh, b[i], (unsigned)eb);
+            CHECK_MSG(0, "%.9g: f16 0x%04x (want 0x%04x), bf16 0x%04x (want 0x%04x)", (double)x[i],
+                      h[i], (unsigned)eh, b[i], (unsigned)eb);
     }
     CHECK(bad == 0);
     ck_free(dev, dx);
@@ -233,6 +245,7 @@ int main(void)
     RUN_TEST(test_masks);
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);
+    RUN_TEST(test_unaligned);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_bad_input);
     ck_context_destroy(a_ctx);

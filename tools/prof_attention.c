@@ -130,9 +130,9 @@ int prof_attention(int argc, char **argv)
             p.lse = 1;
             continue;
         }
-        static const char *const valued[] = {"--b",  "--h",     "--hk",   "--sq",     "--sk",
-                                             "--d",  "--dv",    "--dtype", "--mask",  "--layout",
-                                             "--scale"};
+        static const char *const valued[] = {"--b",    "--h",      "--hk",   "--sq",
+                                             "--sk",   "--d",      "--dv",   "--dtype",
+                                             "--mask", "--layout", "--scale"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -160,8 +160,8 @@ int prof_attention(int argc, char **argv)
         } else {
             long long x;
             if (prof_parse_list(v, &x, 1, !strcmp(a, "--sk") ? 0 : 1, 1LL << 31) != 1)
-                return cli_usage_error(sub, "%s %s: expected a whole number from %d to 2^31.", a,
-                                       v, !strcmp(a, "--sk") ? 0 : 1);
+                return cli_usage_error(sub, "%s %s: expected a whole number from %d to 2^31.", a, v,
+                                       !strcmp(a, "--sk") ? 0 : 1);
             if (!strcmp(a, "--b"))
                 p.b = x;
             else if (!strcmp(a, "--h"))
@@ -276,8 +276,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         result = cli_library_error(sub);
         goto done;
     }
-    double flops = 2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) *
-                   (double)(q->d + q->d_v);
+    double flops =
+        2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) * (double)(q->d + q->d_v);
     double tflops = flops / (ms * 1e-3) / 1e12;
     static const char *masks[] = {"none", "causal", "window"};
     char check[128];
@@ -293,8 +293,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
                "\"tflops\": %.3f, \"ok\": %s}\n",
                (long long)q->b, (long long)q->h_q, (long long)q->h_k, (long long)q->s_q,
                (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
-               masks[q->mask], q->align ? "bottom-right" : "top-left",
-               ck_attention_plan_name(plan), props.name, ms, tflops, ok ? "true" : "false");
+               masks[q->mask], q->align ? "bottom-right" : "top-left", ck_attention_plan_name(plan),
+               props.name, ms, tflops, ok ? "true" : "false");
     else
         printf("attention b%lld h%lld/%lld sq%lld sk%lld d%lld dv%lld %s mask %s (%s) on %s\n"
                "  instance %s\n  time %.4f ms, %.2f TFLOP/s\n  check %s\n",

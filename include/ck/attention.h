@@ -58,8 +58,8 @@ typedef struct ck_attn_strides {
 
 typedef struct ck_attention_problem {
     int64_t b, s_q, s_k, h_q, h_k;
-    int64_t d, d_v;    /* head dims: each 32, 64, 96, 128, 192 or 256 (d_v may differ from d) */
-    ck_dtype dtype;    /* Q, K, V and O: CK_DTYPE_BF16 or CK_DTYPE_F16 */
+    int64_t d, d_v; /* head dims: each 32, 64, 96, 128, 192 or 256 (d_v may differ from d) */
+    ck_dtype dtype; /* Q, K, V and O: CK_DTYPE_BF16 or CK_DTYPE_F16 */
     ck_attn_strides q, k, v, o;
     ck_attn_mask mask;
     ck_attn_align align;

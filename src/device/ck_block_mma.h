@@ -64,7 +64,8 @@ CK_DEVICE void ck_mma_frag_a16(unsigned *r, const unsigned char *tile, int line_
                                int ks)
 {
     int lane = (int)ck_lane_id();
-    ck_ldmatrix_x4(r, tile + ck_swz_offset(m + (lane & 15), ks * 32 + (lane >> 4) * 16, line_bytes));
+    ck_ldmatrix_x4(r,
+                   tile + ck_swz_offset(m + (lane & 15), ks * 32 + (lane >> 4) * 16, line_bytes));
 }
 
 CK_DEVICE void ck_mma_frag_b16(unsigned *r, const unsigned char *tile, int line_bytes, int n,
@@ -75,8 +76,8 @@ CK_DEVICE void ck_mma_frag_b16(unsigned *r, const unsigned char *tile, int line_
                                            ks * 32 + ((lane >> 3) & 1) * 16, line_bytes));
 }
 
-CK_DEVICE void ck_mma_frag_b16_trans(unsigned *r, const unsigned char *tile, int line_bytes,
-                                     int ks, int n)
+CK_DEVICE void ck_mma_frag_b16_trans(unsigned *r, const unsigned char *tile, int line_bytes, int ks,
+                                     int n)
 {
     int lane = (int)ck_lane_id(), i = lane >> 3;
     ck_ldmatrix_x4_trans(r, tile + ck_swz_offset(ks * 16 + (lane & 7) + 8 * (i & 1),

@@ -1,6 +1,7 @@
 /*
- * The attention kernels' argument struct, one definition for the host (the .c files of src/ops/attention)
- * and the device pipelines (*_pipeline_kernel.h): passed by value as the kernel's parameter.
+ * The attention kernels' argument struct, one definition for the host (the .c files of
+ * src/ops/attention) and the device pipelines (*_pipeline_kernel.h): passed by value as the
+ * kernel's parameter.
  */
 #ifndef CK_OPS_ATTN_ARGS_KERNEL_H
 #define CK_OPS_ATTN_ARGS_KERNEL_H

@@ -24,7 +24,7 @@
 /* The checked, normalized problem: every stride resolved (packed BSHD where all were 0). */
 typedef struct ck_attn_prob {
     ck_attention_problem p;
-    int64_t lo, hi; /* visible keys: i + lo <= j <= i + hi (unbounded: +-CK_ATTN_UNBOUNDED) */
+    int64_t lo, hi;  /* visible keys: i + lo <= j <= i + hi (unbounded: +-CK_ATTN_UNBOUNDED) */
     int scalar_copy; /* bit 0: element-wise loads of Q, K, V; bit 1: element-wise stores of O
                         (unaligned pointers given to ck_attention) */
 } ck_attn_prob;

@@ -16,16 +16,16 @@
 #include "ck_block_mma.h"
 #include "ops/attention/attn_args_kernel.h"
 
-#define ATTN_THREADS  (ATTN_WARPS * 32)
-#define ATTN_MI       (ATTN_TILE_M / ATTN_WARPS / 16) /* 16-row mma tiles per warp */
-#define ATTN_NS       (ATTN_TILE_N / 8)               /* n8 tiles of S per row block */
-#define ATTN_NO       (ATTN_DV / 8)                   /* n8 tiles of O per row block */
-#define ATTN_Q_LINE   (ATTN_D * 2)
-#define ATTN_V_LINE   (ATTN_DV * 2)
-#define ATTN_Q_BYTES  (ATTN_TILE_M * ATTN_Q_LINE)
-#define ATTN_K_BYTES  (ATTN_TILE_N * ATTN_Q_LINE)
-#define ATTN_STAGE    (ATTN_K_BYTES + ATTN_TILE_N * ATTN_V_LINE)
-#define ATTN_NEG_INF  (ck_u32_as_f32(0xFF800000u))
+#define ATTN_THREADS (ATTN_WARPS * 32)
+#define ATTN_MI      (ATTN_TILE_M / ATTN_WARPS / 16) /* 16-row mma tiles per warp */
+#define ATTN_NS      (ATTN_TILE_N / 8)               /* n8 tiles of S per row block */
+#define ATTN_NO      (ATTN_DV / 8)                   /* n8 tiles of O per row block */
+#define ATTN_Q_LINE  (ATTN_D * 2)
+#define ATTN_V_LINE  (ATTN_DV * 2)
+#define ATTN_Q_BYTES (ATTN_TILE_M * ATTN_Q_LINE)
+#define ATTN_K_BYTES (ATTN_TILE_N * ATTN_Q_LINE)
+#define ATTN_STAGE   (ATTN_K_BYTES + ATTN_TILE_N * ATTN_V_LINE)
+#define ATTN_NEG_INF (ck_u32_as_f32(0xFF800000u))
 
 #if ATTN_BF16
 #define ATTN_MMA ck_mma_m16n8k16_f32_bf16
@@ -50,14 +50,17 @@ CK_DEVICE void attn_copy(unsigned char *tile, int line_bytes, int lines, const v
                              ATTN_THREADS);
 }
 
-/* Issue the copies of key/value tile kt into stage slot `slot`. */
-CK_DEVICE void attn_load_kv(unsigned char *stage, const ck_attn_kargs *ka, const unsigned short *k,
-                            const unsigned short *v, long long kt)
+/* Issue the copies of key tile kt (which 0) or value tile kt (which 1) into `stage`. */
+CK_DEVICE void attn_load(unsigned char *stage, const ck_attn_kargs *ka, const unsigned short *kv,
+                         long long kt, int which)
 {
     long long n0 = kt * ATTN_TILE_N;
-    attn_copy(stage, ATTN_Q_LINE, ATTN_TILE_N, k + n0 * ka->k_s, ka->k_s, ka->sk - n0, ATTN_K_VEC);
-    attn_copy(stage + ATTN_K_BYTES, ATTN_V_LINE, ATTN_TILE_N, v + n0 * ka->v_s, ka->v_s,
-              ka->sk - n0, ATTN_V_VEC);
+    if (which == 0)
+        attn_copy(stage, ATTN_Q_LINE, ATTN_TILE_N, kv + n0 * ka->k_s, ka->k_s, ka->sk - n0,
+                  ATTN_K_VEC);
+    else
+        attn_copy(stage + ATTN_K_BYTES, ATTN_V_LINE, ATTN_TILE_N, kv + n0 * ka->v_s, ka->v_s,
+                  ka->sk - n0, ATTN_V_VEC);
 }
 
 /* s = Q K^T for the warp's rows (row0 in the tile) and the key tile in `ks`. */
@@ -85,7 +88,8 @@ CK_DEVICE void attn_scores(float (*s)[ATTN_NS][4], const unsigned char *sq, cons
 
 /* -inf where the mask hides (i, j) or j is past the keys: row i0 + mi * 16 + g (+ 8), column
  * j0 + n * 8 + 2t (+ 1) of the fragment. */
-CK_DEVICE void attn_mask(float (*s)[ATTN_NS][4], const ck_attn_kargs *ka, long long i0, long long j0)
+CK_DEVICE void attn_mask(float (*s)[ATTN_NS][4], const ck_attn_kargs *ka, long long i0,
+                         long long j0)
 {
     int lane = (int)ck_lane_id(), g = lane >> 2, t = lane & 3;
     CK_UNROLL for (int mi = 0; mi < ATTN_MI; ++mi) CK_UNROLL for (int n = 0; n < ATTN_NS; ++n)
@@ -106,8 +110,8 @@ CK_DEVICE void attn_softmax(float (*s)[ATTN_NS][4], float (*o)[ATTN_NO][4], attn
     CK_UNROLL for (int mi = 0; mi < ATTN_MI; ++mi) CK_UNROLL for (int h = 0; h < 2; ++h)
     {
         float mx = ATTN_NEG_INF;
-        CK_UNROLL for (int n = 0; n < ATTN_NS; ++n)
-            mx = fmaxf(mx, fmaxf(s[mi][n][2 * h], s[mi][n][2 * h + 1]));
+        CK_UNROLL for (int n = 0; n < ATTN_NS; ++n) mx =
+            fmaxf(mx, fmaxf(s[mi][n][2 * h], s[mi][n][2 * h + 1]));
         mx = fmaxf(mx, ck_shfl_xor_f32(mx, 1)); /* the 4 lanes of a quad share the row */
         mx = fmaxf(mx, ck_shfl_xor_f32(mx, 2));
         float m_new = fmaxf(st->m[mi][h], mx * scale_log2);
@@ -131,7 +135,8 @@ CK_DEVICE void attn_softmax(float (*s)[ATTN_NS][4], float (*o)[ATTN_NO][4], attn
 }
 
 /* o += P V: the C fragments of n-tiles 2k, 2k + 1 of P are the A fragment of k-slice k. */
-CK_DEVICE void attn_pv(float (*o)[ATTN_NO][4], const float (*p)[ATTN_NS][4], const unsigned char *sv)
+CK_DEVICE void attn_pv(float (*o)[ATTN_NO][4], const float (*p)[ATTN_NS][4],
+                       const unsigned char *sv)
 {
     CK_UNROLL for (int kk = 0; kk < ATTN_TILE_N / 16; ++kk)
     {
@@ -172,8 +177,8 @@ CK_DEVICE void attn_epilogue(float (*o)[ATTN_NO][4], attn_rows *st, const ck_att
         unsigned short *row = out + i * ka->o_s;
         CK_UNROLL for (int n = 0; n < ATTN_NO; ++n)
         {
-            unsigned w = ck_pack_f32x2_b16(o[mi][n][2 * h] * inv, o[mi][n][2 * h + 1] * inv,
-                                           ATTN_BF16);
+            unsigned w =
+                ck_pack_f32x2_b16(o[mi][n][2 * h] * inv, o[mi][n][2 * h + 1] * inv, ATTN_BF16);
 #if ATTN_O_PAIR
             *(unsigned *)(row + n * 8 + 2 * t) = w;
 #else
@@ -228,24 +233,34 @@ CK_DEVICE void attn_fwd_sm80_main(ck_attn_kargs ka)
     long long begin, end;
     attn_tile_range(&ka, i0, &begin, &end);
 
-    /* prologue: Q and the first key/value tile in flight */
+    /* K and V of a tile are separate cp.async groups: S = Q K^T of tile kt starts when its K
+     * has landed, while V of kt and K of kt + 1 are still in flight. Groups in flight at each
+     * wait(1): the one waited for and the one issued after it. */
     attn_copy(sq, ATTN_Q_LINE, ATTN_TILE_M, q + i0 * ka.q_s, ka.q_s, ka.sq - i0, ATTN_Q_VEC);
     if (begin < end)
-        attn_load_kv(stages, &ka, k, v, begin);
-    ck_cp_async_commit();
+        attn_load(stages, &ka, k, begin, 0);
+    ck_cp_async_commit(); /* Q, K of tile begin */
+    if (begin < end)
+        attn_load(stages, &ka, v, begin, 1);
+    ck_cp_async_commit(); /* V of tile begin */
     for (long long kt = begin; kt < end; ++kt) {
         unsigned char *cur = stages + ((kt - begin) & 1) * ATTN_STAGE;
-        if (kt + 1 < end) /* the other slot was freed by the barrier that ended tile kt - 1 */
-            attn_load_kv(stages + ((kt + 1 - begin) & 1) * ATTN_STAGE, &ka, k, v, kt + 1);
+        unsigned char *nxt = stages + ((kt + 1 - begin) & 1) * ATTN_STAGE;
+        ck_cp_async_wait(1); /* K of tile kt has landed (V of kt may be in flight) */
+        ck_sync_threads();   /* ... for every thread; every warp is done with tile kt - 1 */
+        if (kt + 1 < end)
+            attn_load(nxt, &ka, k, kt + 1, 0);
         ck_cp_async_commit();
-        ck_cp_async_wait(1); /* Q and tile kt have landed */
-        ck_sync_threads();
         attn_scores(s, sq, cur, row0);
         if (attn_tile_partial(&ka, i0, kt))
             attn_mask(s, &ka, i0 + row0, kt * ATTN_TILE_N);
         attn_softmax(s, o, &st, ka.scale_log2);
+        ck_cp_async_wait(1); /* V of tile kt has landed (K of kt + 1 may be in flight) */
+        ck_sync_threads();
+        if (kt + 1 < end)
+            attn_load(nxt, &ka, v, kt + 1, 1);
+        ck_cp_async_commit();
         attn_pv(o, (const float(*)[ATTN_NS][4])s, cur + ATTN_K_BYTES);
-        ck_sync_threads(); /* every warp is done with slot kt before it is refilled */
     }
     ck_cp_async_wait_all();
     attn_epilogue(o, &st, &ka, out, lse, i0 + row0);

@@ -227,9 +227,8 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
                    span("k", args->k, &p->k, p->b, p->s_k, p->h_k, p->d, 2),
                    span("v", args->v, &p->v, p->b, p->s_k, p->h_k, p->d_v, 2)};
     range out[2] = {span("o", args->o, &p->o, p->b, p->s_q, p->h_q, p->d_v, 2),
-                    {(uintptr_t)args->lse, (uintptr_t)args->lse + (uintptr_t)(p->b * p->h_q *
-                                                                             p->s_q * 4),
-                     "lse"}};
+                    {(uintptr_t)args->lse,
+                     (uintptr_t)args->lse + (uintptr_t)(p->b * p->h_q * p->s_q * 4), "lse"}};
     for (int x = 0; x < 1 + p->lse; ++x) {
         for (int i = 0; i < 3 + x; ++i) {
             range r = i < 3 ? in[i] : out[0];

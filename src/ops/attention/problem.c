@@ -104,8 +104,8 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
                        (long long)p.b, (long long)p.s_q, (long long)p.s_k);
     if (p.h_q < 1 || p.h_k < 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": h_q = %lld, h_k = %lld; accepted: head counts >= 1.",
-                       (long long)p.h_q, (long long)p.h_k);
+                       OP ": h_q = %lld, h_k = %lld; accepted: head counts >= 1.", (long long)p.h_q,
+                       (long long)p.h_k);
     if (p.h_q % p.h_k)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": h_q = %lld is not a multiple of h_k = %lld; each key/value head "
