@@ -14,7 +14,8 @@ Prints a markdown table of TFLOP/s and ck / best peer; --plot writes a PNG.
 dim and d_v 128 with d 192, both types, every mask and alignment, both layouts, LSE), each checked on every
 row against the reference; prints the failures and a count. Builds nothing: pass --build DIR.
 
-usage: python3 bench/attention.py [--build DIR] [--quick] [--check N [--seed S]] [--plot F]
+usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F]
+       python3 bench/attention.py [--build DIR] --check N [--seed S]
 """
 import argparse
 import json
@@ -104,7 +105,10 @@ def bench(o):
     for cfg in configs:
         cu = time_torch(cfg, "cudnn")
         fl = time_torch(cfg, "flash")
-        r, err = run_ck(ck_cmd(o.build, cfg, extra=("--flush", "--reps", "20", "--warmup", "5")))
+        extra = ["--flush", "--reps", "20", "--warmup", "5"]
+        if o.instance:
+            extra += ["--instance", o.instance]
+        r, err = run_ck(ck_cmd(o.build, cfg, extra=extra))
         c = r["tflops"] if r else float("nan")
         best = max([x for x in (cu, fl) if x] or [float("nan")])
         fmt = lambda x: "%.1f" % x if x else "-"
@@ -176,6 +180,7 @@ def main():
     ap.add_argument("--check", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", default=None)
+    ap.add_argument("--instance", default=None, help="MxNxW for ck instead of the policy's")
     ap.add_argument("--device", default="cuda", help="host: the emulator (--check only)")
     o = ap.parse_args()
     global DEVICE

@@ -28,6 +28,7 @@ typedef struct acase {
     float scale;
     int shift; /* > 0: every pointer moved by this many elements (unaligned), run through the
                   one-call ck_attention (element-wise copies and stores) */
+    ck_attn_instance inst; /* tile_m 0: the policy's instance */
 } acase;
 
 static ck_context *a_ctx;
@@ -92,7 +93,8 @@ static long ac_run(const acase *c)
     if (st)
         return 1;
     ck_attention_plan *plan = NULL;
-    st = ck_attention_plan_create(a_ctx, &p, &plan); /* with c->shift only for its name */
+    st = c->inst.tile_m ? ck_attn_plan_create_instance(a_ctx, &prob, &c->inst, &plan)
+                        : ck_attention_plan_create(a_ctx, &p, &plan); /* shift: for its name */
     CHECK_MSG(st == CK_SUCCESS, "plan: %s", ck_last_error());
     if (st)
         return 1;

@@ -73,6 +73,40 @@ static void test_multi_tile(void)
     ac_run(&c);
 }
 
+/* Other block shapes than the policy's: 8 warps of 16 rows, 2 warps of 64 rows (4 mma tiles
+ * each) with a 128-row key tile, 1 warp with a 16-row key tile; and instances refused. */
+static void test_instances(void)
+{
+    acase c = ac_base(1, 140, 90, 2, 1, 64);
+    c.inst = (ck_attn_instance){128, 64, 8};
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.lse = 1;
+    ac_run(&c);
+    c = ac_base(1, 70, 150, 1, 1, 32);
+    c.inst = (ck_attn_instance){128, 128, 2};
+    ac_run(&c);
+    c = ac_base(1, 20, 40, 1, 1, 32);
+    c.inst = (ck_attn_instance){16, 16, 1};
+    c.lse = 1;
+    ac_run(&c);
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attention_plan *plan = NULL;
+    ck_attn_instance bad[] = {{48, 64, 4}, {64, 24, 4}, {64, 64, 3}, {1024, 64, 4}};
+    for (int i = 0; i < 4; ++i)
+        CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[i], &plan),
+                     CK_ERROR_INVALID_ARGUMENT);
+    p.d = p.d_v = 256;
+    memset(&p.q, 0, sizeof p.q), memset(&p.k, 0, sizeof p.k); /* packed BSHD */
+    memset(&p.v, 0, sizeof p.v), memset(&p.o, 0, sizeof p.o);
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attn_instance big = {256, 128, 4}; /* 128 K + 2 x 128 K of shared memory */
+    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &big, &plan), CK_ERROR_UNSUPPORTED);
+    CHECK(plan == NULL);
+}
+
 /* Pointers that are not 16-byte aligned (nor O 4-byte aligned): the plan refuses them, the
  * one-call form takes element-wise copies and stores. */
 static void test_unaligned(void)
@@ -245,6 +279,7 @@ int main(void)
     RUN_TEST(test_masks);
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);
+    RUN_TEST(test_instances);
     RUN_TEST(test_unaligned);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_bad_input);

@@ -29,7 +29,9 @@ static const char attention_help[] =
     "                     (top-left; -1 unbounded) or window-br:L,R (default none)\n"
     "  --layout L         bshd or bhsd (default bshd)\n"
     "  --scale X          softmax scale (default 1/sqrt(d))\n"
-    "  --lse              also write the log-sum-exp (f32 [b, h, sq])\n";
+    "  --lse              also write the log-sum-exp (f32 [b, h, sq])\n"
+    "  --instance MxNxW   the block shape instead of the policy's: M query rows, N key rows\n"
+    "                     per tile, W warps (e.g. 128x64x4)\n";
 
 typedef struct a_job {
     ck_context *ctx;
@@ -104,7 +106,7 @@ static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
 }
 
 static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
-                    float scale);
+                    float scale, const ck_attn_instance *inst);
 
 int prof_attention(int argc, char **argv)
 {
@@ -124,15 +126,16 @@ int prof_attention(int argc, char **argv)
     long long hk = 0, dv = 0;
     int bhsd = 0;
     double scale = 0;
+    ck_attn_instance inst = {0, 0, 0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "--lse")) {
             p.lse = 1;
             continue;
         }
-        static const char *const valued[] = {"--b",    "--h",      "--hk",   "--sq",
-                                             "--sk",   "--d",      "--dv",   "--dtype",
-                                             "--mask", "--layout", "--scale"};
+        static const char *const valued[] = {"--b",    "--h",      "--hk",    "--sq",
+                                             "--sk",   "--d",      "--dv",    "--dtype",
+                                             "--mask", "--layout", "--scale", "--instance"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -154,6 +157,11 @@ int prof_attention(int argc, char **argv)
             if (strcmp(v, "bshd") && strcmp(v, "bhsd"))
                 return cli_usage_error(sub, "--layout %s: expected bshd or bhsd.", v);
             bhsd = !strcmp(v, "bhsd");
+        } else if (!strcmp(a, "--instance")) {
+            long long t[3];
+            if (prof_parse_list(v, t, 3, 1, 1024) != 3)
+                return cli_usage_error(sub, "--instance %s: expected MxNxW, e.g. 128x64x4.", v);
+            inst.tile_m = (int)t[0], inst.tile_n = (int)t[1], inst.warps = (int)t[2];
         } else if (!strcmp(a, "--scale")) {
             if ((rc = prof_parse_double(sub, a, v, &scale)) != CK_EXIT_OK)
                 return rc;
@@ -189,11 +197,11 @@ int prof_attention(int argc, char **argv)
     if ((double)p.b * p.h_q * p.s_q * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS ||
         (double)p.b * p.h_k * p.s_k * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS)
         return cli_usage_error(sub, "the tensors would exceed 2^40 elements.");
-    return run_prof(sub, &c, &p, (float)scale);
+    return run_prof(sub, &c, &p, (float)scale, inst.tile_m ? &inst : NULL);
 }
 
 static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
-                    float scale)
+                    float scale, const ck_attn_instance *inst)
 {
     ck_context *ctx = NULL;
     if (ck_context_create(c->backend, 0, &ctx) != CK_SUCCESS)
@@ -206,7 +214,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     enum { NBUF = 5 }; /* q, k, v, o, lse */
     void *h[NBUF] = {0}, *d[NBUF] = {0};
     double *ref = NULL;
-    if (ck_attn_prob_make(p, &prob) != CK_SUCCESS || ck_attention_plan_create(ctx, p, &plan)) {
+    if (ck_attn_prob_make(p, &prob) != CK_SUCCESS ||
+        ck_attn_plan_create_instance(ctx, &prob, inst, &plan) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }

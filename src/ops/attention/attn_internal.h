@@ -56,6 +56,11 @@ size_t ck_attn_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in
 ck_status ck_attn_policy(const ck_attn_prob *prob, const ck_device_props *props,
                          ck_attn_instance *out);
 
+/* A plan of a checked problem with instance `want` (NULL: the policy's), refused with a
+ * sentence when the instance cannot run it (ck prof attention --instance, the tests). */
+ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob,
+                                       const ck_attn_instance *want, ck_attention_plan **plan);
+
 /* The kernel source of (problem, instance) (malloc'd) and its cache key (malloc'd). */
 ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source);
 char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in);

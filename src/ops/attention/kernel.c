@@ -115,13 +115,30 @@ static ck_status build_source(void *user, char **source)
     return ck_attn_source(&b->plan->prob, &b->plan->inst, source);
 }
 
-static ck_status plan_create_prob(ck_context *ctx, const ck_attn_prob *prob,
-                                  ck_attention_plan **out)
+ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob,
+                                       const ck_attn_instance *want, ck_attention_plan **out)
 {
     ck_attn_instance in;
     ck_status st = ck_attn_policy(prob, ck_op_props(ctx), &in);
     if (st)
         return st;
+    if (want) {
+        int w = want->warps;
+        if ((w != 1 && w != 2 && w != 4 && w != 8) || want->tile_m < 16 * w ||
+            want->tile_m % (16 * w) || want->tile_m / (16 * w) > 4 || want->tile_n < 16 ||
+            want->tile_n > 128 || want->tile_n % 16)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": instance m%dn%d w%d; accepted: 1, 2, 4 or 8 warps of 16, 32, 48 "
+                              "or 64 rows each, a key tile of 16 to 128 rows in steps of 16.",
+                           want->tile_m, want->tile_n, w);
+        if (ck_attn_shared_bytes(prob, want) > ck_op_props(ctx)->max_shared_per_block)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": instance m%dn%d w%d needs %zu bytes of shared memory; the device "
+                              "allows %zu per block.",
+                           want->tile_m, want->tile_n, w, ck_attn_shared_bytes(prob, want),
+                           ck_op_props(ctx)->max_shared_per_block);
+        in = *want;
+    }
     ck_attention_plan *plan = calloc(1, sizeof *plan);
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
@@ -163,7 +180,7 @@ ck_status ck_attention_plan_create(ck_context *ctx, const ck_attention_problem *
     ck_status st = ck_attn_prob_make(problem, &prob);
     if (st)
         return st;
-    return plan_create_prob(ctx, &prob, plan);
+    return ck_attn_plan_create_instance(ctx, &prob, NULL, plan);
 }
 
 const char *ck_attention_plan_name(const ck_attention_plan *plan)
@@ -273,7 +290,7 @@ ck_status ck_attention(ck_context *ctx, const ck_attention_problem *problem,
     if ((uintptr_t)args->o % 4)
         prob.scalar_copy |= 2;
     ck_attention_plan *plan = NULL;
-    if ((st = plan_create_prob(ctx, &prob, &plan)))
+    if ((st = ck_attn_plan_create_instance(ctx, &prob, NULL, &plan)))
         return st;
     st = ck_attention_plan_execute(plan, args);
     ck_attention_plan_destroy(plan);
