@@ -29,6 +29,7 @@ typedef struct acase {
     int shift; /* > 0: every pointer moved by this many elements (unaligned), run through the
                   one-call ck_attention (element-wise copies and stores) */
     ck_attn_instance inst; /* tile_m 0: the policy's instance */
+    float softcap;
 } acase;
 
 static ck_context *a_ctx;
@@ -67,6 +68,7 @@ static void ac_problem(const acase *c, ck_attention_problem *p)
     p->mask = c->mask, p->align = c->align;
     p->window_left = c->wl, p->window_right = c->wr;
     p->lse = c->lse;
+    p->softcap = c->softcap;
 }
 
 static void ac_fill(uint16_t *x, size_t n, ck_dtype t)

@@ -73,6 +73,21 @@ static void test_multi_tile(void)
     ac_run(&c);
 }
 
+/* The logit soft-cap (a peaked softmax: scale 1, cap 2 and 30) with a causal mask and a window. */
+static void test_softcap(void)
+{
+    acase c = ac_base(1, 33, 70, 2, 1, 64);
+    c.softcap = 2.0f;
+    c.scale = 1.0f;
+    c.lse = 1;
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    ac_run(&c);
+    c.softcap = 30.0f;
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 9, c.wr = 4;
+    ac_run(&c);
+}
+
 /* Other block shapes than the policy's: 8 warps of 16 rows, 2 warps of 64 rows (4 mma tiles
  * each) with a 128-row key tile, 1 warp with a 16-row key tile; and instances refused. */
 static void test_instances(void)
@@ -159,6 +174,8 @@ static void test_bad_input(void)
     p = g, p.mask = CK_ATTN_MASK_WINDOW, p.window_left = -2;
     CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
     p = g, p.mask = (ck_attn_mask)7;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.softcap = -1.0f;
     CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
     p = g, p.align = (ck_attn_align)3;
     CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
@@ -279,6 +296,7 @@ int main(void)
     RUN_TEST(test_masks);
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);
+    RUN_TEST(test_softcap);
     RUN_TEST(test_instances);
     RUN_TEST(test_unaligned);
     RUN_TEST(test_fully_masked);

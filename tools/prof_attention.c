@@ -30,6 +30,7 @@ static const char attention_help[] =
     "  --layout L         bshd or bhsd (default bshd)\n"
     "  --scale X          softmax scale (default 1/sqrt(d))\n"
     "  --lse              also write the log-sum-exp (f32 [b, h, sq])\n"
+    "  --softcap X        soft-cap the scores: X tanh(S / X)\n"
     "  --instance MxNxW   the block shape instead of the policy's: M query rows, N key rows\n"
     "                     per tile, W warps (e.g. 128x64x4)\n";
 
@@ -133,9 +134,9 @@ int prof_attention(int argc, char **argv)
             p.lse = 1;
             continue;
         }
-        static const char *const valued[] = {"--b",    "--h",      "--hk",    "--sq",
-                                             "--sk",   "--d",      "--dv",    "--dtype",
-                                             "--mask", "--layout", "--scale", "--instance"};
+        static const char *const valued[] = {
+            "--b",     "--h",    "--hk",     "--sq",    "--sk",       "--d",      "--dv",
+            "--dtype", "--mask", "--layout", "--scale", "--instance", "--softcap"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -162,6 +163,11 @@ int prof_attention(int argc, char **argv)
             if (prof_parse_list(v, t, 3, 1, 1024) != 3)
                 return cli_usage_error(sub, "--instance %s: expected MxNxW, e.g. 128x64x4.", v);
             inst.tile_m = (int)t[0], inst.tile_n = (int)t[1], inst.warps = (int)t[2];
+        } else if (!strcmp(a, "--softcap")) {
+            double x = 0;
+            if ((rc = prof_parse_double(sub, a, v, &x)) != CK_EXIT_OK)
+                return rc;
+            p.softcap = (float)x;
         } else if (!strcmp(a, "--scale")) {
             if ((rc = prof_parse_double(sub, a, v, &scale)) != CK_EXIT_OK)
                 return rc;

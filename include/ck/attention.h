@@ -3,6 +3,7 @@
  * kernel), FlashAttention-2 style: the score matrix is never written.
  *
  *     S   = scale * Q K^T                       per (batch, query head), s_q x s_k
+ *     S   = softcap * tanh(S / softcap)          with a logit soft-cap (optional)
  *     S   = -inf where the mask hides (i, j)
  *     O   = softmax(S) V                        softmax along j, in f32
  *     LSE = log(sum_j exp(S_ij))                natural log, f32 (optional)
@@ -65,9 +66,10 @@ typedef struct ck_attention_problem {
     ck_attn_align align;
     int64_t window_left, window_right; /* CK_ATTN_MASK_WINDOW: >= 0, or -1 for unbounded */
     int lse;                           /* 1: write LSE (ck_attention_args.lse) */
+    float softcap; /* > 0: scores soft-capped to (-softcap, softcap) by tanh; 0: none */
 } ck_attention_problem;
 
-/* Zero sizes, bf16, packed BSHD, no mask (top-left), no LSE. */
+/* Zero sizes, bf16, packed BSHD, no mask (top-left), no LSE, no soft-cap. */
 void ck_attention_problem_init(ck_attention_problem *p);
 
 typedef struct ck_attention_args {

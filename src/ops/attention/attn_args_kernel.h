@@ -18,6 +18,9 @@ typedef struct ck_attn_kargs {
      * hold +-2^62 */
     long long lo, hi;
     float scale_log2; /* softmax scale * log2(e): scores in the exp2 domain */
+    /* soft-cap: s <- cap_out * tanh(s * cap_in), cap_in = scale / softcap, cap_out = softcap /
+     * scale (so that scale_log2 then applies); cap_in 0: none */
+    float cap_in, cap_out;
 } ck_attn_kargs;
 
 #endif

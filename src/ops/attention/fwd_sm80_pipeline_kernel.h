@@ -2,9 +2,9 @@
  * The sm_80 attention forward pipeline (FlashAttention-2's algorithm on mma.sync): one block per
  * (tile of ATTN_TILE_M query rows, query head, batch); each warp owns 16 * ATTN_MI rows. The
  * block walks the key/value tiles its mask leaves visible, K and V double-buffered in shared
- * memory by cp.async; per tile S = Q K^T (mma, f32), masked, online softmax on the accumulator
- * fragment (running max m and sum l per row, in the exp2 domain), P rounded to the input type
- * and O += P V (mma); at the end O / l and LSE = (m + log2 l) ln 2.
+ * memory by cp.async; per tile S = Q K^T (mma, f32), soft-capped (optional), masked, online softmax
+ * on the accumulator fragment (running max m and sum l per row, in the exp2 domain), P rounded to
+ * the input type and O += P V (mma); at the end O / l and LSE = (m + log2 l) ln 2.
  *
  * Included after the ATTN_* defines of the parameter table (params in kernel.c). Shared memory:
  * the Q tile, then per stage the K tile and the V tile, each one line per sequence position,
@@ -84,6 +84,14 @@ CK_DEVICE void attn_scores(float (*s)[ATTN_NS][4], const unsigned char *sq, cons
             }
         }
     }
+}
+
+/* The logit soft-cap: s = cap_out * tanh(s * cap_in) (softcap * tanh(scale s / softcap) once
+ * the softmax applies the scale). */
+CK_DEVICE void attn_softcap(float (*s)[ATTN_NS][4], float cap_in, float cap_out)
+{
+    CK_UNROLL for (int mi = 0; mi < ATTN_MI; ++mi) CK_UNROLL for (int n = 0; n < ATTN_NS; ++n)
+        CK_UNROLL for (int r = 0; r < 4; ++r) s[mi][n][r] = cap_out * tanhf(s[mi][n][r] * cap_in);
 }
 
 /* -inf where the mask hides (i, j) or j is past the keys: row i0 + mi * 16 + g (+ 8), column
@@ -252,6 +260,8 @@ CK_DEVICE void attn_fwd_sm80_main(ck_attn_kargs ka)
             attn_load(nxt, &ka, k, kt + 1, 0);
         ck_cp_async_commit();
         attn_scores(s, sq, cur, row0);
+        if (ka.cap_in > 0.0f)
+            attn_softcap(s, ka.cap_in, ka.cap_out);
         if (attn_tile_partial(&ka, i0, kt))
             attn_mask(s, &ka, i0 + row0, kt * ATTN_TILE_N);
         attn_softmax(s, o, &st, ka.scale_log2);

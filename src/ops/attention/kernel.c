@@ -269,6 +269,10 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     ka.o_b = p->o.batch, ka.o_s = p->o.seq, ka.o_h = p->o.head;
     ka.lo = plan->prob.lo, ka.hi = plan->prob.hi;
     ka.scale_log2 = (float)(scale * 1.4426950408889634);
+    if (p->softcap > 0.0f) {
+        ka.cap_in = (float)(scale / p->softcap);
+        ka.cap_out = (float)(p->softcap / scale);
+    }
     void *argv[1] = {&ka};
     size_t sizes[1] = {sizeof ka};
     unsigned tiles = (unsigned)((p->s_q + plan->inst.tile_m - 1) / plan->inst.tile_m);

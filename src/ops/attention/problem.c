@@ -161,6 +161,10 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
                           "CK_ATTN_MASK_WINDOW.",
                        (int)p.mask);
     }
+    if (!(p.softcap >= 0.0f) || !isfinite(p.softcap))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": softcap = %g; accepted: 0 (none) or a positive finite number.",
+                       (double)p.softcap);
     if (p.lse != 0 && p.lse != 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": lse = %d; accepted: 0 or 1.", p.lse);
     prob->p = p;

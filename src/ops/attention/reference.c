@@ -52,6 +52,8 @@ void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *
             adot += fabs(x);
         }
         s[j] = scale * dot;
+        if (p->softcap > 0.0f)
+            s[j] = p->softcap * tanh(s[j] / p->softcap);
         if (scale * adot > *smag)
             *smag = scale * adot;
         if (s[j] > mx)
@@ -91,7 +93,7 @@ double ck_attn_tolerance_o(const ck_attn_prob *prob, double mag, double smag, do
 {
     const ck_attention_problem *p = &prob->p;
     double f32 = 1.0 / 16777216.0;
-    double score = (double)p->d * smag * f32 * 2;
+    double score = (double)p->d * smag * f32 * 2 + (double)p->softcap * 8 * f32;
     double chain = (double)(p->s_k / 16 + 8) * 4 * f32;
     return mag * (unit(p->dtype) + score + chain) + fabs(ref) * unit(p->dtype) + 1e-6;
 }
@@ -100,6 +102,6 @@ double ck_attn_tolerance_lse(const ck_attn_prob *prob, double smag, double ref)
 {
     const ck_attention_problem *p = &prob->p;
     double f32 = 1.0 / 16777216.0;
-    return (double)p->d * smag * f32 * 2 + (double)(p->s_k / 16 + 8) * 4 * f32 +
-           fabs(ref) * 4 * f32 + 1e-6;
+    return (double)p->d * smag * f32 * 2 + (double)p->softcap * 8 * f32 +
+           (double)(p->s_k / 16 + 8) * 4 * f32 + fabs(ref) * 4 * f32 + 1e-6;
 }
