@@ -30,6 +30,8 @@ typedef struct acase {
                   one-call ck_attention (element-wise copies and stores) */
     ck_attn_instance inst; /* tile_m 0: the policy's instance */
     float softcap;
+    int varlen; /* 1: sequences of lq[b] queries and lk[b] keys packed (sq, sk: the hints) */
+    int lq[8], lk[8];
 } acase;
 
 static ck_context *a_ctx;
@@ -44,6 +46,7 @@ static acase ac_base(int64_t b, int64_t sq, int64_t sk, int64_t hq, int64_t hk, 
     return c;
 }
 
+/* Strides of [b, s, h, d] (varlen: of [total, h, d], batch stride 0). */
 static ck_attn_strides ac_strides(const acase *c, int64_t s, int64_t h, int64_t d)
 {
     ck_attn_strides st;
@@ -53,7 +56,18 @@ static ck_attn_strides ac_strides(const acase *c, int64_t s, int64_t h, int64_t 
     } else {
         st.head = row, st.seq = h * row, st.batch = s * h * row;
     }
+    if (c->varlen)
+        st.batch = 0;
     return st;
+}
+
+/* Offsets of the varlen sequences: cu[0] = 0, cu[b + 1] = cu[b] + len[b]; returns the total. */
+static int64_t ac_offsets(const acase *c, const int *len, int32_t *cu)
+{
+    cu[0] = 0;
+    for (int64_t b = 0; b < c->b; ++b)
+        cu[b + 1] = cu[b] + len[b];
+    return cu[c->b];
 }
 
 static void ac_problem(const acase *c, ck_attention_problem *p)
@@ -61,10 +75,17 @@ static void ac_problem(const acase *c, ck_attention_problem *p)
     ck_attention_problem_init(p);
     p->b = c->b, p->s_q = c->sq, p->s_k = c->sk, p->h_q = c->hq, p->h_k = c->hk;
     p->d = c->d, p->d_v = c->dv, p->dtype = c->dt;
-    p->q = ac_strides(c, c->sq, c->hq, c->d);
-    p->k = ac_strides(c, c->sk, c->hk, c->d);
-    p->v = ac_strides(c, c->sk, c->hk, c->dv);
-    p->o = ac_strides(c, c->sq, c->hq, c->dv);
+    int64_t rq = c->sq, rk = c->sk;
+    if (c->varlen) {
+        int32_t cu[9];
+        p->varlen = 1;
+        rq = p->total_q = ac_offsets(c, c->lq, cu);
+        rk = p->total_k = ac_offsets(c, c->lk, cu);
+    }
+    p->q = ac_strides(c, rq, c->hq, c->d);
+    p->k = ac_strides(c, rk, c->hk, c->d);
+    p->v = ac_strides(c, rk, c->hk, c->dv);
+    p->o = ac_strides(c, rq, c->hq, c->dv);
     p->mask = c->mask, p->align = c->align;
     p->window_left = c->wl, p->window_right = c->wr;
     p->lse = c->lse;
@@ -101,11 +122,20 @@ static long ac_run(const acase *c)
     if (st)
         return 1;
     const ck_attention_problem *q = &prob.p;
-    size_t nq = (size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d);
-    size_t nk = (size_t)ck_attn_span(&q->k, q->b, q->s_k, q->h_k, q->d);
-    size_t nv = (size_t)ck_attn_span(&q->v, q->b, q->s_k, q->h_k, q->d_v);
-    size_t no = (size_t)ck_attn_span(&q->o, q->b, q->s_q, q->h_q, q->d_v);
-    size_t nl = (size_t)(q->b * q->h_q * q->s_q);
+    int64_t nb = q->varlen ? 1 : q->b, rq = q->varlen ? q->total_q : q->s_q;
+    int64_t rk = q->varlen ? q->total_k : q->s_k;
+    int32_t cuq[9] = {0}, cuk[9] = {0};
+    void *dcu = NULL;
+    if (q->varlen) {
+        ac_offsets(c, c->lq, cuq);
+        ac_offsets(c, c->lk, cuk);
+    }
+    size_t nq = (size_t)ck_attn_span(&q->q, nb, rq, q->h_q, q->d);
+    size_t nk = (size_t)ck_attn_span(&q->k, nb, rk, q->h_k, q->d);
+    size_t nv = (size_t)ck_attn_span(&q->v, nb, rk, q->h_k, q->d_v);
+    size_t no = (size_t)ck_attn_span(&q->o, nb, rq, q->h_q, q->d_v);
+    size_t nl = (size_t)(nb * q->h_q * rq);
+    no += !no;            /* total_q = 0 */
     nk += !nk, nv += !nv; /* s_k = 0: a valid pointer all the same */
     uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nv * 2), *ho = malloc(no * 2);
     float *hl = malloc((nl + 1) * 4);
@@ -131,6 +161,13 @@ static long ac_run(const acase *c)
     ck_attention_args_init(&args);
     args.q = pq, args.k = pk, args.v = pv, args.o = po, args.lse = dl;
     args.scale = c->scale;
+    if (q->varlen) {
+        CHECK_OK(ck_malloc(dev, sizeof cuq + sizeof cuk, &dcu));
+        CHECK_OK(ck_memcpy_h2d(dev, dcu, cuq, sizeof cuq, NULL));
+        CHECK_OK(ck_memcpy_h2d(dev, (char *)dcu + sizeof cuq, cuk, sizeof cuk, NULL));
+        args.cu_seqlens_q = dcu;
+        args.cu_seqlens_k = (const int32_t *)((char *)dcu + sizeof cuq);
+    }
     if (c->shift) /* the plan's 16-byte copies refuse these pointers; the one-call form not */
         CHECK_STATUS(ck_attention_plan_execute(plan, &args), CK_ERROR_INVALID_ARGUMENT);
     st = c->shift ? ck_attention(a_ctx, &p, &args) : ck_attention_plan_execute(plan, &args);
@@ -142,11 +179,14 @@ static long ac_run(const acase *c)
     long bad = 0;
     unsigned char *written = calloc(no, 1);
     for (int64_t b = 0; b < q->b; ++b)
-        for (int64_t h = 0; h < q->h_q; ++h)
-            for (int64_t i = 0; i < q->s_q; ++i) {
+        for (int64_t h = 0; h < q->h_q; ++h) {
+            int64_t len, first;
+            ck_attn_seq(&prob, cuq, q->total_q, q->s_q, b, &len, &first);
+            for (int64_t i = 0; i < len; ++i) {
                 double lse, mag, smag;
-                ck_attn_reference_row(&prob, hq, hk, hv, scale, b, h, i, ref, &lse, &mag, &smag);
-                int64_t base = ck_attn_offset(&q->o, b, i, h);
+                ck_attn_reference_row(&prob, hq, hk, hv, cuq, cuk, scale, b, h, i, ref, &lse, &mag,
+                                      &smag);
+                int64_t base = ck_attn_offset(&q->o, b, first + i, h);
                 for (int64_t x = 0; x < q->d_v; ++x) {
                     double got = 0;
                     ck_convert_to_f64(q->dtype, ho[base + x], &got);
@@ -162,7 +202,8 @@ static long ac_run(const acase *c)
                     }
                 }
                 if (q->lse) {
-                    double got = hl[(b * q->h_q + h) * q->s_q + i];
+                    double got =
+                        hl[q->varlen ? h * q->total_q + first + i : (b * q->h_q + h) * q->s_q + i];
                     int ok = isinf(lse)
                                  ? got == lse
                                  : fabs(got - lse) <= ck_attn_tolerance_lse(&prob, smag, lse);
@@ -172,6 +213,7 @@ static long ac_run(const acase *c)
                                   (long long)i, got, lse);
                 }
             }
+        }
     for (size_t i = 0; i < no; ++i)
         if (!written[i] && ho[i] != AC_SENTINEL && bad++ < 5)
             CHECK_MSG(0, "O padding element %zu overwritten", i);
@@ -191,6 +233,7 @@ static long ac_run(const acase *c)
     ck_free(dev, dv);
     ck_free(dev, dO);
     ck_free(dev, dl);
+    ck_free(dev, dcu);
     free(hq), free(hk), free(hv), free(ho), free(hl), free(ref);
     ck_attention_plan_destroy(plan);
     return bad;

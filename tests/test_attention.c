@@ -73,6 +73,30 @@ static void test_multi_tile(void)
     ac_run(&c);
 }
 
+/* Variable-length sequences (group mode): empty sequences on either side, s_q > s_k with
+ * bottom-right causal rows that see nothing, GQA, LSE [h_q, total_q], both layouts; and grid
+ * hints (s_q, s_k) shorter than the sequences: each block walks several query tiles. */
+static void test_varlen(void)
+{
+    acase c = ac_base(5, 70, 80, 4, 2, 64);
+    int lq[5] = {17, 0, 70, 1, 40}, lk[5] = {30, 12, 80, 0, 9};
+    c.varlen = 1;
+    memcpy(c.lq, lq, sizeof lq), memcpy(c.lk, lk, sizeof lk);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    ac_run(&c);
+    c = ac_base(3, 16, 16, 2, 1, 32);
+    int lq2[3] = {150, 3, 64}, lk2[3] = {100, 130, 64};
+    c.varlen = 1;
+    memcpy(c.lq, lq2, sizeof lq2), memcpy(c.lk, lk2, sizeof lk2);
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 7, c.wr = 2;
+    c.bhsd = 1;
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    ac_run(&c);
+}
+
 /* The logit soft-cap (a peaked softmax: scale 1, cap 2 and 30) with a causal mask and a window. */
 static void test_softcap(void)
 {
@@ -174,6 +198,11 @@ static void test_bad_input(void)
     p = g, p.mask = CK_ATTN_MASK_WINDOW, p.window_left = -2;
     CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
     p = g, p.mask = (ck_attn_mask)7;
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.varlen = 1, p.total_q = 8, p.total_k = 8, p.q.batch = 256, p.q.seq = 64,
+    p.q.head = 64; /* varlen with a batch stride */
+    CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    p = g, p.varlen = 1, p.total_q = -1;
     CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
     p = g, p.softcap = -1.0f;
     CHECK_STATUS(ck_attention_plan_create(a_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
@@ -296,6 +325,7 @@ int main(void)
     RUN_TEST(test_masks);
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);
+    RUN_TEST(test_varlen);
     RUN_TEST(test_softcap);
     RUN_TEST(test_instances);
     RUN_TEST(test_unaligned);

@@ -247,7 +247,7 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
             goto done;
         }
     }
-    a_job job = {ctx, plan, {d[0], d[1], d[2], d[3], d[4], scale}};
+    a_job job = {ctx, plan, {d[0], d[1], d[2], d[3], d[4], scale, NULL, NULL}};
     if (run_attention(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
         ck_context_synchronize(ctx) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, h[3], d[3], sz[3], NULL) != CK_SUCCESS ||
@@ -268,7 +268,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         long long x = sampled ? (long long)((unsigned long long)r * 2654435761ull % total) : r;
         long long i = x % q->s_q, hh = x / q->s_q % q->h_q, b = x / q->s_q / q->h_q;
         double lse, mag, smag;
-        ck_attn_reference_row(&prob, h[0], h[1], h[2], sc, b, hh, i, ref, &lse, &mag, &smag);
+        ck_attn_reference_row(&prob, h[0], h[1], h[2], NULL, NULL, sc, b, hh, i, ref, &lse, &mag,
+                              &smag);
         const uint16_t *o = (const uint16_t *)h[3] + ck_attn_offset(&q->o, b, i, hh);
         for (long long e = 0; e < q->d_v; ++e) {
             double got = 0;

@@ -24,6 +24,14 @@
  * A query row that sees no key (e.g. bottom-right causal with s_q > s_k, or s_k = 0) gets
  * O = 0 and LSE = -inf, never NaN.
  *
+ * Variable-length batches (CK's group mode, problem.varlen = 1): the b sequences are packed
+ * one after another without padding, Q and O [total_q, h, d], K and V [total_k, h, d];
+ * sequence i holds rows cu_seqlens_q[i] .. cu_seqlens_q[i + 1] - 1 of Q (and O) and rows
+ * cu_seqlens_k[i] .. of K and V (int32 device arrays of b + 1 non-decreasing offsets, clamped
+ * to [0, total]). Masks and alignment apply per sequence with its own s_q and s_k. LSE is then
+ * f32 [h_q, total_q]. s_q and s_k give the longest sequences (they size the grid; a longer
+ * one is still computed in full).
+ *
  * Usage: a plan checks the problem (every refusal a ck_status with a sentence naming the
  * field), chooses the instance and builds the kernel once; execute checks the pointers and
  * launches. Kernels: an sm_80-class kernel (cp.async, ldmatrix, mma.sync) that runs on sm_80
@@ -52,7 +60,8 @@ typedef enum ck_attn_align {
 } ck_attn_align;
 
 /* Element strides of one of Q, K, V, O over (batch, sequence, head); the last dim (d or d_v)
- * is contiguous. All three 0: packed BSHD (what ck_attention_problem_init leaves). */
+ * is contiguous. All three 0: packed BSHD (what ck_attention_problem_init leaves; varlen:
+ * packed [total, h, d]). */
 typedef struct ck_attn_strides {
     int64_t batch, seq, head;
 } ck_attn_strides;
@@ -66,7 +75,9 @@ typedef struct ck_attention_problem {
     ck_attn_align align;
     int64_t window_left, window_right; /* CK_ATTN_MASK_WINDOW: >= 0, or -1 for unbounded */
     int lse;                           /* 1: write LSE (ck_attention_args.lse) */
-    float softcap; /* > 0: scores soft-capped to (-softcap, softcap) by tanh; 0: none */
+    float softcap;            /* > 0: scores soft-capped to (-softcap, softcap) by tanh; 0: none */
+    int varlen;               /* 1: variable-length sequences (above); batch strides must be 0 */
+    int64_t total_q, total_k; /* varlen: rows of the packed Q / O and K / V */
 } ck_attention_problem;
 
 /* Zero sizes, bf16, packed BSHD, no mask (top-left), no LSE, no soft-cap. */
@@ -77,6 +88,7 @@ typedef struct ck_attention_args {
     void *o;
     float *lse;  /* f32 [b, h_q, s_q] when the problem has lse, else ignored */
     float scale; /* softmax scale (finite); 0 selects 1 / sqrt(d) */
+    const int32_t *cu_seqlens_q, *cu_seqlens_k; /* varlen: b + 1 offsets each (device) */
 } ck_attention_args;
 
 /* Pointers NULL, scale 0 (1 / sqrt(d)). */

@@ -217,19 +217,15 @@ CK_DEVICE int attn_tile_partial(const ck_attn_kargs *ka, long long i0, long long
     return j1 >= ka->sk || j0 < i1 + ka->lo || j1 > i0 + ka->hi;
 }
 
-CK_DEVICE void attn_fwd_sm80_main(ck_attn_kargs ka)
+/* One query tile (rows i0 .. i0 + TILE_M - 1 of the sequence at q / k / v / out / lse). */
+CK_DEVICE void attn_fwd_tile(const ck_attn_kargs *kp, const unsigned short *q,
+                             const unsigned short *k, const unsigned short *v, unsigned short *out,
+                             float *lse, long long i0)
 {
+    ck_attn_kargs ka = *kp;
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     unsigned char *sq = smem, *stages = smem + ATTN_Q_BYTES;
-    int warp = (int)ck_warp_id(), row0 = warp * ATTN_MI * 16;
-    long long i0 = (long long)ck_block_idx_x() * ATTN_TILE_M;
-    long long h = ck_block_idx_y(), b = ck_block_idx_z(), hk = h / ka.group;
-    const unsigned short *q = (const unsigned short *)ka.q + b * ka.q_b + h * ka.q_h;
-    const unsigned short *k = (const unsigned short *)ka.k + b * ka.k_b + hk * ka.k_h;
-    const unsigned short *v = (const unsigned short *)ka.v + b * ka.v_b + hk * ka.v_h;
-    unsigned short *out = (unsigned short *)ka.o + b * ka.o_b + h * ka.o_h;
-    float *lse = ka.lse ? ka.lse + (b * ka.hq + h) * ka.sq : 0;
-
+    int row0 = (int)ck_warp_id() * ATTN_MI * 16;
     float s[ATTN_MI][ATTN_NS][4], o[ATTN_MI][ATTN_NO][4];
     attn_rows st;
     CK_UNROLL for (int mi = 0; mi < ATTN_MI; ++mi) CK_UNROLL for (int x = 0; x < 2; ++x)
@@ -274,6 +270,45 @@ CK_DEVICE void attn_fwd_sm80_main(ck_attn_kargs ka)
     }
     ck_cp_async_wait_all();
     attn_epilogue(o, &st, &ka, out, lse, i0 + row0);
+}
+
+/* Offset of sequence b's first row and its length: clamped [cu[b], cu[b + 1]) of [0, total]. */
+CK_DEVICE void attn_seq(const int *cu, long long total, long long b, long long *first,
+                        long long *len)
+{
+    long long a = cu[b], e = cu[b + 1];
+    a = a < 0 ? 0 : a > total ? total : a;
+    e = e < 0 ? 0 : e > total ? total : e;
+    *first = a, *len = e > a ? e - a : 0;
+}
+
+/* Block (x, h, b): sequence b's query tiles x, x + gridDim.x, ... of query head h (one tile
+ * with fixed lengths: the grid covers s_q). The band of visible keys is the sequence's. */
+CK_DEVICE void attn_fwd_sm80_main(ck_attn_kargs ka)
+{
+    long long h = ck_block_idx_y(), b = ck_block_idx_z(), hk = h / ka.group;
+    const unsigned short *q = (const unsigned short *)ka.q + b * ka.q_b + h * ka.q_h;
+    const unsigned short *k = (const unsigned short *)ka.k + b * ka.k_b + hk * ka.k_h;
+    const unsigned short *v = (const unsigned short *)ka.v + b * ka.v_b + hk * ka.v_h;
+    unsigned short *out = (unsigned short *)ka.o + b * ka.o_b + h * ka.o_h;
+    float *lse = ka.lse ? ka.lse + (b * ka.hq + h) * ka.sq : 0;
+    if (ka.cu_q) { /* varlen: the sequence's rows of the packed tensors; LSE [h_q, total_q] */
+        long long q0, k0;
+        attn_seq(ka.cu_q, ka.total_q, b, &q0, &ka.sq);
+        attn_seq(ka.cu_k, ka.total_k, b, &k0, &ka.sk);
+        q += q0 * ka.q_s, out += q0 * ka.o_s;
+        k += k0 * ka.k_s, v += k0 * ka.v_s;
+        lse = ka.lse ? ka.lse + h * ka.total_q + q0 : 0;
+    }
+    long long off = ka.bottom_right ? ka.sk - ka.sq : 0;
+    ka.lo = ka.left < 0 ? -(1LL << 62) : off - ka.left;
+    ka.hi = ka.right < 0 ? (1LL << 62) : off + ka.right;
+    for (long long i0 = (long long)ck_block_idx_x() * ATTN_TILE_M; i0 < ka.sq;
+         i0 += (long long)ck_grid_dim_x() * ATTN_TILE_M) {
+        if (i0 >= ATTN_TILE_M * (long long)ck_grid_dim_x())
+            ck_sync_threads(); /* the previous tile's last reads of shared memory are done */
+        attn_fwd_tile(&ka, q, k, v, out, lse, i0);
+    }
 }
 
 #endif

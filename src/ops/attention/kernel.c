@@ -226,12 +226,18 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_attention_plan_execute: plan and args must not be NULL.");
     const ck_attention_problem *p = &plan->prob.p;
-    if (p->b == 0 || p->s_q == 0)
+    /* rows of Q / O and of K / V in the span of a batch: varlen packs every sequence into one */
+    int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
+    int64_t rk = p->varlen ? p->total_k : p->s_k;
+    if (p->b == 0 || rq == 0)
         return CK_SUCCESS;
     ck_status st;
+    if (p->varlen && ((st = check_ptr("cu_seqlens_q", args->cu_seqlens_q, 4)) ||
+                      (st = check_ptr("cu_seqlens_k", args->cu_seqlens_k, 4))))
+        return st;
     if ((st = check_ptr("q", args->q, plan->align_q)) ||
-        (p->s_k > 0 && (st = check_ptr("k", args->k, plan->align_k))) ||
-        (p->s_k > 0 && (st = check_ptr("v", args->v, plan->align_v))) ||
+        (rk > 0 && (st = check_ptr("k", args->k, plan->align_k))) ||
+        (rk > 0 && (st = check_ptr("v", args->v, plan->align_v))) ||
         (st = check_ptr("o", args->o, plan->align_o)) ||
         (p->lse && (st = check_ptr("lse", args->lse, 4))))
         return st;
@@ -240,12 +246,12 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
                        "ck_attention_plan_execute: scale = %g; accepted: a positive finite "
                        "number, or 0 for 1 / sqrt(d).",
                        (double)args->scale);
-    range in[3] = {span("q", args->q, &p->q, p->b, p->s_q, p->h_q, p->d, 2),
-                   span("k", args->k, &p->k, p->b, p->s_k, p->h_k, p->d, 2),
-                   span("v", args->v, &p->v, p->b, p->s_k, p->h_k, p->d_v, 2)};
-    range out[2] = {span("o", args->o, &p->o, p->b, p->s_q, p->h_q, p->d_v, 2),
-                    {(uintptr_t)args->lse,
-                     (uintptr_t)args->lse + (uintptr_t)(p->b * p->h_q * p->s_q * 4), "lse"}};
+    range in[3] = {span("q", args->q, &p->q, nb, rq, p->h_q, p->d, 2),
+                   span("k", args->k, &p->k, nb, rk, p->h_k, p->d, 2),
+                   span("v", args->v, &p->v, nb, rk, p->h_k, p->d_v, 2)};
+    range out[2] = {
+        span("o", args->o, &p->o, nb, rq, p->h_q, p->d_v, 2),
+        {(uintptr_t)args->lse, (uintptr_t)args->lse + (uintptr_t)(nb * p->h_q * rq * 4), "lse"}};
     for (int x = 0; x < 1 + p->lse; ++x) {
         for (int i = 0; i < 3 + x; ++i) {
             range r = i < 3 ? in[i] : out[0];
@@ -267,7 +273,12 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     ka.k_b = p->k.batch, ka.k_s = p->k.seq, ka.k_h = p->k.head;
     ka.v_b = p->v.batch, ka.v_s = p->v.seq, ka.v_h = p->v.head;
     ka.o_b = p->o.batch, ka.o_s = p->o.seq, ka.o_h = p->o.head;
-    ka.lo = plan->prob.lo, ka.hi = plan->prob.hi;
+    ka.left = plan->prob.left, ka.right = plan->prob.right;
+    ka.bottom_right = p->align == CK_ATTN_BOTTOM_RIGHT;
+    if (p->varlen) {
+        ka.cu_q = args->cu_seqlens_q, ka.cu_k = args->cu_seqlens_k;
+        ka.total_q = p->total_q, ka.total_k = p->total_k;
+    }
     ka.scale_log2 = (float)(scale * 1.4426950408889634);
     if (p->softcap > 0.0f) {
         ka.cap_in = (float)(scale / p->softcap);
@@ -275,7 +286,9 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     }
     void *argv[1] = {&ka};
     size_t sizes[1] = {sizeof ka};
+    /* blocks along the rows (each walks every tile_m-th query tile of its sequence) */
     unsigned tiles = (unsigned)((p->s_q + plan->inst.tile_m - 1) / plan->inst.tile_m);
+    tiles = tiles ? tiles : 1;
     return ck_op_launch(plan->ctx, plan->kernel, tiles, (unsigned)p->h_q, (unsigned)p->b,
                         (unsigned)plan->inst.warps * 32, plan->shared, argv, sizes, 1);
 }

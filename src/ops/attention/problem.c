@@ -38,14 +38,20 @@ int64_t ck_attn_span(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h,
 
 /* Resolve a tensor's strides (all 0: packed BSHD) and check them: non-negative, and no two
  * (batch, seq, head) positions of an output sharing elements is checked by the caller. */
-static ck_status strides(const char *name, ck_attn_strides *st, int64_t s, int64_t h, int64_t d)
+static ck_status strides(const char *name, ck_attn_strides *st, int64_t s, int64_t h, int64_t d,
+                         int varlen)
 {
     if (st->batch == 0 && st->seq == 0 && st->head == 0) {
         st->head = d;
         st->seq = h * d;
-        st->batch = s * h * d;
+        st->batch = varlen ? 0 : s * h * d;
         return CK_SUCCESS;
     }
+    if (varlen && st->batch != 0)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": %s batch stride %lld with varlen; the sequences are packed along "
+                          "the sequence dim: the batch stride must be 0.",
+                       name, (long long)st->batch);
     if (st->batch < 0 || st->seq < 0 || st->head < 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": %s strides (batch %lld, seq %lld, head %lld) must not be negative.",
@@ -121,15 +127,25 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
                        OP ": b = %lld, h_q = %lld, s_q = %lld, s_k = %lld out of range; "
                           "accepted: b, h_q <= 65535, s_q < 2^31 - 256, s_k <= 2^40.",
                        (long long)p.b, (long long)p.h_q, (long long)p.s_q, (long long)p.s_k);
+    if (p.varlen != 0 && p.varlen != 1)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": varlen = %d; accepted: 0 or 1.", p.varlen);
+    if (p.varlen && (p.total_q < 0 || p.total_k < 0 || p.total_q > (1LL << 31) - 1 ||
+                     p.total_k > (1LL << 31) - 1))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": total_q = %lld, total_k = %lld; accepted with varlen: 0 .. 2^31 - 1 "
+                          "(the offsets are int32).",
+                       (long long)p.total_q, (long long)p.total_k);
+    if (!p.varlen)
+        p.total_q = p.total_k = 0;
     ck_status st;
-    if ((st = strides("q", &p.q, p.s_q, p.h_q, p.d)) ||
-        (st = strides("k", &p.k, p.s_k, p.h_k, p.d)) ||
-        (st = strides("v", &p.v, p.s_k, p.h_k, p.d_v)) ||
-        (st = strides("o", &p.o, p.s_q, p.h_q, p.d_v)))
+    if ((st = strides("q", &p.q, p.s_q, p.h_q, p.d, p.varlen)) ||
+        (st = strides("k", &p.k, p.s_k, p.h_k, p.d, p.varlen)) ||
+        (st = strides("v", &p.v, p.s_k, p.h_k, p.d_v, p.varlen)) ||
+        (st = strides("o", &p.o, p.s_q, p.h_q, p.d_v, p.varlen)))
         return st;
-    if ((st = output_distinct(&p.o, p.b, p.s_q, p.h_q, p.d_v)))
+    if ((st = p.varlen ? output_distinct(&p.o, 1, p.total_q, p.h_q, p.d_v)
+                       : output_distinct(&p.o, p.b, p.s_q, p.h_q, p.d_v)))
         return st;
-    int64_t off = p.align == CK_ATTN_BOTTOM_RIGHT ? p.s_k - p.s_q : 0;
     if (p.align != CK_ATTN_TOP_LEFT && p.align != CK_ATTN_BOTTOM_RIGHT)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": align = %d; accepted: CK_ATTN_TOP_LEFT (0) or CK_ATTN_BOTTOM_RIGHT "
@@ -137,10 +153,10 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
                        (int)p.align);
     switch (p.mask) {
     case CK_ATTN_MASK_NONE:
-        prob->lo = -CK_ATTN_UNBOUNDED, prob->hi = CK_ATTN_UNBOUNDED;
+        prob->left = prob->right = -1;
         break;
     case CK_ATTN_MASK_CAUSAL:
-        prob->lo = -CK_ATTN_UNBOUNDED, prob->hi = off;
+        prob->left = -1, prob->right = 0;
         break;
     case CK_ATTN_MASK_WINDOW:
         if (p.window_left < -1 || p.window_right < -1)
@@ -152,8 +168,7 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": window (left %lld, right %lld); accepted: sizes up to 2^40.",
                            (long long)p.window_left, (long long)p.window_right);
-        prob->lo = p.window_left < 0 ? -CK_ATTN_UNBOUNDED : off - p.window_left;
-        prob->hi = p.window_right < 0 ? CK_ATTN_UNBOUNDED : off + p.window_right;
+        prob->left = p.window_left, prob->right = p.window_right;
         break;
     default:
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -168,7 +183,27 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
     if (p.lse != 0 && p.lse != 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": lse = %d; accepted: 0 or 1.", p.lse);
     prob->p = p;
+    ck_attn_band(prob, p.s_q, p.s_k, &prob->lo, &prob->hi);
     return CK_SUCCESS;
+}
+
+void ck_attn_band(const ck_attn_prob *prob, int64_t sq, int64_t sk, int64_t *lo, int64_t *hi)
+{
+    int64_t off = prob->p.align == CK_ATTN_BOTTOM_RIGHT ? sk - sq : 0;
+    *lo = prob->left < 0 ? -CK_ATTN_UNBOUNDED : off - prob->left;
+    *hi = prob->right < 0 ? CK_ATTN_UNBOUNDED : off + prob->right;
+}
+
+void ck_attn_seq(const ck_attn_prob *prob, const int32_t *cu, int64_t total, int64_t fixed,
+                 int64_t b, int64_t *len, int64_t *first)
+{
+    if (!prob->p.varlen) {
+        *len = fixed, *first = 0;
+        return;
+    }
+    int64_t a = cu[b] < 0 ? 0 : cu[b] > total ? total : cu[b];
+    int64_t e = cu[b + 1] < 0 ? 0 : cu[b + 1] > total ? total : cu[b + 1];
+    *first = a, *len = e > a ? e - a : 0;
 }
 
 double ck_attn_scale(const ck_attn_prob *prob, float scale)

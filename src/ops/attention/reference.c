@@ -20,13 +20,16 @@ static double elem(const void *base, ck_dtype t, int64_t i)
 }
 
 void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *k, const void *v,
-                           double scale, int64_t b, int64_t h, int64_t i, double *o, double *lse,
-                           double *mag, double *smag)
+                           const int32_t *cu_q, const int32_t *cu_k, double scale, int64_t b,
+                           int64_t h, int64_t i, double *o, double *lse, double *mag, double *smag)
 {
     const ck_attention_problem *p = &prob->p;
-    int64_t hk = h / (p->h_q / p->h_k);
-    int64_t jlo = i + prob->lo < 0 ? 0 : i + prob->lo;
-    int64_t jhi = i + prob->hi > p->s_k - 1 ? p->s_k - 1 : i + prob->hi;
+    int64_t hk = h / (p->h_q / p->h_k), sq, sk, q0, k0, lo, hi;
+    ck_attn_seq(prob, cu_q, p->total_q, p->s_q, b, &sq, &q0);
+    ck_attn_seq(prob, cu_k, p->total_k, p->s_k, b, &sk, &k0);
+    ck_attn_band(prob, sq, sk, &lo, &hi);
+    int64_t jlo = i + lo < 0 ? 0 : i + lo;
+    int64_t jhi = i + hi > sk - 1 ? sk - 1 : i + hi;
     for (int64_t c = 0; c < p->d_v; ++c)
         o[c] = 0;
     *mag = *smag = 0;
@@ -41,10 +44,10 @@ void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *
         *lse = NAN;
         return;
     }
-    int64_t qo = ck_attn_offset(&p->q, b, i, h);
+    int64_t qo = ck_attn_offset(&p->q, b, q0 + i, h);
     double mx = -INFINITY;
     for (int64_t j = 0; j < n; ++j) {
-        int64_t ko = ck_attn_offset(&p->k, b, jlo + j, hk);
+        int64_t ko = ck_attn_offset(&p->k, b, k0 + jlo + j, hk);
         double dot = 0, adot = 0;
         for (int64_t c = 0; c < p->d; ++c) {
             double x = elem(q, p->dtype, qo + c) * elem(k, p->dtype, ko + c);
@@ -67,7 +70,7 @@ void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *
     for (int64_t c = 0; c < p->d_v; ++c) {
         double acc = 0, aacc = 0;
         for (int64_t j = 0; j < n; ++j) {
-            double x = s[j] * elem(v, p->dtype, ck_attn_offset(&p->v, b, jlo + j, hk) + c);
+            double x = s[j] * elem(v, p->dtype, ck_attn_offset(&p->v, b, k0 + jlo + j, hk) + c);
             acc += x;
             aacc += fabs(x);
         }
