@@ -65,9 +65,13 @@ def flops(cfg):
 
 def time_torch(cfg, backend, reps=20):
     """TFLOP/s of torch SDPA with one backend, or None when it refuses the problem."""
-    import torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    import torch.nn.functional as F
+    try:
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        import torch.nn.functional as F
+    except ImportError as ex:
+        sys.stderr.write("torch unavailable (%s): no peer timings\n" % ex)
+        return None
     b, h, hk, sq, sk, d, dv, mask = cfg
     q = torch.randn(b, sq, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
     k = torch.randn(b, sk, hk, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
