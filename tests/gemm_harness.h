@@ -276,11 +276,12 @@ static long gc_run(const gcase *c)
     void *hx[CK_GEMM_MAX_EXTRAS] = {0}, *dx[CK_GEMM_MAX_EXTRAS] = {0};
     for (int x = 0; x < p.extra_count; ++x) {
         const ck_gemm_extra *e = &p.extras[x];
-        size_t nel = e->broadcast == CK_GEMM_EXTRA_FULL
-                         ? gc_span(&p, &(ck_gemm_matrix){e->dtype, e->order, e->ld, e->batch_stride},
-                                   p.m, p.n)
-                         : (size_t)((p.batch - 1) * e->batch_stride +
-                                    (e->broadcast == CK_GEMM_EXTRA_ROW ? p.m : p.n));
+        size_t nel =
+            e->broadcast == CK_GEMM_EXTRA_FULL
+                ? gc_span(&p, &(ck_gemm_matrix){e->dtype, e->order, e->ld, e->batch_stride}, p.m,
+                          p.n)
+                : (size_t)((p.batch - 1) * e->batch_stride +
+                           (e->broadcast == CK_GEMM_EXTRA_ROW ? p.m : p.n));
         size_t bytes = nel * (size_t)ck_gemm_dtype_bytes(e->dtype);
         hx[x] = malloc(bytes);
         gc_fill(hx[x], e->dtype, nel);
