@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "ck/context.h"
+#include "ck/conv.h"
 #include "ck/elementwise.h"
 #include "ck/gemm.h"
 #include "ck/norm.h"

@@ -1,0 +1,370 @@
+/*
+ * Convolution as implicit GEMM on the GEMM's sm80 pipeline (CK's grouped conv kernels): each
+ * direction is a strided-batched ck_gemm problem (batch = groups) whose im2col operand is read
+ * through a copy window generated from the im2col descriptor (descriptor.c) by
+ * ck_tile_copy_generate -- 16-byte cp.async where C keeps runs of 8 (bf16/f16) or 4 (f32)
+ * contiguous and aligned, zero-filled in the padding and past the edges. The pipeline takes the
+ * window through its operand path: the source defines GEMM_A_LOADER (forward: A = im2col(X)) or
+ * GEMM_B_LOADER (backward weight: B = im2col(X), the reduction over N * out), and the rest --
+ * ldmatrix, mma.sync, the generated epilogue -- is the GEMM's, unchanged.
+ *
+ *   forward          M = N * out, N = K, K = filter * C;  A = im2col(X), B = W (K-major),
+ *                    D = Y (row-major, ld G * K), C = residual, bias per column
+ *   backward weight  M = K, N = filter * C, K = N * out;  A = dY (M-major, ld G * K),
+ *                    B = im2col(X) (N-major), D = dW. One block reduces a whole tile's K range:
+ *                    deterministic, no atomics.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/tile_kernel.h"
+#include "core/error.h"
+#include "gen/sbuf.h"
+#include "ops/common/op_common.h"
+#include "ops/conv/conv_internal.h"
+#include "ops/gemm/gemm_internal.h"
+
+#define OP "ck_conv"
+
+struct ck_conv_plan {
+    ck_context *ctx;
+    ck_conv_prob q;
+    ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
+    int loader;     /* 0: A (forward), 1: B (backward weight) */
+};
+
+static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
+{
+    ck_gemm_matrix m = {t, o, ld, bs};
+    return m;
+}
+
+/* The GEMM problem of the direction (one batch per group). */
+static ck_status gemm_problem(const ck_conv_prob *q, ck_gemm_problem *gp)
+{
+    const ck_conv_problem *p = &q->p;
+    const int64_t G = p->g, C = p->c, K = p->k, KC = q->gemm_kf * C;
+    ck_gemm_problem_init(gp);
+    gp->batch = G;
+    gp->compute = p->compute;
+    if (p->direction == CK_CONV_FWD) {
+        gp->m = q->gemm_m, gp->n = K, gp->k = KC;
+        gp->a = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C);  /* read by the loader */
+        gp->b = mat(p->wei_dtype, CK_GEMM_COL_MAJOR, KC, K * KC);
+        gp->d = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, G * K, K);
+        if (p->residual)
+            gp->c = mat(p->residual_dtype, CK_GEMM_ROW_MAJOR, G * K, K);
+        if (p->bias) {
+            gp->bias = CK_GEMM_BIAS_COL;
+            gp->bias_dtype = p->bias_dtype;
+            gp->bias_batch_stride = K;
+        }
+        gp->activation = p->activation;
+        return CK_SUCCESS;
+    }
+    if (p->direction == CK_CONV_BWD_WEIGHT) {
+        gp->m = K, gp->n = KC, gp->k = q->gemm_m;
+        gp->a = mat(p->out_dtype, CK_GEMM_COL_MAJOR, G * K, K);
+        gp->b = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C); /* read by the loader */
+        gp->d = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, KC, K * KC);
+        return CK_SUCCESS;
+    }
+    return ck_fail(CK_ERROR_UNSUPPORTED,
+                   OP ": backward data is not implemented on the GPU path yet (the reference "
+                      "ck_conv_reference computes it; docs/ops-conv.md gives the plan).");
+}
+
+/* The copy window of the im2col operand for this instance: tile (tile_m, tile_k) of the view
+ * into A's K-major lines (forward) or (tile_k, tile_n) into B's N-major lines (backward weight),
+ * both in gemm_swz's layout. *src: the window's device C, named "im2col". */
+static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in, int loader,
+                               char **src, ck_tile_copy_info *info)
+{
+    *src = NULL;
+    int es = ck_gemm_dtype_bytes(q->p.in_dtype);
+    int threads = in->warps_m * in->warps_n * 32;
+    int rows = loader ? in->tile_k : in->tile_m, cols = loader ? in->tile_n : in->tile_k;
+    ck_dist_encoding enc;
+    ck_descriptor *view = NULL, *dst = NULL;
+    ck_status st = ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
+    if (!st)
+        st = ck_conv_im2col_make(q, &view);
+    if (!st)
+        st = ck_conv_smem_lines(rows, cols * es, es, &dst);
+    if (!st) {
+        ck_tile_copy_spec s;
+        memset(&s, 0, sizeof s);
+        s.name = "im2col";
+        s.enc = &enc;
+        s.dtype = q->p.in_dtype;
+        s.src = view;
+        s.src_origin_align[0] = rows;
+        s.src_origin_align[1] = cols;
+        s.dst = dst;
+        s.dst_origin_align[0] = rows;
+        s.dst_origin_align[1] = cols;
+        st = ck_tile_copy_generate(&s, src, info);
+    }
+    ck_descriptor_destroy(view);
+    ck_descriptor_destroy(dst);
+    return st;
+}
+
+typedef struct build_ctx {
+    const ck_conv_plan *plan;
+} build_ctx;
+
+static const char *dir_tag(ck_conv_direction d)
+{
+    return d == CK_CONV_FWD ? "fwd" : d == CK_CONV_BWD_DATA ? "bwd_data" : "bwd_weight";
+}
+
+static ck_status build_source(void *user, char **source)
+{
+    const ck_conv_plan *plan = ((const build_ctx *)user)->plan;
+    const ck_gemm_prob *prob = &plan->g.prob;
+    const ck_gemm_instance *inst = &plan->g.inst;
+    const ck_conv_prob *q = &plan->q;
+    *source = NULL;
+    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
+    int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
+    if (np < 0)
+        return ck_fail(CK_ERROR_INTERNAL, OP ": parameter table overflow.");
+    ck_dist_encoding acc;
+    ck_status st = ck_gemm_sm80_acc_encoding(prob, inst, &acc);
+    if (st)
+        return st;
+    char *defs = ck_gemm_params_defines(params, np), *epi = NULL, *win = NULL;
+    ck_tile_copy_info info;
+    if (!defs)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
+    if (!(st = ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi)))
+        st = window_source(q, inst, plan->loader, &win, &info);
+    if (st) {
+        free(defs);
+        free(epi);
+        ck_tile_free(win);
+        return st;
+    }
+    const ck_conv_problem *p = &q->p;
+    const char *ctype = ck_gemm_dtype_bytes(p->in_dtype) == 4 ? "float" : "unsigned short";
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b,
+                   "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
+                   "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
+                   "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
+                   " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's sm80 "
+                   "pipeline, instance %dx%dx%d s%d w%dx%d; operand %s is the im2col view, read "
+                   "by the copy window below (%d-byte %s). */\n",
+                   dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
+                   (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
+                   (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2],
+                   (long long)q->out[0], (long long)q->out[1], (long long)q->out[2],
+                   (long long)q->str[0], (long long)q->str[1], (long long)q->str[2],
+                   (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2],
+                   (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1],
+                   (long long)q->pr[1], (long long)q->pl[2], (long long)q->pr[2],
+                   (long long)prob->p.m, (long long)prob->p.n, (long long)prob->p.k, inst->tile_m,
+                   inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->warps_n,
+                   plan->loader ? "B" : "A", info.vector_bytes,
+                   info.async ? "cp.async" : "plain loads");
+    ck_sbuf_printf(&b,
+                   "#include \"ck_device.h\"\n"
+                   "#ifndef CK_FLOORDIV\n"
+                   "#define CK_FLOORDIV(a, b) ((a) / (b) - (((a) %% (b) != 0) && (((a) < 0) != "
+                   "((b) < 0))))\n"
+                   "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n"
+                   "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
+                   "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n"
+                   "%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s",
+                   defs, epi, win);
+    /* the operand path: the tile of k-tile origin k0 (and m0 or n0) of this group's view */
+    if (plan->loader == 0)
+        ck_sbuf_printf(&b,
+                       "CK_DEVICE void conv_load_a(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "long long m0, long long k0)\n{\n"
+                       "    ck_copy_im2col w = make_copy_im2col((%s *)ka->a, m0, k0, "
+                       "(%s *)s, 0, 0);\n    copy_im2col(&w);\n}\n"
+                       "#define GEMM_A_LOADER conv_load_a\n",
+                       ctype, ctype);
+    else
+        ck_sbuf_printf(&b,
+                       "CK_DEVICE void conv_load_b(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "long long n0, long long k0)\n{\n"
+                       "    ck_copy_im2col w = make_copy_im2col((%s *)ka->b, k0, n0, "
+                       "(%s *)s, 0, 0);\n    copy_im2col(&w);\n}\n"
+                       "#define GEMM_B_LOADER conv_load_b\n",
+                       ctype, ctype);
+    ck_sbuf_printf(&b,
+                   "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
+                   "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_sm80(ck_gemm_kargs ka)\n"
+                   "{\n    gemm_sm80_main(ka);\n}\n",
+                   inst->warps_m * inst->warps_n * 32);
+    free(defs);
+    free(epi);
+    ck_tile_free(win);
+    if (b.oom) {
+        free(b.s);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel source.");
+    }
+    *source = b.s;
+    return CK_SUCCESS;
+}
+
+/* "conv/<dir>/<every derived length>/<the GEMM's parameter key>" */
+static char *kernel_key(const ck_conv_plan *plan)
+{
+    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
+    int np = ck_gemm_params(&plan->g.prob, &plan->g.inst, params, CK_GEMM_MAX_PARAMS);
+    char *gk = np < 0 ? NULL : ck_gemm_params_key(params, np);
+    if (!gk)
+        return NULL;
+    const ck_conv_prob *q = &plan->q;
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b, "conv/%s/n%lld/g%lld/c%lld/k%lld", dir_tag(q->p.direction),
+                   (long long)q->p.n, (long long)q->p.g, (long long)q->p.c, (long long)q->p.k);
+    for (int d = 0; d < 3; ++d)
+        ck_sbuf_printf(&b, "/%lld.%lld.%lld.%lld.%lld.%lld.%lld", (long long)q->in[d],
+                       (long long)q->fil[d], (long long)q->out[d], (long long)q->str[d],
+                       (long long)q->dil[d], (long long)q->pl[d], (long long)q->pr[d]);
+    ck_sbuf_printf(&b, "/%s", gk);
+    free(gk);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, ck_conv_plan **out)
+{
+    if (!ctx || !problem || !out)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_create: ctx, problem and plan must not be NULL.");
+    *out = NULL;
+    ck_conv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    plan->ctx = ctx;
+    ck_gemm_problem gp;
+    ck_status st = ck_conv_prob_make(problem, &plan->q);
+    if (!st)
+        st = gemm_problem(&plan->q, &gp);
+    if (!st)
+        st = ck_gemm_prob_make(&gp, &plan->g.prob);
+    if (st) {
+        free(plan);
+        return ck_fail_context(st, OP ": the implicit GEMM");
+    }
+    plan->loader = problem->direction == CK_CONV_BWD_WEIGHT;
+    const ck_device_props *props = ck_op_props(ctx);
+    char reason[256] = "";
+    if (!ck_gemm_family_sm80.supports(&plan->g.prob, props, reason, sizeof reason)) {
+        free(plan);
+        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s.", reason);
+    }
+    enum { MAXI = 32 };
+    ck_gemm_instance ins[MAXI];
+    double score[MAXI];
+    int n = ck_gemm_policy_rank(&plan->g.prob, props, ins, score, MAXI, reason, sizeof reason);
+    /* the policy's best sm80 instance whose copy window exists (2-D thread pattern, lines of
+     * whole 16-byte chunks) */
+    int pick = -1;
+    for (int i = 0; i < n && pick < 0; ++i) {
+        if (ins[i].family != CK_GEMM_FAMILY_SM80)
+            continue;
+        char *w = NULL;
+        ck_tile_copy_info info;
+        if (window_source(&plan->q, &ins[i], plan->loader, &w, &info) == CK_SUCCESS)
+            pick = i;
+        else
+            ck_clear_error();
+        ck_tile_free(w);
+    }
+    if (pick < 0) {
+        free(plan);
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": no sm80 GEMM instance can read this problem's im2col view.");
+    }
+    plan->g.ctx = ctx;
+    plan->g.inst = ins[pick];
+    plan->g.family = &ck_gemm_family_sm80;
+    char *key = kernel_key(plan);
+    if (!key) {
+        free(plan);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
+    }
+    build_ctx b = {plan};
+    st = ck_op_kernel(ctx, key, "ck_conv_sm80", build_source, &b, &plan->g.kernel);
+    free(key);
+    if (!st)
+        st = ck_gemm_family_sm80.prepare(&plan->g);
+    if (st) {
+        free(plan);
+        return st;
+    }
+    *out = plan;
+    return CK_SUCCESS;
+}
+
+static ck_status check_ptr(const char *name, const void *p, size_t align)
+{
+    if (!p)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_execute: %s must not be NULL.",
+                       name);
+    if ((uintptr_t)p % align)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: %s (%p) is not aligned to %zu bytes.", name, p,
+                       align);
+    return CK_SUCCESS;
+}
+
+ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
+{
+    if (!plan || !a)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: plan and args must not be NULL.");
+    const ck_conv_problem *p = &plan->q.p;
+    /* the im2col window reads 16-byte pieces where it proved them aligned from the base */
+    int fwd = p->direction == CK_CONV_FWD;
+    ck_status st = check_ptr("x", a->x, 16);
+    if (!st)
+        st = check_ptr("w", a->w, fwd ? plan->g.align_b : plan->g.align_d);
+    if (!st)
+        st = check_ptr("y", a->y, fwd ? plan->g.align_d : plan->g.align_a);
+    if (!st && p->bias)
+        st = check_ptr("bias", a->bias, (size_t)ck_gemm_dtype_bytes(p->bias_dtype));
+    if (!st && p->residual)
+        st = check_ptr("residual", a->residual, plan->g.align_c);
+    if (st)
+        return st;
+    ck_gemm_args ga;
+    ck_gemm_args_init(&ga);
+    ga.alpha = a->alpha;
+    if (p->direction == CK_CONV_FWD) {
+        ga.a = a->x, ga.b = a->w, ga.d = a->y, ga.bias = a->bias, ga.c = a->residual;
+        ga.beta = p->residual ? 1.0f : 0.0f;
+    } else {
+        ga.a = a->y, ga.b = a->x, ga.d = a->w;
+    }
+    return ck_gemm_family_sm80.launch(&plan->g, &ga);
+}
+
+ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size)
+{
+    if (!plan || !buf || !size)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
+    const ck_gemm_instance *in = &plan->g.inst;
+    snprintf(buf, size, "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
+             dir_tag(plan->q.p.direction), (long long)plan->g.prob.p.m,
+             (long long)plan->g.prob.p.n, (long long)plan->g.prob.p.k,
+             (long long)plan->g.prob.p.batch, in->tile_m, in->tile_n, in->tile_k, in->stages,
+             in->warps_m, in->warps_n);
+    return CK_SUCCESS;
+}
+
+void ck_conv_plan_destroy(ck_conv_plan *plan)
+{
+    free(plan); /* the kernel belongs to the context's cache */
+}
