@@ -8,7 +8,7 @@
  *   input  X: N Hi Wi G C    (1-D: N Wi G C, 3-D: N Di Hi Wi G C)      "NHWGC"
  *   weight W: G K Y X C      (1-D: G K X C,  3-D: G K Z Y X C)         "GKYXC"
  *   output Y: N Ho Wo G K    (1-D: N Wo G K, 3-D: N Do Ho Wo G K)      "NHWGK"
- * with C and K the channels of one group (C = K = 1, G channels: depthwise). Spatial dim i of
+ * with C and K the channels of one group (the problem's c / g and k / g; c = k = g: depthwise). Spatial dim i of
  * the output: out_i = (in_i + pad_left_i + pad_right_i - dilation_i * (filter_i - 1) - 1)
  * / stride_i + 1; spatial arrays are given outermost first (D, H, W), ndim entries.
  *
@@ -41,11 +41,12 @@ typedef enum ck_conv_direction {
     CK_CONV_BWD_WEIGHT = 2  /* dW from X and dY */
 } ck_conv_direction;
 
-/* What to compute. Channel counts are per group. */
+/* What to compute. Channel counts are totals over the groups (as PyTorch / cuDNN), each
+ * divisible by g. */
 typedef struct ck_conv_problem {
     ck_conv_direction direction;
     int ndim;                          /* spatial dims: 1, 2 or 3 */
-    int64_t n, g, c, k;                /* batch, groups, channels per group in and out */
+    int64_t n, g, c, k;                /* batch, groups, input and output channels (totals) */
     int64_t in[CK_CONV_MAX_DIMS];      /* input spatial lengths (D, H, W order) */
     int64_t filter[CK_CONV_MAX_DIMS];  /* filter lengths (Z, Y, X) */
     int64_t out[CK_CONV_MAX_DIMS];     /* output lengths; 0: computed by the formula */

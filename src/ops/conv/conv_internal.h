@@ -19,7 +19,7 @@
 /* The checked problem with everything derived. Spatial arrays are padded to 3 dims at the
  * front (length 1, stride 1, no padding) so that loops need not care about ndim. */
 typedef struct ck_conv_prob {
-    ck_conv_problem p;
+    ck_conv_problem p; /* c and k per group (the problem's totals / g) */
     int64_t in[3], fil[3], out[3], str[3], dil[3], pl[3], pr[3]; /* 3-D padded */
     int64_t gemm_m;   /* N * prod out */
     int64_t gemm_kf;  /* prod filter */

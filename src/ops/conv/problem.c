@@ -66,12 +66,19 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": ndim = %d spatial dims; accepted: 1, 2 or 3.", p->ndim);
     const int64_t *cnt[4] = {&p->n, &p->g, &p->c, &p->k};
-    const char *cname[4] = {"n (batch)", "g (groups)", "c (input channels per group)",
-                            "k (output channels per group)"};
+    const char *cname[4] = {"n (batch)", "g (groups)", "c (input channels)",
+                            "k (output channels)"};
     for (int i = 0; i < 4; ++i)
         if (*cnt[i] < 1)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": %s = %lld; accepted: >= 1.", cname[i],
                            (long long)*cnt[i]);
+    if (p->c % p->g || p->k % p->g)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": channels c = %lld and k = %lld must both be divisible by the groups "
+                          "g = %lld.",
+                       (long long)p->c, (long long)p->k, (long long)p->g);
+    q->p.c = p->c / p->g; /* from here on: per group */
+    q->p.k = p->k / p->g;
     int off = 3 - p->ndim;
     for (int d = 0; d < 3; ++d) {
         q->in[d] = q->fil[d] = q->out[d] = q->str[d] = q->dil[d] = 1;
@@ -160,12 +167,12 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
     if (p->activation < CK_GEMM_ACT_NONE || p->activation > CK_GEMM_ACT_SIGMOID)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": activation = %d is not a ck_gemm_activation.",
                        (int)p->activation);
-    int64_t m = p->n, kf = 1, x = p->n * p->g * p->c, w = p->g * p->k * p->c, y = p->n * p->g * p->k;
+    int64_t m = p->n, kf = 1, x = p->n * p->c, w = p->k * q->p.c, y = p->n * p->k;
     int ok = 1;
     for (int d = 0; d < 3; ++d)
         ok = ok && mul_ok(&m, q->out[d]) && mul_ok(&kf, q->fil[d]) && mul_ok(&x, q->in[d]) &&
              mul_ok(&w, q->fil[d]) && mul_ok(&y, q->out[d]);
-    if (!ok || m > INT32_MAX || kf * p->c > INT32_MAX || p->k > INT32_MAX)
+    if (!ok || m > INT32_MAX || kf * q->p.c > INT32_MAX || p->k > INT32_MAX)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": the problem is too large (GEMM dims or tensors beyond 2^31 / 2^62 "
                           "elements).");
