@@ -93,5 +93,6 @@ int prof_gemm(int argc, char **argv);         /* tools/prof_gemm.c */
 int prof_topk_softmax(int argc, char **argv); /* tools/prof_softmax.c */
 int prof_layernorm(int argc, char **argv);    /* tools/prof_norm.c */
 int prof_rmsnorm(int argc, char **argv);      /* tools/prof_norm.c */
+int prof_conv(int argc, char **argv);         /* tools/prof_conv.c */
 
 #endif
