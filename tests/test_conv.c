@@ -206,7 +206,7 @@ static void pad(ccase *z, int d, int l, int r)
 /* Forward and backward weight share the cases: the shapes below run in both directions. */
 static void shapes(ck_conv_direction dir)
 {
-    const char *t = dir == CK_CONV_FWD ? "fwd" : "bwd-weight";
+    const char *t = dir == CK_CONV_FWD ? "fwd" : dir == CK_CONV_BWD_DATA ? "bwd-data" : "bwd-weight";
     char what[160];
     ccase z;
     /* 2-D 3x3, pad 1, 7x7 (odd), c 8 -> k 16 */
@@ -269,6 +269,11 @@ static void test_bwd_weight_shapes(void)
 }
 
 /* The GEMM's epilogue: bias per output channel, residual, activation, output cast. */
+static void test_bwd_data_shapes(void)
+{
+    shapes(CK_CONV_BWD_DATA);
+}
+
 static void test_fwd_epilogue(void)
 {
     ccase z = base2(CK_CONV_FWD, 2, 2, 8, 8, 7, 7, 3, 3);
@@ -410,6 +415,7 @@ int main(void)
     RUN_TEST(test_bad_input);
     RUN_TEST(test_fwd_shapes);
     RUN_TEST(test_bwd_weight_shapes);
+    RUN_TEST(test_bwd_data_shapes);
     RUN_TEST(test_fwd_epilogue);
     ck_context_destroy(g_ctx);
     return CK_TEST_REPORT();

@@ -152,12 +152,18 @@ ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *
         if ((st = require_len(fn, arg, lengths[i])))
             return st;
         snprintf(arg, sizeof arg, "coefs[%d]", i);
-        if ((st = require_nonneg(fn, arg, coefs[i])))
+        /* a negative coefficient must be a constant (CK's backward-data views, e.g. the output
+         * row o = h - y * dilation): the lower index may then be negative and is made valid
+         * by a later offset and pad; the extent counts the positive terms only */
+        int negative = ck_ival_is_const(coefs[i]) && coefs[i].v < 0;
+        if (!negative && (st = require_nonneg(fn, arg, coefs[i])))
             return st;
         out->up_lengths[i] = lengths[i];
         out->coefs[i] = coefs[i];
-        extent = ck_iv_add(
-            extent, ck_iv_mul(ck_iv_sub(lengths[i], ck_ival_int(1), &acc), coefs[i], &acc), &acc);
+        if (!negative)
+            extent = ck_iv_add(
+                extent, ck_iv_mul(ck_iv_sub(lengths[i], ck_ival_int(1), &acc), coefs[i], &acc),
+                &acc);
     }
     out->low_lengths[0] = extent;
     return sum_check(fn, acc);

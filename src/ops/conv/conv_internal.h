@@ -55,6 +55,10 @@ static inline int64_t ck_conv_y_at(const ck_conv_prob *q, int64_t n, const int64
  * Backward weight B: (K, N) = (N*out, fil*C) over X (the same view, dims in GEMM order). */
 ck_status ck_conv_im2col_make(const ck_conv_prob *q, ck_descriptor **out);
 
+/* Backward data: A = dY seen from dX, (M, K) = (N*in, fil*K); B = W as (fil*K, C). */
+ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out);
+ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out);
+
 /* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims
  * (line, element in line). */

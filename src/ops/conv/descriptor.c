@@ -80,6 +80,133 @@ ck_status ck_conv_im2col_make(const ck_conv_prob *q, ck_descriptor **out)
     return CK_SUCCESS;
 }
 
+/* Backward data, operand A: dY seen from dX's side (CK's transposed-convolution view). For
+ * input row h and tap f the output row is o with o * s = h + pl - f * d, so per spatial dim:
+ *   dY's o with a dim r of length 1 (stride 0) padded to s (valid only at r = 0),
+ *   merge (o, r) -> j = o * s + r        (the stride-dilated output: j valid iff j % s == 0)
+ *   pad j to the right                  (valid iff 0 <= j < out * s)
+ *   offset v -> j = v + pl
+ *   embed (h, f) -> v = h - f * d       (a negative coefficient, as in CK)
+ * then merge (n, h...) -> M and (f..., k) -> K. Taps whose j is not a multiple of s read zero:
+ * for stride > 1 the GEMM multiplies those zeros (CK's decomposition into s^dims zero-free
+ * GEMMs is the next step, docs/ops-conv.md). */
+ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out)
+{
+    *out = NULL;
+    const int64_t G = q->p.g, K = q->p.k;
+    ck_ival len[8], str[8];
+    len[0] = I(q->p.n);
+    str[0] = I(q->out[0] * q->out[1] * q->out[2] * G * K);
+    for (int s = 0; s < 3; ++s) {
+        int64_t inner = G * K;
+        for (int t = s + 1; t < 3; ++t)
+            inner *= q->out[t];
+        len[1 + 2 * s] = I(q->out[s]), str[1 + 2 * s] = I(inner);
+        len[2 + 2 * s] = I(1), str[2 + 2 * s] = I(0);
+    }
+    len[7] = I(K), str[7] = I(1);
+    ck_descriptor *d = NULL;
+    ck_status st = ck_descriptor_make_naive(8, len, str, &d);
+    if (st)
+        return st;
+    ck_transform t[8];
+    int low[8], up[8];
+    for (int i = 0; i < 8; ++i)
+        low[i] = up[i] = i;
+    /* r_s padded to the stride */
+    st = ck_make_pass_through_transform(len[0], &t[0]);
+    for (int s = 0; s < 3 && !st; ++s) {
+        st = ck_make_pass_through_transform(len[1 + 2 * s], &t[1 + 2 * s]);
+        if (!st)
+            st = ck_make_pad_transform(I(1), I(0), I(q->str[s] - 1), &t[2 + 2 * s]);
+    }
+    if (!st)
+        st = ck_make_pass_through_transform(len[7], &t[7]);
+    if (!st)
+        st = stage(&d, 8, t, low, up);
+    /* merge (o_s, r_s) -> j_s: dims n, j0, j1, j2, k */
+    if (!st)
+        st = ck_make_pass_through_transform(len[0], &t[0]);
+    for (int s = 0; s < 3 && !st; ++s) {
+        ck_ival ml[2] = {I(q->out[s]), I(q->str[s])};
+        st = ck_make_merge_transform(2, ml, &t[1 + s]);
+    }
+    if (!st)
+        st = ck_make_pass_through_transform(len[7], &t[4]);
+    int lowm[8] = {0, 1, 2, 3, 4, 5, 6, 7}, upm[5] = {0, 1, 2, 3, 4};
+    if (!st)
+        st = stage(&d, 5, t, lowm, upm);
+    /* pad j_s to the right so that every j = h + pl - f d of the view fits; then offset */
+    for (int pass = 0; pass < 2 && !st; ++pass) {
+        st = ck_make_pass_through_transform(len[0], &t[0]);
+        for (int s = 0; s < 3 && !st; ++s) {
+            int64_t lj = q->out[s] * q->str[s], need = q->in[s] + q->pl[s];
+            st = pass == 0 ? ck_make_pad_transform(I(lj), I(0), I(need > lj ? need - lj : 0),
+                                                   &t[1 + s])
+                           : ck_make_offset_transform(I(q->in[s]), I(q->pl[s]), &t[1 + s]);
+        }
+        if (!st)
+            st = ck_make_pass_through_transform(len[7], &t[4]);
+        if (!st)
+            st = stage(&d, 5, t, upm, upm);
+    }
+    /* embed (h_s, f_s) -> v_s with coefficients (1, -dilation): dims n, h0, f0, h1, f1, h2, f2, k */
+    if (!st)
+        st = ck_make_pass_through_transform(len[0], &t[0]);
+    for (int s = 0; s < 3 && !st; ++s) {
+        ck_ival el[2] = {I(q->in[s]), I(q->fil[s])}, ec[2] = {I(1), I(-q->dil[s])};
+        st = ck_make_embed_transform(2, el, ec, &t[1 + s]);
+    }
+    if (!st)
+        st = ck_make_pass_through_transform(len[7], &t[4]);
+    if (!st)
+        st = stage(&d, 5, t, upm, lowm);
+    /* merge (n, h0, h1, h2) -> M, (f0, f1, f2, k) -> K */
+    ck_ival ml[4] = {I(q->p.n), I(q->in[0]), I(q->in[1]), I(q->in[2])};
+    ck_ival kl[4] = {I(q->fil[0]), I(q->fil[1]), I(q->fil[2]), I(K)};
+    if (!st)
+        st = ck_make_merge_transform(4, ml, &t[0]);
+    if (!st)
+        st = ck_make_merge_transform(4, kl, &t[1]);
+    int low3[8] = {0, 1, 3, 5, 2, 4, 6, 7}, up3[2] = {0, 1};
+    if (!st)
+        st = stage(&d, 2, t, low3, up3);
+    if (st) {
+        ck_descriptor_destroy(d);
+        return ck_fail_context(st, "ck_conv: the backward-data view of dY");
+    }
+    *out = d;
+    return CK_SUCCESS;
+}
+
+/* Backward data, operand B: one group's W[k, f0, f1, f2, c] as (f..., k) x c. */
+ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out)
+{
+    *out = NULL;
+    const int64_t C = q->p.c;
+    ck_ival len[5] = {I(q->p.k), I(q->fil[0]), I(q->fil[1]), I(q->fil[2]), I(C)};
+    ck_ival str[5] = {I(q->fil[0] * q->fil[1] * q->fil[2] * C), I(q->fil[1] * q->fil[2] * C),
+                      I(q->fil[2] * C), I(C), I(1)};
+    ck_descriptor *d = NULL;
+    ck_status st = ck_descriptor_make_naive(5, len, str, &d);
+    if (st)
+        return st;
+    ck_transform t[2];
+    ck_ival kl[4] = {len[1], len[2], len[3], len[0]};
+    st = ck_make_merge_transform(4, kl, &t[0]);
+    if (!st)
+        st = ck_make_pass_through_transform(len[4], &t[1]);
+    int low[5] = {1, 2, 3, 0, 4}, up[2] = {0, 1};
+    if (!st)
+        st = stage(&d, 2, t, low, up);
+    if (st) {
+        ck_descriptor_destroy(d);
+        return ck_fail_context(st, "ck_conv: the backward-data view of W");
+    }
+    *out = d;
+    return CK_SUCCESS;
+}
+
 ck_status ck_conv_im2col_descriptor(const ck_conv_problem *p, ck_descriptor **out)
 {
     if (!out)

@@ -31,7 +31,7 @@ struct ck_conv_plan {
     ck_context *ctx;
     ck_conv_prob q;
     ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
-    int loader;     /* 0: A (forward), 1: B (backward weight) */
+    int loaders;    /* bit 0: A through a view's copy window, bit 1: B */
 };
 
 static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
@@ -70,34 +70,54 @@ static ck_status gemm_problem(const ck_conv_prob *q, ck_gemm_problem *gp)
         gp->d = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, KC, K * KC);
         return CK_SUCCESS;
     }
-    return ck_fail(CK_ERROR_UNSUPPORTED,
-                   OP ": backward data is not implemented on the GPU path yet (the reference "
-                      "ck_conv_reference computes it; docs/ops-conv.md gives the plan).");
+    /* backward data: M = N * in, N = C, K = filter * K; A = dY's view, B = W's view (both read
+     * by loaders), D = dX */
+    gp->m = q->p.n * q->in[0] * q->in[1] * q->in[2], gp->n = C, gp->k = q->gemm_kf * K;
+    gp->a = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, gp->k, K);
+    gp->b = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, C, K * KC);
+    gp->d = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, G * C, C);
+    return CK_SUCCESS;
 }
 
-/* The copy window of the im2col operand for this instance: tile (tile_m, tile_k) of the view
- * into A's K-major lines (forward) or (tile_k, tile_n) into B's N-major lines (backward weight),
- * both in gemm_swz's layout. *src: the window's device C, named "im2col". */
-static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in, int loader,
+static int loaders_of(ck_conv_direction d)
+{
+    return d == CK_CONV_FWD ? 1 : d == CK_CONV_BWD_WEIGHT ? 2 : 3;
+}
+
+/* The view an operand's loader reads: the im2col view of X (forward A, backward-weight B), or
+ * backward data's views of dY (A) and W (B). */
+static ck_status view_make(const ck_conv_prob *q, int operand, ck_descriptor **out)
+{
+    if (q->p.direction != CK_CONV_BWD_DATA)
+        return ck_conv_im2col_make(q, out);
+    return operand == 0 ? ck_conv_dy_view_make(q, out) : ck_conv_w_view_make(q, out);
+}
+
+/* The copy window of operand `operand` (0 A, 1 B) for this instance: tile (tile_m, tile_k) of
+ * the view into A's K-major lines, or (tile_k, tile_n) into B's N-major lines, both in
+ * gemm_swz's layout. *src: the window's device C, named "va" or "vb". */
+static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in, int operand,
                                char **src, ck_tile_copy_info *info)
 {
     *src = NULL;
-    int es = ck_gemm_dtype_bytes(q->p.in_dtype);
+    ck_dtype dt = operand == 0 ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
+                               : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
+    int es = ck_gemm_dtype_bytes(dt);
     int threads = in->warps_m * in->warps_n * 32;
-    int rows = loader ? in->tile_k : in->tile_m, cols = loader ? in->tile_n : in->tile_k;
+    int rows = operand ? in->tile_k : in->tile_m, cols = operand ? in->tile_n : in->tile_k;
     ck_dist_encoding enc;
     ck_descriptor *view = NULL, *dst = NULL;
     ck_status st = ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
     if (!st)
-        st = ck_conv_im2col_make(q, &view);
+        st = view_make(q, operand, &view);
     if (!st)
         st = ck_conv_smem_lines(rows, cols * es, es, &dst);
     if (!st) {
         ck_tile_copy_spec s;
         memset(&s, 0, sizeof s);
-        s.name = "im2col";
+        s.name = operand ? "vb" : "va";
         s.enc = &enc;
-        s.dtype = q->p.in_dtype;
+        s.dtype = dt;
         s.src = view;
         s.src_origin_align[0] = rows;
         s.src_origin_align[1] = cols;
@@ -135,28 +155,33 @@ static ck_status build_source(void *user, char **source)
     ck_status st = ck_gemm_sm80_acc_encoding(prob, inst, &acc);
     if (st)
         return st;
-    char *defs = ck_gemm_params_defines(params, np), *epi = NULL, *win = NULL;
-    ck_tile_copy_info info;
+    char *defs = ck_gemm_params_defines(params, np), *epi = NULL, *win[2] = {NULL, NULL};
+    ck_tile_copy_info info[2];
+    memset(info, 0, sizeof info);
     if (!defs)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
-    if (!(st = ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi)))
-        st = window_source(q, inst, plan->loader, &win, &info);
+    st = ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi);
+    for (int o = 0; o < 2 && !st; ++o)
+        if (plan->loaders >> o & 1)
+            st = window_source(q, inst, o, &win[o], &info[o]);
     if (st) {
         free(defs);
         free(epi);
-        ck_tile_free(win);
+        ck_tile_free(win[0]);
+        ck_tile_free(win[1]);
         return st;
     }
     const ck_conv_problem *p = &q->p;
     const char *ctype = ck_gemm_dtype_bytes(p->in_dtype) == 4 ? "float" : "unsigned short";
+    int o0 = plan->loaders & 1 ? 0 : 1;
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
                    "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
                    "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
                    " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's sm80 "
-                   "pipeline, instance %dx%dx%d s%d w%dx%d; operand %s is the im2col view, read "
-                   "by the copy window below (%d-byte %s). */\n",
+                   "pipeline, instance %dx%dx%d s%d w%dx%d; operand%s %s read through the "
+                   "copy window(s) below over the view descriptor(s) (%d-byte %s). */\n",
                    dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
                    (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
                    (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2],
@@ -167,8 +192,8 @@ static ck_status build_source(void *user, char **source)
                    (long long)q->pr[1], (long long)q->pl[2], (long long)q->pr[2],
                    (long long)prob->p.m, (long long)prob->p.n, (long long)prob->p.k, inst->tile_m,
                    inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->warps_n,
-                   plan->loader ? "B" : "A", info.vector_bytes,
-                   info.async ? "cp.async" : "plain loads");
+                   plan->loaders == 3 ? "s" : "", plan->loaders == 3 ? "A and B are" : o0 ? "B is" : "A is",
+                   info[o0].vector_bytes, info[o0].async ? "cp.async" : "plain loads");
     ck_sbuf_printf(&b,
                    "#include \"ck_device.h\"\n"
                    "#ifndef CK_FLOORDIV\n"
@@ -177,24 +202,22 @@ static ck_status build_source(void *user, char **source)
                    "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n"
                    "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
                    "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n"
-                   "%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s",
-                   defs, epi, win);
+                   "%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s%s",
+                   defs, epi, win[0] ? win[0] : "", win[1] ? win[1] : "");
     /* the operand path: the tile of k-tile origin k0 (and m0 or n0) of this group's view */
-    if (plan->loader == 0)
+    if (plan->loaders & 1)
         ck_sbuf_printf(&b,
                        "CK_DEVICE void conv_load_a(unsigned char *s, const ck_gemm_kargs *ka, "
                        "long long m0, long long k0)\n{\n"
-                       "    ck_copy_im2col w = make_copy_im2col((%s *)ka->a, m0, k0, "
-                       "(%s *)s, 0, 0);\n    copy_im2col(&w);\n}\n"
-                       "#define GEMM_A_LOADER conv_load_a\n",
+                       "    ck_copy_va w = make_copy_va((%s *)ka->a, m0, k0, (%s *)s, 0, 0);\n"
+                       "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
                        ctype, ctype);
-    else
+    if (plan->loaders & 2)
         ck_sbuf_printf(&b,
                        "CK_DEVICE void conv_load_b(unsigned char *s, const ck_gemm_kargs *ka, "
                        "long long n0, long long k0)\n{\n"
-                       "    ck_copy_im2col w = make_copy_im2col((%s *)ka->b, k0, n0, "
-                       "(%s *)s, 0, 0);\n    copy_im2col(&w);\n}\n"
-                       "#define GEMM_B_LOADER conv_load_b\n",
+                       "    ck_copy_vb w = make_copy_vb((%s *)ka->b, k0, n0, (%s *)s, 0, 0);\n"
+                       "    copy_vb(&w);\n}\n#define GEMM_B_LOADER conv_load_b\n",
                        ctype, ctype);
     ck_sbuf_printf(&b,
                    "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
@@ -203,7 +226,8 @@ static ck_status build_source(void *user, char **source)
                    inst->warps_m * inst->warps_n * 32);
     free(defs);
     free(epi);
-    ck_tile_free(win);
+    ck_tile_free(win[0]);
+    ck_tile_free(win[1]);
     if (b.oom) {
         free(b.s);
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel source.");
@@ -257,7 +281,7 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
         free(plan);
         return ck_fail_context(st, OP ": the implicit GEMM");
     }
-    plan->loader = problem->direction == CK_CONV_BWD_WEIGHT;
+    plan->loaders = loaders_of(problem->direction);
     const ck_device_props *props = ck_op_props(ctx);
     char reason[256] = "";
     if (!ck_gemm_family_sm80.supports(&plan->g.prob, props, reason, sizeof reason)) {
@@ -274,13 +298,19 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
     for (int i = 0; i < n && pick < 0; ++i) {
         if (ins[i].family != CK_GEMM_FAMILY_SM80)
             continue;
-        char *w = NULL;
-        ck_tile_copy_info info;
-        if (window_source(&plan->q, &ins[i], plan->loader, &w, &info) == CK_SUCCESS)
+        int ok = 1;
+        for (int o = 0; o < 2 && ok; ++o) {
+            char *w = NULL;
+            ck_tile_copy_info info;
+            if (plan->loaders >> o & 1) {
+                ok = window_source(&plan->q, &ins[i], o, &w, &info) == CK_SUCCESS;
+                if (!ok)
+                    ck_clear_error();
+            }
+            ck_tile_free(w);
+        }
+        if (ok)
             pick = i;
-        else
-            ck_clear_error();
-        ck_tile_free(w);
     }
     if (pick < 0) {
         free(plan);
@@ -327,12 +357,14 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
                        "ck_conv_plan_execute: plan and args must not be NULL.");
     const ck_conv_problem *p = &plan->q.p;
     /* the im2col window reads 16-byte pieces where it proved them aligned from the base */
-    int fwd = p->direction == CK_CONV_FWD;
-    ck_status st = check_ptr("x", a->x, 16);
+    /* the views' copy windows read 16-byte pieces where they proved them aligned from the
+     * base; the GEMM's own operands need the instance's alignment */
+    int fwd = p->direction == CK_CONV_FWD, bwd = p->direction == CK_CONV_BWD_DATA;
+    ck_status st = check_ptr("x", a->x, bwd ? plan->g.align_d : 16);
     if (!st)
-        st = check_ptr("w", a->w, fwd ? plan->g.align_b : plan->g.align_d);
+        st = check_ptr("w", a->w, fwd ? plan->g.align_b : bwd ? 16 : plan->g.align_d);
     if (!st)
-        st = check_ptr("y", a->y, fwd ? plan->g.align_d : plan->g.align_a);
+        st = check_ptr("y", a->y, fwd ? plan->g.align_d : bwd ? 16 : plan->g.align_a);
     if (!st && p->bias)
         st = check_ptr("bias", a->bias, (size_t)ck_gemm_dtype_bytes(p->bias_dtype));
     if (!st && p->residual)
@@ -345,8 +377,10 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
     if (p->direction == CK_CONV_FWD) {
         ga.a = a->x, ga.b = a->w, ga.d = a->y, ga.bias = a->bias, ga.c = a->residual;
         ga.beta = p->residual ? 1.0f : 0.0f;
-    } else {
+    } else if (p->direction == CK_CONV_BWD_WEIGHT) {
         ga.a = a->y, ga.b = a->x, ga.d = a->w;
+    } else {
+        ga.a = a->y, ga.b = a->w, ga.d = a->x;
     }
     return ck_gemm_family_sm80.launch(&plan->g, &ga);
 }
