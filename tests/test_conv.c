@@ -13,6 +13,7 @@
 #include "ck/ck.h"
 #include "ck/conv.h"
 #include "ck/tile.h"
+#include "ops/conv/conv_internal.h"
 #include "test.h"
 
 static ck_context *g_ctx;
@@ -110,7 +111,7 @@ static void run_case(const char *what, const ccase *z)
     if (st)
         return;
     ck_conv_plan *plan = NULL;
-    st = ck_conv_plan_create(g_ctx, &p, &plan);
+    st = ck_conv_plan_create_ex(g_ctx, &p, 1, &plan); /* the smallest tile: quick to compile */
     CHECK_MSG(st == CK_SUCCESS, "%s: plan: %s", what, ck_last_error());
     if (st)
         return;
@@ -232,23 +233,25 @@ static void shapes(ck_conv_direction dir)
     pad(&z, 0, 1, 1), pad(&z, 1, 1, 1);
     snprintf(what, sizeof what, "%s 2-D depthwise 3x3 g16", t);
     run_case(what, &z);
-    /* 1x1, 1x1 spatial, c 24 -> k 8 (runs of 8), f16 */
-    z = base2(dir, 3, 1, 24, 8, 1, 1, 1, 1);
-    z.dt = z.out = CK_DTYPE_F16;
-    snprintf(what, sizeof what, "%s 2-D 1x1 on 1x1 f16", t);
-    run_case(what, &z);
-    /* 1-D: width 13, filter 5, stride 2, dilation 2, pad (3, 2), c 4 (8-byte runs), g 2 */
+    /* 1-D: width 13, filter 5, stride 2, dilation 2, pad (3, 2), c 4 (8-byte runs), g 2, f16 */
     z = base1(dir, 2, 2, 4, 8, 13, 5);
+    z.dt = z.out = CK_DTYPE_F16;
     z.str[0] = 2, z.dil[0] = 2;
     pad(&z, 0, 3, 2);
     snprintf(what, sizeof what, "%s 1-D 5 stride 2 dilation 2 g2", t);
     run_case(what, &z);
-    /* 3-D: 5x7x7, 3x3x3, pad (1,1) (0,1) (1,0), stride (1,2,1), f32 (TF32) */
+    /* 3-D: 5x7x7 with a 3x3x3 filter, pad (1,1) (0,1) (1,0), stride (1,2,1), f32 (TF32) */
     z = base3(dir, 1, 1, 8, 8, 5, 7, 7, 3);
     z.str[1] = 2;
     pad(&z, 0, 1, 1), pad(&z, 1, 0, 1), pad(&z, 2, 1, 0);
     z.dt = z.out = CK_DTYPE_F32;
     snprintf(what, sizeof what, "%s 3-D 3x3x3 f32", t);
+    run_case(what, &z);
+    /* 3-D of depth 1 with a 1x1x3 filter (spatial size 1, filter 1), c 24 -> k 8 (3 runs) */
+    z = base3(dir, 3, 1, 24, 8, 1, 1, 7, 1);
+    z.fil[2] = 3;
+    pad(&z, 2, 2, 0);
+    snprintf(what, sizeof what, "%s 3-D 1x1x3 on 1x1x7", t);
     run_case(what, &z);
     /* odd channel counts: c 3 (an RGB stem), k 5, 7x7 stride 2 on 13x13 */
     z = base2(dir, 1, 1, 3, 5, 13, 13, 7, 7);
@@ -365,10 +368,12 @@ static void expect_refused(const char *what, const ck_conv_problem *p, ck_status
 static void test_bad_input(void)
 {
     ck_conv_problem p0, p;
-    ck_conv_problem_init(&p0);
-    p0.c = p0.k = 8;
+    ck_conv_problem_init(&p0); /* the first forward shape: one kernel for both tests */
+    p0.n = 2;
+    p0.c = 8, p0.k = 16;
     p0.in[0] = p0.in[1] = 7;
     p0.filter[0] = p0.filter[1] = 3;
+    p0.pad_left[0] = p0.pad_left[1] = p0.pad_right[0] = p0.pad_right[1] = 1;
     p = p0, p.out[0] = 6;
     expect_refused("output size mismatch", &p, CK_ERROR_INVALID_ARGUMENT, "does not match");
     p = p0, p.stride[1] = 0;
@@ -384,7 +389,7 @@ static void test_bad_input(void)
     expect_refused("padding beyond the filter", &p, CK_ERROR_INVALID_ARGUMENT, "extent");
     p = p0, p.pad_right[1] = -1;
     expect_refused("negative padding", &p, CK_ERROR_INVALID_ARGUMENT, ">= 0");
-    p = p0, p.filter[0] = 9;
+    p = p0, p.filter[0] = 11;
     expect_refused("filter longer than the input", &p, CK_ERROR_INVALID_ARGUMENT, "longer");
     p = p0, p.ndim = 4;
     expect_refused("4 spatial dims", &p, CK_ERROR_INVALID_ARGUMENT, "ndim");
@@ -394,7 +399,7 @@ static void test_bad_input(void)
     expect_refused("bias in backward", &p, CK_ERROR_UNSUPPORTED, "forward epilogues");
     /* execute: NULL and misaligned pointers */
     ck_conv_plan *plan = NULL;
-    CHECK_OK(ck_conv_plan_create(g_ctx, &p0, &plan));
+    CHECK_OK(ck_conv_plan_create_ex(g_ctx, &p0, 1, &plan));
     if (plan) {
         ck_conv_args a;
         ck_conv_args_init(&a);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ck/conv.h"
+#include "ck/context.h"
 #include "ck/tile.h"
 
 /* The checked problem with everything derived. Spatial arrays are padded to 3 dims at the
@@ -58,6 +59,11 @@ ck_status ck_conv_im2col_make(const ck_conv_prob *q, ck_descriptor **out);
 /* Backward data: A = dY seen from dX, (M, K) = (N*in, fil*K); B = W as (fil*K, C). */
 ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out);
 ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out);
+
+/* ck_conv_plan_create with, when smallest is 1, the sm80 instance of the smallest tile instead
+ * of the policy's first (the tests: faster to compile for the emulator). */
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+                                 ck_conv_plan **plan);
 
 /* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims

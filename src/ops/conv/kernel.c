@@ -263,6 +263,12 @@ static char *kernel_key(const ck_conv_plan *plan)
 
 ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, ck_conv_plan **out)
 {
+    return ck_conv_plan_create_ex(ctx, problem, 0, out);
+}
+
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+                                 ck_conv_plan **out)
+{
     if (!ctx || !problem || !out)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_conv_plan_create: ctx, problem and plan must not be NULL.");
@@ -295,7 +301,7 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
     /* the policy's best sm80 instance whose copy window exists (2-D thread pattern, lines of
      * whole 16-byte chunks) */
     int pick = -1;
-    for (int i = 0; i < n && pick < 0; ++i) {
+    for (int i = 0; i < n && (smallest || pick < 0); ++i) {
         if (ins[i].family != CK_GEMM_FAMILY_SM80)
             continue;
         int ok = 1;
@@ -309,7 +315,8 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
             }
             ck_tile_free(w);
         }
-        if (ok)
+        if (ok && (!smallest || pick < 0 ||
+                   ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n))
             pick = i;
     }
     if (pick < 0) {
