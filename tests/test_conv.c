@@ -117,7 +117,8 @@ static void run_case(const char *what, const ccase *z)
         return;
     int ei = es_of(p.in_dtype), eo = es_of(p.out_dtype);
     size_t sx = (size_t)nx * ei, sw = (size_t)nw * ei, sy = (size_t)ny * eo, sb = (size_t)p.k * 4;
-    void *hx = malloc(sx), *hw = malloc(sw), *hy = malloc(sy), *hb = malloc(sb), *hr = malloc((size_t)ny * 4);
+    void *hx = malloc(sx), *hw = malloc(sw), *hy = malloc(sy), *hb = malloc(sb),
+         *hr = malloc((size_t)ny * 4);
     fill(hx, p.in_dtype, nx);
     fill(hw, p.wei_dtype, nw);
     fill(hy, p.out_dtype, ny);
@@ -207,7 +208,9 @@ static void pad(ccase *z, int d, int l, int r)
 /* Forward and backward weight share the cases: the shapes below run in both directions. */
 static void shapes(ck_conv_direction dir)
 {
-    const char *t = dir == CK_CONV_FWD ? "fwd" : dir == CK_CONV_BWD_DATA ? "bwd-data" : "bwd-weight";
+    const char *t = dir == CK_CONV_FWD        ? "fwd"
+                    : dir == CK_CONV_BWD_DATA ? "bwd-data"
+                                              : "bwd-weight";
     char what[160];
     ccase z;
     /* 2-D 3x3, pad 1, 7x7 (odd), c 8 -> k 16 */
@@ -286,7 +289,6 @@ static void test_fwd_epilogue(void)
     z.out = CK_DTYPE_F32, z.act = CK_GEMM_ACT_SILU;
     run_case("fwd bias + residual + silu, f32 out", &z);
 }
-
 
 /* Reference 7.15.4-7.15.5: a 6x6 image, 3x3 windows: the windows descriptor (4,4,3,3) with
  * strides (6,1,6,1) merged into the 16 x 9 im2col matrix. ck's im2col descriptor of that

@@ -42,9 +42,9 @@ int conv_cli_option(const char *sub, int argc, char **argv, int *i, ck_conv_prob
     if (strcmp(a, flags[1]) == 0)
         return p->residual = 1, 1;
     static const char *const with_value[] = {
-        "--dir", "--n",     "--g",      "--c",        "--k",         "--w",
-        "--hw",  "--dhw",   "--x",      "--yx",       "--zyx",       "--stride",
-        "--dilation", "--pad", "--pad-left", "--pad-right", "--dtype", "--out-dtype", "--act"};
+        "--dir",      "--n",         "--g",     "--c",         "--k",      "--w",        "--hw",
+        "--dhw",      "--x",         "--yx",    "--zyx",       "--stride", "--dilation", "--pad",
+        "--pad-left", "--pad-right", "--dtype", "--out-dtype", "--act"};
     int known = 0;
     for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; ++j)
         known |= strcmp(a, with_value[j]) == 0;
@@ -96,13 +96,14 @@ int conv_cli_option(const char *sub, int argc, char **argv, int *i, ck_conv_prob
         for (int j = 0; j < 6; ++j)
             if (!strcmp(v, names[j]))
                 return p->activation = (ck_gemm_activation)j, 1;
-        return cli_usage_error(sub, "--act '%s': expected none, relu, gelu, gelu-erf, silu, sigmoid",
-                               v),
+        return cli_usage_error(sub,
+                               "--act '%s': expected none, relu, gelu, gelu-erf, silu, sigmoid", v),
                -1;
     }
-    ck_dtype t = !strcmp(v, "f32") ? CK_DTYPE_F32 : !strcmp(v, "f16") ? CK_DTYPE_F16
-                 : !strcmp(v, "bf16")                                 ? CK_DTYPE_BF16
-                                                                      : CK_DTYPE_COUNT;
+    ck_dtype t = !strcmp(v, "f32")    ? CK_DTYPE_F32
+                 : !strcmp(v, "f16")  ? CK_DTYPE_F16
+                 : !strcmp(v, "bf16") ? CK_DTYPE_BF16
+                                      : CK_DTYPE_COUNT;
     if (t == CK_DTYPE_COUNT)
         return cli_usage_error(sub, "%s '%s': expected f32, f16 or bf16", a, v), -1;
     if (!strcmp(a, "--dtype")) {
@@ -118,9 +119,9 @@ int conv_cli_option(const char *sub, int argc, char **argv, int *i, ck_conv_prob
 void conv_cli_describe(const ck_conv_problem *p, char *buf, size_t size)
 {
     static const char *const dirs[] = {"fwd", "bwd-data", "bwd-weight"};
-    size_t u = (size_t)snprintf(buf, size, "%s %d-D n%lld g%lld c%lld k%lld in ", dirs[p->direction],
-                                p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
-                                (long long)p->k);
+    size_t u = (size_t)snprintf(buf, size, "%s %d-D n%lld g%lld c%lld k%lld in ",
+                                dirs[p->direction], p->ndim, (long long)p->n, (long long)p->g,
+                                (long long)p->c, (long long)p->k);
     for (int d = 0; d < p->ndim && u < size; ++d)
         u += (size_t)snprintf(buf + u, size - u, "%s%lld", d ? "x" : "", (long long)p->in[d]);
     if (u < size)
@@ -128,9 +129,9 @@ void conv_cli_describe(const ck_conv_problem *p, char *buf, size_t size)
     for (int d = 0; d < p->ndim && u < size; ++d)
         u += (size_t)snprintf(buf + u, size - u, "%s%lld", d ? "x" : "", (long long)p->filter[d]);
     if (u < size)
-        snprintf(buf + u, size - u, " stride %lld dil %lld pad %lld/%lld %s", (long long)p->stride[0],
-                 (long long)p->dilation[0], (long long)p->pad_left[0], (long long)p->pad_right[0],
-                 ck_dtype_name(p->in_dtype));
+        snprintf(buf + u, size - u, " stride %lld dil %lld pad %lld/%lld %s",
+                 (long long)p->stride[0], (long long)p->dilation[0], (long long)p->pad_left[0],
+                 (long long)p->pad_right[0], ck_dtype_name(p->in_dtype));
 }
 
 int ck_cmd_desc_conv(int argc, char **argv)
@@ -144,7 +145,8 @@ int ck_cmd_desc_conv(int argc, char **argv)
         if (cli_is_help(argv[i])) {
             printf("Usage: ck desc --conv [options] [--at M,K]...\n\nPrint the im2col descriptor "
                    "(pad -> embed -> merge) of one group of a forward convolution:\nthe GEMM's A "
-                   "operand, M = N * out, K = filter * C per group.\n\n%s", conv_cli_help);
+                   "operand, M = N * out, K = filter * C per group.\n\n%s",
+                   conv_cli_help);
             return CK_EXIT_OK;
         }
         if (!strcmp(argv[i], "--conv"))
@@ -164,7 +166,8 @@ int ck_cmd_desc_conv(int argc, char **argv)
     }
     ck_descriptor *d = NULL;
     char *s = NULL;
-    if (ck_conv_im2col_descriptor(&p, &d) != CK_SUCCESS || ck_descriptor_to_string(d, &s) != CK_SUCCESS) {
+    if (ck_conv_im2col_descriptor(&p, &d) != CK_SUCCESS ||
+        ck_descriptor_to_string(d, &s) != CK_SUCCESS) {
         ck_descriptor_destroy(d);
         return cli_library_error("desc");
     }

@@ -172,13 +172,18 @@ int prof_conv(int argc, char **argv)
         printf("{\"op\": \"conv\", \"problem\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", "
                "\"ms\": %.6f, \"tflops\": %.4f, \"check\": \"%s\", \"max_error\": %.4g}\n",
                what, inst, props.name, ms, tflops,
-               !c.check ? "skipped" : ok ? "ok" : "failed", max_err);
+               !c.check ? "skipped"
+               : ok     ? "ok"
+                        : "failed",
+               max_err);
     else
         printf("conv %s on %s\n  %s\n  time %.4f ms, %.3f TFLOP/s\n  plan %.1f ms\n  check %s "
                "(max error %.3g, %s%lld elements)\n",
                what, props.name, inst, ms, tflops, plan_ms,
-               !c.check ? "not run" : ok ? "ok" : "FAILED", max_err, sampled ? "sampled " : "",
-               (long long)checked);
+               !c.check ? "not run"
+               : ok     ? "ok"
+                        : "FAILED",
+               max_err, sampled ? "sampled " : "", (long long)checked);
     result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
 done:
     for (int i = 0; i < 5; ++i) {

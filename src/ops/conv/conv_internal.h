@@ -22,8 +22,8 @@
 typedef struct ck_conv_prob {
     ck_conv_problem p; /* c and k per group (the problem's totals / g) */
     int64_t in[3], fil[3], out[3], str[3], dil[3], pl[3], pr[3]; /* 3-D padded */
-    int64_t gemm_m;   /* N * prod out */
-    int64_t gemm_kf;  /* prod filter */
+    int64_t gemm_m;                                              /* N * prod out */
+    int64_t gemm_kf;                                             /* prod filter */
     int64_t x_elems, w_elems, y_elems;
 } ck_conv_prob;
 

@@ -141,16 +141,17 @@ ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out)
         st = ck_make_pass_through_transform(len[0], &t[0]);
         for (int s = 0; s < 3 && !st; ++s) {
             int64_t lj = q->out[s] * q->str[s], need = q->in[s] + q->pl[s];
-            st = pass == 0 ? ck_make_pad_transform(I(lj), I(0), I(need > lj ? need - lj : 0),
-                                                   &t[1 + s])
-                           : ck_make_offset_transform(I(q->in[s]), I(q->pl[s]), &t[1 + s]);
+            st = pass == 0
+                     ? ck_make_pad_transform(I(lj), I(0), I(need > lj ? need - lj : 0), &t[1 + s])
+                     : ck_make_offset_transform(I(q->in[s]), I(q->pl[s]), &t[1 + s]);
         }
         if (!st)
             st = ck_make_pass_through_transform(len[7], &t[4]);
         if (!st)
             st = stage(&d, 5, t, upm, upm);
     }
-    /* embed (h_s, f_s) -> v_s with coefficients (1, -dilation): dims n, h0, f0, h1, f1, h2, f2, k */
+    /* embed (h_s, f_s) -> v_s with coefficients (1, -dilation): dims n, h0, f0, h1, f1, h2, f2, k
+     */
     if (!st)
         st = ck_make_pass_through_transform(len[0], &t[0]);
     for (int s = 0; s < 3 && !st; ++s) {
@@ -210,7 +211,8 @@ ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out)
 ck_status ck_conv_im2col_descriptor(const ck_conv_problem *p, ck_descriptor **out)
 {
     if (!out)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_im2col_descriptor: out must not be NULL.");
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_im2col_descriptor: out must not be NULL.");
     *out = NULL;
     ck_conv_prob q;
     ck_status st = ck_conv_prob_make(p, &q);
@@ -231,12 +233,16 @@ ck_status ck_conv_smem_lines(int lines, int line_bytes, int es, ck_descriptor **
     int rep = 8 / per; /* consecutive lines sharing one rank */
     int groups = line_bytes / (per * 16), epc = 16 / es;
     if (per < 1 || line_bytes % (per * 16) || lines % (rep * per))
-        return ck_fail(CK_ERROR_INTERNAL,
-                       "ck_conv: no swizzled tile of %d lines of %d bytes.", lines, line_bytes);
+        return ck_fail(CK_ERROR_INTERNAL, "ck_conv: no swizzled tile of %d lines of %d bytes.",
+                       lines, line_bytes);
     /* naive over (line_hi, rank, line_lo, group, chunk, elem) */
     ck_ival len[6] = {I(lines / (rep * per)), I(per), I(rep), I(groups), I(per), I(epc)};
-    ck_ival str[6] = {I((long long)rep * per * line_bytes / es), I((long long)rep * line_bytes / es),
-                      I(line_bytes / es), I(per * 16 / es), I(16 / es), I(1)};
+    ck_ival str[6] = {I((long long)rep * per * line_bytes / es),
+                      I((long long)rep * line_bytes / es),
+                      I(line_bytes / es),
+                      I(per * 16 / es),
+                      I(16 / es),
+                      I(1)};
     ck_descriptor *d = NULL;
     ck_status st = ck_descriptor_make_naive(6, len, str, &d);
     if (st)

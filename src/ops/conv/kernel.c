@@ -50,7 +50,7 @@ static ck_status gemm_problem(const ck_conv_prob *q, ck_gemm_problem *gp)
     gp->compute = p->compute;
     if (p->direction == CK_CONV_FWD) {
         gp->m = q->gemm_m, gp->n = K, gp->k = KC;
-        gp->a = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C);  /* read by the loader */
+        gp->a = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C); /* read by the loader */
         gp->b = mat(p->wei_dtype, CK_GEMM_COL_MAJOR, KC, K * KC);
         gp->d = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, G * K, K);
         if (p->residual)
@@ -100,14 +100,16 @@ static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in
                                char **src, ck_tile_copy_info *info)
 {
     *src = NULL;
-    ck_dtype dt = operand == 0 ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
-                               : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
+    ck_dtype dt = operand == 0
+                      ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
+                      : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
     int es = ck_gemm_dtype_bytes(dt);
     int threads = in->warps_m * in->warps_n * 32;
     int rows = operand ? in->tile_k : in->tile_m, cols = operand ? in->tile_n : in->tile_k;
     ck_dist_encoding enc;
     ck_descriptor *view = NULL, *dst = NULL;
-    ck_status st = ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
+    ck_status st =
+        ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
     if (!st)
         st = view_make(q, operand, &view);
     if (!st)
@@ -175,25 +177,27 @@ static ck_status build_source(void *user, char **source)
     const char *ctype = ck_gemm_dtype_bytes(p->in_dtype) == 4 ? "float" : "unsigned short";
     int o0 = plan->loaders & 1 ? 0 : 1;
     ck_sbuf b = {0};
-    ck_sbuf_printf(&b,
-                   "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
-                   "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
-                   "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
-                   " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's sm80 "
-                   "pipeline, instance %dx%dx%d s%d w%dx%d; operand%s %s read through the "
-                   "copy window(s) below over the view descriptor(s) (%d-byte %s). */\n",
-                   dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
-                   (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
-                   (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2],
-                   (long long)q->out[0], (long long)q->out[1], (long long)q->out[2],
-                   (long long)q->str[0], (long long)q->str[1], (long long)q->str[2],
-                   (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2],
-                   (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1],
-                   (long long)q->pr[1], (long long)q->pl[2], (long long)q->pr[2],
-                   (long long)prob->p.m, (long long)prob->p.n, (long long)prob->p.k, inst->tile_m,
-                   inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->warps_n,
-                   plan->loaders == 3 ? "s" : "", plan->loaders == 3 ? "A and B are" : o0 ? "B is" : "A is",
-                   info[o0].vector_bytes, info[o0].async ? "cp.async" : "plain loads");
+    ck_sbuf_printf(
+        &b,
+        "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
+        "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
+        "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
+        " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's sm80 "
+        "pipeline, instance %dx%dx%d s%d w%dx%d; operand%s %s read through the "
+        "copy window(s) below over the view descriptor(s) (%d-byte %s). */\n",
+        dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
+        (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
+        (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2], (long long)q->out[0],
+        (long long)q->out[1], (long long)q->out[2], (long long)q->str[0], (long long)q->str[1],
+        (long long)q->str[2], (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2],
+        (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1], (long long)q->pr[1],
+        (long long)q->pl[2], (long long)q->pr[2], (long long)prob->p.m, (long long)prob->p.n,
+        (long long)prob->p.k, inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m,
+        inst->warps_n, plan->loaders == 3 ? "s" : "",
+        plan->loaders == 3 ? "A and B are"
+        : o0               ? "B is"
+                           : "A is",
+        info[o0].vector_bytes, info[o0].async ? "cp.async" : "plain loads");
     ck_sbuf_printf(&b,
                    "#include \"ck_device.h\"\n"
                    "#ifndef CK_FLOORDIV\n"
@@ -397,11 +401,11 @@ ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size
     if (!plan || !buf || !size)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
     const ck_gemm_instance *in = &plan->g.inst;
-    snprintf(buf, size, "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
-             dir_tag(plan->q.p.direction), (long long)plan->g.prob.p.m,
-             (long long)plan->g.prob.p.n, (long long)plan->g.prob.p.k,
-             (long long)plan->g.prob.p.batch, in->tile_m, in->tile_n, in->tile_k, in->stages,
-             in->warps_m, in->warps_n);
+    snprintf(buf, size,
+             "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
+             dir_tag(plan->q.p.direction), (long long)plan->g.prob.p.m, (long long)plan->g.prob.p.n,
+             (long long)plan->g.prob.p.k, (long long)plan->g.prob.p.batch, in->tile_m, in->tile_n,
+             in->tile_k, in->stages, in->warps_m, in->warps_n);
     return CK_SUCCESS;
 }
 

@@ -39,7 +39,9 @@ static int float_type(ck_dtype t)
 
 static const char *dir_name(ck_conv_direction d)
 {
-    return d == CK_CONV_FWD ? "forward" : d == CK_CONV_BWD_DATA ? "backward data" : "backward weight";
+    return d == CK_CONV_FWD        ? "forward"
+           : d == CK_CONV_BWD_DATA ? "backward data"
+                                   : "backward weight";
 }
 
 /* a * b, refused on overflow past 2^62 */
@@ -66,8 +68,7 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": ndim = %d spatial dims; accepted: 1, 2 or 3.", p->ndim);
     const int64_t *cnt[4] = {&p->n, &p->g, &p->c, &p->k};
-    const char *cname[4] = {"n (batch)", "g (groups)", "c (input channels)",
-                            "k (output channels)"};
+    const char *cname[4] = {"n (batch)", "g (groups)", "c (input channels)", "k (output channels)"};
     for (int i = 0; i < 4; ++i)
         if (*cnt[i] < 1)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": %s = %lld; accepted: >= 1.", cname[i],
@@ -85,7 +86,11 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
         q->pl[d] = q->pr[d] = 0;
     }
     for (int d = 0; d < p->ndim; ++d) {
-        const char *axis = p->ndim == 1 ? "W" : p->ndim == 2 ? (d ? "W" : "H") : (d == 0 ? "D" : d == 1 ? "H" : "W");
+        const char *axis = p->ndim == 1   ? "W"
+                           : p->ndim == 2 ? (d ? "W" : "H")
+                                          : (d == 0   ? "D"
+                                             : d == 1 ? "H"
+                                                      : "W");
         if (p->in[d] < 1 || p->filter[d] < 1)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": spatial dim %d (%s): input %lld, filter %lld; both must be >= 1.",
@@ -104,12 +109,12 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
                            axis, (long long)p->pad_left[d], (long long)p->pad_right[d]);
         int64_t extent = p->dilation[d] * (p->filter[d] - 1) + 1;
         if (p->pad_left[d] >= extent || p->pad_right[d] >= extent)
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           OP ": padding of dim %d (%s) = (%lld, %lld) reaches the dilated filter's "
-                              "extent %lld: whole windows would lie in the padding; accepted: "
-                              "each padding < dilation * (filter - 1) + 1.",
-                           d, axis, (long long)p->pad_left[d], (long long)p->pad_right[d],
-                           (long long)extent);
+            return ck_fail(
+                CK_ERROR_INVALID_ARGUMENT,
+                OP ": padding of dim %d (%s) = (%lld, %lld) reaches the dilated filter's "
+                   "extent %lld: whole windows would lie in the padding; accepted: "
+                   "each padding < dilation * (filter - 1) + 1.",
+                d, axis, (long long)p->pad_left[d], (long long)p->pad_right[d], (long long)extent);
         int64_t span = p->in[d] + p->pad_left[d] + p->pad_right[d] - extent;
         if (span < 0)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -139,9 +144,8 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
     const char *tname[3] = {"in_dtype", "wei_dtype", "out_dtype"};
     for (int i = 0; i < 3; ++i)
         if (!float_type(*ty[i]))
-            return ck_fail(CK_ERROR_UNSUPPORTED,
-                           OP ": %s = %s; accepted: f32, f16, bf16.", tname[i],
-                           ck_dtype_name(*ty[i]));
+            return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s = %s; accepted: f32, f16, bf16.",
+                           tname[i], ck_dtype_name(*ty[i]));
     if (p->wei_dtype != p->in_dtype)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": wei_dtype (%s) differs from in_dtype (%s); the tensor cores take one "
@@ -149,10 +153,9 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
                        ck_dtype_name(p->wei_dtype), ck_dtype_name(p->in_dtype));
     if (p->direction != CK_CONV_FWD) {
         if (p->out_dtype != p->in_dtype)
-            return ck_fail(CK_ERROR_UNSUPPORTED,
-                           OP ": %s: out_dtype (dY, %s) must be in_dtype (%s).",
-                           dir_name(p->direction), ck_dtype_name(p->out_dtype),
-                           ck_dtype_name(p->in_dtype));
+            return ck_fail(
+                CK_ERROR_UNSUPPORTED, OP ": %s: out_dtype (dY, %s) must be in_dtype (%s).",
+                dir_name(p->direction), ck_dtype_name(p->out_dtype), ck_dtype_name(p->in_dtype));
         if (p->bias || p->residual || p->activation != CK_GEMM_ACT_NONE)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": %s: bias, residual and activation are forward epilogues.",
@@ -165,8 +168,8 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
         return ck_fail(CK_ERROR_UNSUPPORTED, OP ": residual_dtype = %s; accepted: f32, f16, bf16.",
                        ck_dtype_name(p->residual_dtype));
     if (p->activation < CK_GEMM_ACT_NONE || p->activation > CK_GEMM_ACT_SIGMOID)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": activation = %d is not a ck_gemm_activation.",
-                       (int)p->activation);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": activation = %d is not a ck_gemm_activation.", (int)p->activation);
     int64_t m = p->n, kf = 1, x = p->n * p->c, w = p->k * q->p.c, y = p->n * p->k;
     int ok = 1;
     for (int d = 0; d < 3; ++d)

@@ -82,8 +82,7 @@ static double fwd_value(const ck_conv_prob *q, const ck_conv_args *h, int64_t id
     return v;
 }
 
-static double bwd_data_value(const ck_conv_prob *q, const ck_conv_args *h, int64_t idx,
-                             double *abs)
+static double bwd_data_value(const ck_conv_prob *q, const ck_conv_args *h, int64_t idx, double *abs)
 {
     const ck_conv_problem *p = &q->p;
     int64_t n, i[3], g, c, f[3], o[3];
