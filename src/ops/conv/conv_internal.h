@@ -15,6 +15,7 @@
 
 #include "ck/conv.h"
 #include "ck/context.h"
+#include "ck/runtime.h"
 #include "ck/tile.h"
 
 /* The checked problem with everything derived. Spatial arrays are padded to 3 dims at the
@@ -64,6 +65,11 @@ ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out);
  * of the policy's first (the tests: faster to compile for the emulator). */
 ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
                                  ck_conv_plan **plan);
+
+/* The kernel source a plan would build for a device with these properties (the NVRTC test:
+ * no device needed). *source: malloc'd. */
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props,
+                         int smallest, char **source);
 
 /* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims

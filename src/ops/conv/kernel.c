@@ -270,40 +270,28 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
     return ck_conv_plan_create_ex(ctx, problem, 0, out);
 }
 
-ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
-                                 ck_conv_plan **out)
+/* Everything a plan decides before the kernel exists: the checked problem, its GEMM, the
+ * operand views and the instance (the policy's best sm80 instance whose copy windows exist --
+ * a 2-D thread pattern, lines of whole 16-byte chunks -- or with smallest the smallest tile). */
+static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
+                             const ck_device_props *props, int smallest)
 {
-    if (!ctx || !problem || !out)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_conv_plan_create: ctx, problem and plan must not be NULL.");
-    *out = NULL;
-    ck_conv_plan *plan = calloc(1, sizeof *plan);
-    if (!plan)
-        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
-    plan->ctx = ctx;
     ck_gemm_problem gp;
     ck_status st = ck_conv_prob_make(problem, &plan->q);
     if (!st)
         st = gemm_problem(&plan->q, &gp);
     if (!st)
         st = ck_gemm_prob_make(&gp, &plan->g.prob);
-    if (st) {
-        free(plan);
+    if (st)
         return ck_fail_context(st, OP ": the implicit GEMM");
-    }
     plan->loaders = loaders_of(problem->direction);
-    const ck_device_props *props = ck_op_props(ctx);
     char reason[256] = "";
-    if (!ck_gemm_family_sm80.supports(&plan->g.prob, props, reason, sizeof reason)) {
-        free(plan);
+    if (!ck_gemm_family_sm80.supports(&plan->g.prob, props, reason, sizeof reason))
         return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s.", reason);
-    }
     enum { MAXI = 32 };
     ck_gemm_instance ins[MAXI];
     double score[MAXI];
     int n = ck_gemm_policy_rank(&plan->g.prob, props, ins, score, MAXI, reason, sizeof reason);
-    /* the policy's best sm80 instance whose copy window exists (2-D thread pattern, lines of
-     * whole 16-byte chunks) */
     int pick = -1;
     for (int i = 0; i < n && (smallest || pick < 0); ++i) {
         if (ins[i].family != CK_GEMM_FAMILY_SM80)
@@ -323,14 +311,46 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
                    ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n))
             pick = i;
     }
-    if (pick < 0) {
-        free(plan);
+    if (pick < 0)
         return ck_fail(CK_ERROR_UNSUPPORTED,
-                       OP ": no sm80 GEMM instance can read this problem's im2col view.");
-    }
-    plan->g.ctx = ctx;
+                       OP ": no sm80 GEMM instance can read this problem's views.");
     plan->g.inst = ins[pick];
     plan->g.family = &ck_gemm_family_sm80;
+    return CK_SUCCESS;
+}
+
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
+                         char **source)
+{
+    if (!problem || !props || !source)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: NULL argument.");
+    *source = NULL;
+    ck_conv_plan plan;
+    memset(&plan, 0, sizeof plan);
+    ck_status st = plan_decide(&plan, problem, props, smallest);
+    if (st)
+        return st;
+    build_ctx b = {&plan};
+    return build_source(&b, source);
+}
+
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+                                 ck_conv_plan **out)
+{
+    if (!ctx || !problem || !out)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_create: ctx, problem and plan must not be NULL.");
+    *out = NULL;
+    ck_conv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    plan->ctx = ctx;
+    ck_status st = plan_decide(plan, problem, ck_op_props(ctx), smallest);
+    if (st) {
+        free(plan);
+        return st;
+    }
+    plan->g.ctx = ctx;
     char *key = kernel_key(plan);
     if (!key) {
         free(plan);
@@ -382,6 +402,16 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
         st = check_ptr("residual", a->residual, plan->g.align_c);
     if (st)
         return st;
+    if (p->residual) { /* the epilogue reads C where it writes D: no partial overlap */
+        uintptr_t r0 = (uintptr_t)a->residual, y0 = (uintptr_t)a->y;
+        uintptr_t r1 =
+            r0 + (uintptr_t)plan->q.y_elems * (uintptr_t)ck_gemm_dtype_bytes(p->residual_dtype);
+        uintptr_t y1 =
+            y0 + (uintptr_t)plan->q.y_elems * (uintptr_t)ck_gemm_dtype_bytes(p->out_dtype);
+        if (r0 < y1 && y0 < r1)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
+    }
     ck_gemm_args ga;
     ck_gemm_args_init(&ga);
     ga.alpha = a->alpha;
