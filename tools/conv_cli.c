@@ -116,22 +116,30 @@ int conv_cli_option(const char *sub, int argc, char **argv, int *i, ck_conv_prob
     return 1;
 }
 
+/* "AxBxC" of the first n values */
+static size_t dims_str(char *buf, size_t size, const char *label, const int64_t *v, int n)
+{
+    size_t u = (size_t)snprintf(buf, size, "%s", label);
+    for (int d = 0; d < n && u < size; ++d)
+        u += (size_t)snprintf(buf + u, size - u, "%s%lld", d ? "x" : "", (long long)v[d]);
+    return u;
+}
+
 void conv_cli_describe(const ck_conv_problem *p, char *buf, size_t size)
 {
     static const char *const dirs[] = {"fwd", "bwd-data", "bwd-weight"};
-    size_t u = (size_t)snprintf(buf, size, "%s %d-D n%lld g%lld c%lld k%lld in ",
-                                dirs[p->direction], p->ndim, (long long)p->n, (long long)p->g,
-                                (long long)p->c, (long long)p->k);
-    for (int d = 0; d < p->ndim && u < size; ++d)
-        u += (size_t)snprintf(buf + u, size - u, "%s%lld", d ? "x" : "", (long long)p->in[d]);
+    const char *dir = p->direction >= CK_CONV_FWD && p->direction <= CK_CONV_BWD_WEIGHT
+                          ? dirs[p->direction]
+                          : "?";
+    size_t u = (size_t)snprintf(buf, size, "%s %d-D n%lld g%lld c%lld k%lld", dir, p->ndim,
+                                (long long)p->n, (long long)p->g, (long long)p->c, (long long)p->k);
+    int nd = p->ndim >= 1 && p->ndim <= 3 ? p->ndim : 1;
+    const char *label[6] = {" in ", " filter ", " stride ", " dilation ", " pad ", "/"};
+    const int64_t *v[6] = {p->in, p->filter, p->stride, p->dilation, p->pad_left, p->pad_right};
+    for (int i = 0; i < 6 && u < size; ++i)
+        u += dims_str(buf + u, size - u, label[i], v[i], nd);
     if (u < size)
-        u += (size_t)snprintf(buf + u, size - u, " filter ");
-    for (int d = 0; d < p->ndim && u < size; ++d)
-        u += (size_t)snprintf(buf + u, size - u, "%s%lld", d ? "x" : "", (long long)p->filter[d]);
-    if (u < size)
-        snprintf(buf + u, size - u, " stride %lld dil %lld pad %lld/%lld %s",
-                 (long long)p->stride[0], (long long)p->dilation[0], (long long)p->pad_left[0],
-                 (long long)p->pad_right[0], ck_dtype_name(p->in_dtype));
+        snprintf(buf + u, size - u, " %s", ck_dtype_name(p->in_dtype));
 }
 
 int ck_cmd_desc_conv(int argc, char **argv)
