@@ -57,9 +57,21 @@ static inline int64_t ck_conv_y_at(const ck_conv_prob *q, int64_t n, const int64
  * Backward weight B: (K, N) = (N*out, fil*C) over X (the same view, dims in GEMM order). */
 ck_status ck_conv_im2col_make(const ck_conv_prob *q, ck_descriptor **out);
 
-/* Backward data: A = dY seen from dX, (M, K) = (N*in, fil*K); B = W as (fil*K, C). */
-ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out);
-ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out);
+/* Backward data's classes (CK's YTilde / XTilde decomposition): per spatial dim, the input
+ * rows i = r + s * h (h < rows) and the taps f = f0 + t * ft (t < taps) that reach them, with
+ * output row o = h + c0 - t * os. */
+typedef struct ck_conv_class {
+    int64_t r[3], rows[3], f0[3], ft[3], taps[3], c0[3], os[3];
+} ck_conv_class;
+
+/* The classes of the problem (prod stride of them), up to max written; returns the count. */
+int ck_conv_classes(const ck_conv_prob *q, ck_conv_class *out, int max);
+
+/* Backward data views of class c: A = dY as (N * rows, taps * K), B = W as (taps * K, C),
+ * D = dX's rows of the class as (N * rows, C). */
+ck_status ck_conv_dy_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
+ck_status ck_conv_w_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
+ck_status ck_conv_dx_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
 
 /* ck_conv_plan_create with, when smallest is 1, the sm80 instance of the smallest tile instead
  * of the policy's first (the tests: faster to compile for the emulator). */
@@ -68,8 +80,8 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
 
 /* The kernel source a plan would build for a device with these properties (the NVRTC test:
  * no device needed). *source: malloc'd. */
-ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props,
-                         int smallest, char **source);
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
+                         char **source);
 
 /* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims

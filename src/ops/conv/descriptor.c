@@ -80,91 +80,89 @@ ck_status ck_conv_im2col_make(const ck_conv_prob *q, ck_descriptor **out)
     return CK_SUCCESS;
 }
 
-/* Backward data, operand A: dY seen from dX's side (CK's transposed-convolution view). For
- * input row h and tap f the output row is o with o * s = h + pl - f * d, so per spatial dim:
- *   dY's o with a dim r of length 1 (stride 0) padded to s (valid only at r = 0),
- *   merge (o, r) -> j = o * s + r        (the stride-dilated output: j valid iff j % s == 0)
- *   pad j to the right                  (valid iff 0 <= j < out * s)
- *   offset v -> j = v + pl
- *   embed (h, f) -> v = h - f * d       (a negative coefficient, as in CK)
- * then merge (n, h...) -> M and (f..., k) -> K. Taps whose j is not a multiple of s read zero:
- * for stride > 1 the GEMM multiplies those zeros (CK's decomposition into s^dims zero-free
- * GEMMs is the next step, docs/ops-conv.md). */
-ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out)
+/* Backward data is decomposed as CK does (its YTilde / XTilde split): dX's input index i of
+ * residue r = i mod s receives only the taps f with (r + pl - f d) a multiple of s, an arithmetic
+ * progression f = f0 + t * ft (ft = s / gcd(s, d)); for i = r + s h the output row is then
+ * o = h + c0 - t * os (c0 = (r + pl - f0 d) / s, os = ft d / s). One implicit GEMM per class of
+ * residues (one per dim) multiplies no zero of a stride-dilated dY. */
+int ck_conv_classes(const ck_conv_prob *q, ck_conv_class *out, int max)
+{
+    int n = 0;
+    for (int64_t r0 = 0; r0 < q->str[0]; ++r0)
+        for (int64_t r1 = 0; r1 < q->str[1]; ++r1)
+            for (int64_t r2 = 0; r2 < q->str[2]; ++r2) {
+                ck_conv_class c;
+                int64_t r[3] = {r0, r1, r2};
+                for (int d = 0; d < 3; ++d) {
+                    int64_t s = q->str[d], dl = q->dil[d], a = s, b = dl;
+                    while (b) {
+                        int64_t t = a % b;
+                        a = b, b = t;
+                    }
+                    c.r[d] = r[d];
+                    c.ft[d] = s / a;
+                    c.rows[d] = r[d] < q->in[d] ? (q->in[d] - r[d] + s - 1) / s : 0;
+                    c.f0[d] = 0;
+                    while (c.f0[d] < q->fil[d] && (r[d] + q->pl[d] - c.f0[d] * dl) % s != 0)
+                        ++c.f0[d];
+                    c.taps[d] =
+                        c.f0[d] < q->fil[d] ? (q->fil[d] - c.f0[d] + c.ft[d] - 1) / c.ft[d] : 0;
+                    c.c0[d] = (r[d] + q->pl[d] - c.f0[d] * dl) / s; /* exact when taps > 0 */
+                    c.os[d] = c.ft[d] * dl / s;
+                }
+                if (n < max)
+                    out[n] = c;
+                ++n;
+            }
+    return n;
+}
+
+/* Backward data, operand A of class c: dY seen from dX's side, (M, K) = (N * rows, taps * K):
+ *   naive  dY[n, o0, o1, o2, k]   (one group)
+ *   pad    o_s (left lp, right rp)          valid iff 0 <= o < out
+ *   offset o_s + lp = v_s + c0 + lp
+ *   embed  (h_s, t_s) -> v_s  coefficients (1, -os)      (a negative coefficient, as in CK)
+ *   merge  (n, h0, h1, h2) -> M,  (t0, t1, t2, k) -> K */
+ck_status ck_conv_dy_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out)
 {
     *out = NULL;
     const int64_t G = q->p.g, K = q->p.k;
-    ck_ival len[8], str[8];
-    len[0] = I(q->p.n);
-    str[0] = I(q->out[0] * q->out[1] * q->out[2] * G * K);
-    for (int s = 0; s < 3; ++s) {
-        int64_t inner = G * K;
-        for (int t = s + 1; t < 3; ++t)
-            inner *= q->out[t];
-        len[1 + 2 * s] = I(q->out[s]), str[1 + 2 * s] = I(inner);
-        len[2 + 2 * s] = I(1), str[2 + 2 * s] = I(0);
-    }
-    len[7] = I(K), str[7] = I(1);
+    ck_ival len[5] = {I(q->p.n), I(q->out[0]), I(q->out[1]), I(q->out[2]), I(K)};
+    ck_ival str[5] = {I(q->out[0] * q->out[1] * q->out[2] * G * K),
+                      I(q->out[1] * q->out[2] * G * K), I(q->out[2] * G * K), I(G * K), I(1)};
     ck_descriptor *d = NULL;
-    ck_status st = ck_descriptor_make_naive(8, len, str, &d);
+    ck_status st = ck_descriptor_make_naive(5, len, str, &d);
     if (st)
         return st;
-    ck_transform t[8];
-    int low[8], up[8];
-    for (int i = 0; i < 8; ++i)
-        low[i] = up[i] = i;
-    /* r_s padded to the stride */
-    st = ck_make_pass_through_transform(len[0], &t[0]);
-    for (int s = 0; s < 3 && !st; ++s) {
-        st = ck_make_pass_through_transform(len[1 + 2 * s], &t[1 + 2 * s]);
-        if (!st)
-            st = ck_make_pad_transform(I(1), I(0), I(q->str[s] - 1), &t[2 + 2 * s]);
-    }
-    if (!st)
-        st = ck_make_pass_through_transform(len[7], &t[7]);
-    if (!st)
-        st = stage(&d, 8, t, low, up);
-    /* merge (o_s, r_s) -> j_s: dims n, j0, j1, j2, k */
-    if (!st)
-        st = ck_make_pass_through_transform(len[0], &t[0]);
-    for (int s = 0; s < 3 && !st; ++s) {
-        ck_ival ml[2] = {I(q->out[s]), I(q->str[s])};
-        st = ck_make_merge_transform(2, ml, &t[1 + s]);
-    }
-    if (!st)
-        st = ck_make_pass_through_transform(len[7], &t[4]);
-    int lowm[8] = {0, 1, 2, 3, 4, 5, 6, 7}, upm[5] = {0, 1, 2, 3, 4};
-    if (!st)
-        st = stage(&d, 5, t, lowm, upm);
-    /* pad j_s to the right so that every j = h + pl - f d of the view fits; then offset */
-    for (int pass = 0; pass < 2 && !st; ++pass) {
+    ck_transform t[5];
+    int ids[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (int pass = 0; pass < 2 && !st; ++pass) { /* pad, then offset */
         st = ck_make_pass_through_transform(len[0], &t[0]);
         for (int s = 0; s < 3 && !st; ++s) {
-            int64_t lj = q->out[s] * q->str[s], need = q->in[s] + q->pl[s];
-            st = pass == 0
-                     ? ck_make_pad_transform(I(lj), I(0), I(need > lj ? need - lj : 0), &t[1 + s])
-                     : ck_make_offset_transform(I(q->in[s]), I(q->pl[s]), &t[1 + s]);
+            int64_t lp = c->c0[s] < 0 ? -c->c0[s] : 0;
+            int64_t need = c->rows[s] + c->c0[s] + lp, padded = q->out[s] + lp;
+            st = pass == 0 ? ck_make_pad_transform(len[1 + s], I(lp),
+                                                   I(need > padded ? need - padded : 0), &t[1 + s])
+                           : ck_make_offset_transform(I(c->rows[s]), I(c->c0[s] + lp), &t[1 + s]);
         }
         if (!st)
-            st = ck_make_pass_through_transform(len[7], &t[4]);
+            st = ck_make_pass_through_transform(len[4], &t[4]);
         if (!st)
-            st = stage(&d, 5, t, upm, upm);
+            st = stage(&d, 5, t, ids, ids);
     }
-    /* embed (h_s, f_s) -> v_s with coefficients (1, -dilation): dims n, h0, f0, h1, f1, h2, f2, k
-     */
+    /* embed (h_s, t_s) -> v_s: dims n, h0, t0, h1, t1, h2, t2, k */
     if (!st)
         st = ck_make_pass_through_transform(len[0], &t[0]);
     for (int s = 0; s < 3 && !st; ++s) {
-        ck_ival el[2] = {I(q->in[s]), I(q->fil[s])}, ec[2] = {I(1), I(-q->dil[s])};
+        ck_ival el[2] = {I(c->rows[s]), I(c->taps[s])}, ec[2] = {I(1), I(-c->os[s])};
         st = ck_make_embed_transform(2, el, ec, &t[1 + s]);
     }
     if (!st)
-        st = ck_make_pass_through_transform(len[7], &t[4]);
+        st = ck_make_pass_through_transform(len[4], &t[4]);
     if (!st)
-        st = stage(&d, 5, t, upm, lowm);
-    /* merge (n, h0, h1, h2) -> M, (f0, f1, f2, k) -> K */
-    ck_ival ml[4] = {I(q->p.n), I(q->in[0]), I(q->in[1]), I(q->in[2])};
-    ck_ival kl[4] = {I(q->fil[0]), I(q->fil[1]), I(q->fil[2]), I(K)};
+        st = stage(&d, 5, t, ids, ids);
+    ck_ival ml[4] = {I(q->p.n), I(c->rows[0]), I(c->rows[1]), I(c->rows[2])};
+    ck_ival kl[4] = {I(c->taps[0]), I(c->taps[1]), I(c->taps[2]), I(K)};
     if (!st)
         st = ck_make_merge_transform(4, ml, &t[0]);
     if (!st)
@@ -180,8 +178,9 @@ ck_status ck_conv_dy_view_make(const ck_conv_prob *q, ck_descriptor **out)
     return CK_SUCCESS;
 }
 
-/* Backward data, operand B: one group's W[k, f0, f1, f2, c] as (f..., k) x c. */
-ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out)
+/* Backward data, operand B of class c: one group's W[k, f0, f1, f2, c] with the class's taps
+ * f_s = f0_s + t_s * ft_s (offset, embed), as (t0, t1, t2, k) x C. */
+ck_status ck_conv_w_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out)
 {
     *out = NULL;
     const int64_t C = q->p.c;
@@ -192,9 +191,24 @@ ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out)
     ck_status st = ck_descriptor_make_naive(5, len, str, &d);
     if (st)
         return st;
-    ck_transform t[2];
-    ck_ival kl[4] = {len[1], len[2], len[3], len[0]};
-    st = ck_make_merge_transform(4, kl, &t[0]);
+    ck_transform t[5];
+    int ids[5] = {0, 1, 2, 3, 4};
+    for (int pass = 0; pass < 2 && !st; ++pass) { /* offset f0, then embed t * ft */
+        st = ck_make_pass_through_transform(len[0], &t[0]);
+        for (int s = 0; s < 3 && !st; ++s) {
+            int64_t reach = (c->taps[s] - 1) * c->ft[s] + 1;
+            ck_ival el = I(c->taps[s]), ec = I(c->ft[s]);
+            st = pass == 0 ? ck_make_offset_transform(I(reach), I(c->f0[s]), &t[1 + s])
+                           : ck_make_embed_transform(1, &el, &ec, &t[1 + s]);
+        }
+        if (!st)
+            st = ck_make_pass_through_transform(len[4], &t[4]);
+        if (!st)
+            st = stage(&d, 5, t, ids, ids);
+    }
+    ck_ival kl[4] = {I(c->taps[0]), I(c->taps[1]), I(c->taps[2]), len[0]};
+    if (!st)
+        st = ck_make_merge_transform(4, kl, &t[0]);
     if (!st)
         st = ck_make_pass_through_transform(len[4], &t[1]);
     int low[5] = {1, 2, 3, 0, 4}, up[2] = {0, 1};
@@ -203,6 +217,50 @@ ck_status ck_conv_w_view_make(const ck_conv_prob *q, ck_descriptor **out)
     if (st) {
         ck_descriptor_destroy(d);
         return ck_fail_context(st, "ck_conv: the backward-data view of W");
+    }
+    *out = d;
+    return CK_SUCCESS;
+}
+
+/* Backward data, D of class c: one group's dX rows i_s = r_s + s_s h_s (offset, embed), as
+ * (n, h0, h1, h2) x C -- the epilogue's store window. */
+ck_status ck_conv_dx_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out)
+{
+    *out = NULL;
+    const int64_t G = q->p.g, C = q->p.c;
+    ck_ival len[5] = {I(q->p.n), I(q->in[0]), I(q->in[1]), I(q->in[2]), I(C)};
+    ck_ival str[5] = {I(q->in[0] * q->in[1] * q->in[2] * G * C), I(q->in[1] * q->in[2] * G * C),
+                      I(q->in[2] * G * C), I(G * C), I(1)};
+    ck_descriptor *d = NULL;
+    ck_status st = ck_descriptor_make_naive(5, len, str, &d);
+    if (st)
+        return st;
+    ck_transform t[5];
+    int ids[5] = {0, 1, 2, 3, 4};
+    for (int pass = 0; pass < 2 && !st; ++pass) { /* offset r, then embed h * s */
+        st = ck_make_pass_through_transform(len[0], &t[0]);
+        for (int s = 0; s < 3 && !st; ++s) {
+            int64_t reach = (c->rows[s] - 1) * q->str[s] + 1;
+            ck_ival el = I(c->rows[s]), ec = I(q->str[s]);
+            st = pass == 0 ? ck_make_offset_transform(I(reach), I(c->r[s]), &t[1 + s])
+                           : ck_make_embed_transform(1, &el, &ec, &t[1 + s]);
+        }
+        if (!st)
+            st = ck_make_pass_through_transform(len[4], &t[4]);
+        if (!st)
+            st = stage(&d, 5, t, ids, ids);
+    }
+    ck_ival ml[4] = {len[0], I(c->rows[0]), I(c->rows[1]), I(c->rows[2])};
+    if (!st)
+        st = ck_make_merge_transform(4, ml, &t[0]);
+    if (!st)
+        st = ck_make_pass_through_transform(len[4], &t[1]);
+    int low[5] = {0, 1, 2, 3, 4}, up[2] = {0, 1};
+    if (!st)
+        st = stage(&d, 2, t, low, up);
+    if (st) {
+        ck_descriptor_destroy(d);
+        return ck_fail_context(st, "ck_conv: the backward-data view of dX");
     }
     *out = d;
     return CK_SUCCESS;

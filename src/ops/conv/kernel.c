@@ -27,11 +27,20 @@
 
 #define OP "ck_conv"
 
+/* One implicit GEMM of the plan: forward and backward weight have one; backward data one per
+ * class of input residues (cls) that has both rows and taps. */
+typedef struct conv_sub {
+    ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
+    ck_conv_class cls;
+} conv_sub;
+
 struct ck_conv_plan {
     ck_context *ctx;
     ck_conv_prob q;
-    ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
-    int loaders;    /* bit 0: A through a view's copy window, bit 1: B */
+    int loaders;   /* bit 0: A through a view's copy window, bit 1: B */
+    int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
+    int nsub;
+    conv_sub *sub;
 };
 
 static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
@@ -41,7 +50,7 @@ static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
 }
 
 /* The GEMM problem of the direction (one batch per group). */
-static ck_status gemm_problem(const ck_conv_prob *q, ck_gemm_problem *gp)
+static ck_status gemm_problem(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_problem *gp)
 {
     const ck_conv_problem *p = &q->p;
     const int64_t G = p->g, C = p->c, K = p->k, KC = q->gemm_kf * C;
@@ -70,9 +79,10 @@ static ck_status gemm_problem(const ck_conv_prob *q, ck_gemm_problem *gp)
         gp->d = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, KC, K * KC);
         return CK_SUCCESS;
     }
-    /* backward data: M = N * in, N = C, K = filter * K; A = dY's view, B = W's view (both read
-     * by loaders), D = dX */
-    gp->m = q->p.n * q->in[0] * q->in[1] * q->in[2], gp->n = C, gp->k = q->gemm_kf * K;
+    /* backward data, one class: M = N * rows, N = C, K = taps * K; A = dY's view, B = W's view
+     * (both read by loaders), D = dX's rows of the class (the class's epilogue) */
+    gp->m = q->p.n * cls->rows[0] * cls->rows[1] * cls->rows[2], gp->n = C;
+    gp->k = cls->taps[0] * cls->taps[1] * cls->taps[2] * K;
     gp->a = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, gp->k, K);
     gp->b = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, C, K * KC);
     gp->d = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, G * C, C);
@@ -86,18 +96,20 @@ static int loaders_of(ck_conv_direction d)
 
 /* The view an operand's loader reads: the im2col view of X (forward A, backward-weight B), or
  * backward data's views of dY (A) and W (B). */
-static ck_status view_make(const ck_conv_prob *q, int operand, ck_descriptor **out)
+static ck_status view_make(const ck_conv_prob *q, const ck_conv_class *c, int operand,
+                           ck_descriptor **out)
 {
     if (q->p.direction != CK_CONV_BWD_DATA)
         return ck_conv_im2col_make(q, out);
-    return operand == 0 ? ck_conv_dy_view_make(q, out) : ck_conv_w_view_make(q, out);
+    return operand == 0 ? ck_conv_dy_view_make(q, c, out) : ck_conv_w_view_make(q, c, out);
 }
 
 /* The copy window of operand `operand` (0 A, 1 B) for this instance: tile (tile_m, tile_k) of
  * the view into A's K-major lines, or (tile_k, tile_n) into B's N-major lines, both in
  * gemm_swz's layout. *src: the window's device C, named "va" or "vb". */
-static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in, int operand,
-                               char **src, ck_tile_copy_info *info)
+static ck_status window_source(const ck_conv_prob *q, const ck_conv_class *c,
+                               const ck_gemm_instance *in, int operand, char **src,
+                               ck_tile_copy_info *info)
 {
     *src = NULL;
     ck_dtype dt = operand == 0
@@ -111,7 +123,7 @@ static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in
     ck_status st =
         ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
     if (!st)
-        st = view_make(q, operand, &view);
+        st = view_make(q, c, operand, &view);
     if (!st)
         st = ck_conv_smem_lines(rows, cols * es, es, &dst);
     if (!st) {
@@ -135,7 +147,57 @@ static ck_status window_source(const ck_conv_prob *q, const ck_gemm_instance *in
 
 typedef struct build_ctx {
     const ck_conv_plan *plan;
+    const conv_sub *sub;
 } build_ctx;
+
+/* Backward data's epilogue: D = alpha * acc cast to dX's type, stored through a window over the
+ * class's dX view (the acc encoding, masked at the edges), at the group's base pointer. */
+static ck_status dx_epilogue_source(const ck_conv_prob *q, const conv_sub *sub,
+                                    const ck_dist_encoding *acc, char **src)
+{
+    *src = NULL;
+    ck_descriptor *view = NULL;
+    ck_status st = ck_conv_dx_view_make(q, &sub->cls, &view);
+    if (st)
+        return st;
+    ck_tile_window_spec w;
+    memset(&w, 0, sizeof w);
+    w.name = "d";
+    w.desc = view;
+    w.enc = acc;
+    w.dtype = q->p.in_dtype;
+    w.origin_align[0] = sub->g.inst.tile_m;
+    w.origin_align[1] = sub->g.inst.tile_n;
+    w.ops = CK_WIN_STORE;
+    char *win = NULL;
+    st = ck_tile_window_generate(&w, &win);
+    ck_descriptor_destroy(view);
+    if (st)
+        return st;
+    int f32 = q->p.in_dtype == CK_DTYPE_F32;
+    const char *T = f32 ? "float" : "unsigned short";
+    const char *cvt = f32                              ? ""
+                      : q->p.in_dtype == CK_DTYPE_BF16 ? "(unsigned short)ew_f32_to_bf16"
+                                                       : "(unsigned short)ew_f32_to_f16";
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b,
+                   "#include \"ops/elementwise/ew_kernel.h\"\n%s\n"
+                   "CK_DEVICE void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, "
+                   "long long batch, long long m0, long long n0)\n{\n"
+                   "    ck_win_d wd = make_win_d((%s *)ka->d + batch * ka->batch_d, m0, n0);\n"
+                   "    %s out[CK_NREGS_d];\n"
+                   "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i)\n"
+                   "        out[i] = %s(ka->alpha * acc[i]);\n"
+                   "    store_d(out, &wd);\n}\n",
+                   win, T, T, cvt);
+    ck_tile_free(win);
+    if (b.oom) {
+        free(b.s);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the epilogue.");
+    }
+    *src = b.s;
+    return CK_SUCCESS;
+}
 
 static const char *dir_tag(ck_conv_direction d)
 {
@@ -145,8 +207,9 @@ static const char *dir_tag(ck_conv_direction d)
 static ck_status build_source(void *user, char **source)
 {
     const ck_conv_plan *plan = ((const build_ctx *)user)->plan;
-    const ck_gemm_prob *prob = &plan->g.prob;
-    const ck_gemm_instance *inst = &plan->g.inst;
+    const conv_sub *sub = ((const build_ctx *)user)->sub;
+    const ck_gemm_prob *prob = &sub->g.prob;
+    const ck_gemm_instance *inst = &sub->g.inst;
     const ck_conv_prob *q = &plan->q;
     *source = NULL;
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
@@ -162,10 +225,12 @@ static ck_status build_source(void *user, char **source)
     memset(info, 0, sizeof info);
     if (!defs)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
-    st = ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi);
+    st = q->p.direction == CK_CONV_BWD_DATA
+             ? dx_epilogue_source(q, sub, &acc, &epi)
+             : ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi);
     for (int o = 0; o < 2 && !st; ++o)
         if (plan->loaders >> o & 1)
-            st = window_source(q, inst, o, &win[o], &info[o]);
+            st = window_source(q, &sub->cls, inst, o, &win[o], &info[o]);
     if (st) {
         free(defs);
         free(epi);
@@ -241,10 +306,10 @@ static ck_status build_source(void *user, char **source)
 }
 
 /* "conv/<dir>/<every derived length>/<the GEMM's parameter key>" */
-static char *kernel_key(const ck_conv_plan *plan)
+static char *kernel_key(const ck_conv_plan *plan, const conv_sub *sub)
 {
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
-    int np = ck_gemm_params(&plan->g.prob, &plan->g.inst, params, CK_GEMM_MAX_PARAMS);
+    int np = ck_gemm_params(&sub->g.prob, &sub->g.inst, params, CK_GEMM_MAX_PARAMS);
     char *gk = np < 0 ? NULL : ck_gemm_params_key(params, np);
     if (!gk)
         return NULL;
@@ -256,6 +321,9 @@ static char *kernel_key(const ck_conv_plan *plan)
         ck_sbuf_printf(&b, "/%lld.%lld.%lld.%lld.%lld.%lld.%lld", (long long)q->in[d],
                        (long long)q->fil[d], (long long)q->out[d], (long long)q->str[d],
                        (long long)q->dil[d], (long long)q->pl[d], (long long)q->pr[d]);
+    if (q->p.direction == CK_CONV_BWD_DATA)
+        ck_sbuf_printf(&b, "/class%lld.%lld.%lld", (long long)sub->cls.r[0],
+                       (long long)sub->cls.r[1], (long long)sub->cls.r[2]);
     ck_sbuf_printf(&b, "/%s", gk);
     free(gk);
     if (b.oom) {
@@ -270,28 +338,25 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
     return ck_conv_plan_create_ex(ctx, problem, 0, out);
 }
 
-/* Everything a plan decides before the kernel exists: the checked problem, its GEMM, the
- * operand views and the instance (the policy's best sm80 instance whose copy windows exist --
- * a 2-D thread pattern, lines of whole 16-byte chunks -- or with smallest the smallest tile). */
-static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
-                             const ck_device_props *props, int smallest)
+/* The GEMM of one sub-plan and its instance (the policy's best sm80 instance whose copy windows
+ * exist -- a 2-D thread pattern, lines of whole 16-byte chunks -- or with smallest the smallest
+ * tile). */
+static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
+                            int smallest)
 {
     ck_gemm_problem gp;
-    ck_status st = ck_conv_prob_make(problem, &plan->q);
+    ck_status st = gemm_problem(&plan->q, &sub->cls, &gp);
     if (!st)
-        st = gemm_problem(&plan->q, &gp);
-    if (!st)
-        st = ck_gemm_prob_make(&gp, &plan->g.prob);
+        st = ck_gemm_prob_make(&gp, &sub->g.prob);
     if (st)
         return ck_fail_context(st, OP ": the implicit GEMM");
-    plan->loaders = loaders_of(problem->direction);
     char reason[256] = "";
-    if (!ck_gemm_family_sm80.supports(&plan->g.prob, props, reason, sizeof reason))
+    if (!ck_gemm_family_sm80.supports(&sub->g.prob, props, reason, sizeof reason))
         return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s.", reason);
     enum { MAXI = 32 };
     ck_gemm_instance ins[MAXI];
     double score[MAXI];
-    int n = ck_gemm_policy_rank(&plan->g.prob, props, ins, score, MAXI, reason, sizeof reason);
+    int n = ck_gemm_policy_rank(&sub->g.prob, props, ins, score, MAXI, reason, sizeof reason);
     int pick = -1;
     for (int i = 0; i < n && (smallest || pick < 0); ++i) {
         if (ins[i].family != CK_GEMM_FAMILY_SM80)
@@ -301,7 +366,7 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
             char *w = NULL;
             ck_tile_copy_info info;
             if (plan->loaders >> o & 1) {
-                ok = window_source(&plan->q, &ins[i], o, &w, &info) == CK_SUCCESS;
+                ok = window_source(&plan->q, &sub->cls, &ins[i], o, &w, &info) == CK_SUCCESS;
                 if (!ok)
                     ck_clear_error();
             }
@@ -314,9 +379,59 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     if (pick < 0)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": no sm80 GEMM instance can read this problem's views.");
-    plan->g.inst = ins[pick];
-    plan->g.family = &ck_gemm_family_sm80;
+    sub->g.inst = ins[pick];
+    sub->g.family = &ck_gemm_family_sm80;
     return CK_SUCCESS;
+}
+
+/* Everything a plan decides before its kernels exist: the checked problem, its sub-GEMMs (one;
+ * backward data: one per class with rows and taps) and their instances. */
+static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
+                             const ck_device_props *props, int smallest)
+{
+    ck_status st = ck_conv_prob_make(problem, &plan->q);
+    if (st)
+        return st;
+    plan->loaders = loaders_of(problem->direction);
+    int ncls = 1;
+    ck_conv_class *cls = NULL;
+    if (problem->direction == CK_CONV_BWD_DATA) {
+        ncls = ck_conv_classes(&plan->q, NULL, 0);
+        cls = calloc((size_t)ncls, sizeof *cls);
+        if (!cls)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the classes.");
+        ck_conv_classes(&plan->q, cls, ncls);
+    }
+    plan->sub = calloc((size_t)ncls, sizeof *plan->sub);
+    if (!plan->sub) {
+        free(cls);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    }
+    for (int i = 0; i < ncls && !st; ++i) {
+        if (cls) {
+            int rows = 1, taps = 1;
+            for (int d = 0; d < 3; ++d)
+                rows &= cls[i].rows[d] > 0, taps &= cls[i].taps[d] > 0;
+            if (!rows)
+                continue; /* no input row in this class */
+            if (!taps) {
+                plan->zero_fill = 1; /* rows that no tap reaches: zero */
+                continue;
+            }
+            plan->sub[plan->nsub].cls = cls[i];
+        }
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, smallest);
+        plan->nsub++;
+    }
+    free(cls);
+    return st;
+}
+
+static void plan_free(ck_conv_plan *plan)
+{
+    if (plan)
+        free(plan->sub);
+    free(plan);
 }
 
 ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
@@ -325,13 +440,18 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
     if (!problem || !props || !source)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: NULL argument.");
     *source = NULL;
-    ck_conv_plan plan;
-    memset(&plan, 0, sizeof plan);
-    ck_status st = plan_decide(&plan, problem, props, smallest);
-    if (st)
-        return st;
-    build_ctx b = {&plan};
-    return build_source(&b, source);
+    ck_conv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_conv_source: out of host memory.");
+    ck_status st = plan_decide(plan, problem, props, smallest);
+    if (!st && plan->nsub < 1)
+        st = ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: the problem has no GEMM.");
+    if (!st) {
+        build_ctx b = {plan, &plan->sub[0]};
+        st = build_source(&b, source);
+    }
+    plan_free(plan);
+    return st;
 }
 
 ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
@@ -346,23 +466,22 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
     ck_status st = plan_decide(plan, problem, ck_op_props(ctx), smallest);
-    if (st) {
-        free(plan);
-        return st;
+    for (int i = 0; i < plan->nsub && !st; ++i) {
+        conv_sub *sub = &plan->sub[i];
+        sub->g.ctx = ctx;
+        char *key = kernel_key(plan, sub);
+        if (!key) {
+            st = ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
+            break;
+        }
+        build_ctx b = {plan, sub};
+        st = ck_op_kernel(ctx, key, "ck_conv_sm80", build_source, &b, &sub->g.kernel);
+        free(key);
+        if (!st)
+            st = ck_gemm_family_sm80.prepare(&sub->g);
     }
-    plan->g.ctx = ctx;
-    char *key = kernel_key(plan);
-    if (!key) {
-        free(plan);
-        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
-    }
-    build_ctx b = {plan};
-    st = ck_op_kernel(ctx, key, "ck_conv_sm80", build_source, &b, &plan->g.kernel);
-    free(key);
-    if (!st)
-        st = ck_gemm_family_sm80.prepare(&plan->g);
     if (st) {
-        free(plan);
+        plan_free(plan);
         return st;
     }
     *out = plan;
@@ -387,19 +506,22 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_conv_plan_execute: plan and args must not be NULL.");
     const ck_conv_problem *p = &plan->q.p;
-    /* the im2col window reads 16-byte pieces where it proved them aligned from the base */
     /* the views' copy windows read 16-byte pieces where they proved them aligned from the
-     * base; the GEMM's own operands need the instance's alignment */
+     * base; the GEMM's own operands need the instance's alignment (the first GEMM's: the
+     * classes of backward data read and write only through views) */
+    const ck_gemm_plan *g0 = plan->nsub > 0 ? &plan->sub[0].g : NULL;
+    unsigned al_a = g0 ? g0->align_a : 16, al_b = g0 ? g0->align_b : 16,
+             al_c = g0 ? g0->align_c : 16, al_d = g0 ? g0->align_d : 16;
     int fwd = p->direction == CK_CONV_FWD, bwd = p->direction == CK_CONV_BWD_DATA;
-    ck_status st = check_ptr("x", a->x, bwd ? plan->g.align_d : 16);
+    ck_status st = check_ptr("x", a->x, 16);
     if (!st)
-        st = check_ptr("w", a->w, fwd ? plan->g.align_b : bwd ? 16 : plan->g.align_d);
+        st = check_ptr("w", a->w, fwd ? al_b : bwd ? 16 : al_d);
     if (!st)
-        st = check_ptr("y", a->y, fwd ? plan->g.align_d : bwd ? 16 : plan->g.align_a);
+        st = check_ptr("y", a->y, fwd ? al_d : bwd ? 16 : al_a);
     if (!st && p->bias)
         st = check_ptr("bias", a->bias, (size_t)ck_gemm_dtype_bytes(p->bias_dtype));
     if (!st && p->residual)
-        st = check_ptr("residual", a->residual, plan->g.align_c);
+        st = check_ptr("residual", a->residual, al_c);
     if (st)
         return st;
     if (p->residual) { /* the epilogue reads C where it writes D: no partial overlap */
@@ -412,6 +534,11 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
     }
+    if (plan->zero_fill &&
+        (st = ck_memset_d8(ck_context_device(plan->ctx), a->x, 0,
+                           (size_t)plan->q.x_elems * (size_t)ck_gemm_dtype_bytes(p->in_dtype),
+                           ck_context_stream(plan->ctx))))
+        return st;
     ck_gemm_args ga;
     ck_gemm_args_init(&ga);
     ga.alpha = a->alpha;
@@ -423,23 +550,32 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
     } else {
         ga.a = a->y, ga.b = a->w, ga.d = a->x;
     }
-    return ck_gemm_family_sm80.launch(&plan->g, &ga);
+    for (int i = 0; i < plan->nsub && !st; ++i)
+        st = ck_gemm_family_sm80.launch(&plan->sub[i].g, &ga);
+    return st;
 }
 
 ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size)
 {
     if (!plan || !buf || !size)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
-    const ck_gemm_instance *in = &plan->g.inst;
-    snprintf(buf, size,
-             "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
-             dir_tag(plan->q.p.direction), (long long)plan->g.prob.p.m, (long long)plan->g.prob.p.n,
-             (long long)plan->g.prob.p.k, (long long)plan->g.prob.p.batch, in->tile_m, in->tile_n,
-             in->tile_k, in->stages, in->warps_m, in->warps_n);
+    if (plan->nsub < 1) {
+        snprintf(buf, size, "%s: no GEMM (every row of dX is zero)", dir_tag(plan->q.p.direction));
+        return CK_SUCCESS;
+    }
+    const ck_gemm_plan *g = &plan->sub[0].g;
+    const ck_gemm_instance *in = &g->inst;
+    int n = snprintf(buf, size,
+                     "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
+                     dir_tag(plan->q.p.direction), (long long)g->prob.p.m, (long long)g->prob.p.n,
+                     (long long)g->prob.p.k, (long long)g->prob.p.batch, in->tile_m, in->tile_n,
+                     in->tile_k, in->stages, in->warps_m, in->warps_n);
+    if (plan->nsub > 1 && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (the first of %d residue classes)", plan->nsub);
     return CK_SUCCESS;
 }
 
 void ck_conv_plan_destroy(ck_conv_plan *plan)
 {
-    free(plan); /* the kernel belongs to the context's cache */
+    plan_free(plan); /* the kernels belong to the context's cache */
 }
