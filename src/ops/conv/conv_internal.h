@@ -2,7 +2,8 @@
  * The convolution op's parts (src/ops/conv), CK's names:
  *
  *   problem.c     ck_conv_problem -> ck_conv_prob (checks, output lengths, strides of the layouts)
- *   descriptor.c  the im2col views as chains of ck's transforms (pad -> embed -> merge)
+ *   descriptor.c  the im2col views as chains of ck's transforms (pad -> embed -> merge), backward
+ *                 data's classes and their views of dY, W and dX
  *   kernel.c      the implicit GEMMs: each direction is a ck_gemm problem run by the GEMM's sm80
  *                 pipeline with an operand read through a generated copy window (the pipeline's
  *                 GEMM_A_LOADER / GEMM_B_LOADER operand path); the plan

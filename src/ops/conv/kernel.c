@@ -13,6 +13,10 @@
  *   backward weight  M = K, N = filter * C, K = N * out;  A = dY (M-major, ld G * K),
  *                    B = im2col(X) (N-major), D = dW. One block reduces a whole tile's K range:
  *                    deterministic, no atomics.
+ *   backward data    one GEMM per class of input residues mod the stride (descriptor.c):
+ *                    M = N * rows, N = C, K = taps * K;  A = dY's view, B = W's view (both
+ *                    through loaders), D = dX's rows of the class, stored by a generated
+ *                    epilogue over the class's dX view; rows no tap reaches zero-filled first.
  */
 #include <stdio.h>
 #include <stdlib.h>
