@@ -25,7 +25,8 @@ static const prof_op ops[] = {
      prof_topk_softmax},
     {"layernorm", "layernorm2d forward/backward, fused residual and quantization", prof_layernorm},
     {"rmsnorm", "rmsnorm2d forward/backward, fused residual and quantization", prof_rmsnorm},
-    {"conv", "grouped N-D convolution as implicit GEMM, fwd / bwd-weight (TFLOP/s)", prof_conv},
+    {"conv", "grouped N-D convolution as implicit GEMM: fwd, bwd-data, bwd-weight (TFLOP/s)",
+     prof_conv},
 };
 
 static void usage(FILE *f)

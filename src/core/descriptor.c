@@ -65,11 +65,6 @@ ck_status ck_descriptor_make_naive(int n, const ck_ival *lengths, const ck_ival 
     if (st)
         return st;
     CK_REQUIRE_NOT_NULL(strides, fn);
-    for (int i = 0; i < n; ++i)
-        if (ck_ival_is_const(strides[i]) && strides[i].v < 0)
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "%s: strides[%d] = %lld; strides must be >= 0.", fn, i,
-                           (long long)strides[i].v);
     ck_transform t;
     if ((st = ck_make_embed_transform(n, lengths, strides, &t)))
         return ck_fail_context(st, "%s", fn);

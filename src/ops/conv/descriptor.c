@@ -155,7 +155,7 @@ ck_status ck_conv_dy_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck
         st = ck_make_pass_through_transform(len[0], &t[0]);
     for (int s = 0; s < 3 && !st; ++s) {
         ck_ival el[2] = {I(c->rows[s]), I(c->taps[s])}, ec[2] = {I(1), I(-c->os[s])};
-        st = ck_make_embed_transform(2, el, ec, &t[1 + s]);
+        st = ck_make_embed_signed_transform(2, el, ec, &t[1 + s]);
     }
     if (!st)
         st = ck_make_pass_through_transform(len[4], &t[4]);
