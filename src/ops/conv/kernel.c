@@ -171,7 +171,15 @@ static ck_status dx_epilogue_source(const ck_conv_prob *q, const conv_sub *sub,
     w.enc = acc;
     w.dtype = q->p.in_dtype;
     w.origin_align[0] = sub->g.inst.tile_m;
-    w.origin_align[1] = sub->g.inst.tile_n;
+    /* the window proves its vectors' alignment from a 16-byte aligned base, but group g's base
+     * is g * C elements in: claim the column origin aligned to gcd(tile_n, C) only, so that
+     * every vector it proves is also aligned from the group's base */
+    long long al = sub->g.inst.tile_n, c = q->p.c;
+    while (c) {
+        long long t = al % c;
+        al = c, c = t;
+    }
+    w.origin_align[1] = q->p.g > 1 ? al : sub->g.inst.tile_n;
     w.ops = CK_WIN_STORE;
     char *win = NULL;
     st = ck_tile_window_generate(&w, &win);
