@@ -158,9 +158,6 @@ static void run_case(const char *what, const ccase *z)
     h.x = hx, h.w = hw, h.y = hy, h.bias = hb, h.residual = hr;
     (void)out;
     int64_t bad = 0;
-    double kred = 1;
-    for (int d = 0; d < p.ndim; ++d)
-        kred *= fwd ? p.filter[d] : 1;
     for (int64_t e = 0; e < no; ++e) {
         double mag = 0, ref = act(p.activation, ck_conv_reference_value(&p, &h, e, &mag));
         double tol = 2 * unit(ot) * fabs(ref) + 1e-6 + mag * 0x1p-18 +
