@@ -27,6 +27,8 @@ static const prof_op ops[] = {
     {"rmsnorm", "rmsnorm2d forward/backward, fused residual and quantization", prof_rmsnorm},
     {"attention", "fused attention forward: softmax(scale Q K^T + mask) V (TFLOP/s)",
      prof_attention},
+    {"conv", "grouped N-D convolution as implicit GEMM: fwd, bwd-data, bwd-weight (TFLOP/s)",
+     prof_conv},
 };
 
 static void usage(FILE *f)

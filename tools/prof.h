@@ -98,5 +98,6 @@ int prof_topk_softmax(int argc, char **argv); /* tools/prof_softmax.c */
 int prof_layernorm(int argc, char **argv);    /* tools/prof_norm.c */
 int prof_rmsnorm(int argc, char **argv);      /* tools/prof_norm.c */
 int prof_attention(int argc, char **argv);    /* tools/prof_attention.c */
+int prof_conv(int argc, char **argv);         /* tools/prof_conv.c */
 
 #endif

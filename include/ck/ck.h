@@ -16,6 +16,7 @@
 
 #include "ck/attention.h"
 #include "ck/context.h"
+#include "ck/conv.h"
 #include "ck/elementwise.h"
 #include "ck/gemm.h"
 #include "ck/norm.h"

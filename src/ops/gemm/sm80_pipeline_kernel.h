@@ -121,7 +121,11 @@ CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, in
     }
 }
 
-/* Issue the copies of k-tile kt into stage slot `slot`. */
+/* Issue the copies of k-tile kt into stage slot `slot`. The operand path: a source may define
+ * GEMM_A_LOADER(s, ka, m0, k0) / GEMM_B_LOADER(s, ka, n0, k0) before including this file to
+ * fill an operand's stage itself (in this layout: gemm_swz lines, K-major A / N-major B as the
+ * problem's orders say), e.g. convolution's im2col copy window over a transformed descriptor
+ * (src/ops/conv); ka->a / ka->b are then the batch's base pointers. */
 CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_kargs *ka, long long m0,
                                long long n0, int kt)
 {
@@ -139,12 +143,18 @@ CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_karg
                        GEMM_B_KMAJOR ? ka->n : ka->k,
                        (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES,
                        (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES};
-#if GEMM_A_VEC
+#if defined(GEMM_A_LOADER)
+    (void)a;
+    GEMM_A_LOADER(sa, ka, m0, k0);
+#elif GEMM_A_VEC
     gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES);
 #else
     gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_ES);
 #endif
-#if GEMM_B_VEC
+#if defined(GEMM_B_LOADER)
+    (void)b;
+    GEMM_B_LOADER(sb, ka, n0, k0);
+#elif GEMM_B_VEC
     gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES);
 #else
     gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_ES);
