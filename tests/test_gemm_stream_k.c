@@ -11,91 +11,71 @@
  */
 #include "gemm_harness.h"
 
-static const ck_gemm_order C = CK_GEMM_COL_MAJOR;
+/* Every case one kernel configuration (bf16 x bf16 -> f32, B column-major, C f32 and a row
+ * bias, K a multiple of 16 and N odd: the same parameter table) but for the batched one, so that
+ * the emulator compiles few kernels; beta 0 leaves C out at run time. */
+static gcase sk_case(int64_t m, int64_t n, int64_t k, ck_gemm_decomposition d, int grid)
+{
+    gcase c = gc_base(m, n, k, CK_DTYPE_BF16, CK_DTYPE_F32);
+    c.decomp = d;
+    c.grid = grid;
+    c.bo = CK_GEMM_COL_MAJOR;
+    c.c = CK_DTYPE_F32;
+    c.bias = CK_GEMM_BIAS_ROW;
+    return c;
+}
 
 static void test_stream_k_boundaries(void)
 {
-    /* 130 x 70 x 504 bf16: 2 tiles of 128 x 128, 8 K steps: T = 16 iterations */
-    static const int grids[] = {2, 3, 7, 16};
+    /* 130 x 71 x 256: 2 tiles of 128 x 128, 4 K steps, T = 8 iterations. Grid 3: shares
+     * [0, 2), [2, 5), [5, 8): one across the tiles' boundary; 4: two blocks per tile, shares
+     * ending at the tile's end; 8: one step each, 4 blocks per tile. */
+    static const int grids[] = {3, 4, 8};
     for (size_t i = 0; i < sizeof grids / sizeof grids[0]; ++i) {
-        gcase c = gc_base(130, 70, 504, CK_DTYPE_BF16, CK_DTYPE_F32);
-        c.decomp = CK_GEMM_DECOMP_STREAM_K;
-        c.grid = grids[i];
-        c.bo = C;
-        c.repeat = i % 2 == 1; /* the fix-ups sum in a fixed order: the same bits again */
-        if (i % 3 == 2) {
-            c.c = CK_DTYPE_F32;
-            c.beta = -0.5f;
-            c.bias = CK_GEMM_BIAS_ROW;
-        }
+        gcase c = sk_case(130, 71, 256, CK_GEMM_DECOMP_STREAM_K, grids[i]);
+        c.beta = i % 2 ? -0.5f : 0.0f;
+        c.alpha = 1.5f;
+        c.repeat = i == 0;
         CHECK_MSG(gc_run(&c) == 0, "stream-K grid %d", grids[i]);
     }
-    /* one tile, 10 K steps shared by 4 blocks (two of them wholly inside it); odd sizes */
-    gcase c = gc_base(33, 45, 600, CK_DTYPE_BF16, CK_DTYPE_BF16);
-    c.decomp = CK_GEMM_DECOMP_STREAM_K;
-    c.grid = 4;
-    c.bo = C;
-    c.repeat = 1;
+    /* one tile, 10 K steps (K 608: the last step partial) shared by 4 blocks; odd M */
+    gcase c = sk_case(33, 45, 608, CK_GEMM_DECOMP_STREAM_K, 4);
+    c.beta = 1;
+    c.repeat = 1; /* the fix-ups sum in a fixed order: the same bits on a second run */
     gc_run(&c);
-    /* batches x tiles x K steps in one line: 3 batches of 2 tiles, 3 K steps (K not a multiple of 64), 5 blocks;
-     * C and bias per batch, A broadcast */
-    c = gc_base(140, 30, 168, CK_DTYPE_F16, CK_DTYPE_F16);
-    c.decomp = CK_GEMM_DECOMP_STREAM_K;
-    c.grid = 5;
+    /* 2 x 2 tiles, 3 K steps, 5 blocks (shares 0, 2, 4, 7, 9, 12): shares across tile ends and
+     * into the next tile row; then the device's own grid (the emulator's workers) */
+    c = sk_case(200, 141, 160, CK_GEMM_DECOMP_STREAM_K, 5);
+    gc_run(&c);
+    c = sk_case(70, 131, 320, CK_GEMM_DECOMP_STREAM_K, 0);
+    gc_run(&c);
+    /* batches x tiles x K steps in one line: 3 batches of 2 tiles, 3 K steps, 5 blocks; C and
+     * bias per batch, A broadcast */
+    c = sk_case(140, 31, 160, CK_GEMM_DECOMP_STREAM_K, 5);
     c.batch = 3;
     c.bcast = 1;
     c.gap = 8;
-    c.bo = C;
-    c.c = CK_DTYPE_F16;
     c.beta = 1;
-    c.bias = CK_GEMM_BIAS_COL;
-    c.repeat = 1;
-    gc_run(&c);
-    /* the TMA store of D (f16 row-major, alpha only): 2 x 2 tiles, 4 K steps, 3 blocks */
-    c = gc_base(136, 144, 256, CK_DTYPE_F16, CK_DTYPE_F16);
-    c.decomp = CK_GEMM_DECOMP_STREAM_K;
-    c.grid = 3;
-    c.alpha = 0.75f;
-    gc_run(&c);
-    /* the device's own grid (the emulator's workers) */
-    c = gc_base(70, 130, 320, CK_DTYPE_BF16, CK_DTYPE_F32);
-    c.decomp = CK_GEMM_DECOMP_STREAM_K;
-    c.bo = C;
     gc_run(&c);
 }
 
 static void test_split_k(void)
 {
-    /* the deterministic split-K through the options, repeated: the same bits */
-    gcase c = gc_base(130, 70, 504, CK_DTYPE_BF16, CK_DTYPE_F32);
-    c.decomp = CK_GEMM_DECOMP_SPLIT_K;
-    c.bo = C;
+    /* the deterministic split-K through the options: the same bits again */
+    gcase c = sk_case(130, 71, 512, CK_GEMM_DECOMP_SPLIT_K, 0);
     c.split = 3;
-    c.repeat = 1;
-    c.c = CK_DTYPE_F32;
     c.beta = 0.5f;
+    c.repeat = 1;
     gc_run(&c);
-    /* atomics: 2, 3 and 8 ranges (one K step each), D f32 / bf16, C in place and bias,
-     * batches; within the tolerance (the order of the additions varies) */
-    static const int splits[] = {2, 3, 8};
-    for (int i = 0; i < 3; ++i) {
-        c = gc_base(i == 1 ? 67 : 130, i == 2 ? 200 : 70, 504, CK_DTYPE_BF16,
-                    i == 1 ? CK_DTYPE_BF16 : CK_DTYPE_F32);
-        c.decomp = CK_GEMM_DECOMP_SPLIT_K_ATOMIC;
-        c.bo = C;
+    /* atomics: 3 and 4 ranges (4: one K step each), with C and bias; within the tolerance
+     * (the order of the additions varies); the first run twice: the last split leaves the
+     * workspace at 0 for the next launch */
+    static const int splits[] = {3, 4};
+    for (int i = 0; i < 2; ++i) {
+        c = sk_case(i ? 67 : 130, i ? 201 : 71, 256, CK_GEMM_DECOMP_SPLIT_K_ATOMIC, 0);
         c.split = splits[i];
-        c.repeat = i == 0; /* runs, and the workspace is left at 0 for the next launch */
-        if (i == 1) {
-            c.c = CK_DTYPE_BF16;
-            c.alias = 1;
-            c.beta = -1;
-            c.bias = CK_GEMM_BIAS_COL;
-            c.act = CK_GEMM_ACT_RELU;
-        }
-        if (i == 2) {
-            c.batch = 2;
-            c.gap = 8;
-        }
+        c.beta = i ? -1.0f : 0.0f;
+        c.repeat = i == 0;
         CHECK_MSG(gc_run(&c) == 0, "atomic split-K %d", splits[i]);
     }
 }

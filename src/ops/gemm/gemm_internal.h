@@ -159,6 +159,12 @@ ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_inst
 ck_status ck_gemm_sm80_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     const char *entry, char **source);
 
+/* Grouped GEMM (grouped.c): the kernel's template problem (types, orders, epilogue; sizes and
+ * leading dimensions 1) and its source for an sm80 instance. */
+ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, ck_gemm_prob *prob);
+ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                 char **source);
+
 /* The policy's score of a family-90 instance: the estimate adjusted by measurements of its
  * variants (stages and staging of D, clusters). */
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots);

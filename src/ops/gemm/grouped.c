@@ -58,10 +58,25 @@ struct ck_gemm_grouped_plan {
     size_t smem;
 };
 
-/* The per-group 16-byte copy test of each operand, then the pipeline and the kernel. */
-static ck_status grouped_source(void *user, char **source)
+ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, ck_gemm_prob *prob)
 {
-    const ck_gemm_grouped_plan *g = user;
+    if (problem->batch != 1 || problem->extra_count != 0)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP "_plan_create: batch = %lld, extra_count = %d; a grouped problem has "
+                          "batch 1 and no extras (each group is one product).",
+                       (long long)problem->batch, problem->extra_count);
+    ck_gemm_problem t = *problem; /* the template: sizes and leading dimensions 1 */
+    t.m = t.n = t.k = 1;
+    t.a.ld = t.b.ld = t.c.ld = t.d.ld = 1;
+    t.a.batch_stride = t.b.batch_stride = t.c.batch_stride = t.d.batch_stride = 0;
+    t.bias_batch_stride = 0;
+    return ck_gemm_prob_make(&t, prob);
+}
+
+/* The per-group 16-byte copy test of each operand, then the pipeline and the kernel. */
+ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                 char **source)
+{
     char entry[1024];
     snprintf(entry, sizeof entry,
              "#define GEMM_VEC16(p, ld_bytes) ((((unsigned long long)(p)) | "
@@ -73,8 +88,14 @@ static ck_status grouped_source(void *user, char **source)
              "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_gemm_grouped(ck_gemm_kargs ka, "
              "const ck_gemm_group_kdesc *groups, int count)\n"
              "{\n    gemm_grouped_main(ka, groups, count);\n}\n",
-             g->inst.warps_m * g->inst.warps_n * 32);
-    return ck_gemm_sm80_source_entry(&g->prob, &g->inst, entry, source);
+             inst->warps_m * inst->warps_n * 32);
+    return ck_gemm_sm80_source_entry(prob, inst, entry, source);
+}
+
+static ck_status grouped_source(void *user, char **source)
+{
+    const ck_gemm_grouped_plan *g = user;
+    return ck_gemm_grouped_source(&g->prob, &g->inst, source);
 }
 
 /* The instance: the policy's best sm80 instance for a product of the template's M, N, K (where
@@ -114,21 +135,11 @@ ck_status ck_gemm_grouped_plan_create(ck_context *ctx, const ck_gemm_problem *pr
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP "_plan_create: ctx, problem and plan must not be NULL.");
     *plan = NULL;
-    if (problem->batch != 1 || problem->extra_count != 0)
-        return ck_fail(CK_ERROR_UNSUPPORTED,
-                       OP "_plan_create: batch = %lld, extra_count = %d; a grouped problem has "
-                          "batch 1 and no extras (each group is one product).",
-                       (long long)problem->batch, problem->extra_count);
-    ck_gemm_problem t = *problem; /* the template: sizes and leading dimensions 1 */
-    t.m = t.n = t.k = 1;
-    t.a.ld = t.b.ld = t.c.ld = t.d.ld = 1;
-    t.a.batch_stride = t.b.batch_stride = t.c.batch_stride = t.d.batch_stride = 0;
-    t.bias_batch_stride = 0;
     ck_gemm_grouped_plan *g = calloc(1, sizeof *g);
     if (!g)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP "_plan_create: out of host memory.");
     g->ctx = ctx;
-    ck_status st = ck_gemm_prob_make(&t, &g->prob);
+    ck_status st = ck_gemm_grouped_prob(problem, &g->prob);
     if (!st)
         st = pick_instance(ctx, problem, &g->inst);
     char *key = NULL;
@@ -154,7 +165,7 @@ ck_status ck_gemm_grouped_plan_create(ck_context *ctx, const ck_gemm_problem *pr
         memset(&cfg, 0, sizeof cfg);
         g->block = (unsigned)(g->inst.warps_m * g->inst.warps_n * 32);
         g->smem = (size_t)(g->inst.tile_m + g->inst.tile_n) * (size_t)g->inst.tile_k *
-                  (size_t)ck_gemm_dtype_bytes(t.a.dtype) * (size_t)g->inst.stages;
+                  (size_t)ck_gemm_dtype_bytes(problem->a.dtype) * (size_t)g->inst.stages;
         cfg.grid[0] = cfg.grid[1] = cfg.grid[2] = 1;
         cfg.block[0] = g->block, cfg.block[1] = cfg.block[2] = 1;
         cfg.dynamic_shared_bytes = g->smem;
