@@ -10,7 +10,7 @@
  *   atomic   CK_GEMM_DECOMP_SPLIT_K_ATOMIC (2 .. 16 ranges), within the tolerance
  *
  *   CK_GEMM_RANDOM_N        problems per member (default 2 on the emulator, 1000 on a GPU)
- *   CK_GEMM_RANDOM_MAX      largest M, N, K (default 48 on the emulator, 4096 on a GPU)
+ *   CK_GEMM_RANDOM_MAX      largest M, N, K (default 48 on the emulator, 2048 on a GPU)
  *   CK_GEMM_RANDOM_SEED     seed (default 1)
  *   CK_GEMM_RANDOM_MEMBERS  comma-separated members (default all four)
  *
@@ -381,7 +381,7 @@ int main(void)
         return 1;
     int host = ckk_is_host();
     int n = (e = getenv("CK_GEMM_RANDOM_N")) ? atoi(e) : host ? 2 : 1000;
-    maxdim_ = (e = getenv("CK_GEMM_RANDOM_MAX")) ? atoll(e) : host ? 48 : 4096;
+    maxdim_ = (e = getenv("CK_GEMM_RANDOM_MAX")) ? atoll(e) : host ? 48 : 2048;
     const char *members = (e = getenv("CK_GEMM_RANDOM_MEMBERS")) ? e : "grouped,streamk,splitk,atomic";
     printf("seed %llu, %d problems per member (%s), sizes up to %lld\n",
            (unsigned long long)seed_, n, members, maxdim_);

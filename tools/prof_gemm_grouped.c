@@ -2,7 +2,7 @@
  * `ck prof gemm --groups FILE|LIST`: a grouped GEMM (ck_gemm_grouped_*) over groups given as
  * MxNxK (a comma-separated list, or a file of them, separated by commas, spaces or lines; any
  * size may be 0), the group list in device memory; checked against the CPU reference (every
- * element of every group, or 16 sampled rows of each group with M N K over 2^27), timed, with
+ * element of every group, or 8 sampled rows of each group with M N K over 2^27), timed, with
  * TFLOP/s over all groups' products.
  */
 #include <float.h>
@@ -291,8 +291,8 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             hp[x] = h[x] ? (char *)h[x] + off[g][x] * (size_t)ck_gemm_dtype_bytes(ty[x]) : NULL;
         ha.a = hp[0], ha.b = hp[1], ha.c = hp[2], ha.bias = hp[4];
         int es = ck_gemm_dtype_bytes(ty[3]);
-        int sampled = (double)e->m * e->n * (e->k > 0 ? e->k : 1) > 134217728.0 && e->m > 16;
-        for (long long r = 0; r < (sampled ? 16 : e->m); ++r) {
+        int sampled = (double)e->m * e->n * (e->k > 0 ? e->k : 1) > 134217728.0 && e->m > 8;
+        for (long long r = 0; r < (sampled ? 8 : e->m); ++r) {
             long long i = sampled ? (r * 7919) % e->m : r;
             for (long long j = 0; j < e->n; ++j) {
                 double mag = 0, ref = ck_gemm_reference_value(&prob, &ha, i, j, &mag);
