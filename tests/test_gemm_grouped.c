@@ -173,8 +173,9 @@ static long glist_run(const glist *l)
                 double tol = ck_gemm_tolerance(&prob, mag, ref);
                 if (!(fabs(got - refq) <= tol)) {
                     if (bad < 3)
-                        CHECK_MSG(0, "group %d (%lldx%lldx%lld): D(%lld, %lld) = %.9g, reference "
-                                     "%.9g (tolerance %.3g)",
+                        CHECK_MSG(0,
+                                  "group %d (%lldx%lldx%lld): D(%lld, %lld) = %.9g, reference "
+                                  "%.9g (tolerance %.3g)",
                                   g, (long long)e->m, (long long)e->n, (long long)e->k,
                                   (long long)i, (long long)j, got, refq, tol);
                     ++bad;
@@ -305,8 +306,7 @@ static void test_refusals(void)
     CHECK_OK(ck_gemm_grouped_check(plan, g, 2, &args));
     g[1].m = 8;
     CHECK(ck_gemm_grouped_check(plan, g, 2, &args) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK_MSG(strstr(ck_last_error(), "group 1: pointer A is NULL") != NULL, "%s",
-              ck_last_error());
+    CHECK_MSG(strstr(ck_last_error(), "group 1: pointer A is NULL") != NULL, "%s", ck_last_error());
     g[1].a = buf;
     g[1].ldb = 7; /* column-major B of 8 rows */
     CHECK(ck_gemm_grouped_check(plan, g, 2, &args) == CK_ERROR_INVALID_ARGUMENT);

@@ -253,8 +253,8 @@ static void test_decompositions_and_groups(void)
             x.decomp = decomp[d];
             x.split_k = decomp[d] == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 4 : 1;
             char what[64];
-            snprintf(what, sizeof what, "sm90 %s, variant %d",
-                     d ? "atomic split-K" : "stream-K", v);
+            snprintf(what, sizeof what, "sm90 %s, variant %d", d ? "atomic split-K" : "stream-K",
+                     v);
             compile_inst(what, "sm_90a", &ck_gemm_family_sm90, &prob, &x, 0);
         }
     }

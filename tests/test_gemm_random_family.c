@@ -175,7 +175,8 @@ static long long prod_check(const prod *x, const ck_gemm_problem *p, const ck_ge
     int ed = esize(p->d.dtype);
     unsigned char *out = malloc(x->sd * (size_t)ed + 1);
     double *ref = calloc((size_t)(m * n), sizeof *ref), *absd = calloc((size_t)(m * n), 8);
-    void *dref = ckk_upload(NULL, (size_t)(m * n) * 8), *dabs = ckk_upload(NULL, (size_t)(m * n) * 8);
+    void *dref = ckk_upload(NULL, (size_t)(m * n) * 8),
+         *dabs = ckk_upload(NULL, (size_t)(m * n) * 8);
     long long sa0 = p->a.order == CK_GEMM_ROW_MAJOR ? x->lda : 1;
     long long sa1 = p->a.order == CK_GEMM_ROW_MAJOR ? 1 : x->lda;
     long long sb0 = p->b.order == CK_GEMM_ROW_MAJOR ? x->ldb : 1;
@@ -184,24 +185,23 @@ static long long prod_check(const prod *x, const ck_gemm_problem *p, const ck_ge
     const void *da = x->da, *db = x->db;
     CHECK_OK(ckk_launch(refk, (unsigned)((m * n + 127) / 128), 1, 1, 128, 1, 1, 0, 13, &da,
                         sizeof da, &ta, sizeof ta, &sa0, sizeof sa0, &sa1, sizeof sa1, &db,
-                        sizeof db, &tb, sizeof tb, &sb0, sizeof sb0, &sb1, sizeof sb1, &m,
-                        sizeof m, &n, sizeof n, &k, sizeof k, &dref, sizeof dref, &dabs,
-                        sizeof dabs));
+                        sizeof db, &tb, sizeof tb, &sb0, sizeof sb0, &sb1, sizeof sb1, &m, sizeof m,
+                        &n, sizeof n, &k, sizeof k, &dref, sizeof dref, &dabs, sizeof dabs));
     ckk_download(ref, dref, (size_t)(m * n) * 8);
     ckk_download(absd, dabs, (size_t)(m * n) * 8);
     ckk_download(out, x->dd, x->sd * (size_t)ed);
     unsigned char *seen = calloc(x->sd + 1, 1);
     double s = args->alpha, u_out = ldexp(1.0, -(p->d.dtype == CK_DTYPE_F32   ? 23
-                                                  : p->d.dtype == CK_DTYPE_F16 ? 10
-                                                                               : 7) -
-                                                       1);
+                                                 : p->d.dtype == CK_DTYPE_F16 ? 10
+                                                                              : 7) -
+                                                   1);
     double acc = 16 * sqrt((double)(k > 0 ? k : 1)) * 0x1p-24 + 0x1p-22;
     for (long long i = 0; i < m; ++i)
         for (long long j = 0; j < n; ++j) {
             long long o = at(p->d.order, x->ldd, i, j);
             seen[o] = 1;
-            double xv = s * ref[i * n + j] +
-                        (use_c ? args->beta * decode(p->d.dtype, x->hc, o) : 0);
+            double xv =
+                s * ref[i * n + j] + (use_c ? args->beta * decode(p->d.dtype, x->hc, o) : 0);
             if (p->bias)
                 xv += ((const float *)x->hbias)[p->bias == CK_GEMM_BIAS_ROW ? i : j];
             double want = act(p->activation, xv), got = decode(p->d.dtype, out, o);
@@ -356,7 +356,8 @@ static void one_decomposed(int member, int i)
     long long bad = prod_check(&x, &p, &args, use_c, what);
     if (member != 3 && !bad) { /* again on the same inputs: the same bits */
         int ed = esize(p.d.dtype);
-        unsigned char *first = malloc(x.sd * (size_t)ed + 1), *again = malloc(x.sd * (size_t)ed + 1);
+        unsigned char *first = malloc(x.sd * (size_t)ed + 1),
+                      *again = malloc(x.sd * (size_t)ed + 1);
         ckk_download(first, x.dd, x.sd * (size_t)ed);
         CHECK_OK(ck_memcpy_h2d(ckk_device, x.dd, x.hd, x.sd * (size_t)ed, NULL));
         CHECK_OK(ck_gemm_plan_execute(plan, &args));
@@ -382,9 +383,10 @@ int main(void)
     int host = ckk_is_host();
     int n = (e = getenv("CK_GEMM_RANDOM_N")) ? atoi(e) : host ? 2 : 1000;
     maxdim_ = (e = getenv("CK_GEMM_RANDOM_MAX")) ? atoll(e) : host ? 48 : 2048;
-    const char *members = (e = getenv("CK_GEMM_RANDOM_MEMBERS")) ? e : "grouped,streamk,splitk,atomic";
-    printf("seed %llu, %d problems per member (%s), sizes up to %lld\n",
-           (unsigned long long)seed_, n, members, maxdim_);
+    const char *members =
+        (e = getenv("CK_GEMM_RANDOM_MEMBERS")) ? e : "grouped,streamk,splitk,atomic";
+    printf("seed %llu, %d problems per member (%s), sizes up to %lld\n", (unsigned long long)seed_,
+           n, members, maxdim_);
     if (ck_context_create_for_device(ckk_device, &ctx) != CK_SUCCESS) {
         printf("no context: %s\n", ck_last_error());
         return 1;

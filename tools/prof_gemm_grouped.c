@@ -115,13 +115,16 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
     int count = -1, has_c = 0, have_d = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
+        if (!strcmp(a, "--tune"))
+            return cli_usage_error(sub, "--groups is not tuned yet: the grouped kernel's tile is "
+                                        "the policy's for the largest group (docs/ops-gemm.md).");
         if (!strcmp(a, "--c")) {
             has_c = 1;
             ga.beta = ga.beta != 0 ? ga.beta : 1;
             continue;
         }
-        static const char *const valued[] = {"--groups", "--dtype",  "--d-dtype", "--layout",
-                                             "--alpha",  "--beta",   "--bias",    "--act"};
+        static const char *const valued[] = {"--groups", "--dtype", "--d-dtype", "--layout",
+                                             "--alpha",  "--beta",  "--bias",    "--act"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -171,23 +174,25 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
                 return cli_usage_error(sub, "--bias %s: expected row or col.", v);
             p.bias = v[0] == 'r' ? CK_GEMM_BIAS_ROW : CK_GEMM_BIAS_COL;
         } else {
-            static const char *names[] = {"none", "relu", "gelu_tanh", "gelu_erf", "silu",
-                                          "sigmoid"};
+            static const char *names[] = {"none",     "relu", "gelu_tanh",
+                                          "gelu_erf", "silu", "sigmoid"};
             int found = -1;
             for (int x = 0; x < 6; ++x)
                 if (!strcmp(v, names[x]))
                     found = x;
             if (found < 0)
-                return cli_usage_error(sub, "--act %s: expected one of relu gelu_tanh gelu_erf "
-                                            "silu sigmoid.", v);
+                return cli_usage_error(sub,
+                                       "--act %s: expected one of relu gelu_tanh gelu_erf "
+                                       "silu sigmoid.",
+                                       v);
             p.activation = (ck_gemm_activation)found;
         }
     }
     if (count < 1)
         return cli_usage_error(sub, "--groups is required.");
     if (!have_d)
-        p.d.dtype = p.a.dtype == CK_DTYPE_I8    ? CK_DTYPE_I32
-                    : p.a.dtype == CK_DTYPE_F32 ? CK_DTYPE_F32
+        p.d.dtype = p.a.dtype == CK_DTYPE_I8                                    ? CK_DTYPE_I32
+                    : p.a.dtype == CK_DTYPE_F32                                 ? CK_DTYPE_F32
                     : (p.a.dtype == CK_DTYPE_F16 || p.a.dtype == CK_DTYPE_BF16) ? p.a.dtype
                                                                                 : CK_DTYPE_BF16;
     if (has_c)
@@ -222,7 +227,9 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
         e->ldb = p.b.order == CK_GEMM_ROW_MAJOR ? n : k;
         e->ldc = e->ldd = p.d.order == CK_GEMM_ROW_MAJOR ? n : m;
         long long el[5] = {m * k, k * n, has_c ? m * n : 0, m * n,
-                           p.bias == CK_GEMM_BIAS_ROW ? m : p.bias ? n : 0};
+                           p.bias == CK_GEMM_BIAS_ROW ? m
+                           : p.bias                   ? n
+                                                      : 0};
         for (int x = 0; x < 5; ++x) {
             off[g][x] = total[x];
             total[x] += round64(el[x]);
@@ -250,8 +257,7 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
     }
     for (int g = 0; g < count; ++g) {
         ck_gemm_group_desc *e = &desc[g];
-        void **ptr[5] = {(void **)&e->a, (void **)&e->b, (void **)&e->c, &e->d,
-                         (void **)&e->bias};
+        void **ptr[5] = {(void **)&e->a, (void **)&e->b, (void **)&e->c, &e->d, (void **)&e->bias};
         for (int x = 0; x < 5; ++x)
             *ptr[x] = d[x] ? (char *)d[x] + off[g][x] * (size_t)ck_gemm_dtype_bytes(ty[x]) : NULL;
     }
@@ -335,8 +341,12 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
     else
         printf("grouped gemm, %d groups, %s -> %s on %s\n  instance %s\n  time %.4f ms, %.2f "
                "TFLOP/s\n  check %s (max error %.3g)\n",
-               count, ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), props.name, ci.name,
-               ms, tflops, !c.check ? "not run" : ok ? "ok" : "FAILED", max_err);
+               count, ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), props.name, ci.name, ms,
+               tflops,
+               !c.check ? "not run"
+               : ok     ? "ok"
+                        : "FAILED",
+               max_err);
     result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
 done:
     for (int x = 0; x < 5; ++x) {

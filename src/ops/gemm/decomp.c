@@ -42,8 +42,8 @@ static const char *decomp_name(ck_gemm_decomposition d)
 
 /* The instance the forced decomposition starts from: the given id (family 90 without
  * clusters), or the family's first 128 x 128 instance without clusters. */
-static ck_status base_instance(const ck_gemm_prob *prob, const ck_device_props *props,
-                               int instance, ck_gemm_instance *out)
+static ck_status base_instance(const ck_gemm_prob *prob, const ck_device_props *props, int instance,
+                               ck_gemm_instance *out)
 {
     ck_gemm_instance ins[MAX_INSTANCES];
     int n = ck_gemm_family_sm90.instances(prob, props, ins, MAX_INSTANCES);
@@ -85,9 +85,8 @@ ck_status ck_gemm_plan_create_opt(ck_context *ctx, const ck_gemm_problem *proble
                        (int)d);
     int split = d == CK_GEMM_DECOMP_SPLIT_K || d == CK_GEMM_DECOMP_SPLIT_K_ATOMIC;
     if (split && (options->split_k < 2 || options->split_k > MAX_SPLIT))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": split_k = %d with %s; accepted: 2 .. %d.", options->split_k,
-                       decomp_name(d), MAX_SPLIT);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": split_k = %d with %s; accepted: 2 .. %d.",
+                       options->split_k, decomp_name(d), MAX_SPLIT);
     if (!split && options->split_k > 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": split_k = %d with %s; a split count goes with CK_GEMM_DECOMP_SPLIT_K "

@@ -30,7 +30,7 @@
 
 /* The kernel reads ck_gemm_group_desc through ck_gemm_group_kdesc: the same layout. */
 #define SAME_FIELD(f)                                                                              \
-    _Static_assert(offsetof(ck_gemm_group_desc, f) == offsetof(ck_gemm_group_kdesc, f) &&         \
+    _Static_assert(offsetof(ck_gemm_group_desc, f) == offsetof(ck_gemm_group_kdesc, f) &&          \
                        sizeof(((ck_gemm_group_desc *)0)->f) ==                                     \
                            sizeof(((ck_gemm_group_kdesc *)0)->f),                                  \
                    "ck_gemm_group_desc." #f " differs from the kernel's")
@@ -219,10 +219,11 @@ ck_status ck_gemm_grouped_execute(ck_gemm_grouped_plan *plan, const ck_gemm_grou
 }
 
 /* Byte range [lo, hi) of a rows x cols matrix of type t, order o, leading dimension ld. */
-static void span(const void *p, ck_dtype t, ck_gemm_order o, int64_t ld, int64_t rows,
-                 int64_t cols, uintptr_t *lo, uintptr_t *hi)
+static void span(const void *p, ck_dtype t, ck_gemm_order o, int64_t ld, int64_t rows, int64_t cols,
+                 uintptr_t *lo, uintptr_t *hi)
 {
-    int64_t lines = o == CK_GEMM_ROW_MAJOR ? rows : cols, contig = o == CK_GEMM_ROW_MAJOR ? cols : rows;
+    int64_t lines = o == CK_GEMM_ROW_MAJOR ? rows : cols,
+            contig = o == CK_GEMM_ROW_MAJOR ? cols : rows;
     *lo = (uintptr_t)p;
     *hi = *lo + (uintptr_t)(((lines - 1) * ld + contig) * ck_gemm_dtype_bytes(t));
 }
@@ -230,8 +231,7 @@ static void span(const void *p, ck_dtype t, ck_gemm_order o, int64_t ld, int64_t
 /* Group i's matrix `name` (rows x cols) in the plan's type and order: non-NULL, its leading
  * dimension covering its contiguous extent; *lo, *hi its byte range. */
 static ck_status check_matrix(int i, const char *name, const void *p, const ck_gemm_matrix *m,
-                              int64_t ld, int64_t rows, int64_t cols, uintptr_t *lo,
-                              uintptr_t *hi)
+                              int64_t ld, int64_t rows, int64_t cols, uintptr_t *lo, uintptr_t *hi)
 {
     int64_t contig = m->order == CK_GEMM_ROW_MAJOR ? cols : rows;
     if (!p)
@@ -247,8 +247,8 @@ static ck_status check_matrix(int i, const char *name, const void *p, const ck_g
                        i, name, p, es);
     if (ld < (contig > 1 ? contig : 1) || ld > (INT64_C(1) << 40))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP "_check: group %d: ld%s = %lld; accepted: %lld (the %s's %s) .. 2^40.",
-                       i, name, (long long)ld, (long long)(contig > 1 ? contig : 1),
+                       OP "_check: group %d: ld%s = %lld; accepted: %lld (the %s's %s) .. 2^40.", i,
+                       name, (long long)ld, (long long)(contig > 1 ? contig : 1),
                        m->order == CK_GEMM_ROW_MAJOR ? "row-major matrix" : "column-major matrix",
                        m->order == CK_GEMM_ROW_MAJOR ? "columns" : "rows");
     span(p, m->dtype, m->order, ld, rows, cols, lo, hi);
@@ -316,8 +316,8 @@ ck_status ck_gemm_grouped_check(const ck_gemm_grouped_plan *plan, const ck_gemm_
             hi = lo + (uintptr_t)((p->bias == CK_GEMM_BIAS_ROW ? g->m : g->n) *
                                   ck_gemm_dtype_bytes(p->bias_dtype));
             if (lo < dhi && dlo < hi)
-                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                               OP "_check: group %d: D overlaps bias.", i);
+                return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP "_check: group %d: D overlaps bias.",
+                               i);
         }
     }
     return CK_SUCCESS;

@@ -33,8 +33,8 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
     id = id * 16 + in->tile_m / 32; /* every family's tiles are multiples of 32 */
     id = id * 32 + in->tile_n / 16;
     id = id * 4 + (in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 1
-                   : in->decomp == CK_GEMM_DECOMP_STREAM_K   ? 2
-                                                             : 0);
+                   : in->decomp == CK_GEMM_DECOMP_STREAM_K     ? 2
+                                                               : 0);
     id = id * 8 + (in->stages & 7);
     id = id * 8 + (in->warps_m & 7);
     id = id * 8 + (in->warps_n & 7);

@@ -379,9 +379,8 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
         inst->decomp == CK_GEMM_DECOMP_STREAM_K ? ", stream-K"
         : inst->split_k > 1                     ? ", K split (count at launch)"
                                                 : "",
-        defs, in_code(p->a.dtype, prob),
-        in_code(p->b.dtype, prob), tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
-        SM90_THREADS_PER_WG * (inst->warps_m + 1));
+        defs, in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), tma_store(prob),
+        p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi, SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
@@ -415,15 +414,13 @@ static ck_status alloc_ws(const ck_gemm_plan *plan, sm90_state *s)
 {
     const ck_gemm_instance *in = &plan->inst;
     const ck_gemm_problem *p = &plan->prob.p;
-    long long tiles = ((p->m + in->tile_m - 1) / in->tile_m) *
-                      ((p->n + in->tile_n - 1) / in->tile_n) * p->batch;
+    long long tiles =
+        ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n) * p->batch;
     int stream_k = in->decomp == CK_GEMM_DECOMP_STREAM_K;
     int atomic = in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC;
     if (s->splits < 2 && !stream_k)
         return CK_SUCCESS;
-    long long slots = atomic     ? tiles
-                      : stream_k ? 2LL * plan->launch.grid[0]
-                                 : tiles * s->splits;
+    long long slots = atomic ? tiles : stream_k ? 2LL * plan->launch.grid[0] : tiles * s->splits;
     size_t part = (size_t)in->tile_m * (size_t)in->tile_n * sizeof(float);
     s->ws_flags_offset = (size_t)slots * part;
     size_t bytes = s->ws_flags_offset + (size_t)tiles * (size_t)in->warps_m * sizeof(unsigned);

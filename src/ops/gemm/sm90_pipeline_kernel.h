@@ -16,8 +16,9 @@
  * ka->k_splits ranges of a tile's K steps, and the splits' partial sums meet in a workspace
  * (sm90_split_reduce: a fixed-order sum, or f32 atomics with GEMM_DECOMP 3). With GEMM_DECOMP 4
  * (stream-K, sm90_stream_k_kernel.h) a block's work is an even share of all tiles' K steps,
- * cut at tile boundaries, and tiles shared by blocks are summed in a fixed order. Strided batches (GEMM_BATCHED): the units run over batch x tiles (x splits),
- * the tensor maps are 3-D with the batch outermost, and the epilogue writes the unit's batch of D.
+ * cut at tile boundaries, and tiles shared by blocks are summed in a fixed order. Strided batches
+ * (GEMM_BATCHED): the units run over batch x tiles (x splits), the tensor maps are 3-D with the
+ * batch outermost, and the epilogue writes the unit's batch of D.
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -342,8 +343,8 @@ CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, long long u
     if (!last[wg])
         return 0;
     ck_fence_device();
-    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
-        acc[i] = ck_atomic_exch_f32(base + (size_t)i * CK_WARPGROUP_THREADS, 0.0f);
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] =
+        ck_atomic_exch_f32(base + (size_t)i * CK_WARPGROUP_THREADS, 0.0f);
     return 1;
 }
 #endif

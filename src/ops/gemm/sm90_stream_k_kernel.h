@@ -90,7 +90,7 @@ CK_DEVICE int sm90_stream_fixup(float *acc, const ck_gemm_kargs *ka, long long u
     long long b = (long long)ck_block_idx_x();
     size_t part = (size_t)CK_WARPGROUP_THREADS * SM90_ACC; /* floats of one warpgroup's part */
 #define SM90_SK_AT(blk, slot)                                                                      \
-    (ka->ws + ((size_t)((blk) * 2 + (slot)) * GEMM_CONSUMERS + wg) * part + t)
+    (ka->ws + ((size_t)((blk)*2 + (slot)) * GEMM_CONSUMERS + wg) * part + t)
     float *own = SM90_SK_AT(b, sm90_sk_slot(ka, b, lo, i0));
     CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) own[(size_t)i * CK_WARPGROUP_THREADS] = acc[i];
     ck_fence_device(); /* the partials are visible before the count says so */
