@@ -12,6 +12,9 @@
  * Accumulation is f32 (i32 for i8 x i8). C may alias D exactly (same pointer, order and ld).
  * Strided batched: `batch` such products in one launch, each matrix (and the bias) with a batch
  * stride in elements, 0 broadcasting one matrix to every batch (ck_gemm_problem.batch).
+ * Grouped: a list of products of different M, N, K, described in device memory, in one launch
+ * (ck_gemm_grouped_*). Split-K (deterministic or with atomics) and stream-K: the policy's
+ * choice, or forced with ck_gemm_plan_create_opt.
  *
  * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
  * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on
