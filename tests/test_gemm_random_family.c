@@ -3,8 +3,9 @@
  * test_gemm_random (tests/kernels/gemm_ref.cu: one thread per element, double) and an epilogue
  * evaluated here in double, tolerance derived here from K, the types and sum |a b|:
  *
- *   grouped  ck_gemm_grouped_*: 1 .. 12 groups (6 on the emulator) of random M, N, K (each 0 now and then), any
- *            leading dimension, pointers off 16-byte alignment, the list in device memory
+ *   grouped  ck_gemm_grouped_*: 1 .. 12 groups (6 on the emulator) of random M, N, K (each 0
+ *            now and then), any leading dimension, pointers off 16-byte alignment, the list in
+ *            device memory
  *   streamk  ck_gemm_plan_create_opt with CK_GEMM_DECOMP_STREAM_K, run twice: same bits
  *   splitk   CK_GEMM_DECOMP_SPLIT_K (2 .. 16 ranges), run twice: same bits
  *   atomic   CK_GEMM_DECOMP_SPLIT_K_ATOMIC (2 .. 16 ranges), within the tolerance
