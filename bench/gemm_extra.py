@@ -89,8 +89,13 @@ def main():
     b = torch.randn(n, k, device="cuda").t()
     torch.backends.cuda.matmul.allow_tf32 = True
     t = time_torch(lambda: torch.matmul(a, b))
-    row("tf32 4096^3 (A row, B col)", m, n, k, ck(o.build, ["--m", "4096", "--n", "4096", "--k", "4096",
-                                                 "--dtype", "tf32"] + common), t, "cuBLAS tf32")
+    dims = ["--m", "4096", "--n", "4096", "--k", "4096", "--dtype", "tf32"]
+    res = ck(o.build, dims + common)
+    row("tf32 4096^3 (A row, B col; %s)" % (res["instance"] if res else "-"), m, n, k, res, t,
+        "cuBLAS tf32")
+    for cid, name in ck_list(o.build, dims)[1:4]:  # the policy's next candidates
+        row("tf32 4096^3 candidate %s" % name, m, n, k,
+            ck(o.build, dims + ["--instance", str(cid), "--no-check"] + common), t, "cuBLAS tf32")
     torch.backends.cuda.matmul.allow_tf32 = False
     # fp8 e4m3
     m = n = k = 8192
@@ -102,6 +107,17 @@ def main():
     row("fp8 e4m3 8192^3 -> bf16", m, n, k,
         ck(o.build, ["--m", "8192", "--n", "8192", "--k", "8192", "--dtype", "e4m3",
                      "--no-check"] + common), t, "torch._scaled_mm")
+    # a fused epilogue: D = silu(A B + bias per column), bf16, against torch's silu(addmm)
+    for (m, n, k) in ((4096, 4096, 4096), (4096, 11008, 4096)):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).t()
+        bias = torch.randn(n, device="cuda", dtype=torch.float32)
+        F = torch.nn.functional
+        t = time_torch(lambda: F.silu(torch.addmm(bias.to(torch.bfloat16), a, b)))
+        res = ck(o.build, ["--m", str(m), "--n", str(n), "--k", str(k), "--bias", "col",
+                           "--act", "silu", "--no-check"] + common)
+        row("bf16 %dx%dx%d + bias + silu (%s)" % (m, n, k, res["instance"] if res else "-"),
+            m, n, k, res, t, "torch silu(addmm)")
     # sm80 family on this GPU, bf16 4096^3 and 8192^3
     for s in (4096, 8192):
         a = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)

@@ -178,6 +178,87 @@ static void test_instances_8warp(void)
     }
 }
 
+/* Family 90's TMA store of D with the epilogue applied on the way (sm90_value): bias per row
+ * and per column of each bias type, every activation, alpha and scale_d, both staging layouts
+ * (128x256 with 3 stages: the whole tile; with 4: two halves) and 128x128, a batch with a
+ * bias per batch; N a multiple of 8 (the TMA store's condition), M and K odd. */
+static void test_sm90_tma_epilogue(void)
+{
+    static const struct {
+        int m, n, k;
+        ck_dtype in, d;
+        ck_gemm_bias bias;
+        ck_dtype bias_dt;
+        ck_gemm_activation act;
+        float alpha, scale_d;
+        int batch;
+        const char *want;
+    } v[] = {
+        {150, 264, 80, CK_DTYPE_BF16, CK_DTYPE_BF16, CK_GEMM_BIAS_COL, CK_DTYPE_F32,
+         CK_GEMM_ACT_SILU, 0.5f, 1.0f, 0, "sm90.128x256x64.s4."},
+        {150, 264, 80, CK_DTYPE_F16, CK_DTYPE_F16, CK_GEMM_BIAS_ROW, CK_DTYPE_BF16,
+         CK_GEMM_ACT_GELU_TANH, 1.0f, 2.0f, 0, "sm90.128x256x64.s3."},
+        {131, 136, 72, CK_DTYPE_BF16, CK_DTYPE_BF16, CK_GEMM_BIAS_COL, CK_DTYPE_F16,
+         CK_GEMM_ACT_RELU, 1.0f, 1.0f, 0, "sm90.128x128x64.s6."},
+        {131, 136, 72, CK_DTYPE_BF16, CK_DTYPE_F16, CK_GEMM_BIAS_NONE, CK_DTYPE_F32,
+         CK_GEMM_ACT_SIGMOID, 1.5f, 0.5f, 0, "sm90.128x128x64.s6."},
+        {67, 136, 40, CK_DTYPE_BF16, CK_DTYPE_BF16, CK_GEMM_BIAS_ROW, CK_DTYPE_F32,
+         CK_GEMM_ACT_GELU_ERF, 1.0f, 1.0f, 3, "sm90.128x256x64.s4."},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
+        gcase c = gc_base(v[i].m, v[i].n, v[i].k, v[i].in, v[i].d);
+        c.bias = v[i].bias;
+        c.bias_dt = v[i].bias_dt;
+        c.act = v[i].act;
+        c.alpha = v[i].alpha;
+        c.scale_d = v[i].scale_d;
+        c.batch = v[i].batch;
+        c.want = v[i].want;
+        if (gc_run(&c))
+            printf("  case %zu (%s)\n", i, v[i].want);
+    }
+}
+
+/* Operands whose rows (or batches) are not multiples of 16 bytes: the policy's plan copies
+ * them into padded workspaces and runs the padded problem's plan on the copies (repack.c;
+ * the emulator's few workers make it family 80's vector copies here, the H100's family 90);
+ * every element against the reference: A only, B only, both, MN-major, a batch with B
+ * broadcast. */
+static void test_repack(void)
+{
+    static const struct {
+        int m, n, k;
+        ck_dtype in, d;
+        ck_gemm_order ao, bo;
+        int batch, bcast;
+    } v[] = {
+        {67, 136, 71, CK_DTYPE_BF16, CK_DTYPE_BF16, R, C, 0, 0},  /* both K-major, K odd */
+        {45, 61, 40, CK_DTYPE_F16, CK_DTYPE_F32, C, R, 0, 0},     /* both MN-major, M, N odd */
+        {64, 100, 64, CK_DTYPE_BF16, CK_DTYPE_F32, R, R, 0, 0},   /* B only (N = 100) */
+        {37, 72, 33, CK_DTYPE_BF16, CK_DTYPE_BF16, R, C, 3, 2},   /* batched, B broadcast */
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
+        gcase c = gc_base(v[i].m, v[i].n, v[i].k, v[i].in, v[i].d);
+        c.ao = v[i].ao;
+        c.bo = v[i].bo;
+        c.batch = v[i].batch;
+        c.bcast = v[i].bcast;
+        c.instance = -1;
+        ck_gemm_problem p;
+        ck_ew_program prog;
+        gc_problem(&c, &p, &prog);
+        ck_gemm_plan *plan = NULL;
+        CHECK_OK(ck_gemm_plan_create(g_ctx, &p, -1, &plan));
+        if (plan) {
+            CHECK_MSG(plan->repack != NULL, "case %zu: a plan of %s without repacking", i,
+                      plan->inst.family == CK_GEMM_FAMILY_SM90 ? "sm90" : "sm80");
+            ck_gemm_plan_destroy(plan);
+        }
+        if (gc_run(&c))
+            printf("  case %zu\n", i);
+    }
+}
+
 /* The one-call tensor form, with a pointer that is not 16-byte aligned (element-wise copies). */
 static void test_tensor_form(void)
 {
@@ -232,6 +313,8 @@ int main(void)
     RUN_TEST(test_epilogue);
     RUN_TEST(test_instances);
     RUN_TEST(test_instances_8warp);
+    RUN_TEST(test_sm90_tma_epilogue);
+    RUN_TEST(test_repack);
     RUN_TEST(test_tensor_form);
     ck_context_destroy(g_ctx);
     (void)R;

@@ -197,6 +197,17 @@ static void test_sm90_variants(void)
     p.d.dtype = CK_DTYPE_F32;
     p.c.dtype = CK_DTYPE_F32;
     compile90("128x128 split-K, generated epilogue with C", &p, 128, 0, 1, 1);
+    ck_gemm_problem_init(&p);
+    p.m = 4096, p.n = 11008, p.k = 4096; /* the TMA store with the epilogue on the way */
+    p.b.order = CK_GEMM_COL_MAJOR;
+    p.bias = CK_GEMM_BIAS_COL;
+    p.bias_dtype = CK_DTYPE_BF16;
+    p.activation = CK_GEMM_ACT_SILU;
+    compile90("128x256 4 stages, TMA store with bias and silu", &p, 256, 4, 1, 0);
+    p.bias = CK_GEMM_BIAS_ROW;
+    p.bias_dtype = CK_DTYPE_F32;
+    p.activation = CK_GEMM_ACT_GELU_ERF;
+    compile90("128x128, TMA store with a row bias and gelu", &p, 128, 0, 1, 0);
 }
 
 /* Compile the source of instance `in` of family f for arch (grouped: the grouped kernel). */

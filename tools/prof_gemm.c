@@ -97,17 +97,24 @@ static size_t mbytes(const ck_gemm_problem *p, const ck_gemm_matrix *m, int64_t 
            (size_t)ck_gemm_dtype_bytes(m->dtype);
 }
 
+/* Uniform random values in [-1, 1) (i8: integers in [-9, 8]) converted exactly to the element
+ * type. Past FILL_POOL elements the first FILL_POOL codes repeat (a prime period, so no two
+ * rows of a matrix repeat each other): an exact conversion per element took most of a large
+ * problem's time (seconds for 8192^3) while the kernel runs for milliseconds. */
+#define FILL_POOL 1000003u
 static void fill(void *p, ck_dtype t, size_t n, unsigned *state)
 {
-    int es = ck_gemm_dtype_bytes(t);
-    for (size_t i = 0; i < n; ++i) {
+    size_t es = (size_t)ck_gemm_dtype_bytes(t), first = n < FILL_POOL ? n : FILL_POOL;
+    for (size_t i = 0; i < first; ++i) {
         float u;
         prof_fill_uniform(&u, 1, -1, 1, state);
         double v = t == CK_DTYPE_I8 ? floor(u * 8.5) : u;
         uint64_t code = 0;
         ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
-        memcpy((char *)p + i * (size_t)es, &code, (size_t)es);
+        memcpy((char *)p + i * es, &code, es);
     }
+    for (size_t i = first; i < n; i += first) /* the pool again, in whole runs */
+        memcpy((char *)p + i * es, p, (n - i < first ? n - i : first) * es);
 }
 
 static int parse_order(const char *v, ck_gemm_order *o)

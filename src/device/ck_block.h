@@ -215,15 +215,17 @@ CK_DEVICE void ck_ring_release(const ck_ring *r, ck_ring_pos p)
 
 /* A ring shared by the blocks of a cluster whose producers multicast into every block's slots
  * (each block's empty barriers then count the releases of all the cluster's consumers):
- * a consumer releases the slot in block `rank`; a producer waits at cluster scope. */
+ * a consumer releases the slot in block `rank`. A release publishes no data (the consumer only
+ * read the slot), so it is an arrival at CTA scope, and the producer's wait needs no
+ * cluster-scope acquire: ck_ring_acquire serves. */
 CK_DEVICE void ck_ring_release_in(const ck_ring *r, ck_ring_pos p, unsigned rank)
 {
-    ck_mbar_arrive_cluster(&r->empty[p.slot], rank);
+    ck_mbar_arrive_remote(&r->empty[p.slot], rank);
 }
 
 CK_DEVICE void ck_ring_acquire_cluster(const ck_ring *r, ck_ring_pos p)
 {
-    ck_mbar_wait_parity_cluster(&r->empty[p.slot], p.phase ^ 1u);
+    ck_ring_acquire(r, p);
 }
 
 /* ---- warpgroups and register reallocation ---------------------------------------------------- */

@@ -19,7 +19,9 @@
  *                  ck_mbar_try_wait_parity, ck_mbar_wait_parity,
  *                  ck_mbar_wait_parity_cluster (acquire at cluster scope),
  *                  ck_mbar_arrive_cluster(bar, rank) (one arrival, release at cluster scope,
- *                  on the barrier at bar's offset in the cluster's block `rank`)
+ *                  on the barrier at bar's offset in the cluster's block `rank`),
+ *                  ck_mbar_arrive_remote(bar, rank) (the same with release at CTA scope: a
+ *                  "done reading" signal that publishes no data, so no cluster fence)
  *                  (a try_wait's result reflects the barrier when the result is used: use it
  *                  before the thread's next arrive/complete_tx/barrier; docs/device-tensor.md)
  *   st.async       ck_st_async_f32, ck_st_async_2f32 (store into a cluster peer's shared memory

@@ -41,7 +41,7 @@ static ck_status module_key(ck_device *d, const char *source, const char *const 
     ck_hasher_field(&h, &hh, sizeof hh);
     if (d->backend == CK_BACKEND_CUDA) {
         int v[2] = {0, 0};
-        ck_status st = ck_nvrtc_version(&v[0], &v[1]);
+        ck_status st = ck_nvrtc_version_for_key(&v[0], &v[1]);
         if (st != CK_SUCCESS)
             return st;
         ck_hasher_field(&h, v, sizeof v);

@@ -1,5 +1,10 @@
 /* NVRTC, loaded with dlopen: compiling device C to cubins with the embedded prelude headers. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dlinfo */
+#endif
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +31,7 @@ typedef struct nvrtc_api {
 } nvrtc_api;
 
 static nvrtc_api api;
+static void *lib_handle; /* the loaded library (kept open for the process) */
 static ck_status load_status = CK_SUCCESS;
 static char load_message[1024];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -58,14 +64,34 @@ static void load(void)
     if (st != CK_SUCCESS) {
         load_status = st;
         snprintf(load_message, sizeof load_message, "%s", ck_last_error());
+    } else {
+        __atomic_store_n(&lib_handle, h, __ATOMIC_RELEASE);
     }
 }
+
 
 static ck_status ensure(void)
 {
     pthread_once(&load_once, load);
     if (load_status != CK_SUCCESS)
         return ck_fail(load_status, "%s", load_message);
+    return CK_SUCCESS;
+}
+
+int ck_nvrtc_loaded(void)
+{
+    return __atomic_load_n(&lib_handle, __ATOMIC_ACQUIRE) != NULL;
+}
+
+ck_status ck_nvrtc_library_path(char *path, size_t size)
+{
+    ck_status st = ensure();
+    if (st != CK_SUCCESS)
+        return st;
+    struct link_map *lm = NULL;
+    if (dlinfo(lib_handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name || !lm->l_name[0] ||
+        (size_t)snprintf(path, size, "%s", lm->l_name) >= size)
+        return ck_fail(CK_ERROR_BACKEND_UNAVAILABLE, "the path of the loaded NVRTC is unknown.");
     return CK_SUCCESS;
 }
 

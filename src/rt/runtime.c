@@ -47,7 +47,7 @@ static ck_status choose_backend(ck_backend *backend)
         return CK_SUCCESS;
     }
     int major = 0, minor = 0;
-    if (ck_cuda_usable() && ck_nvrtc_version(&major, &minor) == CK_SUCCESS) {
+    if (ck_cuda_usable() && ck_nvrtc_version_for_key(&major, &minor) == CK_SUCCESS) {
         *backend = CK_BACKEND_CUDA;
     } else {
         CK_LOG(CK_LOG_INFO,

@@ -106,6 +106,14 @@ ck_status ck_cuda_tensor_map_encode_tiled(ck_device *dev, int dtype, unsigned ra
 
 /* ---- NVRTC (nvrtc.c) ---- */
 ck_status ck_nvrtc_version(int *major, int *minor);
+/* 1 once NVRTC is loaded in this process. */
+int ck_nvrtc_loaded(void);
+/* The file of the loaded NVRTC (loads it). */
+ck_status ck_nvrtc_library_path(char *path, size_t size);
+/* NVRTC's version for kernel cache keys (nvrtc_stamp.c): from the stamp the last load left in
+ * the module cache when that library file is unchanged, so a process whose kernels are all
+ * cached never loads NVRTC (~10 ms); otherwise ck_nvrtc_version, and the stamp is renewed. */
+ck_status ck_nvrtc_version_for_key(int *major, int *minor);
 /* Compile `source` for `arch` ("sm_90a") into a cubin (*cubin malloc'd). CK_ERROR_COMPILE holds
  * the log and names the file the source was written to. */
 ck_status ck_nvrtc_compile(const char *source, const char *arch, const char *const *options,

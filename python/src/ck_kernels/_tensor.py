@@ -9,6 +9,7 @@ are then torch tensors / NumPy arrays.
 """
 import ctypes
 import struct
+import threading
 
 import numpy as np
 
@@ -53,9 +54,23 @@ def set_torch(mod):
 
 
 HOST = ("host", 0)
+_cuda_places = {}  # ordinal -> ("cuda", ordinal)
+_torch_devices = {}  # place -> its torch.device, for outputs
 
 # ck_tensor: void *data; ck_dtype dtype; int rank; int64_t shape[8]; int64_t strides[8]
 TENSOR = struct.Struct("=Qii8q8q")
+_PTR = struct.Struct("=Q")
+_described = {}  # (dtype, shape, strides) -> the packed ck_tensor with a null pointer
+_C0 = ctypes.c_char * 0
+
+
+def _np_pointer(a):
+    """The data pointer of a NumPy array: through the buffer protocol when the array is
+    writable and contiguous (0.5 us), else its __array_interface__ (2 us: a dict per call)."""
+    try:
+        return ctypes.addressof(_C0.from_buffer(a))
+    except (TypeError, ValueError, BufferError):
+        return a.__array_interface__["data"][0]
 TENSOR_SIZE = TENSOR.size
 _ZEROS = (0,) * 8
 
@@ -74,12 +89,22 @@ class Arg:
         return len(self.shape)
 
     def pack_into(self, buf, offset):
-        r = len(self.shape)
-        if r > 8:
-            fail(Status.INVALID_ARGUMENT,
-                 f"a tensor of rank {r} was given; ck tensors have rank 0 to 8.")
-        TENSOR.pack_into(buf, offset, self.ptr, self.dtype, r, *self.shape, *_ZEROS[r:],
-                         *self.strides, *_ZEROS[r:])
+        """The ck_tensor at buf[offset:] (buf: a writable memoryview of bytes). Everything but
+        the pointer comes from a cache of packed descriptions (packing 19 fields each call
+        cost about 1 us of the binding's few)."""
+        key = (self.dtype, self.shape, self.strides)
+        packed = _described.get(key)
+        if packed is None:
+            r = len(self.shape)
+            if r > 8:
+                fail(Status.INVALID_ARGUMENT,
+                     f"a tensor of rank {r} was given; ck tensors have rank 0 to 8.")
+            packed = TENSOR.pack(0, self.dtype, r, *self.shape, *_ZEROS[r:], *self.strides,
+                                 *_ZEROS[r:])
+            if len(_described) < 4096:
+                _described[key] = packed
+        buf[offset:offset + TENSOR_SIZE] = packed
+        _PTR.pack_into(buf, offset, self.ptr)
 
 
 def ck_dtype_of(dtype, what="dtype"):
@@ -136,7 +161,7 @@ def _from_numpy(a, name):
         strides = tuple(s // item for s in a.strides)
         if len(_elem_strides) < 4096:
             _elem_strides[key] = strides
-    return Arg(a, a.__array_interface__["data"][0], ck, a.shape, strides, HOST, "numpy")
+    return Arg(a, _np_pointer(a), ck, a.shape, strides, HOST, "numpy")
 
 
 def _from_torch(t, name):
@@ -145,12 +170,14 @@ def _from_torch(t, name):
         fail(Status.UNSUPPORTED, f"argument '{name}' is a torch tensor of {t.dtype}, which "
              "ck does not take (accepted: float32, float64, float16, bfloat16, float8 types, "
              "int8, uint8, int32).")
-    dev = t.device
-    if dev.type == "cuda":
-        place = ("cuda", dev.index)
-    elif dev.type == "cpu":
+    if t.is_cuda:  # (t.device builds a device object per call: slower than these two)
+        place = _cuda_places.get(t.get_device())
+        if place is None:
+            place = _cuda_places[t.get_device()] = ("cuda", t.get_device())
+    elif t.is_cpu:
         place = HOST
     else:
+        dev = t.device
         fail(Status.UNSUPPORTED, f"argument '{name}' is on device {dev}; ck runs on CUDA GPUs "
              "and on its CPU emulator (cpu tensors).")
     return Arg(t, t.data_ptr(), ck, tuple(t.shape), tuple(t.stride()), place, "torch")
@@ -205,13 +232,16 @@ def empty(like, shape, dtype):
         if tdt is None:
             fail(Status.UNSUPPORTED, f"torch has no dtype for ck's {DTYPE_NAMES.get(dtype)}.")
         shape = tuple(shape)
-        t = torch.empty(shape, dtype=tdt, device=like.obj.device)
+        dev = _torch_devices.get(like.place)
+        if dev is None:  # (t.device makes a new device object at every access)
+            dev = _torch_devices[like.place] = like.obj.device
+        t = torch.empty(shape, dtype=tdt, device=dev)
         return t, Arg(t, t.data_ptr(), dtype, shape, contiguous_strides(shape),
                       like.place, "torch")
     npdt = _np_out.get(dtype)
     if npdt is not None:
         a = np.empty(shape, dtype=npdt)
-        return a, Arg(a, a.__array_interface__["data"][0], dtype, shape,
+        return a, Arg(a, _np_pointer(a), dtype, shape,
                       contiguous_strides(shape), HOST, "numpy")
     npn = _CK_TO_NP.get(dtype)
     if npn is None:
@@ -259,15 +289,32 @@ def framework_dtype(like, dtype):
     return np.dtype(_CK_TO_NP[dtype])
 
 
+class _Packs(threading.local):
+    def __init__(self):
+        self.free = {}  # size -> a Pack of the calling thread, reused by its next call
+
+
+_packs = _Packs()
+
+
 class Pack:
     """One C buffer holding a call's tensor descriptions (and option structs): their addresses
-    are what the C functions receive."""
+    are what the C functions receive. Pack(size) reuses the calling thread's buffer of that
+    size (a call's buffer is only read during its C call, which returns before the thread
+    packs another; ck copies what it keeps)."""
 
-    __slots__ = ("buf", "base")
+    __slots__ = ("buf", "base", "mem")
 
-    def __init__(self, size):
-        self.buf = ctypes.create_string_buffer(size)
-        self.base = ctypes.addressof(self.buf)
+    def __new__(cls, size):
+        p = _packs.free.get(size)
+        if p is None:
+            p = object.__new__(cls)
+            p.buf = ctypes.create_string_buffer(size)
+            p.base = ctypes.addressof(p.buf)
+            p.mem = memoryview(p.buf).cast("B")  # slices of a ctypes array copy slowly
+            if len(_packs.free) < 64:
+                _packs.free[size] = p
+        return p
 
     def tensors(self, args, offset=0):
         addrs = []
@@ -275,7 +322,7 @@ class Pack:
             if a is None:
                 addrs.append(None)
                 continue
-            a.pack_into(self.buf, offset)
+            a.pack_into(self.mem, offset)
             addrs.append(self.base + offset)
             offset += TENSOR_SIZE
         return addrs

@@ -12,16 +12,22 @@ _programs = {}
 
 def _program(expr):
     """The parsed program of `expr` (parsed once per distinct text)."""
-    prog = _programs.get(expr)
-    if prog is None:
+    return _program_entry(expr)[0]
+
+
+def _program_entry(expr):
+    """(program buffer, its address) of `expr`, parsed once per distinct text."""
+    e = _programs.get(expr)
+    if e is None:
         if not isinstance(expr, str):
             fail(Status.INVALID_ARGUMENT, f"elementwise: argument 'expr' is a "
                  f"{type(expr).__name__}; accepted: an expression such as 'relu(x0 * x1)'.")
         prog = ctypes.create_string_buffer(_PROGRAM_SIZE)
         call(_lib.ck_ew_parse, expr.encode(), prog)
+        e = (prog, ctypes.addressof(prog))
         if len(_programs) < 4096:
-            _programs[expr] = prog
-    return prog
+            _programs[expr] = e
+    return e
 
 
 def _broadcast(shapes, names):
@@ -39,28 +45,36 @@ def _broadcast(shapes, names):
     return tuple(out)
 
 
+_WIDTH = {_tensor.F64: 4, _tensor.F32: 3, _tensor.F16: 2, _tensor.BF16: 1}
+_NAMES = ("x0", "x1", "x2", "x3")
+
+
 def _result_dtype(args):
-    order = [_tensor.F64, _tensor.F32, _tensor.F16, _tensor.BF16]
-    for d in order:
-        if any(a.dtype == d for a in args):
-            return d
-    return args[0].dtype
+    """The widest float type of the inputs (f64, f32, f16, bf16 in that order), else x0's."""
+    best, width = args[0].dtype, 0
+    for a in args:
+        w = _WIDTH.get(a.dtype, 0)
+        if w > width:
+            best, width = a.dtype, w
+    return best
 
 
 def _ew_core(expr, inputs, dtype=None, out=None):
     if not 1 <= len(inputs) <= 4:
         fail(Status.INVALID_ARGUMENT, f"elementwise: {len(inputs)} inputs given; accepted: 1 "
              "to 4 (x0..x3).")
-    names = [f"x{i}" for i in range(len(inputs))]
+    names = _NAMES[:len(inputs)]
     args = [describe(t, n) for t, n in zip(inputs, names)]
-    prog = _program(expr)
+    prog = _program_entry(expr)[1]
     if out is None:
-        shape = _broadcast([a.shape for a in args], names)
+        shape = args[0].shape
+        if len(args) > 1 and any(a.shape != shape for a in args):
+            shape = _broadcast([a.shape for a in args], names)
         odt = _result_dtype(args) if dtype is None else ck_dtype_of(dtype)
         out, ya = empty(args[0], shape, odt)
     else:
         ya = describe(out, "out")
-    place = same_place(args + [ya], names + ["out"])
+    place = same_place(args + [ya], names + ("out",))
     p = Pack((len(args) + 1) * TENSOR_SIZE)
     addrs = p.tensors([ya] + args)
     call(_lib.ck_elementwise, _runtime.context(place), addrs[0], addrs[1], len(args), prog)

@@ -435,6 +435,47 @@ def _matmul_core(a, b):
     return out
 
 
+def _gemm_bias_act(a, b, bias, activation, alpha):
+    """act(alpha * a @ b + bias) for matrices and a per-column bias vector (N,) or none, the
+    common epilogue, with the fewest steps per call (as _matmul_core); anything else, or
+    None when the case is not this one, goes to _gemm_core."""
+    aa, ba = describe(a, "a"), describe(b, "b")
+    sa, sb = aa.shape, ba.shape
+    dd = _DEFAULT_D.get(aa.dtype)
+    act = ACTIVATIONS.get(activation, -1) if isinstance(activation, (str, type(None))) else -1
+    if len(sa) != 2 or len(sb) != 2 or dd is None or aa.place != ba.place or act < 0:
+        return None
+    m, k = sa
+    k2, n = sb
+    if k != k2 or not m or not n or not k:
+        return None
+    bias_a, bias_dtype, code = None, 0, 0
+    if bias is not None:
+        bias_a = describe(bias, "bias")
+        if bias_a.shape != (n,) or (n > 1 and bias_a.strides[0] != 1) or \
+                bias_a.place != aa.place:
+            return None
+        bias_dtype, code = bias_a.dtype, 2
+    ao, ald = _matrix(aa, m, k, "a", "gemm")
+    bo, bld = _matrix(ba, k, n, "b", "gemm")
+    if (aa.ptr % 16 and (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0) or \
+            (ba.ptr % 16 and (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0):
+        return None
+    ctx = _runtime.context(aa.place)
+    key = ("ba", ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, dd, bias_dtype, code, act)
+    plan = _plans().get(key)
+    if plan is None:
+        plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, _NO_C,
+                            ROW, 0, dd, ROW, n, 0, code, bias_dtype, act, None, -1)
+    out, da = empty(aa, (m, n), dd)
+    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr,
+                                                  bias_a.ptr if bias_a is not None else 0,
+                                                  alpha, 0.0, 1.0, 1.0, 1.0,
+                                                  *_NO_EXTRA_PTRS)):
+        raise _lib.error()
+    return out
+
+
 def tune(a, b, c=None, *, reps=20, progress=True, **kw):
     """Time every candidate instance of gemm(a, b, c, **kw) on these tensors (their output is
     overwritten; pass out= to choose it), store the fastest in ck's tuning table for this
@@ -625,5 +666,12 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
         return _gemm_op(a, b, c, float(alpha), float(beta), bias, bias_mode or "",
                         activation or "", epilogue, _torch_dtype(out_dtype), compute or "",
                         float(scale_a), float(scale_b), float(scale_d))
+    if out is None and c is None and beta is None and extras is None and epilogue is None and \
+            out_dtype is None and compute is None and instance == -1 and bias_mode is None and \
+            scale_a == 1.0 and scale_b == 1.0 and scale_d == 1.0 and \
+            isinstance(alpha, (int, float)):
+        y = _gemm_bias_act(a, b, bias, activation, float(alpha))
+        if y is not None:
+            return y
     return _gemm_core(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,
                       compute, scale_a, scale_b, scale_d, out, instance, extras=extras)

@@ -46,7 +46,12 @@ def _flatten_tail(x, k):
 
 def _normalized_ndim(x, normalized_shape):
     if isinstance(normalized_shape, int):
+        if x.shape and x.shape[-1] == normalized_shape:
+            return 1
         normalized_shape = (normalized_shape,)
+    elif type(normalized_shape) is tuple and len(normalized_shape) == 1 and x.shape and \
+            x.shape[-1] == normalized_shape[0]:
+        return 1
     ns = tuple(normalized_shape)
     shape = tuple(x.shape)
     if len(ns) == 0 or shape[len(shape) - len(ns):] != ns:
@@ -68,7 +73,8 @@ def _vec(obj, n, name):
     """A [N] parameter (weight, bias, smooth) as an Arg, viewed flat."""
     if obj is None:
         return None
-    if tuple(obj.shape) != (n,) and int(np.prod(obj.shape)) == n:
+    shape = obj.shape
+    if (len(shape) != 1 or shape[0] != n) and int(np.prod(shape)) == n:
         obj = obj.reshape(n)
     return describe(obj, name)
 
@@ -84,12 +90,14 @@ def _forward(kind, x, weight, bias, residual, smooth, eps, qdtype, want_stats):
     if kind != NONE:
         ga = _vec(weight, n, "weight") if weight is not None else _ones(xa, n)
         args.append(ga), names.append("weight")
-    ba = _vec(bias, n, "bias")
-    ra = describe(residual, "residual") if residual is not None else None
-    sa = _vec(smooth, n, "smooth")
-    for a, nm in ((ba, "bias"), (ra, "residual"), (sa, "smooth")):
-        if a is not None:
-            args.append(a), names.append(nm)
+    ba = sa = ra = None
+    if bias is not None or residual is not None or smooth is not None:
+        ba = _vec(bias, n, "bias")
+        ra = describe(residual, "residual") if residual is not None else None
+        sa = _vec(smooth, n, "smooth")
+        for a, nm in ((ba, "bias"), (ra, "residual"), (sa, "smooth")):
+            if a is not None:
+                args.append(a), names.append(nm)
     same_place(args, names)
     if eps is None:
         eps = _EPS.get(xa.dtype, _EPS[_tensor.F32])
@@ -109,6 +117,29 @@ def _forward(kind, x, weight, bias, residual, smooth, eps, qdtype, want_stats):
     _FWD.pack_into(p.buf, 10 * TENSOR_SIZE, kind, eps, *[q or 0 for q in ptrs])
     call(_lib.ck_norm_forward, _runtime.context(xa.place), p.base + 10 * TENSOR_SIZE)
     return y, ys, ro, mean, rstd
+
+
+def _forward_plain(kind, x, weight, bias, eps):
+    """y = norm(x) * weight (+ bias) over the last dimension, nothing else (the common call):
+    what _forward does for it, with fewer steps per call."""
+    xa, ga = describe(x, "x"), describe(weight, "weight")
+    ba = describe(bias, "bias") if bias is not None else None
+    n = xa.shape[-1] if xa.rank else 1
+    if ga.shape != (n,) or (ba is not None and ba.shape != (n,)):
+        y, _, _, _, _ = _forward(kind, x, weight, bias, None, None, eps, None, False)
+        return y
+    if ba is None:
+        same_place([xa, ga], ["x", "weight"])
+    else:
+        same_place([xa, ga, ba], ["x", "weight", "bias"])
+    if eps is None:
+        eps = _EPS.get(xa.dtype, _EPS[_tensor.F32])
+    y, ya = empty(xa, xa.shape, xa.dtype)
+    p = Pack(10 * TENSOR_SIZE + _FWD.size)
+    xp, gp, yp, bp = p.tensors([xa, ga, ya, ba])
+    _FWD.pack_into(p.buf, 10 * TENSOR_SIZE, kind, eps, xp, gp, bp or 0, 0, 0, yp, 0, 0, 0, 0)
+    call(_lib.ck_norm_forward, _runtime.context(xa.place), p.base + 10 * TENSOR_SIZE)
+    return y
 
 
 def _backward_core(kind, dy, x, gamma, mean, rstd, need_dgamma, need_dbeta):
@@ -207,6 +238,11 @@ def _norm(kind, x, normalized_shape, weight, bias, eps, residual):
         if eps is None:
             eps = _EPS.get(ck_dtype_of(x.dtype), _EPS[_tensor.F32])
         y, ro, _, _ = _fwd_op(x, k, weight, bias, residual, float(eps), kind == RMSNORM)
+        return (y, ro) if residual is not None else y
+    if k == 1:  # already [..., N]: no views, and the outputs have x's shape
+        if residual is None and weight is not None:
+            return _forward_plain(kind, x, weight, bias, eps)
+        y, _, ro, _, _ = _forward(kind, x, weight, bias, residual, None, eps, None, False)
         return (y, ro) if residual is not None else y
     x2 = _flatten_tail(x, k)
     r2 = _flatten_tail(residual, k) if residual is not None else None

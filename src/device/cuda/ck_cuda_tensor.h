@@ -346,6 +346,16 @@ CK_TC_FN void ck_mbar_arrive_cluster(unsigned long long *bar, unsigned rank)
                      ck_mapa_shared_(bar, rank))
                  : "memory");
 }
+/* One arrival on a cluster peer's mbarrier with the default semantics (release at CTA scope):
+ * "this warp is done reading a buffer that the peer's copy engine will overwrite". Nothing the
+ * thread wrote is published to the peer, so no cluster-scope fence is needed; with release at
+ * cluster scope (ck_mbar_arrive_cluster) every arrival waits on a fence, which stalled the
+ * consumers of a multicast GEMM ring behind their own wgmma (ncu: half of all cycles). */
+CK_TC_FN void ck_mbar_arrive_remote(unsigned long long *bar, unsigned rank)
+{
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(ck_mapa_shared_(bar, rank))
+                 : "memory");
+}
 CK_TC_FN void ck_st_async_f32(float *dst, float v, unsigned long long *bar, unsigned rank)
 {
     asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(

@@ -166,6 +166,10 @@ static inline void ck_mbar_arrive_cluster(unsigned long long *bar, unsigned rank
 {
     ck_emu_mbar_apply_((unsigned long long *)ck_cluster_map_shared(bar, rank), 1, 0);
 }
+static inline void ck_mbar_arrive_remote(unsigned long long *bar, unsigned rank)
+{
+    ck_mbar_arrive_cluster(bar, rank);
+}
 static inline void ck_mbar_wait_parity_cluster(unsigned long long *bar, unsigned parity)
 {
     ck_mbar_wait_parity(bar, parity);

@@ -107,6 +107,7 @@ ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encodi
 /* ---- kernel families ---------------------------------------------------------------------- */
 
 typedef struct ck_gemm_plan ck_gemm_plan;
+typedef struct ck_gemm_repack ck_gemm_repack;
 
 typedef struct ck_gemm_family {
     int id;
@@ -142,7 +143,21 @@ struct ck_gemm_plan {
     /* Family state, e.g. the sm90 family's tensor maps cached for the last pointers. */
     void *family_state;
     void (*family_state_free)(void *state);
+    /* NULL, or the copies of A / B made before each launch (repack.c): prob is then the
+     * padded problem the kernel runs, the caller's is in the repack state. */
+    ck_gemm_repack *repack;
 };
+
+/* ---- operand repacking (repack.c) ---------------------------------------------------------- */
+
+/* A plan of the problem with A and/or B copied to 16-byte rows first, when that lets a faster
+ * family run it (*out NULL otherwise: plan the problem as it is). */
+ck_status ck_gemm_repack_try(ck_context *ctx, const ck_gemm_prob *prob, ck_gemm_plan **out);
+/* The problem the caller's arguments follow (the plan's own without repacking). */
+const ck_gemm_prob *ck_gemm_repack_user(const ck_gemm_plan *plan);
+/* Copy the operands, then launch the family's kernel on the copies. */
+ck_status ck_gemm_repack_launch(ck_gemm_plan *plan, const ck_gemm_args *args);
+void ck_gemm_repack_free(ck_gemm_repack *r);
 
 /* ---- shared by the families and the plan -------------------------------------------------- */
 

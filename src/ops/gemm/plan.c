@@ -57,6 +57,14 @@ static ck_status build_source(void *user, char **source)
 ck_status ck_gemm_plan_create_prob(ck_context *ctx, const ck_gemm_prob *prob, int instance,
                                    ck_gemm_plan **out)
 {
+    if (instance < 0) { /* the policy's choice: maybe on copies of A / B with 16-byte rows */
+        ck_gemm_plan *repacked = NULL;
+        ck_status rst = ck_gemm_repack_try(ctx, prob, &repacked);
+        if (rst || repacked) {
+            *out = repacked;
+            return rst;
+        }
+    }
     const ck_device_props *props = ck_op_props(ctx);
     ck_gemm_instance ins[MAX_RANKED];
     double score[MAX_RANKED];
@@ -141,6 +149,7 @@ void ck_gemm_plan_destroy(ck_gemm_plan *plan)
         return;
     if (plan->family_state && plan->family_state_free)
         plan->family_state_free(plan->family_state);
+    ck_gemm_repack_free(plan->repack);
     free(plan); /* the kernel belongs to the context's cache */
 }
 
@@ -179,13 +188,16 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
     if (!plan || !args)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_gemm_plan_execute: plan and args must not be NULL.");
-    const ck_gemm_problem *p = &plan->prob.p;
+    const ck_gemm_prob *user = ck_gemm_repack_user(plan); /* what the arguments follow */
+    const ck_gemm_problem *p = &user->p;
     ck_status st;
-    if ((st = check_ptr("A", args->a, plan->align_a)) ||
-        (st = check_ptr("B", args->b, plan->align_b)) ||
+    /* an operand the plan copies first needs only its elements aligned */
+    unsigned align_a = plan->repack ? (unsigned)ck_gemm_dtype_bytes(p->a.dtype) : plan->align_a;
+    unsigned align_b = plan->repack ? (unsigned)ck_gemm_dtype_bytes(p->b.dtype) : plan->align_b;
+    if ((st = check_ptr("A", args->a, align_a)) || (st = check_ptr("B", args->b, align_b)) ||
         (st = check_ptr("D", args->d, plan->align_d)))
         return st;
-    int use_c = plan->prob.has_c && args->beta != 0.0f;
+    int use_c = user->has_c && args->beta != 0.0f;
     if (use_c && (st = check_ptr("C", args->c, plan->align_c)))
         return st;
     if (p->bias != CK_GEMM_BIAS_NONE &&
@@ -259,7 +271,7 @@ ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args)
                        ck_dtype_name(p->c.dtype), ck_dtype_name(p->d.dtype), (long long)p->c.ld,
                        (long long)p->d.ld, (long long)p->c.batch_stride,
                        (long long)p->d.batch_stride);
-    return plan->family->launch(plan, args);
+    return plan->repack ? ck_gemm_repack_launch(plan, args) : plan->family->launch(plan, args);
 }
 
 /* ---- the one-call form ----------------------------------------------------------------- */

@@ -129,15 +129,16 @@ static int sm90_supports(const ck_gemm_prob *prob, const ck_device_props *props,
 
 /* D is stored through shared memory and TMA: 16-bit, row-major, rows (and batches) of a
  * multiple of 16 bytes (a TMA store writes whole 16-byte chunks of a row, so N must not end
- * inside one), alpha only (no C, bias, activation, extras or program: those go through the
- * generated epilogue). ck_gemm_matrix_div covers ld and the batch stride: the key has it. */
+ * inside one); alpha, bias, activation and scale_d are applied on the way (sm90_value); C,
+ * extras and programs go through the generated epilogue. ck_gemm_matrix_div covers ld and the
+ * batch stride: the key has it. */
 static int tma_store(const ck_gemm_prob *prob)
 {
     const ck_gemm_problem *p = &prob->p;
     return (p->d.dtype == CK_DTYPE_BF16 || p->d.dtype == CK_DTYPE_F16) &&
            p->d.order == CK_GEMM_ROW_MAJOR && p->n % 8 == 0 && ck_gemm_matrix_div(&p->d) >= 8 &&
-           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && p->bias == CK_GEMM_BIAS_NONE &&
-           p->activation == CK_GEMM_ACT_NONE && !prob->has_epi && p->extra_count == 0;
+           p->d.batch_stride * 2 < (1LL << 40) && !prob->has_c && !prob->has_epi &&
+           p->extra_count == 0; /* bias and activation: sm90_value in the pipeline */
 }
 
 /* Output tiles of tile_m x tile_n over all batches. */
@@ -166,9 +167,11 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
      * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md) */
     double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
     double time = ceil(waves) * (steps * step_cost + fixed);
-    /* 128 x 256 with the generated epilogue (not the TMA store): 128 accumulators and the
-     * epilogue's registers exceed ptxas's 168 (launch bounds of 384 threads): it spills */
-    if (tile_n >= 256 && !tma_store(prob))
+    /* 128 x 256 with the generated epilogue (not the TMA store) and a 16-bit D: 128
+     * accumulators and the packing registers exceed ptxas's 168 (launch bounds of 384
+     * threads): it spills. With an f32 D it does not (tf32 4096^3: 343 TFLOP/s against 264 of
+     * 128 x 128, bench/RESULTS.md) */
+    if (tile_n >= 256 && !tma_store(prob) && elem_bytes(p->d.dtype) < 4)
         time *= 1.25;
     double ideal = (double)p->batch * (double)p->m * (double)p->n * (double)p->k /
                    ((double)(slots > 0 ? slots : 1) * 128.0 * 256.0 * tile_k);
@@ -238,10 +241,11 @@ static void add_cluster(const ck_gemm_prob *prob, ck_gemm_instance in, ck_gemm_i
 }
 
 /* The family's score of an instance: the estimate, then what the H100 measured of its variants
- * (bench/RESULTS.md, GEMM, third session): 128 x 256 with 4 stages and D staged in halves was
- * faster than 3 stages up to a few waves of tiles and slightly slower beyond, so it goes first
- * up to 8 waves; clusters of 2 with multicast were several times slower than without, so they
- * stay candidates for `ck tune gemm`, ranked last, until that is understood. */
+ * (bench/RESULTS.md, GEMM, third and fourth sessions): 128 x 256 with 4 stages and D staged in
+ * halves was faster than 3 stages up to a few waves of tiles and slightly slower beyond, so it
+ * goes first up to 8 waves; clusters of 2 with multicast of B measured within 1% of the same
+ * tile without (faster only for 128 x 128 at 8192^3), so they rank just behind it, for
+ * `ck tune gemm` to try. */
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots)
 {
     int split = in->split_k > 1 ? in->split_k : 1;
@@ -254,7 +258,7 @@ double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, 
     if (c_parts(in) == 2 && tma_store(prob))
         e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
     if (in->cluster > 1)
-        e *= 0.4;
+        e *= 0.995;
     return e;
 }
 

@@ -215,6 +215,47 @@ CK_DEVICE unsigned long long sm90_desc(const unsigned char *tile, int kmajor, in
 #define SM90_CVT(x) ck_fast_f32_to_bf16(x)
 #endif
 
+/* The epilogue of the TMA-store path, one element: alpha, the bias of its row or column, the
+ * activation, 1 / scale_d, in the generic epilogue's order (epilogue.c), in f32. Problems with
+ * C, extras or an elementwise program take the generic epilogue (sm90.c's tma_store). */
+#if GEMM_BIAS
+CK_DEVICE float sm90_bias(const ck_gemm_kargs *ka, int batch, long long row, long long col)
+{
+    long long i = GEMM_BIAS == 1 ? row : col;
+    if (i >= (GEMM_BIAS == 1 ? ka->m : ka->n))
+        return 0.0f; /* outside D: the TMA store clips the element */
+    i += (long long)batch * ka->batch_bias;
+#if GEMM_BIAS_TYPE == 0
+    return ((const float *)ka->bias)[i];
+#elif GEMM_BIAS_TYPE == 3
+    return ew_bf16_to_f32(((const unsigned short *)ka->bias)[i]);
+#else
+    return ew_f16_to_f32(((const unsigned short *)ka->bias)[i]);
+#endif
+}
+#endif
+
+CK_DEVICE float sm90_value(const ck_gemm_kargs *ka, float acc, float bias)
+{
+    float v = ka->alpha * acc;
+    (void)bias;
+#if GEMM_BIAS
+    v += bias;
+#endif
+#if GEMM_ACT == 1
+    v = ew_relu_f32(v);
+#elif GEMM_ACT == 2
+    v = ew_gelu_tanh_f32(v);
+#elif GEMM_ACT == 3
+    v = ew_gelu_erf_f32(v);
+#elif GEMM_ACT == 4
+    v = ew_silu_f32(v);
+#elif GEMM_ACT == 5
+    v = ew_sigmoid_f32(v);
+#endif
+    return v * ka->inv_scale_d;
+}
+
 /* D's rows m0 .. m0 + 63, columns n0 .. n0 + TILE_N - 1 from one consumer warpgroup's
  * accumulator, through `ctile` (64 x 64 boxes, 128-byte swizzle) and the tensor map `td`, in
  * GEMM_C_PARTS parts of C_COLS columns (a smaller staging tile leaves shared memory for another
@@ -239,8 +280,14 @@ CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const 
             unsigned r = 16 * w + g + 8 * ((i % 4) / 2), c = 8 * (j / 4) + 2 * q;
             unsigned off = (c / 64) * SM90_BOX_BYTES + r * SM90_ROW_BYTES +
                            ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2;
-            *(unsigned *)(ctile + off) =
-                SM90_CVT(ka->alpha * acc[i]) | (SM90_CVT(ka->alpha * acc[i + 1]) << 16);
+            float b0 = 0.0f, b1 = 0.0f;
+#if GEMM_BIAS
+            long long row = m0 + r, col = n0 + part * SM90_C_COLS + c;
+            b0 = sm90_bias(ka, batch, row, col);
+            b1 = GEMM_BIAS == 1 ? b0 : sm90_bias(ka, batch, row, col + 1);
+#endif
+            *(unsigned *)(ctile + off) = SM90_CVT(sm90_value(ka, acc[i], b0)) |
+                                         (SM90_CVT(sm90_value(ka, acc[i + 1], b1)) << 16);
         }
         ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
         ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
