@@ -39,6 +39,11 @@ typedef struct gcase {
      * batch stride lines * ld (or the vector's length) + gap, or 0 with bcast bit 4 */
     int nx;
     ck_gemm_extra x[CK_GEMM_MAX_EXTRAS];
+    /* a forced decomposition (ck_gemm_plan_create_opt, with `split` as its split_k), the
+     * stream-K grid (0: the device's), and repeat: run again on the same inputs and require
+     * the same bits of D (not for the atomic split-K) */
+    ck_gemm_decomposition decomp;
+    int grid, repeat;
 } gcase;
 
 static ck_context *g_ctx;
@@ -225,7 +230,15 @@ static long gc_run(const gcase *c)
     if (st)
         return 1;
     ck_gemm_plan *plan = NULL;
-    if (c->split > 1) {
+    if (c->decomp) {
+        ck_gemm_plan_options o;
+        ck_gemm_plan_options_init(&o);
+        o.decomp = c->decomp;
+        o.split_k = c->split;
+        st = ck_gemm_plan_create_opt(g_ctx, &p, &o, &plan);
+        if (!st && c->grid)
+            st = ck_gemm_sm90_set_grid(plan, c->grid);
+    } else if (c->split > 1) {
         plan = gc_plan_split(&prob, c->split);
         st = plan ? CK_SUCCESS : CK_ERROR_INTERNAL;
     } else {
@@ -276,11 +289,12 @@ static long gc_run(const gcase *c)
     void *hx[CK_GEMM_MAX_EXTRAS] = {0}, *dx[CK_GEMM_MAX_EXTRAS] = {0};
     for (int x = 0; x < p.extra_count; ++x) {
         const ck_gemm_extra *e = &p.extras[x];
-        size_t nel = e->broadcast == CK_GEMM_EXTRA_FULL
-                         ? gc_span(&p, &(ck_gemm_matrix){e->dtype, e->order, e->ld, e->batch_stride},
-                                   p.m, p.n)
-                         : (size_t)((p.batch - 1) * e->batch_stride +
-                                    (e->broadcast == CK_GEMM_EXTRA_ROW ? p.m : p.n));
+        size_t nel =
+            e->broadcast == CK_GEMM_EXTRA_FULL
+                ? gc_span(&p, &(ck_gemm_matrix){e->dtype, e->order, e->ld, e->batch_stride}, p.m,
+                          p.n)
+                : (size_t)((p.batch - 1) * e->batch_stride +
+                           (e->broadcast == CK_GEMM_EXTRA_ROW ? p.m : p.n));
         size_t bytes = nel * (size_t)ck_gemm_dtype_bytes(e->dtype);
         hx[x] = malloc(bytes);
         gc_fill(hx[x], e->dtype, nel);
@@ -306,6 +320,17 @@ static long gc_run(const gcase *c)
     void *out = malloc(sd);
     CHECK_OK(ck_context_synchronize(g_ctx));
     CHECK_OK(ck_memcpy_d2h(dev, out, dd, sd, NULL));
+    for (int r = 0; r < c->repeat && !st; ++r) { /* the same inputs again: the same bits */
+        void *again = malloc(sd);
+        CHECK_OK(ck_memcpy_h2d(dev, dd, hd, sd, NULL));
+        CHECK_OK(ck_gemm_plan_execute(plan, &args));
+        CHECK_OK(ck_context_synchronize(g_ctx));
+        CHECK_OK(ck_memcpy_d2h(dev, again, dd, sd, NULL));
+        if (c->decomp != CK_GEMM_DECOMP_SPLIT_K_ATOMIC)
+            CHECK_MSG(memcmp(again, out, sd) == 0, "run %d of %lldx%lldx%lld differs in its bits",
+                      r + 2, (long long)c->m, (long long)c->n, (long long)c->k);
+        free(again);
+    }
     ck_gemm_args h = args;
     h.a = ha;
     h.b = hb;

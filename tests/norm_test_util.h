@@ -64,8 +64,8 @@ typedef struct nt_buf {
     ck_tensor ten;
 } nt_buf;
 
-static inline int nt_alloc(ck_context *ctx, nt_buf *b, ck_dtype t, int64_t rows, int64_t n, int64_t ld,
-                    int as_vector)
+static inline int nt_alloc(ck_context *ctx, nt_buf *b, ck_dtype t, int64_t rows, int64_t n,
+                           int64_t ld, int as_vector)
 {
     memset(b, 0, sizeof *b);
     b->t = t;

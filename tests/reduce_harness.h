@@ -25,7 +25,10 @@
 
 enum { RT_PACKED = 0, RT_PADDED = 1, RT_PERMUTED = 2, RT_BROADCAST = 3 };
 
-static inline int rt_size(ck_dtype t) { return (int)(ck_dtype_get(t)->storage_bits / 8); }
+static inline int rt_size(ck_dtype t)
+{
+    return (int)(ck_dtype_get(t)->storage_bits / 8);
+}
 
 /* Strides of x for `mode`: packed; rows padded by 3 elements; a random physical order of the
  * dimensions with padding; dimension 0 broadcast (stride 0). */
@@ -101,9 +104,9 @@ typedef struct rt_problem {
     int mode; /* RT_* */
     int naxes;
     int axes[6];
-    int keep;      /* y keeps reduced axes as length 1 */
-    int ypad;      /* y strided: every other element */
-    int special;   /* inject NaN / +Inf / -Inf */
+    int keep;    /* y keeps reduced axes as length 1 */
+    int ypad;    /* y strided: every other element */
+    int special; /* inject NaN / +Inf / -Inf */
     ck_reduce_op op;
     ck_reduce_options opt;
 } rt_problem;
@@ -111,7 +114,7 @@ typedef struct rt_problem {
 /* Runs p; returns the number of mismatching elements (each also a CHECK failure). When out is
  * not NULL it receives the y bytes (malloc'd) for determinism checks, *out_bytes their size. */
 static inline long rt_run(ck_context *ctx, const rt_problem *p, uint64_t seed, void **out,
-                   size_t *out_bytes)
+                          size_t *out_bytes)
 {
     ck_device *dev = ck_context_device(ctx);
     int xs = rt_size(p->xt), ys = rt_size(p->yt);
@@ -246,8 +249,8 @@ static inline long rt_run(ck_context *ctx, const rt_problem *p, uint64_t seed, v
     return bad;
 }
 
-static inline rt_problem rt_make(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, const int64_t *shape,
-                          int naxes, const int *axes)
+static inline rt_problem rt_make(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank,
+                                 const int64_t *shape, int naxes, const int *axes)
 {
     rt_problem p;
     memset(&p, 0, sizeof p);

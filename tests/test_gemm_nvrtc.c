@@ -3,7 +3,8 @@
  * MN-major operands (ldmatrix, ldmatrix.trans, plain shared loads), 16-byte and element-wise
  * copies, and an epilogue with C, bias, activation and a program. The sm90 family's variants
  * compile for sm_90a: 4 stages with D staged in halves, clusters with multicast (both B
- * layouts), split-K with the generated epilogue; and batched problems of both families.
+ * layouts), split-K with the generated epilogue; and batched problems of both families; stream-K
+ * and the atomic split-K, and the grouped kernel.
  * Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,11 +242,100 @@ static void test_quant(void)
     compile("bf16 x fp4 e2m1", "sm_80", &p, 0);
 }
 
+/* Compile the source of instance `in` of family f for arch (grouped: the grouped kernel). */
+static void compile_inst(const char *what, const char *arch, const ck_gemm_family *f,
+                         const ck_gemm_prob *prob, const ck_gemm_instance *in, int grouped)
+{
+    char *src = NULL;
+    CHECK_OK(grouped ? ck_gemm_grouped_source(prob, in, &src) : f->source(prob, in, &src));
+    if (!src)
+        return;
+    void *cubin = NULL;
+    size_t size = 0;
+    ck_status st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "%s for %s: %s", what, arch, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+/* Stream-K and the atomic split-K in the sm90 kernel (generated epilogue with C and bias, the
+ * TMA store of D, batches), and the grouped kernel (sm80 pipeline, per-group copy test) for
+ * sm_80 and sm_90a. */
+static void test_decompositions_and_groups(void)
+{
+    if (no_nvrtc())
+        return;
+    ck_device_props props = h100_like("sm_90a");
+    static const int decomp[] = {CK_GEMM_DECOMP_STREAM_K, CK_GEMM_DECOMP_SPLIT_K_ATOMIC};
+    for (int v = 0; v < 4; ++v) {
+        ck_gemm_problem p;
+        ck_gemm_problem_init(&p);
+        p.m = 256, p.n = 1024, p.k = 8192;
+        p.b.order = CK_GEMM_COL_MAJOR;
+        if (v % 2 == 0) { /* the generated epilogue, with C and bias */
+            p.d.dtype = p.c.dtype = CK_DTYPE_F32;
+            p.bias = CK_GEMM_BIAS_ROW;
+        }
+        if (v == 2) { /* batched */
+            p.batch = 3;
+            p.a.batch_stride = 256 * 8192, p.b.batch_stride = 0, p.d.batch_stride = 256 * 1024;
+            p.c.batch_stride = 256 * 1024;
+        }
+        ck_gemm_prob prob;
+        CHECK_OK(ck_gemm_prob_make(&p, &prob));
+        ck_gemm_instance in[16];
+        int n = ck_gemm_family_sm90.instances(&prob, &props, in, 16), pick = -1;
+        for (int i = 0; i < n && pick < 0; ++i)
+            if (in[i].tile_n == 128 && in[i].cluster == 1 && in[i].split_k <= 1 && !in[i].decomp)
+                pick = i;
+        CHECK(pick >= 0);
+        if (pick < 0)
+            continue;
+        for (int d = 0; d < 2; ++d) {
+            ck_gemm_instance x = in[pick];
+            x.decomp = decomp[d];
+            x.split_k = decomp[d] == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 4 : 1;
+            char what[64];
+            snprintf(what, sizeof what, "sm90 %s, variant %d", d ? "atomic split-K" : "stream-K",
+                     v);
+            compile_inst(what, "sm_90a", &ck_gemm_family_sm90, &prob, &x, 0);
+        }
+    }
+    static const ck_dtype types[] = {CK_DTYPE_BF16, CK_DTYPE_F32, CK_DTYPE_I8};
+    for (int t = 0; t < 3; ++t) {
+        ck_gemm_problem p;
+        ck_gemm_problem_init(&p);
+        p.m = p.n = p.k = 1024;
+        p.a.dtype = p.b.dtype = types[t];
+        p.d.dtype = types[t] == CK_DTYPE_I8 ? CK_DTYPE_I32 : types[t];
+        p.b.order = t == 1 ? CK_GEMM_ROW_MAJOR : CK_GEMM_COL_MAJOR;
+        if (t == 0) {
+            p.c.dtype = CK_DTYPE_F32;
+            p.bias = CK_GEMM_BIAS_COL;
+            p.activation = CK_GEMM_ACT_SILU;
+        }
+        ck_gemm_prob sized, tmpl;
+        CHECK_OK(ck_gemm_prob_make(&p, &sized));
+        CHECK_OK(ck_gemm_grouped_prob(&p, &tmpl));
+        ck_device_props p80 = h100_like("sm_80");
+        ck_gemm_instance in[16];
+        int n = ck_gemm_family_sm80.instances(&sized, &p80, in, 16);
+        CHECK(n > 0);
+        for (int a = 0; a < 2 && n > 0; ++a) {
+            char what[64];
+            snprintf(what, sizeof what, "grouped %s", ck_dtype_name(types[t]));
+            compile_inst(what, a ? "sm_90a" : "sm_80", &ck_gemm_family_sm80, &tmpl,
+                         &in[a ? 0 : n - 1], 1);
+        }
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_kernels);
     RUN_TEST(test_sm90_variants);
     RUN_TEST(test_batched);
+    RUN_TEST(test_decompositions_and_groups);
     RUN_TEST(test_quant);
     return CK_TEST_REPORT();
 }

@@ -8,6 +8,7 @@
 
 #include "ck/tile.h"
 #include "cli.h"
+#include "conv_cli.h"
 
 static const char usage[] =
     "Usage: ck desc 'DESCRIPTOR' [--at I,J,...]... [--bind NAME=V,...] [--sym "
@@ -40,6 +41,7 @@ static const char usage[] =
     "  --at I,J,...              a coordinate to evaluate (repeatable)\n"
     "  --bind NAME=V,...         values of the symbols (needed for --at when symbolic)\n"
     "  --sym NAME=MIN:MAX[:DIV]  declare a symbol's range and divisor (default 1:2^31-1:1)\n"
+    "  --conv ...                the im2col descriptor of a convolution (ck desc --conv --help)\n"
     "\n"
     "Example:\n"
     "  ck desc 'naive(lengths=[4,8], strides=[8,1]) | pad(dim=1, left=1, right=2)' --at 1,2\n"
@@ -142,6 +144,9 @@ int ck_cmd_desc(int argc, char **argv)
     int nbind = 0;
     const char *syms[MAX_BIND];
     int nsyms = 0;
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "--conv") == 0)
+            return ck_cmd_desc_conv(argc, argv); /* tools/conv_cli.c */
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (cli_is_help(a)) {

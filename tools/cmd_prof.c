@@ -25,6 +25,10 @@ static const prof_op ops[] = {
      prof_topk_softmax},
     {"layernorm", "layernorm2d forward/backward, fused residual and quantization", prof_layernorm},
     {"rmsnorm", "rmsnorm2d forward/backward, fused residual and quantization", prof_rmsnorm},
+    {"attention", "fused attention forward: softmax(scale Q K^T + mask) V (TFLOP/s)",
+     prof_attention},
+    {"conv", "grouped N-D convolution as implicit GEMM: fwd, bwd-data, bwd-weight (TFLOP/s)",
+     prof_conv},
 };
 
 static void usage(FILE *f)

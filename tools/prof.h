@@ -94,8 +94,12 @@ int prof_permute(int argc, char **argv);      /* tools/prof_permute.c */
 int prof_reduce(int argc, char **argv);       /* tools/prof_reduce.c */
 int prof_softmax(int argc, char **argv);      /* tools/prof_softmax.c */
 int prof_gemm(int argc, char **argv);         /* tools/prof_gemm.c */
+/* `ck prof gemm --groups ...` (sub: the command's name for messages) */
+int prof_gemm_grouped(const char *sub, int argc, char **argv); /* tools/prof_gemm_grouped.c */
 int prof_topk_softmax(int argc, char **argv); /* tools/prof_softmax.c */
 int prof_layernorm(int argc, char **argv);    /* tools/prof_norm.c */
 int prof_rmsnorm(int argc, char **argv);      /* tools/prof_norm.c */
+int prof_attention(int argc, char **argv);    /* tools/prof_attention.c */
+int prof_conv(int argc, char **argv);         /* tools/prof_conv.c */
 
 #endif

@@ -46,6 +46,13 @@ static const char gemm_help[] =
     "                     multi-D extras, applied in order after the activation: OP add or\n"
     "                     mul, BCAST row (M values), col (N values) or full (M x N, ORDER row\n"
     "                     or col, default row, packed), T f32 f16 bf16; one per batch (packed)\n"
+    "  --split-k N        K split N ways (2..16), partial sums added in a fixed order\n"
+    "  --atomic           with --split-k: partial sums added with f32 atomics (faster, not\n"
+    "                     bit-identical from run to run)\n"
+    "  --stream-k         stream-K: every block an even share of all tiles' K steps\n"
+    "                     (default: the policy chooses whole tiles, split-K or stream-K)\n"
+    "  --groups FILE|LIST grouped GEMM: MxNxK,MxNxK,... (or a file of them, one or more per\n"
+    "                     line) in one launch; the list lives in device memory\n"
     "  --instance ID      an id from --list\n"
     "  --list             list the ranked candidates and exit\n";
 
@@ -140,7 +147,7 @@ static int parse_act(const char *v, ck_gemm_activation *a)
 }
 
 static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, ck_gemm_args *ga,
-                    int instance, int list, int tune);
+                    const ck_gemm_plan_options *po, int list, int tune);
 
 int prof_gemm(int argc, char **argv)
 {
@@ -153,6 +160,9 @@ int prof_gemm(int argc, char **argv)
         if (!strcmp(argv[i], "--tune"))
             sub = "tune gemm"; /* named in every message, the common options' included */
     }
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--groups"))
+            return prof_gemm_grouped(sub, argc, argv); /* tools/prof_gemm_grouped.c */
     prof_common c;
     int rc = prof_parse_common(sub, &argc, argv, &c);
     if (rc != CK_EXIT_OK)
@@ -163,7 +173,7 @@ int prof_gemm(int argc, char **argv)
     ck_gemm_args ga;
     ck_gemm_args_init(&ga);
     int instance = -1, list = 0, tune = 0, have_d = 0, has_c = 0, have_beta = 0, tf32 = 0,
-        have_b = 0;
+        have_b = 0, split_k = 0, atomic = 0, stream_k = 0;
     long long stride[5] = {-1, -1, -1, -1, -1}; /* a, b, c, d, bias; -1: packed */
     static ck_ew_program prog;
     for (int i = 1; i < argc; ++i) {
@@ -181,12 +191,16 @@ int prof_gemm(int argc, char **argv)
             sub = "tune gemm";
             continue;
         }
+        if (!strcmp(a, "--atomic") || !strcmp(a, "--stream-k")) {
+            *(a[2] == 'a' ? &atomic : &stream_k) = 1;
+            continue;
+        }
         static const char *const valued[] = {
             "--m",        "--n",        "--k",        "--dtype",       "--b-dtype",  "--d-dtype",
             "--layout",   "--a-order",  "--b-order",  "--d-order",     "--alpha",    "--beta",
             "--bias",     "--act",      "--epilogue", "--instance",    "--batch",    "--stride-a",
             "--stride-b", "--stride-c", "--stride-d", "--stride-bias", "--broadcast",
-            "--d1",       "--d2",       "--d3",       "--d4"};
+            "--d1",       "--d2",       "--d3",       "--d4",          "--split-k"};
         int known = prof_gemm_quant_takes(a);
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -322,6 +336,12 @@ int prof_gemm(int argc, char **argv)
             e->dtype = t;
             if (x + 1 > p.extra_count)
                 p.extra_count = x + 1;
+        } else if (!strcmp(a, "--split-k")) {
+            long long x;
+            if (prof_parse_list(v, &x, 1, 2, 16) != 1)
+                return cli_usage_error(sub, "--split-k %s: expected a whole number from 2 to 16.",
+                                       v);
+            split_k = (int)x;
         } else if (!strcmp(a, "--epilogue")) {
             if (ck_ew_parse(v, &prog) != CK_SUCCESS)
                 return cli_usage_error(sub, "--epilogue: %s", ck_last_error());
@@ -366,7 +386,17 @@ int prof_gemm(int argc, char **argv)
     p.c.batch_stride = stride[2] >= 0 ? stride[2] : p.m * p.n;
     p.d.batch_stride = stride[3] >= 0 ? stride[3] : p.m * p.n;
     p.bias_batch_stride = stride[4] >= 0 ? stride[4] : p.bias == CK_GEMM_BIAS_ROW ? p.m : p.n;
-    return run_prof(sub, &c, &p, &ga, instance, list, tune);
+    if ((atomic && !split_k) || (stream_k && split_k))
+        return cli_usage_error(sub, "--atomic goes with --split-k N; --stream-k without it.");
+    ck_gemm_plan_options po;
+    ck_gemm_plan_options_init(&po);
+    po.instance = instance;
+    po.split_k = split_k;
+    po.decomp = stream_k  ? CK_GEMM_DECOMP_STREAM_K
+                : atomic  ? CK_GEMM_DECOMP_SPLIT_K_ATOMIC
+                : split_k ? CK_GEMM_DECOMP_SPLIT_K
+                          : CK_GEMM_DECOMP_AUTO;
+    return run_prof(sub, &c, &p, &ga, &po, list, tune);
 }
 
 /* ck tune gemm's progress line: one per timed candidate. */
@@ -384,8 +414,9 @@ static void tune_progress(void *user, int index, int count, const ck_gemm_candid
 }
 
 static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, ck_gemm_args *ga,
-                    int instance, int list, int tune)
+                    const ck_gemm_plan_options *po, int list, int tune)
 {
+    ck_gemm_plan_options opt = *po;
     ck_context *ctx = NULL;
     if (ck_context_create(c->backend, 0, &ctx) != CK_SUCCESS)
         return cli_library_error(sub);
@@ -481,11 +512,11 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         }
         printf("  fastest: %s (id %d), %.4f ms; stored in the tuning table\n", best.name, best.id,
                best_ms);
-        instance = -1; /* the plan below now comes from the table */
+        opt.instance = -1; /* the plan below now comes from the table */
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (ck_gemm_plan_create(ctx, p, instance, &plan) == CK_SUCCESS)
+    if (ck_gemm_plan_create_opt(ctx, p, &opt, &plan) == CK_SUCCESS)
         prob.tf32_truncate = plan->prob.tf32_truncate; /* the reference reads f32 as it does */
     else {
         result = cli_library_error(sub);

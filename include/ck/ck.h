@@ -6,14 +6,17 @@
  * runtime (ck/runtime.h: devices, memory, kernel modules, launches, tensor maps), the
  * context and tensor descriptions (ck/context.h) and the operations: copy, cast and elementwise
  * (ck/elementwise.h), permute (ck/permute.h), reduce (ck/reduce.h), softmax and top-k softmax
- * (ck/softmax.h), layernorm, RMSNorm and row quantization (ck/norm.h).
+ * (ck/softmax.h), layernorm, RMSNorm and row quantization (ck/norm.h), fused attention
+ * forward (ck/attention.h).
  */
 #ifndef CK_CK_H
 #define CK_CK_H
 
 #include <stddef.h>
 
+#include "ck/attention.h"
 #include "ck/context.h"
+#include "ck/conv.h"
 #include "ck/elementwise.h"
 #include "ck/gemm.h"
 #include "ck/norm.h"

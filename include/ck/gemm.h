@@ -15,6 +15,9 @@
  * Quantized operands (ck_gemm_problem.scale_a / scale_b / b_packed): f32 scale tensors per row,
  * column or block (each K block's partial sums promoted to f32 and scaled: block-scaled fp8,
  * row-col fp8 and i8) and B packed as int4 / uint4 / fp4 with group scales.
+ * Grouped: a list of products of different M, N, K, described in device memory, in one launch
+ * (ck_gemm_grouped_*). Split-K (deterministic or with atomics) and stream-K: the policy's
+ * choice, or forced with ck_gemm_plan_create_opt.
  *
  * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
  * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on
@@ -238,6 +241,85 @@ ck_status ck_gemm_plan_instance(const ck_gemm_plan *plan, ck_gemm_candidate *out
 ck_status ck_gemm_plan_execute(ck_gemm_plan *plan, const ck_gemm_args *args);
 
 void ck_gemm_plan_destroy(ck_gemm_plan *plan);
+
+/* ---- split-K and stream-K (docs/ops-gemm.md, "Split-K, stream-K") -------------------------
+ * How a plan shares the K iterations of the output tiles among the blocks of the persistent
+ * sm90 kernel. The policy chooses (CK_GEMM_DECOMP_AUTO) among whole tiles, the deterministic
+ * split-K and stream-K by its model; the other values force one. All but the atomic split-K
+ * give the same bits on every run. */
+typedef enum ck_gemm_decomposition {
+    CK_GEMM_DECOMP_AUTO = 0,           /* the policy's choice (or the instance's) */
+    CK_GEMM_DECOMP_TILES = 1,          /* one work unit per output tile, all of K */
+    CK_GEMM_DECOMP_SPLIT_K = 2,        /* K in split_k ranges per tile, the partial sums added
+                                          in a fixed order from a workspace (deterministic) */
+    CK_GEMM_DECOMP_SPLIT_K_ATOMIC = 3, /* K in split_k ranges per tile, the partial sums added
+                                          with f32 atomics into a workspace: less workspace
+                                          and traffic, NOT bit-identical from run to run */
+    CK_GEMM_DECOMP_STREAM_K = 4        /* stream-K: every block of the persistent grid takes an
+                                          even share of all tiles' K iterations; tiles shared
+                                          by several blocks are summed in a fixed order
+                                          (deterministic) */
+} ck_gemm_decomposition;
+
+/* Options of ck_gemm_plan_create_opt. */
+typedef struct ck_gemm_plan_options {
+    int instance;                 /* -1: the policy's; else an id from ck_gemm_candidates */
+    ck_gemm_decomposition decomp; /* not AUTO: the sm90 family's 128 x 128 instance (or the
+                                     given one) with this decomposition */
+    int split_k;                  /* SPLIT_K / SPLIT_K_ATOMIC: ranges per tile, 2 .. 16 (at most
+                                     the K tiles: fewer are used when K is short) */
+} ck_gemm_plan_options;
+
+/* instance -1, decomp AUTO, split_k 0. */
+void ck_gemm_plan_options_init(ck_gemm_plan_options *options);
+
+/* ck_gemm_plan_create with options (NULL: the defaults). A forced decomposition needs the sm90
+ * family (sm_90a or the emulator) and is refused with its reason otherwise. */
+ck_status ck_gemm_plan_create_opt(ck_context *ctx, const ck_gemm_problem *problem,
+                                  const ck_gemm_plan_options *options, ck_gemm_plan **plan);
+
+/* ---- grouped GEMM (docs/ops-gemm.md, "Grouped GEMM") ----------------------------------------
+ * A list of independent products of different M, N, K in one launch, D_g = epilogue(A_g B_g,
+ * C_g, bias_g), all with the types, orders, compute, bias kind, activation and program of one
+ * problem. The list lives in device memory, so a kernel (e.g. a mixture-of-experts router) can
+ * fill it without a round trip to the host; the persistent grid walks the tiles of every
+ * group in order (group 0's tiles, then group 1's, ...). */
+typedef struct ck_gemm_group_desc {
+    int64_t m, n, k; /* any of them 0: an empty group (M or N 0: nothing is written; K 0: D =
+                        epilogue(beta C + bias)); the kernel takes negative sizes as 0 */
+    const void *a, *b;
+    const void *c;    /* NULL when the problem has no C (or beta is 0) */
+    void *d;
+    const void *bias; /* NULL when the problem has no bias */
+    int64_t lda, ldb, ldc, ldd; /* leading dimensions in elements, in the problem's orders */
+} ck_gemm_group_desc;
+
+typedef struct ck_gemm_grouped_plan ck_gemm_grouped_plan;
+
+/* A grouped plan for groups shaped like `problem`: its m, n, k, leading dimensions and batch
+ * are ignored (batch must be 1, no extras). Any pointer alignment and leading dimension is
+ * taken: each group's A and B are copied in 16-byte pieces where its pointers and leading
+ * dimensions allow, element by element otherwise. */
+ck_status ck_gemm_grouped_plan_create(ck_context *ctx, const ck_gemm_problem *problem,
+                                      ck_gemm_grouped_plan **plan);
+
+/* Run `count` groups whose descriptions are in device memory at `groups` (count >= 0; 0 runs
+ * nothing). args gives alpha, beta and the scales (its pointers are ignored). The kernel
+ * cannot refuse what it reads on the device: a host copy of the list can be checked first
+ * with ck_gemm_grouped_check. */
+ck_status ck_gemm_grouped_execute(ck_gemm_grouped_plan *plan, const ck_gemm_group_desc *groups,
+                                  int count, const ck_gemm_args *args);
+
+/* Check a host copy of a group list for the plan: sizes >= 0, pointers non-NULL where the
+ * group has elements, leading dimensions covering the rows / columns, D overlapping no input
+ * of its group (C may be D exactly); the sentence names the group and the field. */
+ck_status ck_gemm_grouped_check(const ck_gemm_grouped_plan *plan, const ck_gemm_group_desc *groups,
+                                int count, const ck_gemm_args *args);
+
+/* The plan's kernel instance (the family that runs the groups). */
+ck_status ck_gemm_grouped_plan_instance(const ck_gemm_grouped_plan *plan, ck_gemm_candidate *out);
+
+void ck_gemm_grouped_plan_destroy(ck_gemm_grouped_plan *plan);
 
 /* Progress of ck_gemm_tune, after each candidate: its index (0-based) of count, the candidate
  * and its median time in ms (negative when it could not run; ck_last_error() says why). */

@@ -228,6 +228,12 @@ ck_status ck_make_right_pad_transform(ck_ival low_length, ck_ival right, ck_tran
 /* n upper dims of `lengths`, lower index sum up_i*coefs_i (coefs >= 0). */
 ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *coefs,
                                   ck_transform *out);
+/* The same (kind CK_TRANSFORM_EMBED) where coefficients may also be negative constants, as in
+ * CK's backward-data convolution views (o = h - t * step): the lower index may then be
+ * negative and is made valid by a later offset and pad; the lower extent counts the positive
+ * terms only. */
+ck_status ck_make_embed_signed_transform(int n, const ck_ival *lengths, const ck_ival *coefs,
+                                         ck_transform *out);
 /* One upper dim of length prod(lengths) onto n lower dims of `lengths`.
  * The division form; see ck_make_merge_magic_transform for the other. */
 ck_status ck_make_merge_transform(int n, const ck_ival *lengths, ck_transform *out);

@@ -163,3 +163,20 @@ def test_device_errors(gen):
     if torch.cuda.device_count() > 1:
         with pytest.raises(CkError, match="one device"):
             ck.matmul(a, b.to("cuda:1"))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("causal,hq,hk", [(False, 4, 4), (True, 4, 4), (True, 8, 2)])
+def test_sdpa_against_torch(gen, dtype, causal, hq, hk):
+    q = randn(gen, 2, hq, 200, 64, dtype=dtype)
+    k = randn(gen, 2, hk, 200, 64, dtype=dtype)
+    v = randn(gen, 2, hk, 200, 64, dtype=dtype)
+    got = ck.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=hq != hk)
+    kk, vv = (x.double().repeat_interleave(hq // hk, dim=1) for x in (k, v))
+    ref = F.scaled_dot_product_attention(q.double(), kk, vv, is_causal=causal)
+    # P is rounded to the input type before P V: a few units of it per output
+    tol = 4 * UNIT[dtype] * vv.abs().amax() + 2 * UNIT[dtype] * ref.abs()
+    assert ((got.double() - ref).abs() <= tol).all()
+    compiled = torch.compile(lambda a, b, c: ck.scaled_dot_product_attention(
+        a, b, c, is_causal=causal, enable_gqa=hq != hk), fullgraph=True)
+    assert torch.equal(compiled(q, k, v), got)

@@ -129,10 +129,10 @@ ck_status ck_make_right_pad_transform(ck_ival low_length, ck_ival right, ck_tran
                     ck_ival_int(0), right, out);
 }
 
-ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *coefs,
-                                  ck_transform *out)
+/* The embed constructors: coefficients >= 0, or (signed) also negative constants. */
+static ck_status make_embed(const char *fn, int n, const ck_ival *lengths, const ck_ival *coefs,
+                            int signed_coefs, ck_transform *out)
 {
-    const char *fn = "ck_make_embed_transform";
     ck_status st = require_out(fn, out);
     if (!st)
         st = require_n(fn, n, 1);
@@ -152,15 +152,33 @@ ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *
         if ((st = require_len(fn, arg, lengths[i])))
             return st;
         snprintf(arg, sizeof arg, "coefs[%d]", i);
-        if ((st = require_nonneg(fn, arg, coefs[i])))
+        /* signed: a negative coefficient must be a constant (CK's backward-data views, e.g.
+         * the output row o = h - t * step): the lower index may then be negative and is made
+         * valid by a later offset and pad; the extent counts the positive terms only */
+        int negative = signed_coefs && ck_ival_is_const(coefs[i]) && coefs[i].v < 0;
+        if (!negative && (st = require_nonneg(fn, arg, coefs[i])))
             return st;
         out->up_lengths[i] = lengths[i];
         out->coefs[i] = coefs[i];
-        extent = ck_iv_add(
-            extent, ck_iv_mul(ck_iv_sub(lengths[i], ck_ival_int(1), &acc), coefs[i], &acc), &acc);
+        if (!negative)
+            extent = ck_iv_add(
+                extent, ck_iv_mul(ck_iv_sub(lengths[i], ck_ival_int(1), &acc), coefs[i], &acc),
+                &acc);
     }
     out->low_lengths[0] = extent;
     return sum_check(fn, acc);
+}
+
+ck_status ck_make_embed_transform(int n, const ck_ival *lengths, const ck_ival *coefs,
+                                  ck_transform *out)
+{
+    return make_embed("ck_make_embed_transform", n, lengths, coefs, 0, out);
+}
+
+ck_status ck_make_embed_signed_transform(int n, const ck_ival *lengths, const ck_ival *coefs,
+                                         ck_transform *out)
+{
+    return make_embed("ck_make_embed_signed_transform", n, lengths, coefs, 1, out);
 }
 
 static ck_status make_merge(const char *fn, int n, const ck_ival *lengths, int magic,
@@ -455,7 +473,7 @@ ck_status ck_transform_bind(const ck_transform *t, const ck_binding *b, int nb, 
     case CK_TRANSFORM_RIGHT_PAD:
         return ck_make_right_pad_transform(low0, p1, out);
     case CK_TRANSFORM_EMBED:
-        return ck_make_embed_transform(t->nup, len, coef, out);
+        return ck_make_embed_signed_transform(t->nup, len, coef, out);
     case CK_TRANSFORM_MERGE:
         return t->use_magic ? ck_make_merge_magic_transform(t->nlow, coef, out)
                             : ck_make_merge_transform(t->nlow, coef, out);

@@ -252,6 +252,18 @@ void ck_affine_sort(ck_affine *a)
         }
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* x / c and x mod c (c > 0) of a simplified x through its affine form. */
 static ck_status divmod(ck_ival x, int64_t c, int is_mod, ck_ival *out)
 {
@@ -300,6 +312,25 @@ static ck_status divmod(ck_ival x, int64_t c, int is_mod, ck_ival *out)
             (st = ck_ival_floordiv(r1v, ck_ival_int(c), &r1q)))
             return st;
         return ck_ival_add(qv, r1q, out);
+    }
+    /* x = (x - j) + j with x - j a multiple of d, d dividing c, 0 < j < d (an aligned run:
+     * (o + 8 t + 3) / 16 with o, 8 t multiples of 8): x / c = (x - j) / c and
+     * x mod c = (x - j) mod c + j, so consecutive elements of a run share their quotients */
+    int64_t d = c;
+    for (int i = 0; i < r2.n && d > 1; ++i) {
+        int64_t m;
+        if (__builtin_mul_overflow(r2.coef[i], ck_ival_divisor(r2.atom[i]), &m))
+            d = 1;
+        else
+            d = gcd64(d, m);
+    }
+    int64_t j = d > 1 ? ck_floormod64(f.k, d) : 0;
+    if (j > 0) {
+        ck_ival base, bs, part;
+        if ((st = ck_ival_sub(x, ck_ival_int(j), &base)) || (st = ck_gen_simplify(base, &bs)) ||
+            (st = divmod(bs, c, is_mod, &part)))
+            return st;
+        return is_mod ? ck_ival_add(part, ck_ival_int(j), out) : (*out = part, CK_SUCCESS);
     }
     return is_mod ? ck_ival_mod(x, ck_ival_int(c), out) : ck_ival_floordiv(x, ck_ival_int(c), out);
 }

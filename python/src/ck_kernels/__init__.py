@@ -15,6 +15,7 @@ from . import _torchops  # noqa: F401  (registers torch ops first when torch is 
 from . import cache
 from ._lib import CkError, Status
 from ._runtime import kernel_count, synchronize
+from .attention import scaled_dot_product_attention
 from .elementwise import cast, elementwise
 from .gemm import gemm, matmul
 from .gemm_quant import gemm_scaled
@@ -40,5 +41,5 @@ __all__ = [
     "layer_norm", "rms_norm",
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",
-    "kernel_count", "version",
+    "kernel_count", "version", "scaled_dot_product_attention",
 ]

@@ -58,6 +58,11 @@ typedef struct ck_gemm_instance {
     int persistent;             /* 1: grid of resident blocks walking the tiles */
     int split_k;                /* K split into this many ranges per tile, partial sums reduced
                                    in a fixed order (sm90; 0 or 1: none) */
+    int decomp;                 /* how K is shared out (sm90, decomp.c): CK_GEMM_DECOMP_TILES
+                                   (0: whole tiles, or split_k's fixed-order reduction),
+                                   CK_GEMM_DECOMP_SPLIT_K_ATOMIC (split_k ranges added with f32
+                                   atomics), CK_GEMM_DECOMP_STREAM_K (even K iterations per
+                                   block) */
 } ck_gemm_instance;
 
 /* ---- parameter table (params.c) --------------------------------------------------------- */
@@ -166,9 +171,24 @@ void ck_gemm_fill_kargs(const ck_gemm_plan *plan, const ck_gemm_args *args, ck_g
 ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     ck_dist_encoding *out);
 
+/* The sm80 family's kernel source (defines, generated epilogue) ending in `entry`: the
+ * pipeline's include and the kernel that calls it (grouped.c has its own). */
+ck_status ck_gemm_sm80_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                    const char *entry, char **source);
+
+/* Grouped GEMM (grouped.c): the kernel's template problem (types, orders, epilogue; sizes and
+ * leading dimensions 1) and its source for an sm80 instance. */
+ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, ck_gemm_prob *prob);
+ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                 char **source);
+
 /* The policy's score of a family-90 instance: the estimate adjusted by measurements of its
  * variants (stages and staging of D, clusters). */
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots);
+
+/* Test hook: a stream-K plan's grid set to `blocks` (at most the K iterations), its workspace
+ * sized again; the fix-ups then meet other boundaries than the device's grid gives. */
+ck_status ck_gemm_sm90_set_grid(ck_gemm_plan *plan, int blocks);
 
 /* A stable id of an instance (what ck_gemm_candidate.id carries) and its name. */
 int ck_gemm_instance_id(const ck_gemm_instance *inst);
@@ -184,6 +204,10 @@ void ck_gemm_candidate_fill(const ck_gemm_prob *prob, const ck_gemm_instance *in
 /* Plan from a checked problem (ck_gemm_plan_create after ck_gemm_prob_make). */
 ck_status ck_gemm_plan_create_prob(ck_context *ctx, const ck_gemm_prob *prob, int instance,
                                    ck_gemm_plan **plan);
+
+/* Plan of this instance (no ranking): the kernel built (or found in the cache) and prepared. */
+ck_status ck_gemm_plan_build(ck_context *ctx, const ck_gemm_prob *prob,
+                             const ck_gemm_instance *inst, ck_gemm_plan **plan);
 
 /* ---- problem.c / policy.c / reference.c ------------------------------------------------- */
 

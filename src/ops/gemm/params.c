@@ -70,6 +70,7 @@ int ck_gemm_params(const ck_gemm_prob *prob, const ck_gemm_instance *inst, ck_ge
         {"GEMM_GROUP", inst->group},
         {"GEMM_PERSISTENT", inst->persistent},
         {"GEMM_SPLIT_K", inst->split_k > 1}, /* the count itself is a kernel argument */
+        {"GEMM_DECOMP", inst->decomp},       /* 3 atomic split-K, 4 stream-K (ck/gemm.h) */
         {"GEMM_A_TYPE", p->a.dtype},
         {"GEMM_B_TYPE", p->b.dtype},
         {"GEMM_C_TYPE", prob->has_c ? (long long)p->c.dtype : -1},

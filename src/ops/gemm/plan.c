@@ -87,12 +87,18 @@ ck_status ck_gemm_plan_create_prob(ck_context *ctx, const ck_gemm_prob *prob, in
                               "(ck_gemm_candidates lists the valid ids).",
                            instance);
     }
+    return ck_gemm_plan_build(ctx, prob, &ins[pick], out);
+}
+
+ck_status ck_gemm_plan_build(ck_context *ctx, const ck_gemm_prob *prob,
+                             const ck_gemm_instance *inst, ck_gemm_plan **out)
+{
     ck_gemm_plan *plan = calloc(1, sizeof *plan);
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
     plan->prob = *prob;
-    plan->inst = ins[pick];
+    plan->inst = *inst;
     plan->family = ck_gemm_family_of(plan->inst.family);
     plan->prob.tf32_truncate = plan->inst.family == CK_GEMM_FAMILY_SM90;
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];

@@ -30,8 +30,11 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
         ++kcode;
     long long id = kcode;
     id = id * 2 + (in->family == CK_GEMM_FAMILY_SM90);
-    id = id * 32 + in->tile_m / 16;
-    id = id * 64 + in->tile_n / 8;
+    id = id * 16 + in->tile_m / 32; /* every family's tiles are multiples of 32 */
+    id = id * 32 + in->tile_n / 16;
+    id = id * 4 + (in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 1
+                   : in->decomp == CK_GEMM_DECOMP_STREAM_K     ? 2
+                                                               : 0);
     id = id * 8 + (in->stages & 7);
     id = id * 8 + (in->warps_m & 7);
     id = id * 8 + (in->warps_n & 7);
@@ -46,7 +49,10 @@ void ck_gemm_instance_name(const ck_gemm_instance *in, char *buf, size_t size)
 {
     char split[16] = "";
     if (in->split_k > 1)
-        snprintf(split, sizeof split, ".k%d", in->split_k);
+        snprintf(split, sizeof split, ".k%d%s", in->split_k,
+                 in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? "a" : "");
+    if (in->decomp == CK_GEMM_DECOMP_STREAM_K)
+        snprintf(split, sizeof split, ".sk");
     snprintf(buf, size, "sm%d.%dx%dx%d.s%d.w%dx%d%s%s%s", in->family, in->tile_m, in->tile_n,
              in->tile_k, in->stages, in->warps_m, in->warps_n,
              in->cluster > 1 ? (in->cluster == 2 ? ".c2" : ".c4") : "", in->persistent ? ".p" : "",

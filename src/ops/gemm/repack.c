@@ -74,6 +74,7 @@ ck_status ck_gemm_repack_try(ck_context *ctx, const ck_gemm_prob *prob, ck_gemm_
     *out = NULL;
     const ck_gemm_problem *p = &prob->p;
     ck_gemm_problem q = *p;
+    q.epilogue = prob->has_epi ? &prob->epi : NULL; /* (prob->p's is NULL: it refers to epi) */
     int ra = pad(&p->a, p->m, p->k, &q.a), rb = pad(&p->b, p->k, p->n, &q.b);
     if (!ra && !rb)
         return CK_SUCCESS;

@@ -161,7 +161,8 @@ static int sm80_instances(const ck_gemm_prob *prob, const ck_device_props *props
     return n;
 }
 
-static ck_status sm80_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst, char **source)
+ck_status ck_gemm_sm80_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                    const char *entry, char **source)
 {
     *source = NULL;
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
@@ -184,11 +185,9 @@ static ck_status sm80_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
                    "/* ck_gemm, family sm80 (cp.async + ldmatrix + mma.sync), instance %dx%dx%d "
                    "s%d w%dx%d g%d */\n#include \"ck_device.h\"\n%s"
                    "#include \"ops/gemm/gemm_args_kernel.h\"\n%s"
-                   "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
-                   "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_gemm_sm80(ck_gemm_kargs ka)\n"
-                   "{\n    gemm_sm80_main(ka);\n}\n",
+                   "%s",
                    inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m,
-                   inst->warps_n, inst->group, defs, epi, inst->warps_m * inst->warps_n * 32);
+                   inst->warps_n, inst->group, defs, epi, entry);
     free(defs);
     free(epi);
     if (b.oom) {
@@ -197,6 +196,17 @@ static ck_status sm80_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
     }
     *source = b.s;
     return CK_SUCCESS;
+}
+
+static ck_status sm80_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst, char **source)
+{
+    char entry[256];
+    snprintf(entry, sizeof entry,
+             "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
+             "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_gemm_sm80(ck_gemm_kargs ka)\n"
+             "{\n    gemm_sm80_main(ka);\n}\n",
+             inst->warps_m * inst->warps_n * 32);
+    return ck_gemm_sm80_source_entry(prob, inst, entry, source);
 }
 
 static ck_status sm80_prepare(ck_gemm_plan *plan)

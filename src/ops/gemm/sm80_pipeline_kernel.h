@@ -131,7 +131,19 @@ CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, in
     }
 }
 
-/* Issue the copies of k-tile kt into stage slot `slot`. */
+/* Whether operand A (B) is copied in 16-byte pieces: the parameter table's GEMM_A_VEC, or a
+ * test of the pointer and leading dimension of the arguments where a source decides per launch
+ * (grouped GEMM: every group its own, grouped_kernel.h). */
+#ifndef GEMM_A_VEC_AT
+#define GEMM_A_VEC_AT(ka) GEMM_A_VEC
+#define GEMM_B_VEC_AT(ka) GEMM_B_VEC
+#endif
+
+/* Issue the copies of k-tile kt into stage slot `slot`. The operand path: a source may define
+ * GEMM_A_LOADER(s, ka, m0, k0) / GEMM_B_LOADER(s, ka, n0, k0) before including this file to
+ * fill an operand's stage itself (in this layout: gemm_swz lines, K-major A / N-major B as the
+ * problem's orders say), e.g. convolution's im2col copy window over a transformed descriptor
+ * (src/ops/conv); ka->a / ka->b are then the batch's base pointers. */
 CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_kargs *ka, long long m0,
                                long long n0, int kt)
 {
@@ -149,15 +161,23 @@ CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_karg
                        GEMM_B_KMAJOR ? ka->n : ka->k,
                        (GEMM_B_KMAJOR ? k0 : n0) * GEMM_B_ES / GEMM_B_KDIV,
                        (GEMM_B_KMAJOR ? ka->k : ka->n) * GEMM_B_ES / GEMM_B_KDIV};
-#if GEMM_A_VEC
-    gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES);
+#if defined(GEMM_A_LOADER)
+    (void)a;
+    GEMM_A_LOADER(sa, ka, m0, k0);
 #else
-    gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_ES);
+    if (GEMM_A_VEC_AT(ka))
+        gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES);
+    else
+        gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_ES);
 #endif
-#if GEMM_B_VEC
-    gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES);
+#if defined(GEMM_B_LOADER)
+    (void)b;
+    GEMM_B_LOADER(sb, ka, n0, k0);
 #else
-    gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_ES);
+    if (GEMM_B_VEC_AT(ka))
+        gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES);
+    else
+        gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_ES);
 #endif
 }
 
@@ -282,13 +302,13 @@ CK_DEVICE void gemm_frags(unsigned (*a)[4], unsigned (*b)[2], const unsigned cha
     }
 }
 
-/* The block's output tile: blocks walk batch after batch (the grid is batch x tiles along x);
- * within a batch, groups of GEMM_GROUP tile rows walked along M, then the next column of the
- * group, so that the blocks resident together share B's columns and A's band in L2. */
-CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *batch, long long *m0,
-                                long long *n0)
+/* Output tile t: tiles run batch after batch (the grid is batch x tiles along x); within a
+ * batch, groups of GEMM_GROUP tile rows walked along M, then the next column of the group, so
+ * that the blocks resident together share B's columns and A's band in L2. */
+CK_DEVICE void gemm_tile_at(const ck_gemm_kargs *ka, long long t, long long *batch, long long *m0,
+                            long long *n0)
 {
-    long long t = ck_block_idx_x(), per = (long long)ka->tiles_m * ka->tiles_n;
+    long long per = (long long)ka->tiles_m * ka->tiles_n;
     long long width = (long long)GEMM_GROUP * ka->tiles_n;
     *batch = t / per;
     t %= per;
@@ -304,21 +324,16 @@ CK_DEVICE void gemm_tile_origin(const ck_gemm_kargs *ka, long long *batch, long 
 #define GEMM_PREFETCH                                                                              \
     ((GEMM_A_KMAJOR || GEMM_A_ES == 2) && (GEMM_B_KMAJOR || GEMM_B_ES == 2))
 
-/* The kernel's body (the generated source declares the kernel ck_gemm_sm80 calling it): one
- * block per output tile. Fragments of k-slice ks + 1 are read from shared memory while the
- * mma of ks run; one block barrier per k-tile, before its last slice, both makes k-tile kt + 1
- * visible and frees the slot of kt - 1 for the copies issued at the next k-tile's first slice. */
-CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
+/* One output tile at (m0, n0) of batch `batch` (ka's A and B already that batch's; the
+ * epilogue moves C, D and bias). Fragments of k-slice ks + 1 are read from shared memory while
+ * the mma of ks run; one block barrier per k-tile, before its last slice, both makes k-tile
+ * kt + 1 visible and frees the slot of kt - 1 for the copies issued at the next k-tile's first
+ * slice. */
+CK_DEVICE void gemm_sm80_tile(ck_gemm_kargs ka, unsigned char *smem, long long batch, long long m0,
+                              long long n0)
 {
-    unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     int tid = ck_thread_linear(), warp = tid / 32, lane = tid % 32;
     int wm = warp / GEMM_WARPS_N, wn = warp % GEMM_WARPS_N;
-    long long batch, m0, n0;
-    gemm_tile_origin(&ka, &batch, &m0, &n0);
-#if GEMM_BATCHED /* this batch's A and B (the epilogue moves C, D and bias itself) */
-    ka.a = (const unsigned char *)ka.a + batch * ka.batch_a * GEMM_A_ES;
-    ka.b = (const unsigned char *)ka.b + batch * ka.batch_b * GEMM_B_ES;
-#endif
 #if GEMM_QUANT /* each K block's sums in part, promoted into the f32 acc with its scales */
     float acc[GEMM_NREG];
     GEMM_ACC_T part[GEMM_NREG];
@@ -384,6 +399,19 @@ CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
                      GEMM_QK_STEPS ? total / (GEMM_QK_STEPS ? GEMM_QK_STEPS : 1) : 0, r0, c0, lane);
 #endif
     gemm_epilogue(acc, &ka, batch, m0, n0);
+}
+
+/* The kernel's body (the generated source declares the kernel ck_gemm_sm80 calling it): one
+ * block per output tile. */
+CK_DEVICE void gemm_sm80_main(ck_gemm_kargs ka)
+{
+    long long batch, m0, n0;
+    gemm_tile_at(&ka, ck_block_idx_x(), &batch, &m0, &n0);
+#if GEMM_BATCHED /* this batch's A and B (the epilogue moves C, D and bias itself) */
+    ka.a = (const unsigned char *)ka.a + batch * ka.batch_a * GEMM_A_ES;
+    ka.b = (const unsigned char *)ka.b + batch * ka.batch_b * GEMM_B_ES;
+#endif
+    gemm_sm80_tile(ka, (unsigned char *)ck_dynamic_shared(), batch, m0, n0);
 }
 
 #endif

@@ -183,6 +183,29 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     return ideal / time;
 }
 
+/* The same estimate for stream-K (sm90_stream_k_kernel.h): every block an even share of all
+ * tiles' K steps, so no partial wave; a block's share touches about share / k_tiles + 1 tiles
+ * (each the fixed cost), and the tiles cut between blocks cost a fix-up (a split's partial sums
+ * written and read back, as above) in at most two segments per block. */
+static double sm90_estimate_stream_k(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
+                                     int slots)
+{
+    const ck_gemm_problem *p = &prob->p;
+    double tiles = tiles_of(p, tile_m, tile_n), s = slots > 0 ? slots : 1;
+    double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
+    double share = ceil(tiles * k_tiles / s);
+    double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.97);
+    double segs = ceil(share / k_tiles) + 1;
+    double fixup = fmod(tiles * k_tiles, s) == 0 && fmod(tiles, s) == 0 ? 0 : 2;
+    double time = share * step_cost + segs * 3.0 * (double)tile_n / 256.0 +
+                  fixup * 10.0 * (double)tile_n / 256.0;
+    if (tile_n >= 256 && !tma_store(prob))
+        time *= 1.25;
+    double ideal = (double)p->batch * (double)p->m * (double)p->n * (double)p->k /
+                   (s * 128.0 * 256.0 * tile_k);
+    return ideal / time;
+}
+
 /* Parts in which a consumer stages its 64 x TILE_N of D for the TMA store: 2 for 128 x 256 with
  * 4 or more stages (half the staging tile leaves room for the 4th stage), else 1. A function
  * of the parameter table's fields, so the kernel key covers it. */
@@ -231,7 +254,11 @@ static void add_cluster(const ck_gemm_prob *prob, ck_gemm_instance in, ck_gemm_i
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots)
 {
     int split = in->split_k > 1 ? in->split_k : 1;
-    double e = sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
+    double e = in->decomp == CK_GEMM_DECOMP_STREAM_K
+                   ? sm90_estimate_stream_k(prob, in->tile_m, in->tile_n, in->tile_k, slots)
+                   : sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
+    if (in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC)
+        e *= 0.98; /* offered only when asked for (not deterministic); ranked below its twin */
     double tiles = tiles_of(&prob->p, in->tile_m, in->tile_n);
     if (c_parts(in) == 2 && tma_store(prob))
         e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
@@ -284,7 +311,14 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
                 best = s, best_eff = e;
         }
         if (best > 1 && n < max) {
-            in.split_k = best;
+            ck_gemm_instance sp = in;
+            sp.split_k = best;
+            out[n++] = sp;
+        }
+        /* stream-K, when it beats both (few tiles for the grid, or long K) */
+        double sk = sm90_estimate_stream_k(prob, in.tile_m, in.tile_n, in.tile_k, slots);
+        if (sk > best_eff * 1.02 && n < max) {
+            in.decomp = CK_GEMM_DECOMP_STREAM_K;
             out[n++] = in;
         }
     }
@@ -351,9 +385,11 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
         ck_dtype_name(p->a.dtype), ck_dtype_name(p->b.dtype), ck_dtype_name(p->d.dtype),
         prob->a_kmajor ? "K-major" : "M-major", prob->b_kmajor ? "K-major" : "N-major",
         inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m, inst->group,
-        inst->split_k > 1 ? ", K split (count at launch)" : "", defs, in_code(p->a.dtype, prob),
-        in_code(p->b.dtype, prob), tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
-        SM90_THREADS_PER_WG * (inst->warps_m + 1));
+        inst->decomp == CK_GEMM_DECOMP_STREAM_K ? ", stream-K"
+        : inst->split_k > 1                     ? ", K split (count at launch)"
+                                                : "",
+        defs, in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), tma_store(prob),
+        p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi, SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
@@ -380,6 +416,30 @@ static void state_free(void *p)
     free(s);
 }
 
+/* The workspace of a split-K or stream-K plan (none otherwise): partial sums of every
+ * (tile, split); with atomics one sum per tile; stream-K two slots per block of the grid. Then
+ * a counter per tile part, zeroed (the sums too with atomics: the last split leaves 0). */
+static ck_status alloc_ws(const ck_gemm_plan *plan, sm90_state *s)
+{
+    const ck_gemm_instance *in = &plan->inst;
+    const ck_gemm_problem *p = &plan->prob.p;
+    long long tiles =
+        ((p->m + in->tile_m - 1) / in->tile_m) * ((p->n + in->tile_n - 1) / in->tile_n) * p->batch;
+    int stream_k = in->decomp == CK_GEMM_DECOMP_STREAM_K;
+    int atomic = in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC;
+    if (s->splits < 2 && !stream_k)
+        return CK_SUCCESS;
+    long long slots = atomic ? tiles : stream_k ? 2LL * plan->launch.grid[0] : tiles * s->splits;
+    size_t part = (size_t)in->tile_m * (size_t)in->tile_n * sizeof(float);
+    s->ws_flags_offset = (size_t)slots * part;
+    size_t bytes = s->ws_flags_offset + (size_t)tiles * (size_t)in->warps_m * sizeof(unsigned);
+    size_t zero_from = atomic ? 0 : s->ws_flags_offset;
+    ck_status st = ck_malloc(s->dev, bytes, &s->ws);
+    if (!st)
+        st = ck_memset_d8(s->dev, (char *)s->ws + zero_from, 0, bytes - zero_from, NULL);
+    return st;
+}
+
 static ck_status sm90_prepare(ck_gemm_plan *plan)
 {
     const ck_gemm_instance *in = &plan->inst;
@@ -397,11 +457,14 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     if (splits > k_tiles)
         splits = (int)k_tiles;
     int cl = in->cluster > 1 ? in->cluster : 1;
-    /* work units: (tile, K range); with clusters, cluster tiles of `cl` tile rows */
+    int stream_k = in->decomp == CK_GEMM_DECOMP_STREAM_K;
+    /* work units: (tile, K range); with clusters, cluster tiles of `cl` tile rows; stream-K:
+     * K steps (the grid is at most these, so every block's share holds one) */
     long long units = cl > 1
                           ? (p->m + (long long)in->tile_m * cl - 1) / ((long long)in->tile_m * cl) *
                                 ((p->n + in->tile_n - 1) / in->tile_n) * p->batch
-                          : tiles * splits;
+                      : stream_k ? tiles * k_tiles
+                                 : tiles * splits;
     if (cl > 1)
         cfg->cluster[0] = (unsigned)cl, cfg->cluster[1] = cfg->cluster[2] = 1;
     int resident = 0; /* resident blocks, or clusters for a cluster launch */
@@ -424,18 +487,24 @@ static ck_status sm90_prepare(ck_gemm_plan *plan)
     plan->family_state_free = state_free;
     s->dev = ck_context_device(plan->ctx);
     s->splits = splits;
-    if (splits > 1) { /* partial sums of every (tile, split), then a counter per tile part */
-        size_t part = (size_t)in->tile_m * (size_t)in->tile_n * sizeof(float);
-        s->ws_flags_offset = (size_t)units * part;
-        size_t bytes = s->ws_flags_offset + (size_t)tiles * (size_t)in->warps_m * sizeof(unsigned);
-        st = ck_malloc(s->dev, bytes, &s->ws);
-        if (!st)
-            st = ck_memset_d8(s->dev, (char *)s->ws + s->ws_flags_offset, 0,
-                              bytes - s->ws_flags_offset, NULL);
-        if (st)
-            return st;
-    }
-    return CK_SUCCESS;
+    return alloc_ws(plan, s);
+}
+
+ck_status ck_gemm_sm90_set_grid(ck_gemm_plan *plan, int blocks)
+{
+    const ck_gemm_problem *p = &plan->prob.p;
+    const ck_gemm_instance *in = &plan->inst;
+    if (in->family != CK_GEMM_FAMILY_SM90 || in->decomp != CK_GEMM_DECOMP_STREAM_K || blocks < 1)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "gemm sm90: the grid is set only for stream-K plans, to 1 block or more.");
+    long long iters = ((p->m + in->tile_m - 1) / in->tile_m) *
+                      ((p->n + in->tile_n - 1) / in->tile_n) * p->batch *
+                      ((p->k + in->tile_k - 1) / in->tile_k);
+    plan->launch.grid[0] = (unsigned)(blocks < iters ? blocks : iters);
+    sm90_state *s = plan->family_state;
+    ck_free(s->dev, s->ws);
+    s->ws = NULL;
+    return alloc_ws(plan, s);
 }
 
 /* The batch dimension of a batched problem's map: `batch` matrices `stride` elements apart, or

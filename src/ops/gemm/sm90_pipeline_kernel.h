@@ -14,8 +14,11 @@
  * tile rows of one tile column: each loads its A and half of the common B tile, multicast into
  * both blocks, and releases each slot in both. With GEMM_SPLIT_K, a work unit is one of
  * ka->k_splits ranges of a tile's K steps, and the splits' partial sums meet in a workspace
- * (sm90_split_reduce). Strided batches (GEMM_BATCHED): the units run over batch x tiles (x splits),
- * the tensor maps are 3-D with the batch outermost, and the epilogue writes the unit's batch of D.
+ * (sm90_split_reduce: a fixed-order sum, or f32 atomics with GEMM_DECOMP 3). With GEMM_DECOMP 4
+ * (stream-K, sm90_stream_k_kernel.h) a block's work is an even share of all tiles' K steps,
+ * cut at tile boundaries, and tiles shared by blocks are summed in a fixed order. Strided batches
+ * (GEMM_BATCHED): the units run over batch x tiles (x splits), the tensor maps are 3-D with the
+ * batch outermost, and the epilogue writes the unit's batch of D.
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -75,12 +78,22 @@ CK_DEVICE int sm90_tiles(const ck_gemm_kargs *ka)
     return (ka->tiles_m + GEMM_CLUSTER - 1) / GEMM_CLUSTER * ka->tiles_n;
 }
 
+#ifndef GEMM_DECOMP
+#define GEMM_DECOMP 0
+#endif
+#define GEMM_STREAM_K     (GEMM_DECOMP == 4) /* CK_GEMM_DECOMP_STREAM_K */
+#define GEMM_SPLIT_ATOMIC (GEMM_DECOMP == 3) /* CK_GEMM_DECOMP_SPLIT_K_ATOMIC */
+
+#if GEMM_STREAM_K
+/* stream-K's walk and fix-up: sm90_first, sm90_end, sm90_next, sm90_unit, sm90_stream_fixup */
+#include "ops/gemm/sm90_stream_k_kernel.h"
+#else
 /* Work unit u of the persistent grid, units ordered (batch, tile, split): returns the tile of
  * batch *batch, and K tiles [*k0, *k1) of split u % splits (without split-K, the whole K). */
-CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, int u, int *batch, int *k0, int *k1)
+CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, long long u, int *batch, int *k0, int *k1)
 {
 #if GEMM_SPLIT_K
-    int s = u % ka->k_splits;
+    int s = (int)(u % ka->k_splits);
     *k0 = (int)((long long)ka->k_tiles * s / ka->k_splits);
     *k1 = (int)((long long)ka->k_tiles * (s + 1) / ka->k_splits);
     u /= ka->k_splits;
@@ -88,11 +101,11 @@ CK_DEVICE int sm90_unit(const ck_gemm_kargs *ka, int u, int *batch, int *k0, int
     *k0 = 0, *k1 = ka->k_tiles;
 #endif
 #if GEMM_BATCHED
-    *batch = u / sm90_tiles(ka);
-    return u % sm90_tiles(ka);
+    *batch = (int)(u / sm90_tiles(ka));
+    return (int)(u % sm90_tiles(ka));
 #else
     *batch = 0;
-    return u;
+    return (int)u;
 #endif
 }
 
@@ -104,6 +117,26 @@ CK_DEVICE int sm90_units(const ck_gemm_kargs *ka)
     return sm90_tiles(ka) * ka->batch;
 #endif
 }
+
+/* The persistent grid's walk: its blocks (clusters) take units first, first + step, ... up to
+ * the end. */
+CK_DEVICE long long sm90_first(const ck_gemm_kargs *ka)
+{
+    (void)ka;
+    return (long long)ck_block_idx_x() / GEMM_CLUSTER;
+}
+
+CK_DEVICE long long sm90_end(const ck_gemm_kargs *ka)
+{
+    return sm90_units(ka);
+}
+
+CK_DEVICE long long sm90_next(const ck_gemm_kargs *ka, long long u)
+{
+    (void)ka;
+    return u + (long long)ck_grid_dim_x() / GEMM_CLUSTER;
+}
+#endif
 
 /* TMA boxes: batched problems have 3-D maps (the batch the outer dimension, its stride the
  * batch stride; a broadcast operand's map has one batch, read at 0). */
@@ -118,8 +151,8 @@ CK_DEVICE int sm90_units(const ck_gemm_kargs *ka)
 #define SM90_TMA_STORE(map, s, x, y, z)            ck_tma_store_2d(map, s, x, y)
 #endif
 
-#if GEMM_SPLIT_K && GEMM_CLUSTER > 1
-#error "split-K and clusters are not combined"
+#if (GEMM_SPLIT_K || GEMM_STREAM_K) && GEMM_CLUSTER > 1
+#error "split-K / stream-K and clusters are not combined"
 #endif
 
 /* Tile t of the grouped raster: GEMM_GROUP tile rows at a time, down the rows first. With
@@ -135,17 +168,6 @@ CK_DEVICE void sm90_tile(const ck_gemm_kargs *ka, int t, int *tm, int *tn)
 #if GEMM_CLUSTER > 1
     *tm = *tm * GEMM_CLUSTER + (int)ck_cluster_ctarank();
 #endif
-}
-
-/* The persistent grid's walk: its blocks (clusters) take units first, first + step, ... */
-CK_DEVICE int sm90_first(void)
-{
-    return (int)ck_block_idx_x() / GEMM_CLUSTER;
-}
-
-CK_DEVICE int sm90_step(void)
-{
-    return (int)ck_grid_dim_x() / GEMM_CLUSTER;
 }
 
 /* The operand tile `rows` x TILE_K at (mn0, k0) of batch bz of a matrix whose map is `map`:
@@ -289,7 +311,7 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
                              const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
 {
     ck_ring_pos pos = ck_ring_start();
-    for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
+    for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u)) {
         int tm, tn, k0, k1, batch;
         sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
         int ba = ka->batch_a ? batch : 0, bb = ka->batch_b ? batch : 0; /* 0: broadcast */
@@ -308,22 +330,22 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
     }
 }
 
-#if GEMM_SPLIT_K
+#if GEMM_SPLIT_K && !GEMM_SPLIT_ATOMIC
 /* Split-K: every split of a tile publishes its partial sums (part of the warpgroup's rows) in
  * the workspace and counts itself in; the split that arrives last sums all splits' partials,
  * its own read back like the others, in the fixed order 0, 1, ..., splits - 1, so the result
  * does not depend on the order of arrival, and returns 1: it stores the tile. No split ever
  * waits for another. Each split's registers are loaded together (independent loads in flight). */
-CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsigned wg,
+CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, long long u, unsigned wg,
                                 unsigned *last)
 {
-    int splits = ka->k_splits, tile = u / splits;
+    int splits = ka->k_splits, tile = (int)(u / splits);
     if (splits < 2)
         return 1;
     unsigned t = ck_warpgroup_thread();
     size_t part = (size_t)CK_WARPGROUP_THREADS * SM90_ACC; /* floats of one warpgroup's part */
     float *base = ka->ws + ((size_t)tile * splits * GEMM_CONSUMERS + wg) * part + t;
-    float *own = base + (size_t)(u % splits) * GEMM_CONSUMERS * part;
+    float *own = base + (size_t)(int)(u % splits) * GEMM_CONSUMERS * part;
     CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) own[(size_t)i * CK_WARPGROUP_THREADS] = acc[i];
     ck_fence_device(); /* the partials are visible before the count says so */
     ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
@@ -342,6 +364,41 @@ CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, int u, unsi
         const float *p = base + (size_t)s * GEMM_CONSUMERS * part;
         CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] += p[(size_t)i * CK_WARPGROUP_THREADS];
     }
+    return 1;
+}
+#endif
+
+#if GEMM_SPLIT_K && GEMM_SPLIT_ATOMIC
+/* Split-K with atomics: every split adds its partial sums into the tile's one f32 workspace
+ * tile (f32 atomics, in whatever order the splits come: the sum's rounding differs from run to
+ * run) and counts itself in; the split that arrives last takes the sums out (exchanging them
+ * for 0, which leaves the workspace ready for the next launch) and returns 1: it stores the
+ * tile through the epilogue. No split waits for another. */
+CK_DEVICE int sm90_split_reduce(float *acc, const ck_gemm_kargs *ka, long long u, unsigned wg,
+                                unsigned *last)
+{
+    int splits = ka->k_splits, tile = (int)(u / splits);
+    if (splits < 2)
+        return 1;
+    unsigned t = ck_warpgroup_thread();
+    size_t part = (size_t)CK_WARPGROUP_THREADS * SM90_ACC;
+    float *base = ka->ws + ((size_t)tile * GEMM_CONSUMERS + wg) * part + t;
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i)
+        ck_atomic_add_f32(base + (size_t)i * CK_WARPGROUP_THREADS, acc[i]);
+    ck_fence_device(); /* the additions are done before the count says so */
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    if (t == 0) {
+        unsigned *flag = &ka->ws_flags[tile * GEMM_CONSUMERS + wg];
+        last[wg] = ck_atomic_add_u32(flag, 1u) == (unsigned)splits - 1;
+        if (last[wg])
+            ck_atomic_exch_u32(flag, 0u);
+    }
+    ck_named_barrier_sync(1 + wg, CK_WARPGROUP_THREADS);
+    if (!last[wg])
+        return 0;
+    ck_fence_device();
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] =
+        ck_atomic_exch_f32(base + (size_t)i * CK_WARPGROUP_THREADS, 0.0f);
     return 1;
 }
 #endif
@@ -371,7 +428,7 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
 #endif
     ck_ring_pos pos = ck_ring_start(), prev = pos;
     (void)flags;
-    for (int u = sm90_first(); u < sm90_units(ka); u += sm90_step()) {
+    for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u)) {
         int tm, tn, k0, k1, batch;
         sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
 #if GEMM_QUANT
@@ -418,6 +475,9 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
 #if GEMM_SPLIT_K
         if (!sm90_split_reduce(acc, ka, u, wg, flags))
             continue; /* another split of this tile stores it */
+#elif GEMM_STREAM_K
+        if (!sm90_stream_fixup(acc, ka, u, wg, flags))
+            continue; /* another block sharing this tile stores it */
 #endif
 #if GEMM_TMA_STORE
         sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg,
@@ -443,7 +503,7 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
     unsigned long long *bars =
         (unsigned long long *)(smem + GEMM_STAGES * SM90_STAGE + SM90_C_SMEM);
     ck_ring ring = ck_ring_make(bars, GEMM_STAGES);
-    unsigned *flags = (unsigned *)(bars + 2 * GEMM_STAGES); /* split-K: 'last' per warpgroup */
+    unsigned *flags = (unsigned *)(bars + 2 * GEMM_STAGES); /* split/stream-K: 'last' per wg */
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
         ck_tma_prefetch_map(ta);

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Fused attention forward on the GPU: ck (`ck prof attention --json`) against
+torch.nn.functional.scaled_dot_product_attention with the cuDNN and the flash backends, each
+named, in one run; and a correctness sweep of random configurations.
+
+Timing: both sides with CUDA events, median over the runs after warm-up, L2 overwritten before
+each run (ck: --flush). TFLOP/s count 2 s_q s_k (d + d_v) per head (4 s_q s_k d when d_v = d),
+halved for causal masks (FlashAttention's convention). Layout BSHD for both (torch gets the
+[b, s, h, d] tensors transposed to [b, h, s, d] views, as FlashAttention reads them). ck's run
+is checked against the f64 CPU reference by `ck prof attention` (64 sampled rows of O and LSE).
+Prints a markdown table of TFLOP/s and ck / best peer; --plot writes a PNG.
+
+--check N: N random configurations (b, heads and GQA ratio, s_q, s_k from 1 to 700, every
+head dim and d_v 128 with d 192, both types, every mask and alignment, both layouts, LSE), each
+checked against the reference (every row; 64 sampled rows for the largest); prints the
+failures and a count. Builds nothing: pass --build DIR.
+
+usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F]
+       python3 bench/attention.py [--build DIR] --check N [--seed S]
+"""
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+
+# (b, h, hk, s_q, s_k, d, d_v, mask)
+CONFIGS = [
+    (4, 16, 16, 4096, 4096, 128, 128, "none"),
+    (4, 16, 16, 4096, 4096, 128, 128, "causal"),
+    (8, 16, 16, 2048, 2048, 64, 64, "none"),
+    (8, 16, 16, 2048, 2048, 64, 64, "causal"),
+    (2, 8, 8, 8192, 8192, 256, 256, "none"),
+    (4, 32, 8, 4096, 4096, 128, 128, "causal"),
+    (4, 16, 16, 4096, 4096, 192, 128, "causal"),
+    (16, 16, 16, 1024, 1024, 128, 128, "none"),
+]
+
+
+DEVICE = "cuda"
+
+
+def ck_cmd(build, cfg, dtype="bf16", extra=()):
+    b, h, hk, sq, sk, d, dv, mask = cfg
+    return [os.path.join(build, "bin", "ck"), "prof", "attention", "--device", DEVICE, "--json",
+            "--b", str(b), "--h", str(h), "--hk", str(hk), "--sq", str(sq), "--sk", str(sk),
+            "--d", str(d), "--dv", str(dv), "--dtype", dtype, "--mask", mask] + list(extra)
+
+
+def run_ck(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CK_DEVICE=DEVICE))
+    for line in p.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line), p.stderr
+    return None, p.stdout[-2000:] + p.stderr[-2000:]
+
+
+def flops(cfg):
+    b, h, hk, sq, sk, d, dv, mask = cfg
+    f = 2.0 * b * h * sq * sk * (d + dv)
+    return f / 2 if mask.startswith("causal") else f
+
+
+def time_torch(cfg, backend, reps=20):
+    """TFLOP/s of torch SDPA with one backend, or None when it refuses the problem."""
+    try:
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        import torch.nn.functional as F
+    except ImportError as ex:
+        sys.stderr.write("torch unavailable (%s): no peer timings\n" % ex)
+        return None
+    b, h, hk, sq, sk, d, dv, mask = cfg
+    q = torch.randn(b, sq, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    k = torch.randn(b, sk, hk, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    v = torch.randn(b, sk, hk, dv, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    kw = {"is_causal": mask == "causal"}
+    if hk != h:
+        kw["enable_gqa"] = True
+    which = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[backend]
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    try:
+        with sdpa_kernel(which):
+            for _ in range(5):
+                F.scaled_dot_product_attention(q, k, v, **kw)
+            times = []
+            for _ in range(reps):
+                flush.zero_()
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                F.scaled_dot_product_attention(q, k, v, **kw)
+                e.record()
+                e.synchronize()
+                times.append(s.elapsed_time(e))
+    except Exception as ex:  # the backend does not take this problem
+        sys.stderr.write("torch %s refused %s: %s\n" % (backend, cfg, str(ex).splitlines()[0]))
+        return None
+    times.sort()
+    return flops(cfg) / (times[len(times) // 2] * 1e-3) / 1e12
+
+
+def bench(o):
+    configs = CONFIGS[:2] if o.quick else CONFIGS
+    print("| b | h | hk | s_q | s_k | d | d_v | mask | ck TFLOP/s | cuDNN | flash | ck / best "
+          "| check | ck instance |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for cfg in configs:
+        cu = time_torch(cfg, "cudnn")
+        fl = time_torch(cfg, "flash")
+        extra = ["--flush", "--reps", "20", "--warmup", "5"]
+        if o.instance:
+            extra += ["--instance", o.instance]
+        r, err = run_ck(ck_cmd(o.build, cfg, extra=extra))
+        c = r["tflops"] if r else float("nan")
+        best = max([x for x in (cu, fl) if x] or [float("nan")])
+        fmt = lambda x: "%.1f" % x if x else "-"
+        print("| %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %.3f | %s | %s |" %
+              (cfg + (fmt(c), fmt(cu), fmt(fl), c / best if best == best else float("nan"),
+                      ("ok" if r["ok"] else "FAILED") if r else "failed",
+                      r["instance"] if r else "-")))
+        if not r:
+            sys.stderr.write(err)
+        sys.stdout.flush()
+        rows.append((cfg, c, cu, fl))
+    if o.plot:
+        plot(o.plot, rows)
+
+
+def plot(path, rows):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("matplotlib missing: no plot\n")
+        return
+    labels = ["b%d h%d/%d s%d d%d/%d %s" % cfg for cfg, *_ in rows]
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(rows)), 5))
+    xs = range(len(rows))
+    for j, (name, off) in enumerate((("ck", -0.27), ("cuDNN (SDPA)", 0), ("flash (SDPA)", 0.27))):
+        ax.bar([x + off for x in xs], [r[1 + j] or 0 for r in rows], 0.27, label=name)
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("TFLOP/s (bf16)")
+    ax.set_title("Attention forward on the H100: ck vs torch SDPA")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def check(o):
+    rng = random.Random(o.seed)
+    dims = [32, 64, 96, 128, 192, 256]
+    bad = 0
+    for n in range(o.check):
+        hk = rng.choice([1, 2, 4])
+        h = hk * rng.choice([1, 2, 8])
+        d = rng.choice(dims)  # d_v = d, or MLA's 192 / 128 (fewer kernels to compile)
+        dv = 128 if d == 192 and rng.random() < 0.5 else d
+        mask = rng.choice(["none", "causal", "causal-br",
+                           "window:%d,%d" % (rng.randint(-1, 80), rng.randint(-1, 80)),
+                           "window-br:%d,%d" % (rng.randint(-1, 80), rng.randint(-1, 80))])
+        cfg = (rng.randint(1, 3), h, hk, rng.randint(1, 700), rng.randint(0, 700), d, dv, mask)
+        extra = ["--reps", "1", "--warmup", "0", "--seed", str(n + 1),
+                 "--layout", rng.choice(["bshd", "bhsd"])]
+        if rng.random() < 0.5:
+            extra.append("--lse")
+        cmd = ck_cmd(o.build, cfg, rng.choice(["bf16", "f16"]), extra)
+        r, err = run_ck(cmd)
+        if not r or not r["ok"]:
+            bad += 1
+            print("FAILED: %s\n%s" % (" ".join(cmd), err if not r else ""))
+            sys.stdout.flush()
+    print("%d random configurations, %d failed" % (o.check, bad))
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--check", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--plot", default=None)
+    ap.add_argument("--instance", default=None, help="MxNxW for ck instead of the policy's")
+    ap.add_argument("--device", default="cuda", help="host: the emulator (--check only)")
+    o = ap.parse_args()
+    global DEVICE
+    DEVICE = o.device
+    if o.check:
+        sys.exit(1 if check(o) else 0)
+    bench(o)
+
+
+if __name__ == "__main__":
+    main()

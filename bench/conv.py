@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Convolution on the GPU: ck (`ck prof conv --json`, implicit GEMM over the im2col descriptor)
+against torch.nn.functional.conv2d / conv3d (cuDNN, channels_last) in one run.
+
+Both timed with CUDA events after warm-up (ck: its own `ck prof` timing, median of 30). ck's run
+is checked by `ck prof conv` against the direct CPU reference (4096 sampled elements; "-": timed
+only for the largest shapes). Forward (and backward weight with --dir bwd-weight: torch's
+conv2d_weight). Prints a markdown table of TFLOP/s and ck / cuDNN, then the geometric mean.
+Builds nothing: pass --build DIR.
+
+usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-weight] [--quick] [--dtype bf16|f16]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+# (n, c, k, spatial (h, w) or (d, h, w), filter, stride, pad, groups)
+SHAPES = [
+    (32, 256, 256, (56, 56), 3, 1, 1, 1),     # the issue's 3x3 target
+    (128, 64, 64, (56, 56), 3, 1, 1, 1),      # ResNet-50 layer1 3x3
+    (128, 256, 64, (56, 56), 1, 1, 0, 1),     # ResNet-50 1x1 reduce
+    (128, 256, 256, (14, 14), 3, 1, 1, 1),
+    (128, 1024, 2048, (14, 14), 1, 2, 0, 1),  # strided 1x1 projection
+    (64, 256, 256, (56, 56), 3, 1, 1, 256),   # depthwise 3x3
+    (8, 64, 64, (16, 56, 56), 3, 1, 1, 1),    # 3-D video
+]
+
+
+def ck_run(build, s, direction, dtype):
+    n, c, k, sp, f, st, pd, g = s
+    key = {2: ("--hw", "--yx"), 3: ("--dhw", "--zyx")}[len(sp)]
+    args = [os.path.join(build, "bin", "ck"), "prof", "conv", "--device", "cuda", "--json",
+            "--dir", direction, "--n", str(n), "--g", str(g), "--c", str(c), "--k", str(k),
+            key[0], "x".join(map(str, sp)), key[1], "x".join([str(f)] * len(sp)),
+            "--stride", str(st), "--pad", str(pd), "--dtype", dtype, "--reps", "30",
+            "--warmup", "10"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    for line in p.stdout.splitlines():
+        if line.startswith("{"):
+            r = json.loads(line)
+            return r["tflops"], r["check"], r["kernel"]
+    sys.stderr.write(p.stdout[-1500:] + p.stderr[-1500:])
+    return None
+
+
+def torch_run(s, direction, dtype):
+    import torch
+    import torch.nn.functional as F
+    n, c, k, sp, f, st, pd, g = s
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    mf = torch.channels_last if len(sp) == 2 else torch.channels_last_3d
+    x = torch.randn(n, c, *sp, device="cuda", dtype=dt).to(memory_format=mf)
+    w = torch.randn(k, c // g, *([f] * len(sp)), device="cuda", dtype=dt).to(memory_format=mf)
+    conv = F.conv2d if len(sp) == 2 else F.conv3d
+    y = conv(x, w, stride=st, padding=pd, groups=g)
+    if direction == "fwd":
+        fn = lambda: conv(x, w, stride=st, padding=pd, groups=g)
+    else:
+        gy = torch.randn_like(y)
+        grad = torch.nn.grad.conv2d_weight if len(sp) == 2 else torch.nn.grad.conv3d_weight
+        fn = lambda: grad(x, w.shape, gy, stride=st, padding=pd, groups=g)
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(30):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b))
+    ms = sorted(times)[len(times) // 2]
+    flops = 2.0 * y.numel() * (c // g) * f ** len(sp)
+    return flops / (ms * 1e-3) / 1e12
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--dir", default="fwd", choices=["fwd", "bwd-weight"])
+    ap.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    shapes = SHAPES[:3] if a.quick else SHAPES
+    print(f"| conv {a.dir} {a.dtype} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | check | kernel |")
+    print("|---|---|---|---|---|---|")
+    ratios = []
+    for s in shapes:
+        ck = ck_run(a.build, s, a.dir, a.dtype)
+        ref = torch_run(s, a.dir, a.dtype)
+        n, c, k, sp, f, st, pd, g = s
+        name = f"n{n} c{c}->k{k} {'x'.join(map(str, sp))} {f}x{f} s{st} p{pd} g{g}"
+        if ck is None:
+            print(f"| {name} | failed | {ref:.1f} | - | - | - |")
+            continue
+        r = ck[0] / ref
+        ratios.append(r)
+        print(f"| {name} | {ck[0]:.1f} | {ref:.1f} | {r:.2f} | {ck[1]} | {ck[2]} |")
+    if ratios:
+        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\ngeometric mean ck / cuDNN: {gm:.3f}; lowest {min(ratios):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+/*
+ * ck/attention.h - fused multi-head attention forward (CK's fmha_fwd: problem, policy, pipeline,
+ * kernel), FlashAttention-2 style: the score matrix is never written.
+ *
+ *     S   = scale * Q K^T                       per (batch, query head), s_q x s_k
+ *     S   = softcap * tanh(S / softcap)          with a logit soft-cap (optional)
+ *     S   = -inf where the mask hides (i, j)
+ *     O   = softmax(S) V                        softmax along j, in f32
+ *     LSE = log(sum_j exp(S_ij))                natural log, f32 (optional)
+ *
+ * Q [b, s_q, h_q, d], K [b, s_k, h_k, d], V [b, s_k, h_k, d_v], O [b, s_q, h_q, d_v], each with
+ * any element strides for its batch, sequence and head dims and a contiguous last dim (BSHD and
+ * BHSD are both just strides). Query head h reads key/value head h / (h_q / h_k): MHA (h_k =
+ * h_q), GQA (h_q a multiple of h_k) and MQA (h_k = 1). Q, K, V and O are bf16 or f16 (one type);
+ * products and the softmax accumulate in f32; P is rounded to the input type before P V (as
+ * every tensor-core attention does). LSE is f32 [b, h_q, s_q], packed.
+ *
+ * Masks: a key j is visible to query i when lo <= j - i - off <= hi, with off = 0 for
+ * top-left alignment and off = s_k - s_q for bottom-right alignment (the last query sees the
+ * last key, as with a KV cache):
+ *     CK_ATTN_MASK_NONE     every key
+ *     CK_ATTN_MASK_CAUSAL   lo = -inf, hi = 0
+ *     CK_ATTN_MASK_WINDOW   lo = -window_left, hi = window_right (-1: unbounded on that side)
+ * A query row that sees no key (e.g. bottom-right causal with s_q > s_k, or s_k = 0) gets
+ * O = 0 and LSE = -inf, never NaN.
+ *
+ * Variable-length batches (CK's group mode, problem.varlen = 1): the b sequences are packed
+ * one after another without padding, Q and O [total_q, h, d], K and V [total_k, h, d];
+ * sequence i holds rows cu_seqlens_q[i] .. cu_seqlens_q[i + 1] - 1 of Q (and O) and rows
+ * cu_seqlens_k[i] .. of K and V (int32 device arrays of b + 1 non-decreasing offsets, clamped
+ * to [0, total]). Masks and alignment apply per sequence with its own s_q and s_k. LSE is then
+ * f32 [h_q, total_q]. s_q and s_k give the longest sequences (they size the grid; a longer
+ * one is still computed in full).
+ *
+ * Usage: a plan checks the problem (every refusal a ck_status with a sentence naming the
+ * field), chooses the instance and builds the kernel once; execute checks the pointers and
+ * launches. Kernels: an sm_80-class kernel (cp.async, ldmatrix, mma.sync) that runs on sm_80
+ * and later and unchanged on the emulator. docs/ops-attention.md describes the algorithm.
+ */
+#ifndef CK_ATTENTION_H
+#define CK_ATTENTION_H
+
+#include <stdint.h>
+
+#include "ck/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_attn_mask {
+    CK_ATTN_MASK_NONE = 0,
+    CK_ATTN_MASK_CAUSAL = 1,
+    CK_ATTN_MASK_WINDOW = 2
+} ck_attn_mask;
+
+typedef enum ck_attn_align {
+    CK_ATTN_TOP_LEFT = 0,    /* off = 0: query i sees keys up to i (causal) */
+    CK_ATTN_BOTTOM_RIGHT = 1 /* off = s_k - s_q: the last query sees the last key */
+} ck_attn_align;
+
+/* Element strides of one of Q, K, V, O over (batch, sequence, head); the last dim (d or d_v)
+ * is contiguous. All three 0: packed BSHD (what ck_attention_problem_init leaves; varlen:
+ * packed [total, h, d]). */
+typedef struct ck_attn_strides {
+    int64_t batch, seq, head;
+} ck_attn_strides;
+
+typedef struct ck_attention_problem {
+    int64_t b, s_q, s_k, h_q, h_k;
+    int64_t d, d_v; /* head dims: each 32, 64, 96, 128, 192 or 256 (d_v may differ from d) */
+    ck_dtype dtype; /* Q, K, V and O: CK_DTYPE_BF16 or CK_DTYPE_F16 */
+    ck_attn_strides q, k, v, o;
+    ck_attn_mask mask;
+    ck_attn_align align;
+    int64_t window_left, window_right; /* CK_ATTN_MASK_WINDOW: >= 0, or -1 for unbounded */
+    int lse;                           /* 1: write LSE (ck_attention_args.lse) */
+    float softcap;            /* > 0: scores soft-capped to (-softcap, softcap) by tanh; 0: none */
+    int varlen;               /* 1: variable-length sequences (above); batch strides must be 0 */
+    int64_t total_q, total_k; /* varlen: rows of the packed Q / O and K / V */
+} ck_attention_problem;
+
+/* Zero sizes, bf16, packed BSHD, no mask (top-left), no LSE, no soft-cap. */
+void ck_attention_problem_init(ck_attention_problem *p);
+
+typedef struct ck_attention_args {
+    const void *q, *k, *v;
+    void *o;
+    float *lse;  /* f32 [b, h_q, s_q] when the problem has lse, else ignored */
+    float scale; /* softmax scale (finite); 0 selects 1 / sqrt(d) */
+    const int32_t *cu_seqlens_q, *cu_seqlens_k; /* varlen: b + 1 offsets each (device) */
+} ck_attention_args;
+
+/* Pointers NULL, scale 0 (1 / sqrt(d)). */
+void ck_attention_args_init(ck_attention_args *args);
+
+typedef struct ck_attention_plan ck_attention_plan;
+
+/* Check the problem and build its kernel. Errors: CK_ERROR_INVALID_ARGUMENT (a size or stride
+ * out of range, h_q not a multiple of h_k, a window below -1, ...) or CK_ERROR_UNSUPPORTED (a
+ * head dim or type the kernels do not have), each with a sentence (ck_last_error()). Free with
+ * ck_attention_plan_destroy. */
+ck_status ck_attention_plan_create(ck_context *ctx, const ck_attention_problem *problem,
+                                   ck_attention_plan **plan);
+
+/* The chosen instance's name, e.g. "sm80.d128.dv128.m128n64.w4". */
+const char *ck_attention_plan_name(const ck_attention_plan *plan);
+
+/* Run on the context's stream. Checks the pointers (non-NULL, aligned as the instance needs:
+ * 16 bytes where the strides allow 16-byte copies, O and LSE not overlapping Q, K, V or each
+ * other) and the scale; refuses with a sentence. No host allocation. */
+ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_args *args);
+
+void ck_attention_plan_destroy(ck_attention_plan *plan);
+
+/* One call: plan (from the context's kernel cache), execute, destroy. */
+ck_status ck_attention(ck_context *ctx, const ck_attention_problem *problem,
+                       const ck_attention_args *args);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CK_ATTENTION_H */

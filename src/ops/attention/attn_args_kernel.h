@@ -1,0 +1,33 @@
+/*
+ * The attention kernels' argument struct, one definition for the host (the .c files of
+ * src/ops/attention) and the device pipelines (*_pipeline_kernel.h): passed by value as the
+ * kernel's parameter.
+ */
+#ifndef CK_OPS_ATTN_ARGS_KERNEL_H
+#define CK_OPS_ATTN_ARGS_KERNEL_H
+
+typedef struct ck_attn_kargs {
+    const void *q, *k, *v;
+    void *o;
+    float *lse; /* NULL: no LSE; else f32 [b, h_q, s_q] packed */
+    long long sq, sk;
+    int hq, group; /* query heads; query heads per key/value head (h_q / h_k) */
+    /* element strides (batch, seq, head) of each tensor */
+    long long q_b, q_s, q_h, k_b, k_s, k_h, v_b, v_s, v_h, o_b, o_s, o_h;
+    /* the mask as a window (left, right; -1 unbounded), aligned bottom-right or top-left: key
+     * j is visible to query i when i + lo <= j <= i + hi (and j < sk), lo = off - left,
+     * hi = off + right, off = sk - sq (bottom-right) or 0, per sequence */
+    long long left, right;
+    int bottom_right;
+    long long lo, hi; /* the band of the block's sequence: set by the kernel from the above */
+    /* varlen: sequence b is rows cu_q[b] .. cu_q[b + 1] - 1 of Q and O (cu_k: of K and V),
+     * offsets clamped to [0, total_q] ([0, total_k]); NULL: fixed lengths sq, sk */
+    const int *cu_q, *cu_k;
+    long long total_q, total_k;
+    float scale_log2; /* softmax scale * log2(e): scores in the exp2 domain */
+    /* soft-cap: s <- cap_out * tanh(s * cap_in), cap_in = scale / softcap, cap_out = softcap /
+     * scale (so that scale_log2 then applies); cap_in 0: none */
+    float cap_in, cap_out;
+} ck_attn_kargs;
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * Attention kernel glue (CK's FmhaFwdKernel): THE parameter table (one list of (name, value)
+ * makes both the generated #defines and the kernel cache key), the kernel source, plans
+ * (create = checks + policy + build through the context's kernel cache; execute = pointer
+ * checks + launch) and the one-call form.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "gen/sbuf.h"
+#include "ops/attention/attn_internal.h"
+#include "ops/common/op_common.h"
+
+#define OP "ck_attention"
+
+struct ck_attention_plan {
+    ck_context *ctx;
+    ck_attn_prob prob;
+    ck_attn_instance inst;
+    ck_kernel *kernel;
+    size_t shared;
+    unsigned align_q, align_k, align_v, align_o;
+    char name[64];
+};
+
+/* 16-byte copies of a tensor: every stride a multiple of 8 elements (16 bytes) (bit 0 of
+ * scalar_copy: unaligned Q, K or V). */
+static int copy_vec(const ck_attn_prob *prob, const ck_attn_strides *st)
+{
+    return !(prob->scalar_copy & 1) && st->batch % 8 == 0 && st->seq % 8 == 0 && st->head % 8 == 0;
+}
+
+/* O stored two elements at a time: every stride even (bit 1 of scalar_copy: unaligned O). */
+static int out_pair(const ck_attn_prob *prob, const ck_attn_strides *st)
+{
+    return !(prob->scalar_copy & 2) && st->batch % 2 == 0 && st->seq % 2 == 0 && st->head % 2 == 0;
+}
+
+typedef struct param {
+    const char *name;
+    long long value;
+} param;
+
+enum { NPARAMS = 10 };
+
+static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *t)
+{
+    const ck_attention_problem *p = &prob->p;
+    param all[NPARAMS] = {
+        {"ATTN_D", p->d},
+        {"ATTN_DV", p->d_v},
+        {"ATTN_BF16", p->dtype == CK_DTYPE_BF16},
+        {"ATTN_TILE_M", in->tile_m},
+        {"ATTN_TILE_N", in->tile_n},
+        {"ATTN_WARPS", in->warps},
+        {"ATTN_Q_VEC", copy_vec(prob, &p->q)},
+        {"ATTN_K_VEC", copy_vec(prob, &p->k)},
+        {"ATTN_V_VEC", copy_vec(prob, &p->v)},
+        {"ATTN_O_PAIR", out_pair(prob, &p->o)},
+    };
+    memcpy(t, all, sizeof all);
+}
+
+char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in)
+{
+    param t[NPARAMS];
+    params(prob, in, t);
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b, "attention/sm80");
+    for (int i = 0; i < NPARAMS; ++i)
+        ck_sbuf_printf(&b, "/%s=%lld", t[i].name, t[i].value);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source)
+{
+    param t[NPARAMS];
+    params(prob, in, t);
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b,
+                   "/* ck_attention forward, sm80 family (cp.async + ldmatrix + mma.sync), "
+                   "instance m%dn%d w%d */\n#include \"ck_device.h\"\n",
+                   in->tile_m, in->tile_n, in->warps);
+    for (int i = 0; i < NPARAMS; ++i)
+        ck_sbuf_printf(&b, "#define %s %lld\n", t[i].name, t[i].value);
+    ck_sbuf_printf(&b,
+                   "#include \"ops/attention/fwd_sm80_pipeline_kernel.h\"\n"
+                   "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_attn_fwd_sm80(ck_attn_kargs ka)\n"
+                   "{\n    attn_fwd_sm80_main(ka);\n}\n",
+                   in->warps * 32);
+    if (b.oom) {
+        free(b.s);
+        *source = NULL;
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel source.");
+    }
+    *source = b.s;
+    return CK_SUCCESS;
+}
+
+typedef struct build_ctx {
+    const ck_attention_plan *plan;
+} build_ctx;
+
+static ck_status build_source(void *user, char **source)
+{
+    const build_ctx *b = user;
+    return ck_attn_source(&b->plan->prob, &b->plan->inst, source);
+}
+
+ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob,
+                                       const ck_attn_instance *want, ck_attention_plan **out)
+{
+    ck_attn_instance in;
+    ck_status st = ck_attn_policy(prob, ck_op_props(ctx), &in);
+    if (st)
+        return st;
+    if (want) {
+        int w = want->warps;
+        if ((w != 1 && w != 2 && w != 4 && w != 8) || want->tile_m < 16 * w ||
+            want->tile_m % (16 * w) || want->tile_m / (16 * w) > 4 || want->tile_n < 16 ||
+            want->tile_n > 128 || want->tile_n % 16)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": instance m%dn%d w%d; accepted: 1, 2, 4 or 8 warps of 16, 32, 48 "
+                              "or 64 rows each, a key tile of 16 to 128 rows in steps of 16.",
+                           want->tile_m, want->tile_n, w);
+        if (ck_attn_shared_bytes(prob, want) > ck_op_props(ctx)->max_shared_per_block)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": instance m%dn%d w%d needs %zu bytes of shared memory; the device "
+                              "allows %zu per block.",
+                           want->tile_m, want->tile_n, w, ck_attn_shared_bytes(prob, want),
+                           ck_op_props(ctx)->max_shared_per_block);
+        in = *want;
+    }
+    ck_attention_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    plan->ctx = ctx;
+    plan->prob = *prob;
+    plan->inst = in;
+    plan->shared = ck_attn_shared_bytes(prob, &in);
+    const ck_attention_problem *p = &prob->p;
+    plan->align_q = copy_vec(prob, &p->q) ? 16 : 2;
+    plan->align_k = copy_vec(prob, &p->k) ? 16 : 2;
+    plan->align_v = copy_vec(prob, &p->v) ? 16 : 2;
+    plan->align_o = out_pair(prob, &p->o) ? 4 : 2;
+    snprintf(plan->name, sizeof plan->name, "sm80.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
+             (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
+    char *key = ck_attn_key(prob, &in);
+    if (!key) {
+        free(plan);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
+    }
+    build_ctx b = {plan};
+    st = ck_op_kernel(ctx, key, "ck_attn_fwd_sm80", build_source, &b, &plan->kernel);
+    free(key);
+    if (st) {
+        free(plan);
+        return st;
+    }
+    *out = plan;
+    return CK_SUCCESS;
+}
+
+ck_status ck_attention_plan_create(ck_context *ctx, const ck_attention_problem *problem,
+                                   ck_attention_plan **plan)
+{
+    if (!ctx || !problem || !plan)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_attention_plan_create: ctx, problem and plan must not be NULL.");
+    *plan = NULL;
+    ck_attn_prob prob;
+    ck_status st = ck_attn_prob_make(problem, &prob);
+    if (st)
+        return st;
+    return ck_attn_plan_create_instance(ctx, &prob, NULL, plan);
+}
+
+const char *ck_attention_plan_name(const ck_attention_plan *plan)
+{
+    return plan ? plan->name : "";
+}
+
+void ck_attention_plan_destroy(ck_attention_plan *plan)
+{
+    free(plan); /* the kernel belongs to the context's cache */
+}
+
+static ck_status check_ptr(const char *name, const void *ptr, unsigned align)
+{
+    if (!ptr)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_attention_plan_execute: pointer %s is NULL.",
+                       name);
+    if ((uintptr_t)ptr % align)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_attention_plan_execute: pointer %s = %p is not %u-byte aligned, which "
+                       "this plan's kernel needs (its strides allow %s); ck_attention() picks "
+                       "element-wise copies for such pointers.",
+                       name, ptr, align, align == 16 ? "16-byte copies" : "paired stores");
+    return CK_SUCCESS;
+}
+
+typedef struct range {
+    uintptr_t lo, hi;
+    const char *name;
+} range;
+
+static range span(const char *name, const void *ptr, const ck_attn_strides *st, int64_t b,
+                  int64_t s, int64_t h, int64_t d, int es)
+{
+    range r = {(uintptr_t)ptr, (uintptr_t)ptr + (uintptr_t)(ck_attn_span(st, b, s, h, d) * es),
+               name};
+    return r;
+}
+
+ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_args *args)
+{
+    if (!plan || !args)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_attention_plan_execute: plan and args must not be NULL.");
+    const ck_attention_problem *p = &plan->prob.p;
+    /* rows of Q / O and of K / V in the span of a batch: varlen packs every sequence into one */
+    int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
+    int64_t rk = p->varlen ? p->total_k : p->s_k;
+    if (p->b == 0 || rq == 0)
+        return CK_SUCCESS;
+    ck_status st;
+    if (p->varlen && ((st = check_ptr("cu_seqlens_q", args->cu_seqlens_q, 4)) ||
+                      (st = check_ptr("cu_seqlens_k", args->cu_seqlens_k, 4))))
+        return st;
+    if ((st = check_ptr("q", args->q, plan->align_q)) ||
+        (rk > 0 && (st = check_ptr("k", args->k, plan->align_k))) ||
+        (rk > 0 && (st = check_ptr("v", args->v, plan->align_v))) ||
+        (st = check_ptr("o", args->o, plan->align_o)) ||
+        (p->lse && (st = check_ptr("lse", args->lse, 4))))
+        return st;
+    if (!(args->scale >= 0.0f) || !isfinite(args->scale))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_attention_plan_execute: scale = %g; accepted: a positive finite "
+                       "number, or 0 for 1 / sqrt(d).",
+                       (double)args->scale);
+    range in[3] = {span("q", args->q, &p->q, nb, rq, p->h_q, p->d, 2),
+                   span("k", args->k, &p->k, nb, rk, p->h_k, p->d, 2),
+                   span("v", args->v, &p->v, nb, rk, p->h_k, p->d_v, 2)};
+    range out[2] = {
+        span("o", args->o, &p->o, nb, rq, p->h_q, p->d_v, 2),
+        {(uintptr_t)args->lse, (uintptr_t)args->lse + (uintptr_t)(nb * p->h_q * rq * 4), "lse"}};
+    for (int x = 0; x < 1 + p->lse; ++x) {
+        for (int i = 0; i < 3 + x; ++i) {
+            range r = i < 3 ? in[i] : out[0];
+            if (r.lo < r.hi && r.lo < out[x].hi && out[x].lo < r.hi)
+                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                               "ck_attention_plan_execute: %s overlaps %s; the outputs (o, lse) "
+                               "must not share memory with the inputs or each other.",
+                               out[x].name, r.name);
+        }
+    }
+    double scale = ck_attn_scale(&plan->prob, args->scale);
+    ck_attn_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    ka.q = args->q, ka.k = args->k, ka.v = args->v, ka.o = args->o;
+    ka.lse = p->lse ? args->lse : NULL;
+    ka.sq = p->s_q, ka.sk = p->s_k;
+    ka.hq = (int)p->h_q, ka.group = (int)(p->h_q / p->h_k);
+    ka.q_b = p->q.batch, ka.q_s = p->q.seq, ka.q_h = p->q.head;
+    ka.k_b = p->k.batch, ka.k_s = p->k.seq, ka.k_h = p->k.head;
+    ka.v_b = p->v.batch, ka.v_s = p->v.seq, ka.v_h = p->v.head;
+    ka.o_b = p->o.batch, ka.o_s = p->o.seq, ka.o_h = p->o.head;
+    ka.left = plan->prob.left, ka.right = plan->prob.right;
+    ka.bottom_right = p->align == CK_ATTN_BOTTOM_RIGHT;
+    if (p->varlen) {
+        ka.cu_q = args->cu_seqlens_q, ka.cu_k = args->cu_seqlens_k;
+        ka.total_q = p->total_q, ka.total_k = p->total_k;
+    }
+    ka.scale_log2 = (float)(scale * 1.4426950408889634);
+    if (p->softcap > 0.0f) {
+        ka.cap_in = (float)(scale / p->softcap);
+        ka.cap_out = (float)(p->softcap / scale);
+    }
+    void *argv[1] = {&ka};
+    size_t sizes[1] = {sizeof ka};
+    /* blocks along the rows (each walks every tile_m-th query tile of its sequence) */
+    unsigned tiles = (unsigned)((p->s_q + plan->inst.tile_m - 1) / plan->inst.tile_m);
+    tiles = tiles ? tiles : 1;
+    return ck_op_launch(plan->ctx, plan->kernel, tiles, (unsigned)p->h_q, (unsigned)p->b,
+                        (unsigned)plan->inst.warps * 32, plan->shared, argv, sizes, 1);
+}
+
+ck_status ck_attention(ck_context *ctx, const ck_attention_problem *problem,
+                       const ck_attention_args *args)
+{
+    if (!ctx || !problem || !args)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": ctx, problem and args must not be NULL.");
+    ck_attn_prob prob;
+    ck_status st = ck_attn_prob_make(problem, &prob);
+    if (st)
+        return st;
+    if ((uintptr_t)args->q % 16 || (uintptr_t)args->k % 16 || (uintptr_t)args->v % 16)
+        prob.scalar_copy |= 1;
+    if ((uintptr_t)args->o % 4)
+        prob.scalar_copy |= 2;
+    ck_attention_plan *plan = NULL;
+    if ((st = ck_attn_plan_create_instance(ctx, &prob, NULL, &plan)))
+        return st;
+    st = ck_attention_plan_execute(plan, args);
+    ck_attention_plan_destroy(plan);
+    return st;
+}

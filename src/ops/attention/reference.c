@@ -1,0 +1,110 @@
+/*
+ * The CPU reference of attention forward: one query row at a time, the scores materialized in
+ * double, softmax and P V in double, independent of the kernels' tiling and online softmax.
+ * Shared by the tests and `ck prof attention`, with the tolerance derived from the types.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/types.h"
+#include "ops/attention/attn_internal.h"
+
+static double elem(const void *base, ck_dtype t, int64_t i)
+{
+    uint16_t code;
+    memcpy(&code, (const char *)base + i * 2, 2);
+    double v = 0;
+    ck_convert_to_f64(t, code, &v);
+    return v;
+}
+
+void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *k, const void *v,
+                           const int32_t *cu_q, const int32_t *cu_k, double scale, int64_t b,
+                           int64_t h, int64_t i, double *o, double *lse, double *mag, double *smag)
+{
+    const ck_attention_problem *p = &prob->p;
+    int64_t hk = h / (p->h_q / p->h_k), sq, sk, q0, k0, lo, hi;
+    ck_attn_seq(prob, cu_q, p->total_q, p->s_q, b, &sq, &q0);
+    ck_attn_seq(prob, cu_k, p->total_k, p->s_k, b, &sk, &k0);
+    ck_attn_band(prob, sq, sk, &lo, &hi);
+    int64_t jlo = i + lo < 0 ? 0 : i + lo;
+    int64_t jhi = i + hi > sk - 1 ? sk - 1 : i + hi;
+    for (int64_t c = 0; c < p->d_v; ++c)
+        o[c] = 0;
+    *mag = *smag = 0;
+    *lse = -INFINITY;
+    if (jhi < jlo)
+        return;
+    int64_t n = jhi - jlo + 1;
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s) { /* the reference cannot fail silently: NaN fails every comparison */
+        for (int64_t c = 0; c < p->d_v; ++c)
+            o[c] = NAN;
+        *lse = NAN;
+        return;
+    }
+    int64_t qo = ck_attn_offset(&p->q, b, q0 + i, h);
+    double mx = -INFINITY;
+    for (int64_t j = 0; j < n; ++j) {
+        int64_t ko = ck_attn_offset(&p->k, b, k0 + jlo + j, hk);
+        double dot = 0, adot = 0;
+        for (int64_t c = 0; c < p->d; ++c) {
+            double x = elem(q, p->dtype, qo + c) * elem(k, p->dtype, ko + c);
+            dot += x;
+            adot += fabs(x);
+        }
+        s[j] = scale * dot;
+        if (p->softcap > 0.0f)
+            s[j] = p->softcap * tanh(s[j] / p->softcap);
+        if (scale * adot > *smag)
+            *smag = scale * adot;
+        if (s[j] > mx)
+            mx = s[j];
+    }
+    double l = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        s[j] = exp(s[j] - mx);
+        l += s[j];
+    }
+    for (int64_t c = 0; c < p->d_v; ++c) {
+        double acc = 0, aacc = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            double x = s[j] * elem(v, p->dtype, ck_attn_offset(&p->v, b, k0 + jlo + j, hk) + c);
+            acc += x;
+            aacc += fabs(x);
+        }
+        o[c] = acc / l;
+        if (aacc / l > *mag)
+            *mag = aacc / l;
+    }
+    *lse = mx + log(l);
+    free(s);
+}
+
+/* Unit roundoff of the 16-bit types. */
+static double unit(ck_dtype t)
+{
+    return t == CK_DTYPE_BF16 ? 1.0 / 256 : 1.0 / 2048;
+}
+
+/* The error of O relative to its magnitude: P rounded to the input type (u), the scores' f32
+ * accumulation (d terms, the error of each a multiple of smag * 2^-24, which moves p by as
+ * much relative), exp2's approximation and the rescaling chain of the online softmax over the
+ * key tiles (a few ulp of f32 each), and O's own rounding to the output type. */
+double ck_attn_tolerance_o(const ck_attn_prob *prob, double mag, double smag, double ref)
+{
+    const ck_attention_problem *p = &prob->p;
+    double f32 = 1.0 / 16777216.0;
+    double score = (double)p->d * smag * f32 * 2 + (double)p->softcap * 8 * f32;
+    double chain = (double)(p->s_k / 16 + 8) * 4 * f32;
+    return mag * (unit(p->dtype) + score + chain) + fabs(ref) * unit(p->dtype) + 1e-6;
+}
+
+double ck_attn_tolerance_lse(const ck_attn_prob *prob, double smag, double ref)
+{
+    const ck_attention_problem *p = &prob->p;
+    double f32 = 1.0 / 16777216.0;
+    return (double)p->d * smag * f32 * 2 + (double)p->softcap * 8 * f32 +
+           (double)(p->s_k / 16 + 8) * 4 * f32 + fabs(ref) * 4 * f32 + 1e-6;
+}

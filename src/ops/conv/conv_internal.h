@@ -1,0 +1,92 @@
+/*
+ * The convolution op's parts (src/ops/conv), CK's names:
+ *
+ *   problem.c     ck_conv_problem -> ck_conv_prob (checks, output lengths, strides of the layouts)
+ *   descriptor.c  the im2col views as chains of ck's transforms (pad -> embed -> merge), backward
+ *                 data's classes and their views of dY, W and dX
+ *   kernel.c      the implicit GEMMs: each direction is a ck_gemm problem run by the GEMM's sm80
+ *                 pipeline with an operand read through a generated copy window (the pipeline's
+ *                 GEMM_A_LOADER / GEMM_B_LOADER operand path); the plan
+ *   reference.c   the direct CPU reference shared by the tests and `ck prof conv`
+ */
+#ifndef CK_SRC_OPS_CONV_INTERNAL_H
+#define CK_SRC_OPS_CONV_INTERNAL_H
+
+#include <stdint.h>
+
+#include "ck/conv.h"
+#include "ck/context.h"
+#include "ck/runtime.h"
+#include "ck/tile.h"
+
+/* The checked problem with everything derived. Spatial arrays are padded to 3 dims at the
+ * front (length 1, stride 1, no padding) so that loops need not care about ndim. */
+typedef struct ck_conv_prob {
+    ck_conv_problem p; /* c and k per group (the problem's totals / g) */
+    int64_t in[3], fil[3], out[3], str[3], dil[3], pl[3], pr[3]; /* 3-D padded */
+    int64_t gemm_m;                                              /* N * prod out */
+    int64_t gemm_kf;                                             /* prod filter */
+    int64_t x_elems, w_elems, y_elems;
+} ck_conv_prob;
+
+/* Check and derive. CK_ERROR_INVALID_ARGUMENT / CK_ERROR_UNSUPPORTED with a sentence. */
+ck_status ck_conv_prob_make(const ck_conv_problem *problem, ck_conv_prob *prob);
+
+/* Linear offsets of the layouts (3-D padded indices). */
+static inline int64_t ck_conv_x_at(const ck_conv_prob *q, int64_t n, const int64_t *i, int64_t g,
+                                   int64_t c)
+{
+    return ((((n * q->in[0] + i[0]) * q->in[1] + i[1]) * q->in[2] + i[2]) * q->p.g + g) * q->p.c +
+           c;
+}
+static inline int64_t ck_conv_w_at(const ck_conv_prob *q, int64_t g, int64_t k, const int64_t *f,
+                                   int64_t c)
+{
+    return ((((g * q->p.k + k) * q->fil[0] + f[0]) * q->fil[1] + f[1]) * q->fil[2] + f[2]) *
+               q->p.c +
+           c;
+}
+static inline int64_t ck_conv_y_at(const ck_conv_prob *q, int64_t n, const int64_t *o, int64_t g,
+                                   int64_t k)
+{
+    return ((((n * q->out[0] + o[0]) * q->out[1] + o[1]) * q->out[2] + o[2]) * q->p.g + g) *
+               q->p.k +
+           k;
+}
+
+/* The im2col descriptors of one group (descriptor.c). Forward A: (M, K) = (N*out, fil*C) over X.
+ * Backward weight B: (K, N) = (N*out, fil*C) over X (the same view, dims in GEMM order). */
+ck_status ck_conv_im2col_make(const ck_conv_prob *q, ck_descriptor **out);
+
+/* Backward data's classes (CK's YTilde / XTilde decomposition): per spatial dim, the input
+ * rows i = r + s * h (h < rows) and the taps f = f0 + t * ft (t < taps) that reach them, with
+ * output row o = h + c0 - t * os. */
+typedef struct ck_conv_class {
+    int64_t r[3], rows[3], f0[3], ft[3], taps[3], c0[3], os[3];
+} ck_conv_class;
+
+/* The classes of the problem (prod stride of them), up to max written; returns the count. */
+int ck_conv_classes(const ck_conv_prob *q, ck_conv_class *out, int max);
+
+/* Backward data views of class c: A = dY as (N * rows, taps * K), B = W as (taps * K, C),
+ * D = dX's rows of the class as (N * rows, C). */
+ck_status ck_conv_dy_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
+ck_status ck_conv_w_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
+ck_status ck_conv_dx_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
+
+/* ck_conv_plan_create with, when smallest is 1, the sm80 instance of the smallest tile instead
+ * of the policy's first (the tests: faster to compile for the emulator). */
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+                                 ck_conv_plan **plan);
+
+/* The kernel source a plan would build for a device with these properties (the NVRTC test:
+ * no device needed). *source: malloc'd. */
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
+                         char **source);
+
+/* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
+ * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims
+ * (line, element in line). */
+ck_status ck_conv_smem_lines(int lines, int line_bytes, int es, ck_descriptor **out);
+
+#endif

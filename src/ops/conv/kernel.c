@@ -1,0 +1,593 @@
+/*
+ * Convolution as implicit GEMM on the GEMM's sm80 pipeline (CK's grouped conv kernels): each
+ * direction is a strided-batched ck_gemm problem (batch = groups) whose im2col operand is read
+ * through a copy window generated from the im2col descriptor (descriptor.c) by
+ * ck_tile_copy_generate -- 16-byte cp.async where C keeps runs of 8 (bf16/f16) or 4 (f32)
+ * contiguous and aligned, zero-filled in the padding and past the edges. The pipeline takes the
+ * window through its operand path: the source defines GEMM_A_LOADER (forward: A = im2col(X)) or
+ * GEMM_B_LOADER (backward weight: B = im2col(X), the reduction over N * out), and the rest --
+ * ldmatrix, mma.sync, the generated epilogue -- is the GEMM's, unchanged.
+ *
+ *   forward          M = N * out, N = K, K = filter * C;  A = im2col(X), B = W (K-major),
+ *                    D = Y (row-major, ld G * K), C = residual, bias per column
+ *   backward weight  M = K, N = filter * C, K = N * out;  A = dY (M-major, ld G * K),
+ *                    B = im2col(X) (N-major), D = dW. One block reduces a whole tile's K range:
+ *                    deterministic, no atomics.
+ *   backward data    one GEMM per class of input residues mod the stride (descriptor.c):
+ *                    M = N * rows, N = C, K = taps * K;  A = dY's view, B = W's view (both
+ *                    through loaders), D = dX's rows of the class, stored by a generated
+ *                    epilogue over the class's dX view; rows no tap reaches zero-filled first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/tile_kernel.h"
+#include "core/error.h"
+#include "gen/sbuf.h"
+#include "ops/common/op_common.h"
+#include "ops/conv/conv_internal.h"
+#include "ops/gemm/gemm_internal.h"
+
+#define OP "ck_conv"
+
+/* One implicit GEMM of the plan: forward and backward weight have one; backward data one per
+ * class of input residues (cls) that has both rows and taps. */
+typedef struct conv_sub {
+    ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
+    ck_conv_class cls;
+} conv_sub;
+
+struct ck_conv_plan {
+    ck_context *ctx;
+    ck_conv_prob q;
+    int loaders;   /* bit 0: A through a view's copy window, bit 1: B */
+    int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
+    int nsub;
+    conv_sub *sub;
+};
+
+static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
+{
+    ck_gemm_matrix m = {t, o, ld, bs};
+    return m;
+}
+
+/* The GEMM problem of the direction (one batch per group). */
+static ck_status gemm_problem(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_problem *gp)
+{
+    const ck_conv_problem *p = &q->p;
+    const int64_t G = p->g, C = p->c, K = p->k, KC = q->gemm_kf * C;
+    ck_gemm_problem_init(gp);
+    gp->batch = G;
+    gp->compute = p->compute;
+    if (p->direction == CK_CONV_FWD) {
+        gp->m = q->gemm_m, gp->n = K, gp->k = KC;
+        gp->a = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C); /* read by the loader */
+        gp->b = mat(p->wei_dtype, CK_GEMM_COL_MAJOR, KC, K * KC);
+        gp->d = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, G * K, K);
+        if (p->residual)
+            gp->c = mat(p->residual_dtype, CK_GEMM_ROW_MAJOR, G * K, K);
+        if (p->bias) {
+            gp->bias = CK_GEMM_BIAS_COL;
+            gp->bias_dtype = p->bias_dtype;
+            gp->bias_batch_stride = K;
+        }
+        gp->activation = p->activation;
+        return CK_SUCCESS;
+    }
+    if (p->direction == CK_CONV_BWD_WEIGHT) {
+        gp->m = K, gp->n = KC, gp->k = q->gemm_m;
+        gp->a = mat(p->out_dtype, CK_GEMM_COL_MAJOR, G * K, K);
+        gp->b = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C); /* read by the loader */
+        gp->d = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, KC, K * KC);
+        return CK_SUCCESS;
+    }
+    /* backward data, one class: M = N * rows, N = C, K = taps * K; A = dY's view, B = W's view
+     * (both read by loaders), D = dX's rows of the class (the class's epilogue) */
+    gp->m = q->p.n * cls->rows[0] * cls->rows[1] * cls->rows[2], gp->n = C;
+    gp->k = cls->taps[0] * cls->taps[1] * cls->taps[2] * K;
+    gp->a = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, gp->k, K);
+    gp->b = mat(p->wei_dtype, CK_GEMM_ROW_MAJOR, C, K * KC);
+    gp->d = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, G * C, C);
+    return CK_SUCCESS;
+}
+
+static int loaders_of(ck_conv_direction d)
+{
+    return d == CK_CONV_FWD ? 1 : d == CK_CONV_BWD_WEIGHT ? 2 : 3;
+}
+
+/* The view an operand's loader reads: the im2col view of X (forward A, backward-weight B), or
+ * backward data's views of dY (A) and W (B). */
+static ck_status view_make(const ck_conv_prob *q, const ck_conv_class *c, int operand,
+                           ck_descriptor **out)
+{
+    if (q->p.direction != CK_CONV_BWD_DATA)
+        return ck_conv_im2col_make(q, out);
+    return operand == 0 ? ck_conv_dy_view_make(q, c, out) : ck_conv_w_view_make(q, c, out);
+}
+
+/* The copy window of operand `operand` (0 A, 1 B) for this instance: tile (tile_m, tile_k) of
+ * the view into A's K-major lines, or (tile_k, tile_n) into B's N-major lines, both in
+ * gemm_swz's layout. *src: the window's device C, named "va" or "vb". */
+static ck_status window_source(const ck_conv_prob *q, const ck_conv_class *c,
+                               const ck_gemm_instance *in, int operand, char **src,
+                               ck_tile_copy_info *info)
+{
+    *src = NULL;
+    ck_dtype dt = operand == 0
+                      ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
+                      : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
+    int es = ck_gemm_dtype_bytes(dt);
+    int threads = in->warps_m * in->warps_n * 32;
+    int rows = operand ? in->tile_k : in->tile_m, cols = operand ? in->tile_n : in->tile_k;
+    ck_dist_encoding enc;
+    ck_descriptor *view = NULL, *dst = NULL;
+    ck_status st =
+        ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
+    if (!st)
+        st = view_make(q, c, operand, &view);
+    if (!st)
+        st = ck_conv_smem_lines(rows, cols * es, es, &dst);
+    if (!st) {
+        ck_tile_copy_spec s;
+        memset(&s, 0, sizeof s);
+        s.name = operand ? "vb" : "va";
+        s.enc = &enc;
+        s.dtype = dt;
+        s.src = view;
+        s.src_origin_align[0] = rows;
+        s.src_origin_align[1] = cols;
+        s.dst = dst;
+        s.dst_origin_align[0] = rows;
+        s.dst_origin_align[1] = cols;
+        st = ck_tile_copy_generate(&s, src, info);
+    }
+    ck_descriptor_destroy(view);
+    ck_descriptor_destroy(dst);
+    return st;
+}
+
+typedef struct build_ctx {
+    const ck_conv_plan *plan;
+    const conv_sub *sub;
+} build_ctx;
+
+/* Backward data's epilogue: D = alpha * acc cast to dX's type, stored through a window over the
+ * class's dX view (the acc encoding, masked at the edges), at the group's base pointer. */
+static ck_status dx_epilogue_source(const ck_conv_prob *q, const conv_sub *sub,
+                                    const ck_dist_encoding *acc, char **src)
+{
+    *src = NULL;
+    ck_descriptor *view = NULL;
+    ck_status st = ck_conv_dx_view_make(q, &sub->cls, &view);
+    if (st)
+        return st;
+    ck_tile_window_spec w;
+    memset(&w, 0, sizeof w);
+    w.name = "d";
+    w.desc = view;
+    w.enc = acc;
+    w.dtype = q->p.in_dtype;
+    w.origin_align[0] = sub->g.inst.tile_m;
+    /* the window proves its vectors' alignment from a 16-byte aligned base, but group g's base
+     * is g * C elements in: claim the column origin aligned to gcd(tile_n, C) only, so that
+     * every vector it proves is also aligned from the group's base */
+    long long al = sub->g.inst.tile_n, c = q->p.c;
+    while (c) {
+        long long t = al % c;
+        al = c, c = t;
+    }
+    w.origin_align[1] = q->p.g > 1 ? al : sub->g.inst.tile_n;
+    w.ops = CK_WIN_STORE;
+    char *win = NULL;
+    st = ck_tile_window_generate(&w, &win);
+    ck_descriptor_destroy(view);
+    if (st)
+        return st;
+    int f32 = q->p.in_dtype == CK_DTYPE_F32;
+    const char *T = f32 ? "float" : "unsigned short";
+    const char *cvt = f32                              ? ""
+                      : q->p.in_dtype == CK_DTYPE_BF16 ? "(unsigned short)ew_f32_to_bf16"
+                                                       : "(unsigned short)ew_f32_to_f16";
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b,
+                   "#include \"ops/elementwise/ew_kernel.h\"\n%s\n"
+                   "CK_DEVICE void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, "
+                   "long long batch, long long m0, long long n0)\n{\n"
+                   "    ck_win_d wd = make_win_d((%s *)ka->d + batch * ka->batch_d, m0, n0);\n"
+                   "    %s out[CK_NREGS_d];\n"
+                   "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i)\n"
+                   "        out[i] = %s(ka->alpha * acc[i]);\n"
+                   "    store_d(out, &wd);\n}\n",
+                   win, T, T, cvt);
+    ck_tile_free(win);
+    if (b.oom) {
+        free(b.s);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the epilogue.");
+    }
+    *src = b.s;
+    return CK_SUCCESS;
+}
+
+static const char *dir_tag(ck_conv_direction d)
+{
+    return d == CK_CONV_FWD ? "fwd" : d == CK_CONV_BWD_DATA ? "bwd_data" : "bwd_weight";
+}
+
+static ck_status build_source(void *user, char **source)
+{
+    const ck_conv_plan *plan = ((const build_ctx *)user)->plan;
+    const conv_sub *sub = ((const build_ctx *)user)->sub;
+    const ck_gemm_prob *prob = &sub->g.prob;
+    const ck_gemm_instance *inst = &sub->g.inst;
+    const ck_conv_prob *q = &plan->q;
+    *source = NULL;
+    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
+    int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
+    if (np < 0)
+        return ck_fail(CK_ERROR_INTERNAL, OP ": parameter table overflow.");
+    ck_dist_encoding acc;
+    ck_status st = ck_gemm_sm80_acc_encoding(prob, inst, &acc);
+    if (st)
+        return st;
+    char *defs = ck_gemm_params_defines(params, np), *epi = NULL, *win[2] = {NULL, NULL};
+    ck_tile_copy_info info[2];
+    memset(info, 0, sizeof info);
+    if (!defs)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
+    st = q->p.direction == CK_CONV_BWD_DATA
+             ? dx_epilogue_source(q, sub, &acc, &epi)
+             : ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi);
+    for (int o = 0; o < 2 && !st; ++o)
+        if (plan->loaders >> o & 1)
+            st = window_source(q, &sub->cls, inst, o, &win[o], &info[o]);
+    if (st) {
+        free(defs);
+        free(epi);
+        ck_tile_free(win[0]);
+        ck_tile_free(win[1]);
+        return st;
+    }
+    const ck_conv_problem *p = &q->p;
+    const char *ctype = ck_gemm_dtype_bytes(p->in_dtype) == 4 ? "float" : "unsigned short";
+    int o0 = plan->loaders & 1 ? 0 : 1;
+    ck_sbuf b = {0};
+    ck_sbuf_printf(
+        &b,
+        "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
+        "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
+        "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
+        " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's sm80 "
+        "pipeline, instance %dx%dx%d s%d w%dx%d; operand%s %s read through the "
+        "copy window(s) below over the view descriptor(s) (%d-byte %s). */\n",
+        dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
+        (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
+        (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2], (long long)q->out[0],
+        (long long)q->out[1], (long long)q->out[2], (long long)q->str[0], (long long)q->str[1],
+        (long long)q->str[2], (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2],
+        (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1], (long long)q->pr[1],
+        (long long)q->pl[2], (long long)q->pr[2], (long long)prob->p.m, (long long)prob->p.n,
+        (long long)prob->p.k, inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m,
+        inst->warps_n, plan->loaders == 3 ? "s" : "",
+        plan->loaders == 3 ? "A and B are"
+        : o0               ? "B is"
+                           : "A is",
+        info[o0].vector_bytes, info[o0].async ? "cp.async" : "plain loads");
+    ck_sbuf_printf(&b,
+                   "#include \"ck_device.h\"\n"
+                   "#ifndef CK_FLOORDIV\n"
+                   "#define CK_FLOORDIV(a, b) ((a) / (b) - (((a) %% (b) != 0) && (((a) < 0) != "
+                   "((b) < 0))))\n"
+                   "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n"
+                   "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
+                   "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n"
+                   "%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s%s",
+                   defs, epi, win[0] ? win[0] : "", win[1] ? win[1] : "");
+    /* the operand path: the tile of k-tile origin k0 (and m0 or n0) of this group's view */
+    if (plan->loaders & 1)
+        ck_sbuf_printf(&b,
+                       "CK_DEVICE void conv_load_a(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "long long m0, long long k0)\n{\n"
+                       "    ck_copy_va w = make_copy_va((%s *)ka->a, m0, k0, (%s *)s, 0, 0);\n"
+                       "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
+                       ctype, ctype);
+    if (plan->loaders & 2)
+        ck_sbuf_printf(&b,
+                       "CK_DEVICE void conv_load_b(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "long long n0, long long k0)\n{\n"
+                       "    ck_copy_vb w = make_copy_vb((%s *)ka->b, k0, n0, (%s *)s, 0, 0);\n"
+                       "    copy_vb(&w);\n}\n#define GEMM_B_LOADER conv_load_b\n",
+                       ctype, ctype);
+    ck_sbuf_printf(&b,
+                   "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
+                   "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_sm80(ck_gemm_kargs ka)\n"
+                   "{\n    gemm_sm80_main(ka);\n}\n",
+                   inst->warps_m * inst->warps_n * 32);
+    free(defs);
+    free(epi);
+    ck_tile_free(win[0]);
+    ck_tile_free(win[1]);
+    if (b.oom) {
+        free(b.s);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel source.");
+    }
+    *source = b.s;
+    return CK_SUCCESS;
+}
+
+/* "conv/<dir>/<every derived length>/<the GEMM's parameter key>" */
+static char *kernel_key(const ck_conv_plan *plan, const conv_sub *sub)
+{
+    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
+    int np = ck_gemm_params(&sub->g.prob, &sub->g.inst, params, CK_GEMM_MAX_PARAMS);
+    char *gk = np < 0 ? NULL : ck_gemm_params_key(params, np);
+    if (!gk)
+        return NULL;
+    const ck_conv_prob *q = &plan->q;
+    ck_sbuf b = {0};
+    ck_sbuf_printf(&b, "conv/%s/n%lld/g%lld/c%lld/k%lld", dir_tag(q->p.direction),
+                   (long long)q->p.n, (long long)q->p.g, (long long)q->p.c, (long long)q->p.k);
+    for (int d = 0; d < 3; ++d)
+        ck_sbuf_printf(&b, "/%lld.%lld.%lld.%lld.%lld.%lld.%lld", (long long)q->in[d],
+                       (long long)q->fil[d], (long long)q->out[d], (long long)q->str[d],
+                       (long long)q->dil[d], (long long)q->pl[d], (long long)q->pr[d]);
+    if (q->p.direction == CK_CONV_BWD_DATA)
+        ck_sbuf_printf(&b, "/class%lld.%lld.%lld", (long long)sub->cls.r[0],
+                       (long long)sub->cls.r[1], (long long)sub->cls.r[2]);
+    ck_sbuf_printf(&b, "/%s", gk);
+    free(gk);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, ck_conv_plan **out)
+{
+    return ck_conv_plan_create_ex(ctx, problem, 0, out);
+}
+
+/* The GEMM of one sub-plan and its instance (the policy's best sm80 instance whose copy windows
+ * exist -- a 2-D thread pattern, lines of whole 16-byte chunks -- or with smallest the smallest
+ * tile). */
+static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
+                            int smallest)
+{
+    ck_gemm_problem gp;
+    ck_status st = gemm_problem(&plan->q, &sub->cls, &gp);
+    if (!st)
+        st = ck_gemm_prob_make(&gp, &sub->g.prob);
+    if (st)
+        return ck_fail_context(st, OP ": the implicit GEMM");
+    char reason[256] = "";
+    if (!ck_gemm_family_sm80.supports(&sub->g.prob, props, reason, sizeof reason))
+        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s.", reason);
+    enum { MAXI = 32 };
+    ck_gemm_instance ins[MAXI];
+    double score[MAXI];
+    int n = ck_gemm_policy_rank(&sub->g.prob, props, ins, score, MAXI, reason, sizeof reason);
+    int pick = -1;
+    for (int i = 0; i < n && (smallest || pick < 0); ++i) {
+        if (ins[i].family != CK_GEMM_FAMILY_SM80)
+            continue;
+        int ok = 1;
+        for (int o = 0; o < 2 && ok; ++o) {
+            char *w = NULL;
+            ck_tile_copy_info info;
+            if (plan->loaders >> o & 1) {
+                ok = window_source(&plan->q, &sub->cls, &ins[i], o, &w, &info) == CK_SUCCESS;
+                if (!ok)
+                    ck_clear_error();
+            }
+            ck_tile_free(w);
+        }
+        if (ok && (!smallest || pick < 0 ||
+                   ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n))
+            pick = i;
+    }
+    if (pick < 0)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": no sm80 GEMM instance can read this problem's views.");
+    sub->g.inst = ins[pick];
+    sub->g.family = &ck_gemm_family_sm80;
+    return CK_SUCCESS;
+}
+
+/* Everything a plan decides before its kernels exist: the checked problem, its sub-GEMMs (one;
+ * backward data: one per class with rows and taps) and their instances. */
+static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
+                             const ck_device_props *props, int smallest)
+{
+    ck_status st = ck_conv_prob_make(problem, &plan->q);
+    if (st)
+        return st;
+    plan->loaders = loaders_of(problem->direction);
+    int ncls = 1;
+    ck_conv_class *cls = NULL;
+    if (problem->direction == CK_CONV_BWD_DATA) {
+        ncls = ck_conv_classes(&plan->q, NULL, 0);
+        cls = calloc((size_t)ncls, sizeof *cls);
+        if (!cls)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the classes.");
+        ck_conv_classes(&plan->q, cls, ncls);
+    }
+    plan->sub = calloc((size_t)ncls, sizeof *plan->sub);
+    if (!plan->sub) {
+        free(cls);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    }
+    for (int i = 0; i < ncls && !st; ++i) {
+        if (cls) {
+            int rows = 1, taps = 1;
+            for (int d = 0; d < 3; ++d)
+                rows &= cls[i].rows[d] > 0, taps &= cls[i].taps[d] > 0;
+            if (!rows)
+                continue; /* no input row in this class */
+            if (!taps) {
+                plan->zero_fill = 1; /* rows that no tap reaches: zero */
+                continue;
+            }
+            plan->sub[plan->nsub].cls = cls[i];
+        }
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, smallest);
+        plan->nsub++;
+    }
+    free(cls);
+    return st;
+}
+
+static void plan_free(ck_conv_plan *plan)
+{
+    if (plan)
+        free(plan->sub);
+    free(plan);
+}
+
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
+                         char **source)
+{
+    if (!problem || !props || !source)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: NULL argument.");
+    *source = NULL;
+    ck_conv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_conv_source: out of host memory.");
+    ck_status st = plan_decide(plan, problem, props, smallest);
+    if (!st && plan->nsub < 1)
+        st = ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: the problem has no GEMM.");
+    if (!st) {
+        build_ctx b = {plan, &plan->sub[0]};
+        st = build_source(&b, source);
+    }
+    plan_free(plan);
+    return st;
+}
+
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+                                 ck_conv_plan **out)
+{
+    if (!ctx || !problem || !out)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_create: ctx, problem and plan must not be NULL.");
+    *out = NULL;
+    ck_conv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    plan->ctx = ctx;
+    ck_status st = plan_decide(plan, problem, ck_op_props(ctx), smallest);
+    for (int i = 0; i < plan->nsub && !st; ++i) {
+        conv_sub *sub = &plan->sub[i];
+        sub->g.ctx = ctx;
+        char *key = kernel_key(plan, sub);
+        if (!key) {
+            st = ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
+            break;
+        }
+        build_ctx b = {plan, sub};
+        st = ck_op_kernel(ctx, key, "ck_conv_sm80", build_source, &b, &sub->g.kernel);
+        free(key);
+        if (!st)
+            st = ck_gemm_family_sm80.prepare(&sub->g);
+    }
+    if (st) {
+        plan_free(plan);
+        return st;
+    }
+    *out = plan;
+    return CK_SUCCESS;
+}
+
+static ck_status check_ptr(const char *name, const void *p, size_t align)
+{
+    if (!p)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_execute: %s must not be NULL.",
+                       name);
+    if ((uintptr_t)p % align)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: %s (%p) is not aligned to %zu bytes.", name, p,
+                       align);
+    return CK_SUCCESS;
+}
+
+ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
+{
+    if (!plan || !a)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: plan and args must not be NULL.");
+    const ck_conv_problem *p = &plan->q.p;
+    /* the views' copy windows read 16-byte pieces where they proved them aligned from the
+     * base; the GEMM's own operands need the instance's alignment (the first GEMM's: the
+     * classes of backward data read and write only through views) */
+    const ck_gemm_plan *g0 = plan->nsub > 0 ? &plan->sub[0].g : NULL;
+    unsigned al_a = g0 ? g0->align_a : 16, al_b = g0 ? g0->align_b : 16,
+             al_c = g0 ? g0->align_c : 16, al_d = g0 ? g0->align_d : 16;
+    int fwd = p->direction == CK_CONV_FWD, bwd = p->direction == CK_CONV_BWD_DATA;
+    ck_status st = check_ptr("x", a->x, 16);
+    if (!st)
+        st = check_ptr("w", a->w, fwd ? al_b : bwd ? 16 : al_d);
+    if (!st)
+        st = check_ptr("y", a->y, fwd ? al_d : bwd ? 16 : al_a);
+    if (!st && p->bias)
+        st = check_ptr("bias", a->bias, (size_t)ck_gemm_dtype_bytes(p->bias_dtype));
+    if (!st && p->residual)
+        st = check_ptr("residual", a->residual, al_c);
+    if (st)
+        return st;
+    if (p->residual) { /* the epilogue reads C where it writes D: no partial overlap */
+        uintptr_t r0 = (uintptr_t)a->residual, y0 = (uintptr_t)a->y;
+        uintptr_t r1 =
+            r0 + (uintptr_t)plan->q.y_elems * (uintptr_t)ck_gemm_dtype_bytes(p->residual_dtype);
+        uintptr_t y1 =
+            y0 + (uintptr_t)plan->q.y_elems * (uintptr_t)ck_gemm_dtype_bytes(p->out_dtype);
+        if (r0 < y1 && y0 < r1)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
+    }
+    if (plan->zero_fill &&
+        (st = ck_memset_d8(ck_context_device(plan->ctx), a->x, 0,
+                           (size_t)plan->q.x_elems * (size_t)ck_gemm_dtype_bytes(p->in_dtype),
+                           ck_context_stream(plan->ctx))))
+        return st;
+    ck_gemm_args ga;
+    ck_gemm_args_init(&ga);
+    ga.alpha = a->alpha;
+    if (p->direction == CK_CONV_FWD) {
+        ga.a = a->x, ga.b = a->w, ga.d = a->y, ga.bias = a->bias, ga.c = a->residual;
+        ga.beta = p->residual ? 1.0f : 0.0f;
+    } else if (p->direction == CK_CONV_BWD_WEIGHT) {
+        ga.a = a->y, ga.b = a->x, ga.d = a->w;
+    } else {
+        ga.a = a->y, ga.b = a->w, ga.d = a->x;
+    }
+    for (int i = 0; i < plan->nsub && !st; ++i)
+        st = ck_gemm_family_sm80.launch(&plan->sub[i].g, &ga);
+    return st;
+}
+
+ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size)
+{
+    if (!plan || !buf || !size)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
+    if (plan->nsub < 1) {
+        snprintf(buf, size, "%s: no GEMM (every row of dX is zero)", dir_tag(plan->q.p.direction));
+        return CK_SUCCESS;
+    }
+    const ck_gemm_plan *g = &plan->sub[0].g;
+    const ck_gemm_instance *in = &g->inst;
+    int n = snprintf(buf, size,
+                     "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
+                     dir_tag(plan->q.p.direction), (long long)g->prob.p.m, (long long)g->prob.p.n,
+                     (long long)g->prob.p.k, (long long)g->prob.p.batch, in->tile_m, in->tile_n,
+                     in->tile_k, in->stages, in->warps_m, in->warps_n);
+    if (plan->nsub > 1 && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (the first of %d residue classes)", plan->nsub);
+    return CK_SUCCESS;
+}
+
+void ck_conv_plan_destroy(ck_conv_plan *plan)
+{
+    plan_free(plan); /* the kernels belong to the context's cache */
+}

@@ -1,0 +1,76 @@
+/* The attention kernels compile with NVRTC (no GPU needed; ptxas checks every PTX statement):
+ * the sm80 pipeline for sm_90a at every head-dim class (32-row and 64-row key tiles, d_v != d,
+ * d 96 with its 192-byte lines), bf16 and f16, 16-byte and element-wise copies and paired and
+ * single O stores; and for sm_80. Skipped without NVRTC. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/ck.h"
+#include "ops/attention/attn_internal.h"
+#include "rt/runtime_internal.h"
+#include "test.h"
+
+static ck_device_props h100_like(const char *arch)
+{
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    props.cc_major = arch[3] - '0';
+    props.cc_minor = arch[4] - '0';
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    snprintf(props.target, sizeof props.target, "%s", arch);
+    return props;
+}
+
+static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t sq, int odd)
+{
+    ck_attention_problem p;
+    ck_attention_problem_init(&p);
+    p.b = 2, p.s_q = sq, p.s_k = 4096, p.h_q = 16, p.h_k = 4, p.d = d, p.d_v = dv, p.dtype = t;
+    if (odd) { /* BHSD with rows of d + 3 elements: element-wise copies, single O stores */
+        p.q.seq = d + 3, p.q.head = sq * (d + 3), p.q.batch = 16 * sq * (d + 3);
+        p.o.seq = dv + 3, p.o.head = sq * (dv + 3), p.o.batch = 16 * sq * (dv + 3);
+    }
+    p.mask = CK_ATTN_MASK_CAUSAL;
+    p.lse = 1;
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_device_props props = h100_like(arch);
+    ck_attn_instance in;
+    CHECK_OK(ck_attn_policy(&prob, &props, &in));
+    char *src = NULL;
+    CHECK_OK(ck_attn_source(&prob, &in, &src));
+    if (!src)
+        return;
+    void *cubin = NULL;
+    size_t size = 0;
+    ck_status st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "d %lld dv %lld %s for %s: %s", (long long)d, (long long)dv,
+              ck_dtype_name(t), arch, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+static void test_kernels(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    compile("sm_90a", 128, 128, CK_DTYPE_BF16, 4096, 0);
+    compile("sm_90a", 64, 64, CK_DTYPE_F16, 4096, 1);
+    compile("sm_90a", 96, 96, CK_DTYPE_BF16, 4096, 0);
+    compile("sm_90a", 256, 256, CK_DTYPE_BF16, 4096, 0);
+    compile("sm_90a", 192, 128, CK_DTYPE_F16, 4096, 0);
+    compile("sm_90a", 32, 32, CK_DTYPE_BF16, 16, 0);
+    compile("sm_80", 128, 128, CK_DTYPE_F16, 4096, 0);
+}
+
+int main(void)
+{
+    RUN_TEST(test_kernels);
+    return CK_TEST_REPORT();
+}

@@ -1,0 +1,90 @@
+/* The convolution kernels (ck/conv.h: the GEMM's sm80 pipeline with the views' generated copy
+ * windows) compile with NVRTC for sm_80 and sm_90a (no GPU needed; ptxas checks every PTX
+ * statement): forward (bf16 with bias, residual and relu), backward weight and backward
+ * data (stride 2: the first residue class), vectorized (C a multiple of 8) and element-wise
+ * (C = 3) views; the forward bf16 one with the policy's (largest) instance for both targets, the
+ * others with their smallest for sm_90a. Skipped without NVRTC. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/ck.h"
+#include "ops/conv/conv_internal.h"
+#include "rt/runtime_internal.h"
+#include "test.h"
+
+static ck_device_props h100_like(const char *arch)
+{
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    props.cc_major = arch[3] - '0';
+    props.cc_minor = arch[4] - '0';
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    snprintf(props.target, sizeof props.target, "%s", arch);
+    return props;
+}
+
+/* big: the policy's instance for sm_80 and sm_90a; else the smallest tile, sm_90a only (NVRTC
+ * takes seconds per large kernel) */
+static void compile(const char *what, const ck_conv_problem *p, int big)
+{
+    const char *arch[2] = {"sm_90a", "sm_80"};
+    for (int a = 0; a < (big ? 2 : 1); ++a) {
+        ck_device_props props = h100_like(arch[a]);
+        char *src = NULL;
+        ck_status st = ck_conv_source(p, &props, !big, &src);
+        CHECK_MSG(st == CK_SUCCESS, "%s: source: %s", what, ck_last_error());
+        if (st)
+            continue;
+        CHECK_MSG(strstr(src, "GEMM_A_LOADER") || strstr(src, "GEMM_B_LOADER"),
+                  "%s: no operand loader in the source", what);
+        void *cubin = NULL;
+        size_t size = 0;
+        st = ck_nvrtc_compile(src, arch[a], NULL, 0, &cubin, &size);
+        CHECK_MSG(st == CK_SUCCESS, "%s for %s: %s", what, arch[a], ck_last_error());
+        free(cubin);
+        free(src);
+    }
+}
+
+static ck_conv_problem resnet(ck_conv_direction dir, ck_dtype t)
+{
+    ck_conv_problem p;
+    ck_conv_problem_init(&p);
+    p.direction = dir;
+    p.n = 32, p.c = p.k = 256;
+    p.in[0] = p.in[1] = 56;
+    p.filter[0] = p.filter[1] = 3;
+    p.pad_left[0] = p.pad_left[1] = p.pad_right[0] = p.pad_right[1] = 1;
+    p.in_dtype = p.wei_dtype = p.out_dtype = t;
+    return p;
+}
+
+static void test_compile(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_conv_problem p = resnet(CK_CONV_FWD, CK_DTYPE_BF16);
+    p.bias = p.residual = 1, p.activation = CK_GEMM_ACT_RELU;
+    compile("fwd bf16 3x3 bias residual relu", &p, 1);
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_BF16);
+    compile("bwd-weight bf16 3x3", &p, 0);
+    p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_F16);
+    p.stride[0] = p.stride[1] = 2;
+    compile("bwd-data f16 3x3 stride 2", &p, 0);
+    p = resnet(CK_CONV_FWD, CK_DTYPE_BF16);
+    p.c = 3, p.k = 64, p.filter[0] = p.filter[1] = 7, p.stride[0] = p.stride[1] = 2;
+    p.pad_left[0] = p.pad_left[1] = p.pad_right[0] = p.pad_right[1] = 3;
+    compile("fwd bf16 7x7 stem c3 (element-wise view)", &p, 0);
+}
+
+int main(void)
+{
+    RUN_TEST(test_compile);
+    return CK_TEST_REPORT();
+}

@@ -1,0 +1,331 @@
+/*
+ * `ck prof attention`: one fused attention forward through a plan, checked against the f64 CPU
+ * reference (every row, or 64 sampled rows for big problems: O and LSE), timed; prints time and
+ * TFLOP/s (2 s_q s_k (d + d_v) per head = 4 s_q s_k d when d_v = d; halved for causal masks as
+ * FlashAttention counts; a window counts its visible pairs).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ops/attention/attn_internal.h"
+#include "prof.h"
+
+static const char attention_help[] =
+    "Usage: ck prof attention --sq S --sk S [OPTIONS]\n"
+    "\n"
+    "O = softmax(scale Q K^T + mask) V (fused, FlashAttention-2 style) through an attention\n"
+    "plan; prints time, TFLOP/s and the check against the f64 CPU reference.\n"
+    "  --b N              batch (default 1)\n"
+    "  --h N              query heads (default 1)\n"
+    "  --hk N             key/value heads (default --h; a divisor of it: GQA, 1: MQA)\n"
+    "  --sq N --sk N      query and key sequence lengths\n"
+    "  --d N --dv N       head dims of Q/K and V/O: 32 64 96 128 192 256 (default 128; dv = d)\n"
+    "  --dtype T          bf16 or f16 (default bf16)\n"
+    "  --mask M           none, causal (top-left), causal-br (bottom-right), window:L,R\n"
+    "                     (top-left; -1 unbounded) or window-br:L,R (default none)\n"
+    "  --layout L         bshd or bhsd (default bshd)\n"
+    "  --scale X          softmax scale (default 1/sqrt(d))\n"
+    "  --lse              also write the log-sum-exp (f32 [b, h, sq])\n"
+    "  --softcap X        soft-cap the scores: X tanh(S / X)\n"
+    "  --instance MxNxW   the block shape instead of the policy's: M query rows, N key rows\n"
+    "                     per tile, W warps (e.g. 128x64x4)\n";
+
+typedef struct a_job {
+    ck_context *ctx;
+    ck_attention_plan *plan;
+    ck_attention_args args;
+} a_job;
+
+static ck_status run_attention(void *user, ck_stream *stream, int rotation)
+{
+    (void)rotation;
+    a_job *j = user;
+    ck_context_set_stream(j->ctx, stream);
+    return ck_attention_plan_execute(j->plan, &j->args);
+}
+
+static ck_attn_strides layout(int bhsd, int64_t s, int64_t h, int64_t d)
+{
+    ck_attn_strides st;
+    if (bhsd)
+        st.seq = d, st.head = s * d, st.batch = h * s * d;
+    else
+        st.head = d, st.seq = h * d, st.batch = s * h * d;
+    return st;
+}
+
+static int parse_mask(const char *v, ck_attention_problem *p)
+{
+    long long l = 0, r = 0;
+    char tail = 0;
+    if (!strcmp(v, "none"))
+        p->mask = CK_ATTN_MASK_NONE;
+    else if (!strcmp(v, "causal"))
+        p->mask = CK_ATTN_MASK_CAUSAL, p->align = CK_ATTN_TOP_LEFT;
+    else if (!strcmp(v, "causal-br"))
+        p->mask = CK_ATTN_MASK_CAUSAL, p->align = CK_ATTN_BOTTOM_RIGHT;
+    else if (sscanf(v, "window:%lld,%lld%c", &l, &r, &tail) == 2)
+        p->mask = CK_ATTN_MASK_WINDOW, p->align = CK_ATTN_TOP_LEFT;
+    else if (sscanf(v, "window-br:%lld,%lld%c", &l, &r, &tail) == 2)
+        p->mask = CK_ATTN_MASK_WINDOW, p->align = CK_ATTN_BOTTOM_RIGHT;
+    else
+        return 0;
+    p->window_left = l, p->window_right = r;
+    return 1;
+}
+
+/* Query-key pairs the mask leaves visible, per head (causal: half, as FlashAttention counts). */
+static double visible_pairs(const ck_attn_prob *prob)
+{
+    const ck_attention_problem *p = &prob->p;
+    if (p->mask == CK_ATTN_MASK_NONE)
+        return (double)p->s_q * (double)p->s_k;
+    if (p->mask == CK_ATTN_MASK_CAUSAL)
+        return 0.5 * (double)p->s_q * (double)p->s_k;
+    double n = 0;
+    for (int64_t i = 0; i < p->s_q; ++i) {
+        int64_t lo = i + prob->lo < 0 ? 0 : i + prob->lo;
+        int64_t hi = i + prob->hi > p->s_k - 1 ? p->s_k - 1 : i + prob->hi;
+        n += hi >= lo ? (double)(hi - lo + 1) : 0;
+    }
+    return n;
+}
+
+static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
+{
+    for (size_t i = 0; i < n; ++i) {
+        float u;
+        prof_fill_uniform(&u, 1, -1, 1, state);
+        uint64_t code = 0;
+        ck_convert_from_f64(t, u, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
+        x[i] = (uint16_t)code;
+    }
+}
+
+static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
+                    float scale, const ck_attn_instance *inst);
+
+int prof_attention(int argc, char **argv)
+{
+    const char *sub = "prof attention";
+    for (int i = 1; i < argc; ++i)
+        if (cli_is_help(argv[i])) {
+            printf("%s%s", attention_help, prof_common_help);
+            return CK_EXIT_OK;
+        }
+    prof_common c;
+    int rc = prof_parse_common(sub, &argc, argv, &c);
+    if (rc != CK_EXIT_OK)
+        return rc;
+    ck_attention_problem p;
+    ck_attention_problem_init(&p);
+    p.b = p.h_q = 1, p.d = 128;
+    long long hk = 0, dv = 0;
+    int bhsd = 0;
+    double scale = 0;
+    ck_attn_instance inst = {0, 0, 0};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--lse")) {
+            p.lse = 1;
+            continue;
+        }
+        static const char *const valued[] = {
+            "--b",     "--h",    "--hk",     "--sq",    "--sk",       "--d",      "--dv",
+            "--dtype", "--mask", "--layout", "--scale", "--instance", "--softcap"};
+        int known = 0;
+        for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
+            known |= !strcmp(a, valued[o]);
+        if (!known)
+            return prof_unknown_argument(sub, a);
+        if (i + 1 >= argc)
+            return cli_usage_error(sub, "option %s needs a value.", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--dtype")) {
+            if (ck_dtype_from_name(v, &p.dtype) != CK_SUCCESS)
+                return cli_usage_error(sub, "--dtype %s: unknown type.", v);
+        } else if (!strcmp(a, "--mask")) {
+            if (!parse_mask(v, &p))
+                return cli_usage_error(sub,
+                                       "--mask %s: expected none, causal, causal-br, window:L,R "
+                                       "or window-br:L,R.",
+                                       v);
+        } else if (!strcmp(a, "--layout")) {
+            if (strcmp(v, "bshd") && strcmp(v, "bhsd"))
+                return cli_usage_error(sub, "--layout %s: expected bshd or bhsd.", v);
+            bhsd = !strcmp(v, "bhsd");
+        } else if (!strcmp(a, "--instance")) {
+            long long t[3];
+            if (prof_parse_list(v, t, 3, 1, 1024) != 3)
+                return cli_usage_error(sub, "--instance %s: expected MxNxW, e.g. 128x64x4.", v);
+            inst.tile_m = (int)t[0], inst.tile_n = (int)t[1], inst.warps = (int)t[2];
+        } else if (!strcmp(a, "--softcap")) {
+            double x = 0;
+            if ((rc = prof_parse_double(sub, a, v, &x)) != CK_EXIT_OK)
+                return rc;
+            p.softcap = (float)x;
+        } else if (!strcmp(a, "--scale")) {
+            if ((rc = prof_parse_double(sub, a, v, &scale)) != CK_EXIT_OK)
+                return rc;
+        } else {
+            long long x;
+            if (prof_parse_list(v, &x, 1, !strcmp(a, "--sk") ? 0 : 1, 1LL << 31) != 1)
+                return cli_usage_error(sub, "%s %s: expected a whole number from %d to 2^31.", a, v,
+                                       !strcmp(a, "--sk") ? 0 : 1);
+            if (!strcmp(a, "--b"))
+                p.b = x;
+            else if (!strcmp(a, "--h"))
+                p.h_q = x;
+            else if (!strcmp(a, "--hk"))
+                hk = x;
+            else if (!strcmp(a, "--sq"))
+                p.s_q = x;
+            else if (!strcmp(a, "--sk"))
+                p.s_k = x;
+            else if (!strcmp(a, "--d"))
+                p.d = x;
+            else
+                dv = x;
+        }
+    }
+    if (p.s_q == 0)
+        return cli_usage_error(sub, "--sq and --sk are required.");
+    p.h_k = hk ? hk : p.h_q;
+    p.d_v = dv ? dv : p.d;
+    p.q = layout(bhsd, p.s_q, p.h_q, p.d);
+    p.k = layout(bhsd, p.s_k, p.h_k, p.d);
+    p.v = layout(bhsd, p.s_k, p.h_k, p.d_v);
+    p.o = layout(bhsd, p.s_q, p.h_q, p.d_v);
+    if ((double)p.b * p.h_q * p.s_q * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS ||
+        (double)p.b * p.h_k * p.s_k * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS)
+        return cli_usage_error(sub, "the tensors would exceed 2^40 elements.");
+    return run_prof(sub, &c, &p, (float)scale, inst.tile_m ? &inst : NULL);
+}
+
+static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
+                    float scale, const ck_attn_instance *inst)
+{
+    ck_context *ctx = NULL;
+    if (ck_context_create(c->backend, 0, &ctx) != CK_SUCCESS)
+        return cli_library_error(sub);
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(ctx), &props);
+    int result = CK_EXIT_FAILURE;
+    ck_attn_prob prob;
+    ck_attention_plan *plan = NULL;
+    enum { NBUF = 5 }; /* q, k, v, o, lse */
+    void *h[NBUF] = {0}, *d[NBUF] = {0};
+    double *ref = NULL;
+    if (ck_attn_prob_make(p, &prob) != CK_SUCCESS ||
+        ck_attn_plan_create_instance(ctx, &prob, inst, &plan) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    const ck_attention_problem *q = &prob.p;
+    size_t sz[NBUF] = {(size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d) * 2,
+                       (size_t)ck_attn_span(&q->k, q->b, q->s_k, q->h_k, q->d) * 2 + 16,
+                       (size_t)ck_attn_span(&q->v, q->b, q->s_k, q->h_k, q->d_v) * 2 + 16,
+                       (size_t)ck_attn_span(&q->o, q->b, q->s_q, q->h_q, q->d_v) * 2,
+                       (size_t)(q->b * q->h_q * q->s_q) * 4};
+    ck_device *dev = ck_context_device(ctx);
+    unsigned state = c->seed;
+    for (int i = 0; i < NBUF; ++i) {
+        h[i] = malloc(sz[i]);
+        if (!h[i]) {
+            fprintf(stderr, "ck %s: out of host memory for %zu bytes.\n", sub, sz[i]);
+            goto done;
+        }
+        if (i < 3)
+            fill(h[i], sz[i] / 2, q->dtype, &state);
+        if (ck_malloc(dev, sz[i], &d[i]) != CK_SUCCESS ||
+            (i < 3 && ck_memcpy_h2d(dev, d[i], h[i], sz[i], NULL) != CK_SUCCESS)) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+    }
+    a_job job = {ctx, plan, {d[0], d[1], d[2], d[3], d[4], scale, NULL, NULL}};
+    if (run_attention(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
+        ck_context_synchronize(ctx) != CK_SUCCESS ||
+        ck_memcpy_d2h(dev, h[3], d[3], sz[3], NULL) != CK_SUCCESS ||
+        ck_memcpy_d2h(dev, h[4], d[4], sz[4], NULL) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    /* the check: every row, or 64 rows sampled over (batch, head, row) for big problems */
+    int ok = 1;
+    double max_err = 0, sc = ck_attn_scale(&prob, scale);
+    long long rows = 0, total = q->b * q->h_q * q->s_q;
+    int sampled = (double)total * (double)q->s_k * (double)(q->d + q->d_v) > 1e9 && total > 64;
+    if (!(ref = malloc((size_t)q->d_v * sizeof *ref))) {
+        fprintf(stderr, "ck %s: out of host memory.\n", sub);
+        goto done;
+    }
+    for (long long r = 0; c->check && r < (sampled ? 64 : total); ++r, ++rows) {
+        long long x = sampled ? (long long)((unsigned long long)r * 2654435761ull % total) : r;
+        long long i = x % q->s_q, hh = x / q->s_q % q->h_q, b = x / q->s_q / q->h_q;
+        double lse, mag, smag;
+        ck_attn_reference_row(&prob, h[0], h[1], h[2], NULL, NULL, sc, b, hh, i, ref, &lse, &mag,
+                              &smag);
+        const uint16_t *o = (const uint16_t *)h[3] + ck_attn_offset(&q->o, b, i, hh);
+        for (long long e = 0; e < q->d_v; ++e) {
+            double got = 0;
+            ck_convert_to_f64(q->dtype, o[e], &got);
+            double err = fabs(got - ref[e]);
+            if (!(err <= ck_attn_tolerance_o(&prob, mag, smag, ref[e])))
+                ok = 0;
+            if (err > max_err)
+                max_err = err;
+        }
+        if (q->lse) {
+            double got = ((const float *)h[4])[x];
+            if (isinf(lse) ? got != lse
+                           : !(fabs(got - lse) <= ck_attn_tolerance_lse(&prob, smag, lse)))
+                ok = 0;
+        }
+    }
+    double ms = 0;
+    if (prof_time(ctx, c, run_attention, &job, &ms) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    double flops =
+        2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) * (double)(q->d + q->d_v);
+    double tflops = flops / (ms * 1e-3) / 1e12;
+    static const char *masks[] = {"none", "causal", "window"};
+    char check[128];
+    if (!c->check)
+        snprintf(check, sizeof check, "not checked");
+    else
+        snprintf(check, sizeof check, "%s (max error %.3g, %s%lld rows)", ok ? "ok" : "FAILED",
+                 max_err, sampled ? "sampled " : "", rows);
+    if (c->json)
+        printf("{\"op\": \"attention\", \"b\": %lld, \"h\": %lld, \"hk\": %lld, \"sq\": %lld, "
+               "\"sk\": %lld, \"d\": %lld, \"dv\": %lld, \"dtype\": \"%s\", \"mask\": \"%s\", "
+               "\"align\": \"%s\", \"instance\": \"%s\", \"device\": \"%s\", \"ms\": %.6f, "
+               "\"tflops\": %.3f, \"ok\": %s}\n",
+               (long long)q->b, (long long)q->h_q, (long long)q->h_k, (long long)q->s_q,
+               (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
+               masks[q->mask], q->align ? "bottom-right" : "top-left", ck_attention_plan_name(plan),
+               props.name, ms, tflops, ok ? "true" : "false");
+    else
+        printf("attention b%lld h%lld/%lld sq%lld sk%lld d%lld dv%lld %s mask %s (%s) on %s\n"
+               "  instance %s\n  time %.4f ms, %.2f TFLOP/s\n  check %s\n",
+               (long long)q->b, (long long)q->h_q, (long long)q->h_k, (long long)q->s_q,
+               (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
+               masks[q->mask], q->align ? "bottom-right" : "top-left", props.name,
+               ck_attention_plan_name(plan), ms, tflops, check);
+    result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
+done:
+    for (int i = 0; i < NBUF; ++i) {
+        free(h[i]);
+        ck_free(ck_context_device(ctx), d[i]);
+    }
+    free(ref);
+    ck_attention_plan_destroy(plan);
+    ck_context_destroy(ctx);
+    return result;
+}
