@@ -624,8 +624,15 @@ static void test_refusals(void)
     char reason[256] = "";
     CHECK(!ck_gemm_family_sm90.supports(&prob, &props, reason, sizeof reason));
     CHECK(strstr(reason, "sm90") != NULL);
-    /* execution: NULL scale or zero-point pointers, scales over D */
+    /* split-K and stream-K share K out inside K blocks: refused for quantized problems */
     ck_gemm_plan *plan = NULL;
+    ck_gemm_plan_options opt;
+    ck_gemm_plan_options_init(&opt);
+    opt.decomp = CK_GEMM_DECOMP_STREAM_K;
+    CHECK_STATUS(ck_gemm_plan_create_opt(g_ctx, &base, &opt, &plan), CK_ERROR_UNSUPPORTED);
+    ck_gemm_plan_destroy(plan);
+    plan = NULL;
+    /* execution: NULL scale or zero-point pointers, scales over D */
     CHECK_OK(ck_gemm_plan_create(g_ctx, &q, -1, &plan));
     if (!plan)
         return;

@@ -98,6 +98,11 @@ ck_status ck_gemm_plan_create_opt(ck_context *ctx, const ck_gemm_problem *proble
         return st;
     if (d == CK_GEMM_DECOMP_AUTO)
         return ck_gemm_plan_create_prob(ctx, &prob, options->instance, plan);
+    if (prob.quant) /* K blocks are promoted per whole tile (quant.c) */
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": %s is not available with scale tensors or packed B; use "
+                          "CK_GEMM_DECOMP_AUTO (whole tiles).",
+                       decomp_name(d));
     const ck_device_props *props = ck_op_props(ctx);
     char reason[256] = "";
     if (!ck_gemm_family_sm90.supports(&prob, props, reason, sizeof reason))

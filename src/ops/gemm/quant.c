@@ -301,10 +301,10 @@ int ck_gemm_quant_filter(const ck_gemm_prob *prob, ck_gemm_instance *in, int n)
     if (!prob->quant || n <= 0 || in[0].family != CK_GEMM_FAMILY_SM90)
         return n;
     /* two accumulators (the total and the K block's) must fit the consumer's registers: tiles
-     * of 128 x 128; no split-K (the partials would need promoting per split) */
+     * of 128 x 128; whole tiles only (a split or stream-K share of K starts inside a K block) */
     int w = 0;
     for (int i = 0; i < n; ++i)
-        if (in[i].tile_n <= 128 && in[i].split_k <= 1)
+        if (in[i].tile_n <= 128 && in[i].split_k <= 1 && in[i].decomp == 0)
             in[w++] = in[i];
     return w;
 }
