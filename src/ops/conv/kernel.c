@@ -189,8 +189,8 @@ static ck_status dx_epilogue_source(const ck_conv_prob *q, const conv_sub *sub,
     int f32 = q->p.in_dtype == CK_DTYPE_F32;
     const char *T = f32 ? "float" : "unsigned short";
     const char *cvt = f32                              ? ""
-                      : q->p.in_dtype == CK_DTYPE_BF16 ? "(unsigned short)ew_f32_to_bf16"
-                                                       : "(unsigned short)ew_f32_to_f16";
+                      : q->p.in_dtype == CK_DTYPE_BF16 ? "(unsigned short)ck_fast_f32_to_bf16"
+                                                       : "(unsigned short)ck_fast_f32_to_f16";
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "#include \"ops/elementwise/ew_kernel.h\"\n%s\n"

@@ -235,9 +235,9 @@ CK_DEVICE float sm90_bias(const ck_gemm_kargs *ka, int batch, long long row, lon
 #if GEMM_BIAS_TYPE == 0
     return ((const float *)ka->bias)[i];
 #elif GEMM_BIAS_TYPE == 3
-    return ew_bf16_to_f32(((const unsigned short *)ka->bias)[i]);
+    return ck_fast_bf16_to_f32_canon(((const unsigned short *)ka->bias)[i]);
 #else
-    return ew_f16_to_f32(((const unsigned short *)ka->bias)[i]);
+    return ck_fast_f16_to_f32_canon(((const unsigned short *)ka->bias)[i]);
 #endif
 }
 #endif
