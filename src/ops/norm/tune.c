@@ -10,7 +10,7 @@
 #include "ops/common/op_tune.h"
 #include "ops/norm/norm_internal.h"
 
-enum { MAX_CANDIDATES = 64, NAME = 40 };
+enum { MAX_CANDIDATES = 64, NAME = 64 }; /* room for four ints in any format */
 
 /* "auto", every block shape with and without the raw cache (lane groups in blocks of 128 or
  * 256 threads), the cluster shapes. */
