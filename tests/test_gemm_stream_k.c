@@ -107,10 +107,15 @@ static void test_policy(void)
         char name[96] = "";
         if (n > 0)
             ck_gemm_instance_name(&ins[0], name, sizeof name);
-        if (s == 0)
-            CHECK_MSG(ins[0].decomp == CK_GEMM_DECOMP_STREAM_K, "143 tiles: first is %s", name);
-        else
-            CHECK_MSG(ins[0].decomp == 0 && ins[0].split_k <= 1, "132 tiles: first is %s", name);
+        /* stream-K measured at half its model on the H100 (sm90.c's score): whole tiles
+         * first in both; for 143 tiles stream-K is still offered (ck tune gemm, --stream-k) */
+        CHECK_MSG(ins[0].decomp == 0 && ins[0].split_k <= 1, "%d tiles: first is %s",
+                  s ? 132 : 143, name);
+        int offered = 0;
+        for (int i = 0; i < n; ++i)
+            offered |= ins[i].decomp == CK_GEMM_DECOMP_STREAM_K;
+        CHECK_MSG(offered == (s == 0), "%d tiles: stream-K %s", s ? 132 : 143,
+                  offered ? "offered" : "not offered");
     }
 }
 

@@ -150,6 +150,15 @@ static double tiles_of(const ck_gemm_problem *p, int tile_m, int tile_n)
            (double)p->batch;
 }
 
+/* The cost of one K step of a 128 x tile_n tile, in K steps of 128 x 256. 128 x 128 measured
+ * ~3% under 128 x 256 per flop; 128 x 64 costs 0.6 (not 0.25): at 1024^3 its 128 tiles ran
+ * no faster than 128 x 128's 64 (120.9 against 129.6 TFLOP/s, bench/RESULTS.md, fourth
+ * session), so a narrow tile's step is bound by the ring's latency, not its flops. */
+static double step_cost_of(int tile_n)
+{
+    return tile_n >= 256 ? 1.0 : tile_n >= 128 ? 0.5 / 0.97 : 0.6;
+}
+
 /* Estimated efficiency (0..1] of a tile_m x tile_n tile with K split `split` ways on `slots`
  * resident blocks: work units (tiles x splits) in waves, each unit its K steps plus a fixed
  * cost (prologue and epilogue, and for a split the partial sums written and read back), the
@@ -164,10 +173,7 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
-    /* a narrower wgmma gets a little less of the tensor cores per flop (128 x 128 measured
-     * ~3% under 128 x 256 per K step; 128 x 64 is assumed ~10% under until measured) */
-    double step_cost =
-        (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : tile_n >= 128 ? 0.97 : 0.90);
+    double step_cost = step_cost_of(tile_n);
     /* a split's partial sums (written, then read back by the last split) cost about 10 K steps
      * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md) */
     double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
@@ -194,7 +200,7 @@ static double sm90_estimate_stream_k(const ck_gemm_prob *prob, int tile_m, int t
     double tiles = tiles_of(p, tile_m, tile_n), s = slots > 0 ? slots : 1;
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double share = ceil(tiles * k_tiles / s);
-    double step_cost = (double)tile_n / 256.0 / (tile_n >= 256 ? 1.0 : 0.97);
+    double step_cost = step_cost_of(tile_n);
     double segs = ceil(share / k_tiles) + 1;
     double fixup = fmod(tiles * k_tiles, s) == 0 && fmod(tiles, s) == 0 ? 0 : 2;
     double time = share * step_cost + segs * 3.0 * (double)tile_n / 256.0 +
@@ -259,6 +265,11 @@ double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, 
                    : sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
     if (in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC)
         e *= 0.98; /* offered only when asked for (not deterministic); ranked below its twin */
+    /* stream-K as built measured at half its model: 256 x 1024 x 65536 221 TFLOP/s against
+     * split-K's 368, 3000 x 5000 x 2000 262 against whole tiles' 521 (fourth session), so it
+     * stays a candidate for `ck tune gemm` and --stream-k, not the policy's default */
+    if (in->decomp == CK_GEMM_DECOMP_STREAM_K)
+        e *= 0.5;
     double tiles = tiles_of(&prob->p, in->tile_m, in->tile_n);
     if (c_parts(in) == 2 && tma_store(prob))
         e *= tiles <= 8.0 * (slots > 0 ? slots : 1) ? 1.01 : 0.99;
