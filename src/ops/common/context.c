@@ -41,8 +41,7 @@ static ck_status make(ck_device *device, int owns, ck_context **out)
     ctx->owns_device = owns;
     ck_status st = ck_device_get_props(device, &ctx->props);
     if (st != CK_SUCCESS) {
-        free(ctx->tuned);
-    free(ctx);
+        free(ctx);
         return st;
     }
     *out = ctx;
@@ -90,6 +89,7 @@ void ck_context_destroy(ck_context *ctx)
     }
     if (ctx->owns_device)
         ck_device_close(ctx->device);
+    free(ctx->tuned); /* the tuning table's entries, read at the first ck_op_tuned */
     free(ctx);
 }
 
