@@ -412,38 +412,15 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
 
 def _matmul_core(a, b):
     """a @ b for the common case (matrices on one device, nonempty, of a type with a default
-    D, aligned), with the fewest steps per call; everything else takes _gemm_core."""
-    aa, ba = describe(a, "a"), describe(b, "b")
-    sa, sb = aa.shape, ba.shape
-    dd = _DEFAULT_D.get(aa.dtype)
-    if len(sa) != 2 or len(sb) != 2 or dd is None or aa.place != ba.place:
-        return _gemm_core(a, b, op="matmul")
-    m, k = sa
-    k2, n = sb
-    if k != k2 or not m or not n or not k:
-        return _gemm_core(a, b, op="matmul")
-    ao, ald = _matrix(aa, m, k, "a", "matmul")
-    bo, bld = _matrix(ba, k, n, "b", "matmul")
-    if (aa.ptr % 16 and (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0) or \
-            (ba.ptr % 16 and (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0):
-        return _gemm_core(a, b, op="matmul")
-    ctx = _runtime.context(aa.place)
-    key = ("mm", ctx, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, dd)
-    plan = _plans().get(key)
-    if plan is None:
-        plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, _NO_C,
-                            ROW, 0, dd, ROW, n, 0, 0, 0, 0, None, -1)
-    out, da = empty(aa, (m, n), dd)
-    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, 0, 1.0, 0.0, 1.0,
-                                                  1.0, 1.0, *_NO_EXTRA_PTRS, 0, 0, 0)):
-        raise _lib.error()
-    return out
+    D, aligned) on _gemm_bias_act's short path; everything else takes _gemm_core."""
+    y = _gemm_bias_act(a, b, None, None, 1.0, "matmul")
+    return y if y is not None else _gemm_core(a, b, op="matmul")
 
 
-def _gemm_bias_act(a, b, bias, activation, alpha):
-    """act(alpha * a @ b + bias) for matrices and a per-column bias vector (N,) or none, the
-    common epilogue, with the fewest steps per call (as _matmul_core); anything else, or
-    None when the case is not this one, goes to _gemm_core."""
+def _gemm_bias_act(a, b, bias, activation, alpha, op="gemm"):
+    """act(alpha * a @ b + bias) for matrices and a per-column bias vector (N,) or none (the
+    plain product and the common epilogue) with the fewest steps per call; None when the case
+    is not this one (the caller then takes _gemm_core)."""
     aa, ba = describe(a, "a"), describe(b, "b")
     sa, sb = aa.shape, ba.shape
     dd = _DEFAULT_D.get(aa.dtype)
@@ -461,8 +438,8 @@ def _gemm_bias_act(a, b, bias, activation, alpha):
                 bias_a.place != aa.place:
             return None
         bias_dtype, code = bias_a.dtype, 2
-    ao, ald = _matrix(aa, m, k, "a", "gemm")
-    bo, bld = _matrix(ba, k, n, "b", "gemm")
+    ao, ald = _matrix(aa, m, k, "a", op)
+    bo, bld = _matrix(ba, k, n, "b", op)
     if (aa.ptr % 16 and (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0) or \
             (ba.ptr % 16 and (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0):
         return None
