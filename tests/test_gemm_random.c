@@ -21,6 +21,7 @@
 #include "ck/ck.h"
 #include "ck/gemm.h"
 #include "core/numeric_conv.h"
+#include "gemm_act_ref.h"
 #include "kernel_harness.h"
 
 static uint64_t rng, crng; /* sizes and values / the problem's configuration */
@@ -150,24 +151,6 @@ static size_t mat_bytes(const ck_gemm_matrix *mt, long long r, long long c)
 static long long at(const ck_gemm_matrix *mt, long long i, long long j)
 {
     return mt->order == CK_GEMM_ROW_MAJOR ? i * mt->ld + j : i + j * mt->ld;
-}
-
-static double act(ck_gemm_activation a, double x)
-{
-    switch (a) {
-    case CK_GEMM_ACT_RELU:
-        return x < 0 ? 0 : x;
-    case CK_GEMM_ACT_GELU_TANH:
-        return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-    case CK_GEMM_ACT_GELU_ERF:
-        return 0.5 * x * (1 + erf(x / sqrt(2.0)));
-    case CK_GEMM_ACT_SILU:
-        return x / (1 + exp(-x));
-    case CK_GEMM_ACT_SIGMOID:
-        return 1 / (1 + exp(-x));
-    default:
-        return x;
-    }
 }
 
 typedef struct combo {
@@ -345,7 +328,7 @@ static void one_problem(int index, long long maxdim, int verbose)
                 double x = s * ref[i * p.n + j] + args.beta * cval;
                 if (p.bias)
                     x += decode(p.bias_dtype, hbias, p.bias == CK_GEMM_BIAS_ROW ? i : j);
-                double want = act(p.activation, x) / args.scale_d;
+                double want = gemm_ref_act(p.activation, x) / args.scale_d;
                 double got = decode(p.d.dtype, out, at(&p.d, i, j));
                 double tol = 1.2 * fabs(s) * absd[i * p.n + j] * acc_unit(cb, p.k) / args.scale_d +
                              fabs(want) * u_out * 2 + tiny_step(p.d.dtype) +

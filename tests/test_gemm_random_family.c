@@ -29,6 +29,7 @@
 #include "ck/ck.h"
 #include "ck/gemm.h"
 #include "core/numeric_conv.h"
+#include "gemm_act_ref.h"
 #include "kernel_harness.h"
 
 static uint64_t rng, crng, seed_;
@@ -82,24 +83,6 @@ static void encode(ck_dtype t, unsigned char *p, long long i, double v)
 static long long at(ck_gemm_order o, long long ld, long long i, long long j)
 {
     return o == CK_GEMM_ROW_MAJOR ? i * ld + j : i + j * ld;
-}
-
-static double act(ck_gemm_activation a, double x)
-{
-    switch (a) {
-    case CK_GEMM_ACT_RELU:
-        return x < 0 ? 0 : x;
-    case CK_GEMM_ACT_GELU_TANH:
-        return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-    case CK_GEMM_ACT_GELU_ERF:
-        return 0.5 * x * (1 + erf(x / sqrt(2.0)));
-    case CK_GEMM_ACT_SILU:
-        return x / (1 + exp(-x));
-    case CK_GEMM_ACT_SIGMOID:
-        return 1 / (1 + exp(-x));
-    default:
-        return x;
-    }
 }
 
 /* One product's operands on the host and the device: A (m x k), B (k x n), C, D (m x n) in
@@ -205,7 +188,7 @@ static long long prod_check(const prod *x, const ck_gemm_problem *p, const ck_ge
                 s * ref[i * n + j] + (use_c ? args->beta * decode(p->d.dtype, x->hc, o) : 0);
             if (p->bias)
                 xv += ((const float *)x->hbias)[p->bias == CK_GEMM_BIAS_ROW ? i : j];
-            double want = act(p->activation, xv), got = decode(p->d.dtype, out, o);
+            double want = gemm_ref_act(p->activation, xv), got = decode(p->d.dtype, out, o);
             double tol = 1.2 * fabs(s) * absd[i * n + j] * acc + fabs(want) * u_out * 2 +
                          (p->d.dtype == CK_DTYPE_F16 ? 0x1p-24 : 0) + 1e-6;
             if (!(fabs(got - want) <= tol)) {

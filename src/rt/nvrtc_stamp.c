@@ -1,7 +1,7 @@
 /* NVRTC's version for kernel cache keys without loading NVRTC.
  *
  * A kernel's cache key includes the NVRTC version (a new compiler gets new cubins), but
- * loading libnvrtc to ask costs ~10 ms (measured 8.5 ms on the H100 host), most of a warm
+ * loading libnvrtc to ask costs milliseconds (bench/RESULTS.md), a large part of a warm
  * plan's creation when its cubin is already on disk. So each load leaves a stamp in the module
  * cache: the version and the identity of the library file (device, inode, size, modification
  * time, path). A later process whose stamp still matches that file takes the version from the

@@ -112,7 +112,7 @@ int ck_nvrtc_loaded(void);
 ck_status ck_nvrtc_library_path(char *path, size_t size);
 /* NVRTC's version for kernel cache keys (nvrtc_stamp.c): from the stamp the last load left in
  * the module cache when that library file is unchanged, so a process whose kernels are all
- * cached never loads NVRTC (~10 ms); otherwise ck_nvrtc_version, and the stamp is renewed. */
+ * cached never loads NVRTC (milliseconds); otherwise ck_nvrtc_version, and the stamp is renewed. */
 ck_status ck_nvrtc_version_for_key(int *major, int *minor);
 /* Compile `source` for `arch` ("sm_90a") into a cubin (*cubin malloc'd). CK_ERROR_COMPILE holds
  * the log and names the file the source was written to. */

@@ -350,7 +350,7 @@ CK_TC_FN void ck_mbar_arrive_cluster(unsigned long long *bar, unsigned rank)
  * "this warp is done reading a buffer that the peer's copy engine will overwrite". Nothing the
  * thread wrote is published to the peer, so no cluster-scope fence is needed; with release at
  * cluster scope (ck_mbar_arrive_cluster) every arrival waits on a fence, which stalled the
- * consumers of a multicast GEMM ring behind their own wgmma (ncu: half of all cycles). */
+ * consumers of a multicast GEMM ring behind their own wgmma (ncu; bench/RESULTS.md). */
 CK_TC_FN void ck_mbar_arrive_remote(unsigned long long *bar, unsigned rank)
 {
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(ck_mapa_shared_(bar, rank))

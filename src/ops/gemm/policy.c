@@ -151,10 +151,9 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
         *waves_out = waves * (in->split_k > 1 ? in->split_k : 1);
         return ck_gemm_sm90_score(prob, in, (int)slots);
     }
-    /* an operand whose rows are not whole 16-byte vectors is copied element by element:
-     * 127 x 4097 x 1023 (both operands so) ran at 8 TFLOP/s on the H100 where vector copies
-     * reach several times that (bench/RESULTS.md, fourth session); this also lets the plan
-     * weigh copying such operands first (repack.c) */
+    /* an operand whose rows are not whole 16-byte vectors is copied element by element,
+     * several times slower than vector copies (bench/RESULTS.md, fourth session); this also
+     * lets the plan weigh copying such operands first (repack.c) */
     double copies =
         (ck_gemm_copy_vec(prob, 0) ? 1.0 : 0.45) * (ck_gemm_copy_vec(prob, 1) ? 1.0 : 0.45);
     return wave_eff * useful * kuse * (intensity > 1 ? 1 : intensity) * fam * copies;

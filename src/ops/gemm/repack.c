@@ -1,7 +1,7 @@
 /*
  * Operand repacking: a problem whose A or B rows (or batches) are not multiples of 16 bytes
  * cannot use the sm90 family (TMA's global strides must be), and the sm80 family copies it
- * element by element: 127 x 4097 x 1023 ran at 8 TFLOP/s against cuBLAS's 42. Copying such an
+ * element by element, several times slower (bench/RESULTS.md). Copying such an
  * operand into a workspace with its leading dimension (and batch stride) rounded up to 16
  * bytes, then running a plan of the padded problem on the copy (sm90's TMA, or sm80's vector
  * copies), costs one pass over the operand. The plan does it when the policy scores the padded

@@ -150,10 +150,10 @@ static double tiles_of(const ck_gemm_problem *p, int tile_m, int tile_n)
            (double)p->batch;
 }
 
-/* The cost of one K step of a 128 x tile_n tile, in K steps of 128 x 256. 128 x 128 measured
- * ~3% under 128 x 256 per flop; 128 x 64 costs 0.6 (not 0.25): at 1024^3 its 128 tiles ran
- * no faster than 128 x 128's 64 (120.9 against 129.6 TFLOP/s, bench/RESULTS.md, fourth
- * session), so a narrow tile's step is bound by the ring's latency, not its flops. */
+/* The cost of one K step of a 128 x tile_n tile, in K steps of 128 x 256, fitted to the H100
+ * runs in bench/RESULTS.md (GEMM, third and fourth sessions): 128 x 128 a little under
+ * 128 x 256 per flop; 128 x 64 far under (its step is bound by the ring's latency, not its
+ * flops: at 1024^3 twice the tiles ran no faster than 128 x 128). */
 static double step_cost_of(int tile_n)
 {
     return tile_n >= 256 ? 1.0 : tile_n >= 128 ? 0.5 / 0.97 : 0.6;
@@ -180,8 +180,7 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     double time = ceil(waves) * (steps * step_cost + fixed);
     /* 128 x 256 with the generated epilogue (not the TMA store) and a 16-bit D: 128
      * accumulators and the packing registers exceed ptxas's 168 (launch bounds of 384
-     * threads): it spills. With an f32 D it does not (tf32 4096^3: 343 TFLOP/s against 264 of
-     * 128 x 128, bench/RESULTS.md) */
+     * threads): it spills. With an f32 D it does not (tf32 4096^3, bench/RESULTS.md) */
     if (tile_n >= 256 && !tma_store(prob) && elem_bytes(p->d.dtype) < 4)
         time *= 1.25;
     double ideal = (double)p->batch * (double)p->m * (double)p->n * (double)p->k /
@@ -265,9 +264,8 @@ double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, 
                    : sm90_estimate(prob, in->tile_m, in->tile_n, in->tile_k, split, slots);
     if (in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC)
         e *= 0.98; /* offered only when asked for (not deterministic); ranked below its twin */
-    /* stream-K as built measured at half its model: 256 x 1024 x 65536 221 TFLOP/s against
-     * split-K's 368, 3000 x 5000 x 2000 262 against whole tiles' 521 (fourth session), so it
-     * stays a candidate for `ck tune gemm` and --stream-k, not the policy's default */
+    /* stream-K as built measured at about half its model (bench/RESULTS.md, fourth session),
+     * so it stays a candidate for `ck tune gemm` and --stream-k, not the policy's default */
     if (in->decomp == CK_GEMM_DECOMP_STREAM_K)
         e *= 0.5;
     double tiles = tiles_of(&prob->p, in->tile_m, in->tile_n);
