@@ -19,6 +19,9 @@ import random
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm_extra import time_torch  # noqa: E402  (CUDA events, L2 overwritten before each run)
+
 
 def ck(build, args):
     exe = os.path.join(build, "bin", "ck")
@@ -29,24 +32,6 @@ def ck(build, args):
             return json.loads(line)
     sys.stderr.write(" ".join(args) + ": " + p.stdout + p.stderr)
     return None
-
-
-def time_torch(fn, reps=30):
-    import torch
-    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    for _ in range(5):
-        fn()
-    ts = []
-    for _ in range(reps):
-        flush.zero_()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e))
-    ts.sort()
-    return ts[len(ts) // 2]
 
 
 def moe_groups(experts, tokens, n, k, seed):
