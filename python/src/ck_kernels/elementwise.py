@@ -2,7 +2,7 @@
 import ctypes
 import struct
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR_SIZE, Pack, ck_dtype_of, describe, empty, same_place
 
@@ -59,7 +59,7 @@ def _result_dtype(args):
     return best
 
 
-def _ew_core(expr, inputs, dtype=None, out=None):
+def _ew_core(expr, inputs, dtype=None, out=None, record=None):
     if not 1 <= len(inputs) <= 4:
         fail(Status.INVALID_ARGUMENT, f"elementwise: {len(inputs)} inputs given; accepted: 1 "
              "to 4 (x0..x3).")
@@ -78,7 +78,30 @@ def _ew_core(expr, inputs, dtype=None, out=None):
     p = Pack((len(args) + 1) * TENSOR_SIZE)
     addrs = p.tensors([ya] + args)
     call(_lib.ck_elementwise, _runtime.context(place), addrs[0], addrs[1], len(args), prog)
+    if record is not None and ya.dtype == args[0].dtype and ya.shape == args[0].shape and \
+            _fast.contiguous(args[0].shape, args[0].strides):
+        # y's description first, then the inputs'; the output is allocated like x0
+        t = _fast.Template(p.mem[:(len(args) + 1) * TENSOR_SIZE],
+                           tuple(i * TENSOR_SIZE for i in range(len(args) + 1)),
+                           (0, TENSOR_SIZE), _lib.ck_elementwise, place, None)
+        entry = _program_entry(expr)  # kept alive by the template
+        t.args, t.out = t.args + (len(args), entry[1]), entry
+        _fast.put(record, t)
     return out
+
+
+def _ew_fast(expr, inputs):
+    """_ew_core of plain torch tensors in eager mode (output like x0), through a call template
+    (_fast)."""
+    if not _fast.eager(*inputs):
+        return None
+    key = ("ew", expr) + tuple((x.dtype, x.shape, x.stride(), _fast.where(x)) for x in inputs)
+    t = _fast.get(key)
+    if t is None:
+        return _ew_core(expr, inputs, record=key)
+    y = _fast.empty_like(inputs[0])
+    t.run((y.data_ptr(),) + tuple(x.data_ptr() for x in inputs))
+    return y
 
 
 def _ew_impl(expr, inputs, dtype):
@@ -184,6 +207,11 @@ def elementwise(expr, *inputs, dtype=None, out=None):
     expr uses x0..x3 (or a..d), + - * /, numbers and relu gelu gelu_tanh gelu_erf silu sigmoid
     exp neg max min add sub mul div scale(e, c) cast(e, dtype); computed in fp32 (fp64 when a
     tensor is f64). dtype: the output type (default: the widest float type of the inputs)."""
+    if out is None and dtype is None and inputs and type(inputs[0]) is _fast.Tensor and \
+            len(inputs) <= 4:
+        y = _ew_fast(expr, inputs)
+        if y is not None:
+            return y
     if out is None and _ew_op is not None and _torchops.is_torch(inputs[0] if inputs else None) \
             and not _torchops.direct(*inputs):
         return _ew_op(expr, list(inputs), _torch_dtype(dtype))

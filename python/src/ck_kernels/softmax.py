@@ -7,7 +7,7 @@ dx = scale * (dy - exp(y) * sum(dy, -1)) for log_softmax.
 import ctypes
 import struct
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR_SIZE, Pack, ck_dtype_of, describe, empty, same_place
 
@@ -23,7 +23,7 @@ def _last_dim(dim, rank, name):
              "first (e.g. x.transpose(dim, -1)).")
 
 
-def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None):
+def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None, record=None):
     xa = describe(x, "x")
     _last_dim(dim, xa.rank, "log_softmax" if log else "softmax")
     args, names = [xa], ["x"]
@@ -42,7 +42,24 @@ def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None):
     xp, yp, mp = p.tensors([xa, ya, ma])
     _OPTS.pack_into(p.buf, 3 * TENSOR_SIZE, 1 if log else 0, scale, mp or 0, 1 if causal else 0)
     call(_lib.ck_softmax, _runtime.context(place), xp, yp, p.base + 3 * TENSOR_SIZE)
+    if record is not None and ya.dtype == xa.dtype and _fast.contiguous(xa.shape, xa.strides):
+        _fast.put(record, _fast.Template(p.mem[:3 * TENSOR_SIZE + _OPTS.size], (0, TENSOR_SIZE),
+                                         (0, TENSOR_SIZE, 3 * TENSOR_SIZE), _lib.ck_softmax,
+                                         place, None))
     return out
+
+
+def _softmax_fast(x, dim, log, scale, causal):
+    """_softmax_core of a plain torch tensor in eager mode, through a call template (_fast)."""
+    if not _fast.eager(x):
+        return None
+    key = ("softmax", x.dtype, x.shape, x.stride(), _fast.where(x), dim, log, scale, causal)
+    t = _fast.get(key)
+    if t is None:
+        return _softmax_core(x, dim, log, scale, None, causal, None, record=key)
+    y = _fast.empty_like(x)
+    t.run((x.data_ptr(), y.data_ptr()))
+    return y
 
 
 # ---- torch custom ops ----------------------------------------------------------------------
@@ -81,6 +98,10 @@ _op = _torchops.op(
 
 
 def _softmax(x, dim, log, scale, mask, causal, dtype, out):
+    if type(x) is _fast.Tensor and mask is None and dtype is None and out is None:
+        y = _softmax_fast(x, dim, log, scale, causal)
+        if y is not None:
+            return y
     if out is None and _op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x, mask):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
