@@ -131,3 +131,24 @@ def test_threads(gen):
     for t in ts:
         t.join()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_memory_ops_repeated(gen, dev):
+    _fast.clear()
+    with torch.no_grad():
+        for i in range(3):
+            x = rand(gen, 6, 40, dev=dev)
+            close(ck.sum(x, -1), x.sum(-1), 1e-4)
+            close(ck.reduce(x, "amax", 0, keepdim=True), x.amax(0, keepdim=True), 0)
+            close(ck.permute(x, (1, 0)), x.permute(1, 0).contiguous(), 0)
+            close(ck.cast(x, torch.float16), x.half(), 0)
+            close(ck.cast(x, "bf16", scale=2.0), (2 * x).bfloat16(), 0)
+            w, idx = ck.topk_softmax(x, 4)
+            rw, ri = torch.topk(torch.softmax(x, -1), 4)
+            close(w, rw, 1e-6)
+            assert torch.equal(idx.long(), ri)
+        y = rand(gen, 3, 5, 7, dev=dev)
+        for _ in range(2):
+            close(ck.permute(y, (2, 0, 1)), y.permute(2, 0, 1).contiguous(), 0)
+            close(ck.sum(y, None), y.sum().reshape(()), 1e-4)

@@ -21,19 +21,20 @@ _LIMIT = 1024  # templates per thread
 
 
 class Template:
-    """One call's argument buffer with its pointer slots. run(ctx, ptrs) writes ptrs into the
-    slots (buffer offsets) and calls fn(ctx, *args) (args: addresses in the buffer, or plain
-    integers)."""
+    """One call's argument buffer with its pointer slots: run(ptrs) writes ptrs into the slots
+    (buffer offsets) and calls fn(context, *args), args made once by args_at(the buffer's
+    address). `out` is what the caller allocates outputs from (shape, dtype, device), or
+    None (outputs like the first input)."""
 
-    __slots__ = ("buf", "mem", "base", "slots", "args", "fn", "place", "out")
+    __slots__ = ("buf", "mem", "base", "slots", "args", "fn", "place", "out", "keep")
 
-    def __init__(self, data, slots, arg_offsets, fn, place, out):
+    def __init__(self, data, slots, fn, place, args_at, out=None, keep=None):
         self.buf = ctypes.create_string_buffer(bytes(data), len(data))
         self.base = ctypes.addressof(self.buf)
         self.mem = memoryview(self.buf).cast("B")
         self.slots = slots
-        self.args = tuple(self.base + o if o is not None else 0 for o in arg_offsets)
-        self.fn, self.place, self.out = fn, place, out
+        self.args = tuple(args_at(self.base))
+        self.fn, self.place, self.out, self.keep = fn, place, out, keep
 
     def run(self, ptrs):
         mem = self.mem
@@ -41,6 +42,11 @@ class Template:
             _PTR.pack_into(mem, off, p)
         if self.fn(_runtime.context(self.place), *self.args):
             raise _lib.error()
+
+    def new(self, i=0):
+        """Output i, allocated by torch as recorded."""
+        shape, dtype, device = self.out[i]
+        return torch.empty(shape, dtype=dtype, device=device)
 
 
 class _Local(threading.local):

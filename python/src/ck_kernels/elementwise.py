@@ -81,12 +81,11 @@ def _ew_core(expr, inputs, dtype=None, out=None, record=None):
     if record is not None and ya.dtype == args[0].dtype and ya.shape == args[0].shape and \
             _fast.contiguous(args[0].shape, args[0].strides):
         # y's description first, then the inputs'; the output is allocated like x0
-        t = _fast.Template(p.mem[:(len(args) + 1) * TENSOR_SIZE],
-                           tuple(i * TENSOR_SIZE for i in range(len(args) + 1)),
-                           (0, TENSOR_SIZE), _lib.ck_elementwise, place, None)
         entry = _program_entry(expr)  # kept alive by the template
-        t.args, t.out = t.args + (len(args), entry[1]), entry
-        _fast.put(record, t)
+        _fast.put(record, _fast.Template(
+            p.mem[:(len(args) + 1) * TENSOR_SIZE],
+            tuple(i * TENSOR_SIZE for i in range(len(args) + 1)), _lib.ck_elementwise, place,
+            lambda o: (o, o + TENSOR_SIZE, len(args), entry[1]), keep=entry))
     return out
 
 
@@ -234,7 +233,7 @@ def _mode(fn, name, what):
     return v
 
 
-def _cast_core(x, dtype, scale, rounding, overflow, seed, out=None):
+def _cast_core(x, dtype, scale, rounding, overflow, seed, out=None, record=None):
     xa = describe(x, "x")
     if out is None:
         out, ya = empty(xa, xa.shape, ck_dtype_of(dtype))
@@ -248,7 +247,26 @@ def _cast_core(x, dtype, scale, rounding, overflow, seed, out=None):
                        _mode(_lib.ck_overflow_mode_from_name, overflow, "overflow"),
                        scale, seed)
     call(_lib.ck_cast, _runtime.context(place), yp, xp, p.base + 2 * TENSOR_SIZE)
+    if record is not None:
+        _fast.put(record, _fast.Template(
+            p.mem[:2 * TENSOR_SIZE + _CONVERT.size], (TENSOR_SIZE, 0), _lib.ck_cast, place,
+            lambda b: (b, b + TENSOR_SIZE, b + 2 * TENSOR_SIZE),
+            ((ya.shape, out.dtype, out.device),)))
     return out
+
+
+def _cast_fast(x, dtype, scale, rounding, overflow, seed):
+    """_cast_core of a plain torch tensor in eager mode, through a call template (_fast)."""
+    if not _fast.eager(x):
+        return None
+    key = ("cast", x.dtype, x.shape, x.stride(), _fast.where(x), dtype, scale, rounding,
+           overflow, seed)
+    t = _fast.get(key)
+    if t is None:
+        return _cast_core(x, dtype, scale, rounding, overflow, seed, record=key)
+    y = t.new()
+    t.run((x.data_ptr(), y.data_ptr()))
+    return y
 
 
 def _cast_impl(x, dtype, scale, rounding, overflow, seed):
@@ -276,6 +294,10 @@ def cast(x, dtype, *, scale=1.0, rounding="rne", overflow="default", seed=0, out
     """x * scale converted to dtype, bit for bit as ck's conversions: rounding 'rne' (nearest
     even), 'rtz', 'rna' or 'sr' (stochastic, element i uses a random word from seed); overflow
     'default' (saturate for fp8, IEEE otherwise), 'sat' or 'nonsat'."""
+    if out is None and type(x) is _fast.Tensor:
+        y = _cast_fast(x, dtype, scale, rounding, overflow, seed)
+        if y is not None:
+            return y
     if out is None and _cast_op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x):
         return _cast_op(x, _torch_dtype(dtype), float(scale), rounding, overflow, int(seed))

@@ -142,8 +142,8 @@ def _forward_plain(kind, x, weight, bias, eps, record=None):
     if record is not None and _fast.contiguous(xa.shape, xa.strides):
         # the descriptions at 0 (x), 1 (weight), 2 (y), 3 (bias) point into the buffer itself
         slots = (0, TENSOR_SIZE, 2 * TENSOR_SIZE) + ((3 * TENSOR_SIZE,) if ba else ())
-        t = _fast.Template(p.mem[:10 * TENSOR_SIZE + _FWD.size], slots, (10 * TENSOR_SIZE,),
-                           _lib.ck_norm_forward, xa.place, None)
+        t = _fast.Template(p.mem[:10 * TENSOR_SIZE + _FWD.size], slots, _lib.ck_norm_forward,
+                           xa.place, lambda o: (o + 10 * TENSOR_SIZE,))
         o = t.base  # the descriptor's tensor pointers: into the template's own buffer
         _FWD.pack_into(t.mem, 10 * TENSOR_SIZE, kind, eps, o, o + TENSOR_SIZE,
                        o + 3 * TENSOR_SIZE if ba else 0, 0, 0, o + 2 * TENSOR_SIZE, 0, 0, 0, 0)
