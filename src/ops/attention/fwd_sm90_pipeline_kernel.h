@@ -1,0 +1,289 @@
+/*
+ * The sm_90a attention forward pipeline (FlashAttention-3's structure): warp-specialized TMA +
+ * wgmma. One block per (tile of ATTN_TILE_M query rows, query head, batch): ATTN_CONSUMERS
+ * consumer warpgroups (threads 0 .. 128 * ATTN_CONSUMERS - 1, warpgroup w owning query rows
+ * 64w .. 64w + 63 of the tile) and one producer warpgroup (the last), whose one thread loads
+ * the Q tile once and then walks the key/value tiles the mask leaves visible, each K tile into
+ * a slot of the K ring and each V tile into a slot of the V ring (TMA boxes of 64 columns, the
+ * 128-byte swizzle, zero-filled past the tensors). Per key tile a consumer warpgroup computes
+ * S = Q K^T with wgmma (both operands in shared memory), releases the K slot, soft-caps and
+ * masks S, runs the online softmax on the accumulator fragment in registers, rounds P to the
+ * input type in registers (the S fragment's register pairs are the register-A fragment of
+ * P V: sm90.c checks this on the encodings) and accumulates O += P V with wgmma (A from
+ * registers, V N-major in shared memory), then releases the V slot. At the end O / l is stored
+ * through the generated window and LSE = (m + log2 l) ln 2 by each row's leading lane.
+ *
+ * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
+ * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_REGS_PRODUCER,
+ * ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN C, stacked over
+ * the consumer warpgroups): tile_x_s (the tile position of an S register), attn90_slot_s /
+ * attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg (an S
+ * register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
+ * ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
+ */
+#ifndef CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
+#define CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
+
+#include "ck_block.h"
+#include "ck_block_mma.h"
+#include "ops/attention/attn_args_kernel.h"
+
+#define A90_ROW      128 /* one line of a tile: 64 elements, the 128-byte swizzle span */
+#define A90_QB       (ATTN_D / 64)
+#define A90_VB       (ATTN_DV / 64)
+#define A90_Q_BYTES  (A90_QB * ATTN_TILE_M * A90_ROW)
+#define A90_K_BYTES  (A90_QB * ATTN_TILE_N * A90_ROW)
+#define A90_V_BYTES  (A90_VB * ATTN_TILE_N * A90_ROW)
+#define A90_NS       (ATTN_TILE_N / 2) /* S registers of a thread */
+#define A90_NO       (ATTN_DV / 2)     /* O registers of a thread */
+#define A90_KSTEPS   (ATTN_TILE_N / 16)
+#define A90_NEG_INF  (ck_u32_as_f32(0xFF800000u))
+#define A90_RELEASES (4 * ATTN_CONSUMERS) /* lane 0 of every consumer warp */
+
+#if ATTN_BF16
+#define A90_SS_(N, acc, da, db, sd)  CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
+#define A90_RS_(N, acc, a, db, sd)   CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
+#else
+#define A90_SS_(N, acc, da, db, sd)  CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
+#define A90_RS_(N, acc, a, db, sd)   CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
+#endif
+#define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
+#define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
+
+/* The block's barriers: Q landed; the K ring; the V ring. */
+typedef struct attn90_bars {
+    unsigned long long *q_full;
+    ck_ring k, v;
+} attn90_bars;
+
+/* Producer (one thread): the Q tile, then K and V of key tiles [begin, end) of (hk, b). */
+CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
+                               const ck_tensor_map *tv, const attn90_bars *bars,
+                               unsigned char *smem, int i0, int h, int hk, int b, long long begin,
+                               long long end)
+{
+    unsigned char *sq = smem, *sk = sq + A90_Q_BYTES, *sv = sk + ATTN_STAGES * A90_K_BYTES;
+    ck_mbar_arrive_expect_tx(bars->q_full, A90_Q_BYTES);
+    for (int c = 0; c < A90_QB; ++c)
+        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c, i0, h, b);
+    ck_ring_pos pos = ck_ring_start();
+    for (long long kt = begin; kt < end; ++kt, ck_ring_next(&bars->k, &pos)) {
+        int n0 = (int)(kt * ATTN_TILE_N);
+        ck_ring_acquire(&bars->k, pos);
+        unsigned long long *full = ck_ring_expect(&bars->k, pos, A90_K_BYTES);
+        for (int c = 0; c < A90_QB; ++c)
+            ck_tma_load_4d(sk + pos.slot * A90_K_BYTES + c * ATTN_TILE_N * A90_ROW, tk, full,
+                           64 * c, n0, hk, b);
+        ck_ring_acquire(&bars->v, pos);
+        full = ck_ring_expect(&bars->v, pos, A90_V_BYTES);
+        for (int c = 0; c < A90_VB; ++c)
+            ck_tma_load_4d(sv + pos.slot * A90_V_BYTES + c * ATTN_TILE_N * A90_ROW, tv, full,
+                           64 * c, n0, hk, b);
+    }
+}
+
+/* s = Q K^T of the warpgroup's 64 rows (sq: their first line) and the K tile sk: per 64-column
+ * block of d, four k-steps of 32 bytes (K-major, 128-byte swizzle, 8-line groups 1024 apart). */
+CK_DEVICE void attn90_scores(float *s, const unsigned char *sq, const unsigned char *sk)
+{
+    ck_wgmma_fence();
+    CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < 4; ++k)
+    {
+        unsigned long long dq =
+            ck_wgmma_desc(sq + c * ATTN_TILE_M * A90_ROW + 32 * k, 16, 1024, CK_SWIZZLE_128B);
+        unsigned long long dk =
+            ck_wgmma_desc(sk + c * ATTN_TILE_N * A90_ROW + 32 * k, 16, 1024, CK_SWIZZLE_128B);
+        A90_SS(ATTN_TILE_N, s, dq, dk, (int)(c + k > 0));
+    }
+    ck_wgmma_commit_group();
+    ck_wgmma_wait_group(0);
+    ck_wgmma_fence_operand(s, A90_NS);
+}
+
+/* o += P V: k-step j takes registers 8j .. 8j + 7 of P (pairs packed: the register-A fragment
+ * of keys 16j .. 16j + 15) and the V lines 16j .. 16j + 15 (N-major: 64-column blocks
+ * TILE_N lines apart, 8-line groups 1024 apart). */
+CK_DEVICE void attn90_pv(float *o, const unsigned (*p)[4], const unsigned char *sv)
+{
+    ck_wgmma_fence();
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j)
+    {
+        unsigned long long dv = ck_wgmma_desc(sv + j * 16 * A90_ROW, ATTN_TILE_N * A90_ROW, 1024,
+                                              CK_SWIZZLE_128B);
+        A90_RS(ATTN_DV, o, p[j], dv, 1);
+    }
+    ck_wgmma_commit_group();
+    ck_wgmma_wait_group(0);
+    ck_wgmma_fence_operand(o, A90_NO);
+}
+
+/* The logit soft-cap: s = cap_out * tanh(s * cap_in). */
+CK_DEVICE void attn90_softcap(float *s, float cap_in, float cap_out)
+{
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d) s[d] = cap_out * tanhf(s[d] * cap_in);
+}
+
+/* -inf where the mask hides (i, j) or j is past the keys; (i0, j0): the block tile's origin. */
+CK_DEVICE void attn90_mask(float *s, const ck_attn_kargs *ka, long long i0, long long j0)
+{
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d)
+    {
+        long long x[2];
+        tile_x_s(d, x);
+        long long i = i0 + x[0], j = j0 + x[1];
+        if (j >= ka->sk || j < i + ka->lo || j > i + ka->hi)
+            s[d] = A90_NEG_INF;
+    }
+}
+
+/* Online softmax of one tile, per row slot: the new max (over the lanes sharing the row), l and
+ * O rescaled by exp2(m_old - m_new), s replaced by p = exp2(s * scale_log2 - m_new). A row that
+ * has seen only masked keys keeps m = -inf and subtracts 0, so that exp2 gives 0, never NaN. */
+CK_DEVICE void attn90_softmax(float *s, float *o, float *m, float *l, float scale_log2)
+{
+    float mx[ATTN90_SLOTS], base[ATTN90_SLOTS], alpha[ATTN90_SLOTS], sum[ATTN90_SLOTS];
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) mx[r] = A90_NEG_INF, sum[r] = 0.0f;
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d) mx[attn90_slot_s(d)] =
+        fmaxf(mx[attn90_slot_s(d)], s[d]);
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
+    {
+        float m_new = fmaxf(m[r], attn90_row_max(mx[r]) * scale_log2);
+        base[r] = m_new == A90_NEG_INF ? 0.0f : m_new;
+        alpha[r] = ck_exp2_ftz(m[r] - base[r]);
+        m[r] = m_new;
+    }
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d)
+    {
+        int r = attn90_slot_s(d);
+        s[d] = ck_exp2_ftz(fmaf(s[d], scale_log2, -base[r]));
+        sum[r] += s[d];
+    }
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) l[r] = fmaf(l[r], alpha[r], sum[r]);
+    CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] *= alpha[attn90_slot_o(d)];
+}
+
+/* P rounded to the input type, two registers to one: the A fragments of P V's k-steps. */
+CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
+{
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r)
+        p[j][r] = ck_pack_f32x2_b16(s[8 * j + 2 * r], s[8 * j + 2 * r + 1], ATTN_BF16);
+}
+
+/* O = o / l (0 for rows that saw no key) through the generated window (rows below sq), LSE by
+ * the leading lane of each row. */
+CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn_kargs *ka,
+                               unsigned short *out, float *lse, long long i0)
+{
+    float inv[ATTN90_SLOTS];
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
+    {
+        l[r] = attn90_row_sum(l[r]);
+        inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    }
+    unsigned short ob[A90_NO];
+    CK_UNROLL for (int d = 0; d < A90_NO; ++d)
+    {
+#if ATTN_BF16
+        ob[d] = (unsigned short)ck_fast_f32_to_bf16(o[d] * inv[attn90_slot_o(d)]);
+#else
+        ob[d] = (unsigned short)ck_fast_f32_to_f16(o[d] * inv[attn90_slot_o(d)]);
+#endif
+    }
+    ck_win_o w = make_win_o(out, i0, 0, ka->o_s, ka->sq);
+    store_o(ob, &w);
+    if (!lse || (ck_lane_id() & ATTN90_ROW_LANES) != 0)
+        return;
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
+    {
+        long long x[2];
+        tile_x_s(attn90_slot_reg(r), x);
+        if (i0 + x[0] < ka->sq)
+            lse[i0 + x[0]] =
+                l[r] > 0.0f ? (m[r] + log2f(l[r])) * 0.69314718055994531f : A90_NEG_INF;
+    }
+}
+
+/* Whether key tile kt needs the mask for some row of [i0, i0 + TILE_M). */
+CK_DEVICE int attn90_tile_partial(const ck_attn_kargs *ka, long long i0, long long kt)
+{
+    long long j0 = kt * ATTN_TILE_N, j1 = j0 + ATTN_TILE_N - 1, i1 = i0 + ATTN_TILE_M - 1;
+    return j1 >= ka->sk || j0 < i1 + ka->lo || j1 > i0 + ka->hi;
+}
+
+/* A consumer warpgroup wg: rows 64 wg .. 64 wg + 63 of the tile at i0. */
+CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
+                               const unsigned char *smem, unsigned wg, long long i0,
+                               long long begin, long long end, unsigned short *out, float *lse)
+{
+    const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
+    const unsigned char *sv = sk + ATTN_STAGES * A90_K_BYTES;
+    float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS];
+    unsigned p[A90_KSTEPS][4];
+    CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] = 0.0f;
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) m[r] = A90_NEG_INF, l[r] = 0.0f;
+    ck_mbar_wait_parity(bars->q_full, 0);
+    ck_ring_pos pos = ck_ring_start();
+    for (long long kt = begin; kt < end; ++kt, ck_ring_next(&bars->k, &pos)) {
+        ck_ring_wait(&bars->k, pos);
+        attn90_scores(s, sq, sk + pos.slot * A90_K_BYTES);
+        if (ck_lane_id() == 0)
+            ck_ring_release(&bars->k, pos);
+        if (ka->cap_in > 0.0f)
+            attn90_softcap(s, ka->cap_in, ka->cap_out);
+        if (attn90_tile_partial(ka, i0, kt))
+            attn90_mask(s, ka, i0, kt * ATTN_TILE_N);
+        attn90_softmax(s, o, m, l, ka->scale_log2);
+        attn90_pack(p, s);
+        ck_ring_wait(&bars->v, pos);
+        attn90_pv(o, (const unsigned(*)[4])p, sv + pos.slot * A90_V_BYTES);
+        if (ck_lane_id() == 0)
+            ck_ring_release(&bars->v, pos);
+    }
+    attn90_epilogue(o, m, l, ka, out, lse, i0);
+}
+
+/* Block (x, h, b): query tile gridDim.x - 1 - x (the longest causal rows start first). */
+CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
+                                  const ck_tensor_map *tk, const ck_tensor_map *tv)
+{
+    unsigned char *smem = (unsigned char *)ck_dynamic_shared();
+    smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
+    unsigned long long *bar = (unsigned long long *)(smem + A90_Q_BYTES +
+                                                     ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES));
+    attn90_bars bars;
+    bars.q_full = bar;
+    bars.k = ck_ring_make(bar + 1, ATTN_STAGES);
+    bars.v = ck_ring_make(bar + 1 + 2 * ATTN_STAGES, ATTN_STAGES);
+    int h = (int)ck_block_idx_y(), b = (int)ck_block_idx_z(), hk = h / ka->group;
+    long long i0 = ((long long)ck_grid_dim_x() - 1 - ck_block_idx_x()) * ATTN_TILE_M;
+    long long off = ka->bottom_right ? ka->sk - ka->sq : 0;
+    ka->lo = ka->left < 0 ? -(1LL << 62) : off - ka->left;
+    ka->hi = ka->right < 0 ? (1LL << 62) : off + ka->right;
+    /* the key tiles holding a key visible to some row of the tile */
+    long long last = (i0 + ATTN_TILE_M < ka->sq ? i0 + ATTN_TILE_M : ka->sq) - 1;
+    long long jlo = i0 + ka->lo < 0 ? 0 : i0 + ka->lo;
+    long long jhi = last + ka->hi < ka->sk - 1 ? last + ka->hi : ka->sk - 1;
+    long long begin = jlo / ATTN_TILE_N, end = jhi < jlo ? begin : jhi / ATTN_TILE_N + 1;
+    unsigned wg = ck_warpgroup_id();
+    if (ck_thread_linear() == 0) {
+        ck_tma_prefetch_map(tq);
+        ck_tma_prefetch_map(tk);
+        ck_tma_prefetch_map(tv);
+        ck_mbar_init(bars.q_full, 1);
+        ck_ring_init(&bars.k, A90_RELEASES);
+        ck_ring_init(&bars.v, A90_RELEASES);
+    }
+    ck_sync_threads();
+    if (wg == ATTN_CONSUMERS) {
+        CK_REGS_PRODUCER(ATTN_REGS_PRODUCER);
+        if (ck_warpgroup_thread() == 0)
+            attn90_producer(tq, tk, tv, &bars, smem, (int)i0, h, hk, b, begin, end);
+    } else {
+        CK_REGS_CONSUMER(ATTN_REGS_CONSUMER);
+        unsigned short *out = (unsigned short *)ka->o + b * ka->o_b + h * ka->o_h;
+        float *lse = ka->lse ? ka->lse + ((long long)b * ka->hq + h) * ka->sq : 0;
+        attn90_consumer(ka, &bars, smem, wg, i0, begin, end, out, lse);
+    }
+}
+
+#endif
