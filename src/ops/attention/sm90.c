@@ -101,8 +101,9 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
               {"v", &p->v, p->s_k, p->h_k},
               {"o", &p->o, p->s_q, p->h_q}};
     for (int i = 0; i < 4; ++i)
-        if (!tma_stride_ok(t[i].st->batch, p->b) || !tma_stride_ok(t[i].st->seq, t[i].s) ||
-            !tma_stride_ok(t[i].st->head, t[i].h))
+        if ((t[i].s > 0 || i == 0 || i == 3) && /* K and V of s_k = 0 are never read */
+            (!tma_stride_ok(t[i].st->batch, p->b) || !tma_stride_ok(t[i].st->seq, t[i].s) ||
+             !tma_stride_ok(t[i].st->head, t[i].h)))
             return refuse(reason, reason_size,
                           "the sm90 kernel needs strides of a multiple of 8 elements (16 bytes) "
                           "below 2^39; %s's are (batch %lld, seq %lld, head %lld).",
