@@ -13,9 +13,14 @@
  * registers, V N-major in shared memory), then releases the V slot. At the end O / l is stored
  * through the generated window and LSE = (m + log2 l) ln 2 by each row's leading lane.
  *
+ * FlashAttention-3's two overlaps: Q K^T of the next key tile is issued with P V of the current
+ * one, before the next softmax (attn90_consumer); and with ATTN_PINGPONG the two consumer
+ * warpgroups take turns at issuing their GEMMs (named barriers), so that one's softmax overlaps
+ * the other's GEMMs.
+ *
  * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
- * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_REGS_PRODUCER,
- * ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN C, stacked over
+ * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG,
+ * ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN C, stacked over
  * the consumer warpgroups): tile_x_s (the tile position of an S register), attn90_slot_s /
  * attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg (an S
  * register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
@@ -82,9 +87,10 @@ CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
     }
 }
 
-/* s = Q K^T of the warpgroup's 64 rows (sq: their first line) and the K tile sk: per 64-column
- * block of d, four k-steps of 32 bytes (K-major, 128-byte swizzle, 8-line groups 1024 apart). */
-CK_DEVICE void attn90_scores(float *s, const unsigned char *sq, const unsigned char *sk)
+/* Issue s = Q K^T of the warpgroup's 64 rows (sq: their first line) and the K tile sk: per
+ * 64-column block of d, four k-steps of 32 bytes (K-major, 128-byte swizzle, 8-line groups 1024
+ * apart). One wgmma group; s is not to be read before it completes. */
+CK_DEVICE void attn90_scores_issue(float *s, const unsigned char *sq, const unsigned char *sk)
 {
     ck_wgmma_fence();
     CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < 4; ++k)
@@ -96,14 +102,13 @@ CK_DEVICE void attn90_scores(float *s, const unsigned char *sq, const unsigned c
         A90_SS(ATTN_TILE_N, s, dq, dk, (int)(c + k > 0));
     }
     ck_wgmma_commit_group();
-    ck_wgmma_wait_group(0);
-    ck_wgmma_fence_operand(s, A90_NS);
 }
 
-/* o += P V: k-step j takes registers 8j .. 8j + 7 of P (pairs packed: the register-A fragment
- * of keys 16j .. 16j + 15) and the V lines 16j .. 16j + 15 (N-major: 64-column blocks
- * TILE_N lines apart, 8-line groups 1024 apart). */
-CK_DEVICE void attn90_pv(float *o, const unsigned (*p)[4], const unsigned char *sv)
+/* Issue o += P V: k-step j takes registers 8j .. 8j + 7 of P (pairs packed: the register-A
+ * fragment of keys 16j .. 16j + 15) and the V lines 16j .. 16j + 15 (N-major: 64-column blocks
+ * TILE_N lines apart, 8-line groups 1024 apart). One wgmma group; neither o nor p is to be
+ * touched before it completes. */
+CK_DEVICE void attn90_pv_issue(float *o, const unsigned (*p)[4], const unsigned char *sv)
 {
     ck_wgmma_fence();
     CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j)
@@ -113,8 +118,26 @@ CK_DEVICE void attn90_pv(float *o, const unsigned (*p)[4], const unsigned char *
         A90_RS(ATTN_DV, o, p[j], dv, 1);
     }
     ck_wgmma_commit_group();
+}
+
+/* After the wgmma groups up to `pending` have completed: their accumulators (and, for P V, the
+ * P registers it read) are the program's again. */
+CK_DEVICE void attn90_wait_s(float *s, int pending)
+{
+    ck_wgmma_wait_group(pending);
+    ck_wgmma_fence_operand(s, A90_NS);
+}
+
+CK_DEVICE void attn90_wait_o(float *o, unsigned (*p)[4])
+{
     ck_wgmma_wait_group(0);
     ck_wgmma_fence_operand(o, A90_NO);
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r)
+    {
+        float x = ck_u32_as_f32(p[j][r]); /* p stays live (unreused) until here */
+        ck_wgmma_fence_operand(&x, 1);
+        p[j][r] = ck_f32_as_u32(x);
+    }
 }
 
 /* The logit soft-cap: s = cap_out * tanh(s * cap_in). */
@@ -136,12 +159,13 @@ CK_DEVICE void attn90_mask(float *s, const ck_attn_kargs *ka, long long i0, long
     }
 }
 
-/* Online softmax of one tile, per row slot: the new max (over the lanes sharing the row), l and
- * O rescaled by exp2(m_old - m_new), s replaced by p = exp2(s * scale_log2 - m_new). A row that
- * has seen only masked keys keeps m = -inf and subtracts 0, so that exp2 gives 0, never NaN. */
-CK_DEVICE void attn90_softmax(float *s, float *o, float *m, float *l, float scale_log2)
+/* Online softmax of one tile, per row slot: the new max (over the lanes sharing the row), l
+ * rescaled by alpha = exp2(m_old - m_new) (O is rescaled by attn90_rescale once the P V in
+ * flight has completed), s replaced by p = exp2(s * scale_log2 - m_new). A row that has seen
+ * only masked keys keeps m = -inf and subtracts 0, so that exp2 gives 0, never NaN. */
+CK_DEVICE void attn90_softmax(float *s, float *m, float *l, float *alpha, float scale_log2)
 {
-    float mx[ATTN90_SLOTS], base[ATTN90_SLOTS], alpha[ATTN90_SLOTS], sum[ATTN90_SLOTS];
+    float mx[ATTN90_SLOTS], base[ATTN90_SLOTS], sum[ATTN90_SLOTS];
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) mx[r] = A90_NEG_INF, sum[r] = 0.0f;
     CK_UNROLL for (int d = 0; d < A90_NS; ++d) mx[attn90_slot_s(d)] =
         fmaxf(mx[attn90_slot_s(d)], s[d]);
@@ -159,6 +183,10 @@ CK_DEVICE void attn90_softmax(float *s, float *o, float *m, float *l, float scal
         sum[r] += s[d];
     }
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) l[r] = fmaf(l[r], alpha[r], sum[r]);
+}
+
+CK_DEVICE void attn90_rescale(float *o, const float *alpha)
+{
     CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] *= alpha[attn90_slot_o(d)];
 }
 
@@ -210,34 +238,89 @@ CK_DEVICE int attn90_tile_partial(const ck_attn_kargs *ka, long long i0, long lo
     return j1 >= ka->sk || j0 < i1 + ka->lo || j1 > i0 + ka->hi;
 }
 
-/* A consumer warpgroup wg: rows 64 wg .. 64 wg + 63 of the tile at i0. */
+/* The ping-pong of the consumer warpgroups (ATTN_PINGPONG, two of them): a warpgroup issues its
+ * GEMMs in its turn, which starts when the other passes it (named barrier 2 + wg, both
+ * warpgroups' threads), so that one's softmax runs while the other's GEMMs use the tensor
+ * cores. Warpgroup 1 passes first (warpgroup 0 starts) and skips its last pass, so that every
+ * pass is waited for. */
+#if ATTN_PINGPONG && ATTN_CONSUMERS == 2
+#define A90_TURN_WAIT(wg) ck_named_barrier_sync(2 + (wg), 2 * CK_WARPGROUP_THREADS)
+#define A90_TURN_PASS(wg) ck_named_barrier_arrive(3 - (wg), 2 * CK_WARPGROUP_THREADS)
+#else
+#define A90_TURN_WAIT(wg) ((void)0)
+#define A90_TURN_PASS(wg) ((void)0)
+#endif
+
+/* S of key tile kt, once its wgmma completed: soft-cap, mask, online softmax (alpha: O's
+ * rescale, applied later). */
+CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
+                                  const ck_attn_kargs *ka, long long i0, long long kt)
+{
+    if (ka->cap_in > 0.0f)
+        attn90_softcap(s, ka->cap_in, ka->cap_out);
+    if (attn90_tile_partial(ka, i0, kt))
+        attn90_mask(s, ka, i0, kt * ATTN_TILE_N);
+    attn90_softmax(s, m, l, alpha, ka->scale_log2);
+}
+
+/* A consumer warpgroup wg: rows 64 wg .. 64 wg + 63 of the tile at i0. Per step, Q K^T of key
+ * tile kt and P V of tile kt - 1 are issued together, and the softmax of kt runs while P V of
+ * kt - 1 is still on the tensor cores (FlashAttention-3's intra-warpgroup overlap); O takes the
+ * rescale of kt's softmax just before P V of kt is issued. */
 CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
                                const unsigned char *smem, unsigned wg, long long i0,
                                long long begin, long long end, unsigned short *out, float *lse)
 {
     const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
     const unsigned char *sv = sk + ATTN_STAGES * A90_K_BYTES;
-    float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS];
+    float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS], alpha[ATTN90_SLOTS];
     unsigned p[A90_KSTEPS][4];
     CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] = 0.0f;
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) m[r] = A90_NEG_INF, l[r] = 0.0f;
-    ck_mbar_wait_parity(bars->q_full, 0);
-    ck_ring_pos pos = ck_ring_start();
-    for (long long kt = begin; kt < end; ++kt, ck_ring_next(&bars->k, &pos)) {
-        ck_ring_wait(&bars->k, pos);
-        attn90_scores(s, sq, sk + pos.slot * A90_K_BYTES);
-        if (ck_lane_id() == 0)
-            ck_ring_release(&bars->k, pos);
-        if (ka->cap_in > 0.0f)
-            attn90_softcap(s, ka->cap_in, ka->cap_out);
-        if (attn90_tile_partial(ka, i0, kt))
-            attn90_mask(s, ka, i0, kt * ATTN_TILE_N);
-        attn90_softmax(s, o, m, l, ka->scale_log2);
+    if (begin < end) {
+        int lane0 = ck_lane_id() == 0;
+        ck_ring_pos kp = ck_ring_start(), vp = kp;
+        if (wg == 1)
+            A90_TURN_PASS(wg);
+        ck_mbar_wait_parity(bars->q_full, 0);
+        ck_ring_wait(&bars->k, kp);
+        A90_TURN_WAIT(wg);
+        attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
+        A90_TURN_PASS(wg);
+        attn90_wait_s(s, 0);
+        if (lane0)
+            ck_ring_release(&bars->k, kp);
+        ck_ring_next(&bars->k, &kp);
+        attn90_scores_post(s, m, l, alpha, ka, i0, begin);
         attn90_pack(p, s);
-        ck_ring_wait(&bars->v, pos);
-        attn90_pv(o, (const unsigned(*)[4])p, sv + pos.slot * A90_V_BYTES);
-        if (ck_lane_id() == 0)
-            ck_ring_release(&bars->v, pos);
+        for (long long kt = begin + 1; kt < end; ++kt) {
+            ck_ring_wait(&bars->k, kp);
+            A90_TURN_WAIT(wg);
+            attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
+            attn90_rescale(o, alpha);
+            ck_ring_wait(&bars->v, vp);
+            attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
+            A90_TURN_PASS(wg);
+            attn90_wait_s(s, 1); /* Q K^T of kt (P V of kt - 1 may be in flight) */
+            if (lane0)
+                ck_ring_release(&bars->k, kp);
+            ck_ring_next(&bars->k, &kp);
+            attn90_scores_post(s, m, l, alpha, ka, i0, kt);
+            attn90_wait_o(o, p);
+            if (lane0)
+                ck_ring_release(&bars->v, vp);
+            ck_ring_next(&bars->v, &vp);
+            attn90_pack(p, s);
+        }
+        A90_TURN_WAIT(wg);
+        attn90_rescale(o, alpha);
+        ck_ring_wait(&bars->v, vp);
+        attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
+        if (wg == 0)
+            A90_TURN_PASS(wg);
+        attn90_wait_o(o, p);
+        if (lane0)
+            ck_ring_release(&bars->v, vp);
     }
     attn90_epilogue(o, m, l, ka, out, lse, i0);
 }

@@ -161,7 +161,14 @@ typedef struct param {
     long long value;
 } param;
 
-enum { NPARAMS = 9 };
+enum { NPARAMS = 10 };
+
+/* The consumer warpgroups' ping-pong: on, unless CK_ATTN_SM90_PINGPONG=0 (to time without). */
+static int pingpong(void)
+{
+    const char *e = getenv("CK_ATTN_SM90_PINGPONG");
+    return !(e && strcmp(e, "0") == 0);
+}
 
 static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *t)
 {
@@ -174,6 +181,7 @@ static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *
         {"ATTN_TILE_N", in->tile_n},
         {"ATTN_STAGES", A90_STAGES},
         {"ATTN_CONSUMERS", in->tile_m / 64},
+        {"ATTN_PINGPONG", pingpong()},
         {"ATTN_REGS_PRODUCER", A90_REGS_PRODUCER},
         {"ATTN_REGS_CONSUMER", A90_REGS_CONSUMER},
     };
