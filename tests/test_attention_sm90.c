@@ -6,8 +6,9 @@
  * types. Covered: bf16 and f16; head dims 64, 128, 192, 256 and d_v != d (192 / 128, 64 / 128,
  * 128 / 64); both key tiles (128 and 64 rows); every mask and alignment; GQA ratios 1, 2, 8 and
  * MQA; soft-cap; BSHD and BHSD with padded rows; odd s_q and s_k (partial tiles: TMA zero-fill
- * and the mask); rows that see no key (O = 0, LSE = -inf); s_k = 0. Also the refusals that send
- * a problem to the sm80 kernel, each with its reason.
+ * and the mask); variable-length batches (empty sequences, several query tiles per block); rows
+ * that see no key (O = 0, LSE = -inf); s_k = 0. Also the refusals that send a problem to the
+ * sm80 kernel, each with its reason.
  */
 #include "attn_harness.h"
 
@@ -109,6 +110,31 @@ static void test_softcap(void)
     run90(&c);
 }
 
+/* Variable-length sequences (group mode): empty sequences on either side, s_q > s_k with
+ * bottom-right causal rows that see nothing, GQA, LSE [h_q, total_q]; and grid hints shorter
+ * than the sequences, so that a block walks several query tiles (the Q tile reloaded once its
+ * readers are done, the rings continuing across tiles), with a window, BHSD and f16. */
+static void test_varlen(void)
+{
+    acase c = ac_base(5, 70, 80, 4, 2, 64);
+    int lq[5] = {17, 0, 70, 1, 140}, lk[5] = {30, 12, 80, 0, 9};
+    c.varlen = 1;
+    memcpy(c.lq, lq, sizeof lq), memcpy(c.lk, lk, sizeof lk);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    run90(&c);
+    c = ac_base(3, 16, 16, 2, 1, 128);
+    int lq2[3] = {300, 3, 130}, lk2[3] = {200, 260, 64};
+    c.varlen = 1;
+    memcpy(c.lq, lq2, sizeof lq2), memcpy(c.lk, lk2, sizeof lk2);
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 70, c.wr = 2;
+    c.bhsd = 1;
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    run90(&c);
+}
+
 /* Rows that see no key: bottom-right causal with s_q > s_k, a window past every key, s_k = 0. */
 static void test_fully_masked(void)
 {
@@ -142,8 +168,8 @@ static void test_refusals(void)
     t[0].p = g, t[0].p.d = t[0].p.d_v = 32, t[0].why = "head dims";
     t[1].p = g, t[1].p.q.seq = 68, t[1].p.q.head = 36, t[1].p.q.batch = 68 * 40;
     t[1].why = "multiple of 8";
-    t[2].p = g, t[2].p.varlen = 1, t[2].p.total_q = t[2].p.total_k = 40;
-    t[2].why = "variable-length";
+    t[2].p = g, t[2].p.k.seq = 64, t[2].p.k.head = 64, t[2].p.k.batch = 0; /* K batch stride 0 */
+    t[2].p.b = 2, t[2].why = "k's are (batch 0";
     t[3].p = g, t[3].p.d_v = 96, t[3].why = "d_v = 96";
     for (int i = 0; i < 4; ++i) {
         ck_attn_prob prob;
@@ -187,6 +213,7 @@ int main(void)
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);
     RUN_TEST(test_softcap);
+    RUN_TEST(test_varlen);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_refusals);
     ck_context_destroy(a_ctx);

@@ -55,35 +55,46 @@
 #define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
 
-/* The block's barriers: Q landed; the K ring; the V ring. */
+/* The block's barriers: the Q tile landed / its readers are done; the K ring; the V ring. */
 typedef struct attn90_bars {
-    unsigned long long *q_full;
+    unsigned long long *q_full, *q_empty;
     ck_ring k, v;
 } attn90_bars;
 
-/* Producer (one thread): the Q tile, then K and V of key tiles [begin, end) of (hk, b). */
+/* One query tile of the block: rows i0 .. i0 + TILE_M - 1 of its sequence, which starts at row
+ * q0 of Q and row k0 of K and V (TMA coordinates; varlen: the packed rows, batch bz 0), key
+ * tiles [begin, end) visible to it, and the parity of its Q tile's phase (tiles with keys count:
+ * neither side touches Q for the others). */
+typedef struct attn90_tile {
+    long long i0, begin, end;
+    int q0, k0, h, hk, bz;
+    unsigned q_phase;
+} attn90_tile;
+
+/* Producer (one thread): the Q tile (once its previous readers released it), then K and V of
+ * the tile's key tiles; pos walks both rings across the block's tiles. */
 CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
                                const ck_tensor_map *tv, const attn90_bars *bars,
-                               unsigned char *smem, int i0, int h, int hk, int b, long long begin,
-                               long long end)
+                               unsigned char *smem, const attn90_tile *t, ck_ring_pos *pos)
 {
     unsigned char *sq = smem, *sk = sq + A90_Q_BYTES, *sv = sk + ATTN_STAGES * A90_K_BYTES;
+    ck_mbar_wait_parity(bars->q_empty, t->q_phase ^ 1u);
     ck_mbar_arrive_expect_tx(bars->q_full, A90_Q_BYTES);
     for (int c = 0; c < A90_QB; ++c)
-        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c, i0, h, b);
-    ck_ring_pos pos = ck_ring_start();
-    for (long long kt = begin; kt < end; ++kt, ck_ring_next(&bars->k, &pos)) {
-        int n0 = (int)(kt * ATTN_TILE_N);
-        ck_ring_acquire(&bars->k, pos);
-        unsigned long long *full = ck_ring_expect(&bars->k, pos, A90_K_BYTES);
+        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c,
+                       t->q0 + (int)t->i0, t->h, t->bz);
+    for (long long kt = t->begin; kt < t->end; ++kt, ck_ring_next(&bars->k, pos)) {
+        int n0 = t->k0 + (int)(kt * ATTN_TILE_N);
+        ck_ring_acquire(&bars->k, *pos);
+        unsigned long long *full = ck_ring_expect(&bars->k, *pos, A90_K_BYTES);
         for (int c = 0; c < A90_QB; ++c)
-            ck_tma_load_4d(sk + pos.slot * A90_K_BYTES + c * ATTN_TILE_N * A90_ROW, tk, full,
-                           64 * c, n0, hk, b);
-        ck_ring_acquire(&bars->v, pos);
-        full = ck_ring_expect(&bars->v, pos, A90_V_BYTES);
+            ck_tma_load_4d(sk + pos->slot * A90_K_BYTES + c * ATTN_TILE_N * A90_ROW, tk, full,
+                           64 * c, n0, t->hk, t->bz);
+        ck_ring_acquire(&bars->v, *pos);
+        full = ck_ring_expect(&bars->v, *pos, A90_V_BYTES);
         for (int c = 0; c < A90_VB; ++c)
-            ck_tma_load_4d(sv + pos.slot * A90_V_BYTES + c * ATTN_TILE_N * A90_ROW, tv, full,
-                           64 * c, n0, hk, b);
+            ck_tma_load_4d(sv + pos->slot * A90_V_BYTES + c * ATTN_TILE_N * A90_ROW, tv, full,
+                           64 * c, n0, t->hk, t->bz);
     }
 }
 
@@ -268,9 +279,11 @@ CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
  * kt - 1 is still on the tensor cores (FlashAttention-3's intra-warpgroup overlap); O takes the
  * rescale of kt's softmax just before P V of kt is issued. */
 CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
-                               const unsigned char *smem, unsigned wg, long long i0,
-                               long long begin, long long end, unsigned short *out, float *lse)
+                               const unsigned char *smem, unsigned wg, const attn90_tile *t,
+                               ck_ring_pos *kpos, ck_ring_pos *vpos, unsigned short *out,
+                               float *lse)
 {
+    long long i0 = t->i0, begin = t->begin, end = t->end;
     const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
     const unsigned char *sv = sk + ATTN_STAGES * A90_K_BYTES;
     float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS], alpha[ATTN90_SLOTS];
@@ -279,10 +292,10 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) m[r] = A90_NEG_INF, l[r] = 0.0f;
     if (begin < end) {
         int lane0 = ck_lane_id() == 0;
-        ck_ring_pos kp = ck_ring_start(), vp = kp;
+        ck_ring_pos kp = *kpos, vp = *vpos;
         if (wg == 1)
             A90_TURN_PASS(wg);
-        ck_mbar_wait_parity(bars->q_full, 0);
+        ck_mbar_wait_parity(bars->q_full, t->q_phase);
         ck_ring_wait(&bars->k, kp);
         A90_TURN_WAIT(wg);
         attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
@@ -312,6 +325,8 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
             ck_ring_next(&bars->v, &vp);
             attn90_pack(p, s);
         }
+        if (lane0) /* every Q K^T of the tile has completed */
+            ck_mbar_arrive(bars->q_empty);
         A90_TURN_WAIT(wg);
         attn90_rescale(o, alpha);
         ck_ring_wait(&bars->v, vp);
@@ -321,11 +336,36 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
         attn90_wait_o(o, p);
         if (lane0)
             ck_ring_release(&bars->v, vp);
+        ck_ring_next(&bars->v, &vp);
+        *kpos = kp, *vpos = vp;
     }
     attn90_epilogue(o, m, l, ka, out, lse, i0);
 }
 
-/* Block (x, h, b): query tile gridDim.x - 1 - x (the longest causal rows start first). */
+/* Offset of sequence b's first row and its length: clamped [cu[b], cu[b + 1]) of [0, total]. */
+CK_DEVICE void attn90_seq(const int *cu, long long total, long long b, long long *first,
+                          long long *len)
+{
+    long long a = cu[b], e = cu[b + 1];
+    a = a < 0 ? 0 : a > total ? total : a;
+    e = e < 0 ? 0 : e > total ? total : e;
+    *first = a, *len = e > a ? e - a : 0;
+}
+
+/* The key tiles [*begin, *end) holding a key visible to some row of [i0, i0 + TILE_M). */
+CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long *begin,
+                                long long *end)
+{
+    long long last = (i0 + ATTN_TILE_M < ka->sq ? i0 + ATTN_TILE_M : ka->sq) - 1;
+    long long jlo = i0 + ka->lo < 0 ? 0 : i0 + ka->lo;
+    long long jhi = last + ka->hi < ka->sk - 1 ? last + ka->hi : ka->sk - 1;
+    *begin = jlo / ATTN_TILE_N;
+    *end = jhi < jlo ? *begin : jhi / ATTN_TILE_N + 1;
+}
+
+/* Block (x, h, b): the query tiles n - 1 - x, n - 1 - x - gridDim.x, ... of sequence b's n
+ * (the longest causal rows first; with fixed lengths the grid covers s_q: one tile). Varlen:
+ * the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q, total_q]. */
 CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
                                   const ck_tensor_map *tk, const ck_tensor_map *tv)
 {
@@ -334,38 +374,61 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
     unsigned long long *bar = (unsigned long long *)(smem + A90_Q_BYTES +
                                                      ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES));
     attn90_bars bars;
-    bars.q_full = bar;
-    bars.k = ck_ring_make(bar + 1, ATTN_STAGES);
-    bars.v = ck_ring_make(bar + 1 + 2 * ATTN_STAGES, ATTN_STAGES);
-    int h = (int)ck_block_idx_y(), b = (int)ck_block_idx_z(), hk = h / ka->group;
-    long long i0 = ((long long)ck_grid_dim_x() - 1 - ck_block_idx_x()) * ATTN_TILE_M;
+    bars.q_full = bar, bars.q_empty = bar + 1;
+    bars.k = ck_ring_make(bar + 2, ATTN_STAGES);
+    bars.v = ck_ring_make(bar + 2 + 2 * ATTN_STAGES, ATTN_STAGES);
+    attn90_tile t;
+    t.h = (int)ck_block_idx_y(), t.hk = t.h / ka->group, t.bz = (int)ck_block_idx_z();
+    t.q0 = t.k0 = 0;
+    unsigned short *out = (unsigned short *)ka->o + t.bz * ka->o_b + t.h * ka->o_h;
+    float *lse = ka->lse ? ka->lse + ((long long)t.bz * ka->hq + t.h) * ka->sq : 0;
+    if (ka->cu_q) {
+        long long q0, k0;
+        attn90_seq(ka->cu_q, ka->total_q, t.bz, &q0, &ka->sq);
+        attn90_seq(ka->cu_k, ka->total_k, t.bz, &k0, &ka->sk);
+        t.q0 = (int)q0, t.k0 = (int)k0, t.bz = 0;
+        out = (unsigned short *)ka->o + q0 * ka->o_s + t.h * ka->o_h;
+        lse = ka->lse ? ka->lse + t.h * ka->total_q + q0 : 0;
+    }
     long long off = ka->bottom_right ? ka->sk - ka->sq : 0;
     ka->lo = ka->left < 0 ? -(1LL << 62) : off - ka->left;
     ka->hi = ka->right < 0 ? (1LL << 62) : off + ka->right;
-    /* the key tiles holding a key visible to some row of the tile */
-    long long last = (i0 + ATTN_TILE_M < ka->sq ? i0 + ATTN_TILE_M : ka->sq) - 1;
-    long long jlo = i0 + ka->lo < 0 ? 0 : i0 + ka->lo;
-    long long jhi = last + ka->hi < ka->sk - 1 ? last + ka->hi : ka->sk - 1;
-    long long begin = jlo / ATTN_TILE_N, end = jhi < jlo ? begin : jhi / ATTN_TILE_N + 1;
+    long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M;
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
         ck_tma_prefetch_map(tq);
         ck_tma_prefetch_map(tk);
         ck_tma_prefetch_map(tv);
         ck_mbar_init(bars.q_full, 1);
+        ck_mbar_init(bars.q_empty, A90_RELEASES);
         ck_ring_init(&bars.k, A90_RELEASES);
         ck_ring_init(&bars.v, A90_RELEASES);
     }
     ck_sync_threads();
+    ck_ring_pos kpos = ck_ring_start(), vpos = kpos;
+    unsigned loads = 0; /* Q tiles loaded so far */
     if (wg == ATTN_CONSUMERS) {
         CK_REGS_PRODUCER(ATTN_REGS_PRODUCER);
-        if (ck_warpgroup_thread() == 0)
-            attn90_producer(tq, tk, tv, &bars, smem, (int)i0, h, hk, b, begin, end);
+        if (ck_warpgroup_thread() != 0)
+            return;
+        for (long long x = tiles - 1 - ck_block_idx_x(); x >= 0; x -= ck_grid_dim_x()) {
+            t.i0 = x * ATTN_TILE_M;
+            attn90_key_range(ka, t.i0, &t.begin, &t.end);
+            t.q_phase = loads & 1u;
+            if (t.begin < t.end) {
+                attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
+                ++loads;
+            }
+        }
     } else {
         CK_REGS_CONSUMER(ATTN_REGS_CONSUMER);
-        unsigned short *out = (unsigned short *)ka->o + b * ka->o_b + h * ka->o_h;
-        float *lse = ka->lse ? ka->lse + ((long long)b * ka->hq + h) * ka->sq : 0;
-        attn90_consumer(ka, &bars, smem, wg, i0, begin, end, out, lse);
+        for (long long x = tiles - 1 - ck_block_idx_x(); x >= 0; x -= ck_grid_dim_x()) {
+            t.i0 = x * ATTN_TILE_M;
+            attn90_key_range(ka, t.i0, &t.begin, &t.end);
+            t.q_phase = loads & 1u;
+            loads += t.begin < t.end;
+            attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse);
+        }
     }
 }
 

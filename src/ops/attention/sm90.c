@@ -64,6 +64,7 @@ static int only_known_fields(const ck_attention_problem *p)
     x.mask = def.mask, x.align = def.align;
     x.window_left = def.window_left, x.window_right = def.window_right;
     x.lse = def.lse, x.softcap = def.softcap;
+    x.varlen = def.varlen, x.total_q = def.total_q, x.total_k = def.total_k;
     return memcmp(&x, &def, sizeof x) == 0;
 }
 
@@ -75,9 +76,6 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
         return refuse(reason, reason_size,
                       "the sm90 kernel needs an sm_90a device (wgmma, TMA); this one is %s.",
                       props->target);
-    if (p->varlen)
-        return refuse(reason, reason_size,
-                      "the sm90 kernel does not take variable-length sequences yet.");
     if (!only_known_fields(p))
         return refuse(reason, reason_size,
                       "the problem uses a variant the sm90 kernel does not have.");
@@ -92,28 +90,29 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
         return refuse(reason, reason_size,
                       "the sm90 kernel loads with TMA and stores 16-byte aligned rows; a pointer "
                       "is not 16-byte aligned.");
+    /* varlen: one batch of the packed rows */
+    int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
+    int64_t rk = p->varlen ? p->total_k : p->s_k;
     struct {
         const char *name;
         const ck_attn_strides *st;
         int64_t s, h;
-    } t[4] = {{"q", &p->q, p->s_q, p->h_q},
-              {"k", &p->k, p->s_k, p->h_k},
-              {"v", &p->v, p->s_k, p->h_k},
-              {"o", &p->o, p->s_q, p->h_q}};
+    } t[4] = {{"q", &p->q, rq, p->h_q}, {"k", &p->k, rk, p->h_k}, {"v", &p->v, rk, p->h_k},
+              {"o", &p->o, rq, p->h_q}};
     for (int i = 0; i < 4; ++i)
-        if ((t[i].s > 0 || i == 0 || i == 3) && /* K and V of s_k = 0 are never read */
-            (!tma_stride_ok(t[i].st->batch, p->b) || !tma_stride_ok(t[i].st->seq, t[i].s) ||
+        if ((t[i].s > 0 || i == 0 || i == 3) && /* K and V without rows are never read */
+            (!tma_stride_ok(t[i].st->batch, nb) || !tma_stride_ok(t[i].st->seq, t[i].s) ||
              !tma_stride_ok(t[i].st->head, t[i].h)))
             return refuse(reason, reason_size,
                           "the sm90 kernel needs strides of a multiple of 8 elements (16 bytes) "
                           "below 2^39; %s's are (batch %lld, seq %lld, head %lld).",
                           t[i].name, (long long)t[i].st->batch, (long long)t[i].st->seq,
                           (long long)t[i].st->head);
-    if (p->s_q > (1LL << 31) - 256 || p->s_k > (1LL << 31) - 256)
+    if (rq > (1LL << 31) - 256 || rk > (1LL << 31) - 256)
         return refuse(reason, reason_size,
-                      "the sm90 kernel addresses rows with TMA's 32-bit coordinates; s_q = %lld, "
-                      "s_k = %lld.",
-                      (long long)p->s_q, (long long)p->s_k);
+                      "the sm90 kernel addresses rows with TMA's 32-bit coordinates; it has %lld "
+                      "rows of Q and %lld of K.",
+                      (long long)rq, (long long)rk);
     ck_attn_instance in;
     if (ck_attn_sm90_instance(prob, props, &in) != CK_SUCCESS)
         return refuse(reason, reason_size,
@@ -516,18 +515,23 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
     const ck_attention_problem *p = &prob->p;
     ck_device *dev = ck_context_device(ctx);
     ck_tensor_map tq, tk, tv;
-    ck_status st = qkv_map(dev, ka->q, &p->q, p->d, p->s_q, p->h_q, p->b, in->tile_m, &tq);
-    if (!st && p->s_k > 0)
-        st = qkv_map(dev, ka->k, &p->k, p->d, p->s_k, p->h_k, p->b, in->tile_n, &tk);
-    if (!st && p->s_k > 0)
-        st = qkv_map(dev, ka->v, &p->v, p->d_v, p->s_k, p->h_k, p->b, in->tile_n, &tv);
+    /* varlen: the packed rows, one batch */
+    int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
+    int64_t rk = p->varlen ? p->total_k : p->s_k;
+    ck_status st = qkv_map(dev, ka->q, &p->q, p->d, rq, p->h_q, nb, in->tile_m, &tq);
+    if (!st && rk > 0)
+        st = qkv_map(dev, ka->k, &p->k, p->d, rk, p->h_k, nb, in->tile_n, &tk);
+    if (!st && rk > 0)
+        st = qkv_map(dev, ka->v, &p->v, p->d_v, rk, p->h_k, nb, in->tile_n, &tv);
     if (st)
         return st;
-    if (p->s_k == 0) /* no key tile is loaded */
+    if (rk == 0) /* no key tile is loaded */
         tk = tv = tq;
     void *argv[4] = {(void *)ka, &tq, &tk, &tv};
     size_t sizes[4] = {sizeof *ka, sizeof tq, sizeof tk, sizeof tv};
+    /* blocks along the rows (varlen: each walks every gridDim.x-th query tile of its sequence) */
     unsigned tiles = (unsigned)((p->s_q + in->tile_m - 1) / in->tile_m);
+    tiles = tiles ? tiles : 1;
     return ck_op_launch(ctx, kernel, tiles, (unsigned)p->h_q, (unsigned)p->b,
                         (unsigned)in->warps * 32, ck_attn_sm90_shared_bytes(prob, in), argv,
                         sizes, 4);
