@@ -64,8 +64,8 @@ static void test_head_dims(void)
     static const int64_t heads[][2] = {{2, 2}, {8, 1}, {2, 1}};
     for (int i = 0; i < 6; ++i) {
         const int64_t *hh = heads[i % 3];
-        acase c = ac_base(1 + i % 2, 33 + 50 * (i % 3), 70 + 40 * (i % 2), hh[0], hh[1],
-                          dims[i][0]);
+        acase c =
+            ac_base(1 + i % 2, 33 + 50 * (i % 3), 70 + 40 * (i % 2), hh[0], hh[1], dims[i][0]);
         c.dv = dims[i][1];
         c.dt = i % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16;
         c.bhsd = i % 2 == 0;

@@ -20,10 +20,10 @@
  *
  * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
  * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG,
- * ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN C, stacked over
- * the consumer warpgroups): tile_x_s (the tile position of an S register), attn90_slot_s /
- * attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg (an S
- * register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
+ * ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
+ * C, stacked over the consumer warpgroups): tile_x_s (the tile position of an S register),
+ * attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg
+ * (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
  * ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
  */
 #ifndef CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
@@ -46,11 +46,11 @@
 #define A90_RELEASES (4 * ATTN_CONSUMERS) /* lane 0 of every consumer warp */
 
 #if ATTN_BF16
-#define A90_SS_(N, acc, da, db, sd)  CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
-#define A90_RS_(N, acc, a, db, sd)   CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
+#define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
+#define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
 #else
-#define A90_SS_(N, acc, da, db, sd)  CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
-#define A90_RS_(N, acc, a, db, sd)   CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
+#define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
+#define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
 #endif
 #define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
@@ -81,8 +81,8 @@ CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
     ck_mbar_wait_parity(bars->q_empty, t->q_phase ^ 1u);
     ck_mbar_arrive_expect_tx(bars->q_full, A90_Q_BYTES);
     for (int c = 0; c < A90_QB; ++c)
-        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c,
-                       t->q0 + (int)t->i0, t->h, t->bz);
+        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c, t->q0 + (int)t->i0,
+                       t->h, t->bz);
     for (long long kt = t->begin; kt < t->end; ++kt, ck_ring_next(&bars->k, pos)) {
         int n0 = t->k0 + (int)(kt * ATTN_TILE_N);
         ck_ring_acquire(&bars->k, *pos);
@@ -124,8 +124,8 @@ CK_DEVICE void attn90_pv_issue(float *o, const unsigned (*p)[4], const unsigned 
     ck_wgmma_fence();
     CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j)
     {
-        unsigned long long dv = ck_wgmma_desc(sv + j * 16 * A90_ROW, ATTN_TILE_N * A90_ROW, 1024,
-                                              CK_SWIZZLE_128B);
+        unsigned long long dv =
+            ck_wgmma_desc(sv + j * 16 * A90_ROW, ATTN_TILE_N * A90_ROW, 1024, CK_SWIZZLE_128B);
         A90_RS(ATTN_DV, o, p[j], dv, 1);
     }
     ck_wgmma_commit_group();
@@ -204,8 +204,8 @@ CK_DEVICE void attn90_rescale(float *o, const float *alpha)
 /* P rounded to the input type, two registers to one: the A fragments of P V's k-steps. */
 CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
 {
-    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r)
-        p[j][r] = ck_pack_f32x2_b16(s[8 * j + 2 * r], s[8 * j + 2 * r + 1], ATTN_BF16);
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r) p[j][r] =
+        ck_pack_f32x2_b16(s[8 * j + 2 * r], s[8 * j + 2 * r + 1], ATTN_BF16);
 }
 
 /* O = o / l (0 for rows that saw no key) through the generated window (rows below sq), LSE by
@@ -371,8 +371,8 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
-    unsigned long long *bar = (unsigned long long *)(smem + A90_Q_BYTES +
-                                                     ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES));
+    unsigned long long *bar =
+        (unsigned long long *)(smem + A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES));
     attn90_bars bars;
     bars.q_full = bar, bars.q_empty = bar + 1;
     bars.k = ck_ring_make(bar + 2, ATTN_STAGES);

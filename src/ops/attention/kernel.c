@@ -139,8 +139,7 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": sm90 instance m%dn%d needs %zu bytes of shared memory; the "
                               "device allows %zu per block.",
-                           want->tile_m, want->tile_n,
-                           ck_attn_sm90_shared_bytes(prob, want),
+                           want->tile_m, want->tile_n, ck_attn_sm90_shared_bytes(prob, want),
                            ck_op_props(ctx)->max_shared_per_block);
         in = *want;
     } else if (want) {

@@ -27,7 +27,7 @@
 enum {
     A90_CONSUMERS = 2,
     A90_STAGES = 2, /* slots of the K ring and of the V ring */
-    A90_ROW = 128, /* bytes of a tile line: the 128-byte swizzle span */
+    A90_ROW = 128,  /* bytes of a tile line: the 128-byte swizzle span */
     A90_REGS_PRODUCER = 24,
     A90_REGS_CONSUMER = 240
 };
@@ -97,7 +97,9 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
         const char *name;
         const ck_attn_strides *st;
         int64_t s, h;
-    } t[4] = {{"q", &p->q, rq, p->h_q}, {"k", &p->k, rk, p->h_k}, {"v", &p->v, rk, p->h_k},
+    } t[4] = {{"q", &p->q, rq, p->h_q},
+              {"k", &p->k, rk, p->h_k},
+              {"v", &p->v, rk, p->h_k},
               {"o", &p->o, rq, p->h_q}};
     for (int i = 0; i < 4; ++i)
         if ((t[i].s > 0 || i == 0 || i == 3) && /* K and V without rows are never read */
@@ -264,8 +266,7 @@ static ck_status row_slots(const ck_distribution *d, int *slot, int *nslots)
 
 /* Rows of thread (warp, lane)'s registers, by slot (-1: none yet); fails when two registers of
  * one slot have different rows. */
-static ck_status slot_rows(const ck_distribution *d, const int *slot, int warp, int lane,
-                           int *rows)
+static ck_status slot_rows(const ck_distribution *d, const int *slot, int warp, int lane, int *rows)
 {
     for (long long r = 0; r < d->elements_per_thread; ++r) {
         int p[2] = {warp, lane}, y[CK_DIST_MAX_Y], x[CK_DIST_MAX_X];
@@ -444,8 +445,9 @@ static ck_status emit_generated(ck_sbuf *b, const ck_attn_prob *prob, const ck_a
         ck_sbuf_printf(b, "CK_DEVICE float attn90_row_%s(float v)\n{\n", k ? "sum" : "max");
         for (unsigned bit = 1; bit < 32; bit <<= 1)
             if (lanes & bit)
-                ck_sbuf_printf(b, k ? "    v = v + ck_shfl_xor_f32(v, %u);\n"
-                                    : "    v = fmaxf(v, ck_shfl_xor_f32(v, %u));\n",
+                ck_sbuf_printf(b,
+                               k ? "    v = v + ck_shfl_xor_f32(v, %u);\n"
+                                 : "    v = fmaxf(v, ck_shfl_xor_f32(v, %u));\n",
                                bit);
         ck_sbuf_printf(b, "    return v;\n}\n\n");
     }
@@ -533,6 +535,6 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
     unsigned tiles = (unsigned)((p->s_q + in->tile_m - 1) / in->tile_m);
     tiles = tiles ? tiles : 1;
     return ck_op_launch(ctx, kernel, tiles, (unsigned)p->h_q, (unsigned)p->b,
-                        (unsigned)in->warps * 32, ck_attn_sm90_shared_bytes(prob, in), argv,
-                        sizes, 4);
+                        (unsigned)in->warps * 32, ck_attn_sm90_shared_bytes(prob, in), argv, sizes,
+                        4);
 }
