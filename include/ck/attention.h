@@ -37,8 +37,8 @@
  * launches. Kernels: an sm_80-class kernel (cp.async, ldmatrix, mma.sync) that runs on sm_80
  * and later, and on sm_90a (and the emulator) a FlashAttention-3-style kernel (TMA, wgmma,
  * warp-specialized producer and consumer warpgroups) for the problems it supports (head dims
- * 64, 128, 192, 256; 16-byte aligned strides and pointers; fixed lengths); the plan's name says
- * which. docs/ops-attention.md describes both.
+ * 64, 128, 192, 256; 16-byte aligned strides and pointers); the plan's name says which.
+ * docs/ops-attention.md describes both.
  */
 #ifndef CK_ATTENTION_H
 #define CK_ATTENTION_H
