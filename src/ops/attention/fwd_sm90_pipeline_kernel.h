@@ -363,9 +363,47 @@ CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long
     *end = jhi < jlo ? *begin : jhi / ATTN_TILE_N + 1;
 }
 
-/* Block (x, h, b): the query tiles n - 1 - x, n - 1 - x - gridDim.x, ... of sequence b's n
- * (the longest causal rows first; with fixed lengths the grid covers s_q: one tile). Varlen:
- * the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q, total_q]. */
+/* The block's n-th query tile (n = 0, 1, ...) in t, its O rows and LSE in *out, *lse, the
+ * band of its sequence in ka; 0 past the block's last tile.
+ * Fixed lengths (a persistent grid): work items blockIdx.x + n gridDim.x over (query tile, h,
+ * b), heads and batches fastest and the query tiles last first (the longest causal rows start
+ * first). Varlen (grid (query tiles of the longest sequence hint, h_q, b)): the query tiles
+ * q - 1 - blockIdx.x - n gridDim.x of sequence b's q, the sequence's rows of the packed
+ * tensors (whose maps have one batch), LSE [h_q, total_q]. */
+CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsigned short **out,
+                          float **lse)
+{
+    long long x;
+    if (ka->cu_q) {
+        long long q0, k0;
+        t->h = (int)ck_block_idx_y(), t->bz = 0;
+        attn90_seq(ka->cu_q, ka->total_q, ck_block_idx_z(), &q0, &ka->sq);
+        attn90_seq(ka->cu_k, ka->total_k, ck_block_idx_z(), &k0, &ka->sk);
+        t->q0 = (int)q0, t->k0 = (int)k0;
+        x = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M - 1 - ck_block_idx_x() - n * ck_grid_dim_x();
+        *out = (unsigned short *)ka->o + q0 * ka->o_s + t->h * ka->o_h;
+        *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
+    } else {
+        long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
+        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w % (heads * ka->batch);
+        x = tiles - 1 - w / (heads * ka->batch);
+        t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
+        *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
+        *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
+    }
+    if (x < 0)
+        return 0;
+    t->hk = t->h / ka->group;
+    t->i0 = x * ATTN_TILE_M;
+    long long off = ka->bottom_right ? ka->sk - ka->sq : 0;
+    ka->lo = ka->left < 0 ? -(1LL << 62) : off - ka->left;
+    ka->hi = ka->right < 0 ? (1LL << 62) : off + ka->right;
+    attn90_key_range(ka, t->i0, &t->begin, &t->end);
+    return 1;
+}
+
+/* The kernel's body: barriers, then the producer's and the consumers' walks over the block's
+ * query tiles (the same walk: attn90_work). */
 CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
                                   const ck_tensor_map *tk, const ck_tensor_map *tv)
 {
@@ -377,23 +415,6 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
     bars.q_full = bar, bars.q_empty = bar + 1;
     bars.k = ck_ring_make(bar + 2, ATTN_STAGES);
     bars.v = ck_ring_make(bar + 2 + 2 * ATTN_STAGES, ATTN_STAGES);
-    attn90_tile t;
-    t.h = (int)ck_block_idx_y(), t.hk = t.h / ka->group, t.bz = (int)ck_block_idx_z();
-    t.q0 = t.k0 = 0;
-    unsigned short *out = (unsigned short *)ka->o + t.bz * ka->o_b + t.h * ka->o_h;
-    float *lse = ka->lse ? ka->lse + ((long long)t.bz * ka->hq + t.h) * ka->sq : 0;
-    if (ka->cu_q) {
-        long long q0, k0;
-        attn90_seq(ka->cu_q, ka->total_q, t.bz, &q0, &ka->sq);
-        attn90_seq(ka->cu_k, ka->total_k, t.bz, &k0, &ka->sk);
-        t.q0 = (int)q0, t.k0 = (int)k0, t.bz = 0;
-        out = (unsigned short *)ka->o + q0 * ka->o_s + t.h * ka->o_h;
-        lse = ka->lse ? ka->lse + t.h * ka->total_q + q0 : 0;
-    }
-    long long off = ka->bottom_right ? ka->sk - ka->sq : 0;
-    ka->lo = ka->left < 0 ? -(1LL << 62) : off - ka->left;
-    ka->hi = ka->right < 0 ? (1LL << 62) : off + ka->right;
-    long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M;
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
         ck_tma_prefetch_map(tq);
@@ -406,14 +427,15 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
     }
     ck_sync_threads();
     ck_ring_pos kpos = ck_ring_start(), vpos = kpos;
-    unsigned loads = 0; /* Q tiles loaded so far */
+    unsigned loads = 0; /* Q tiles loaded so far (tiles without visible keys load none) */
+    attn90_tile t;
+    unsigned short *out;
+    float *lse;
     if (wg == ATTN_CONSUMERS) {
         CK_REGS_PRODUCER(ATTN_REGS_PRODUCER);
         if (ck_warpgroup_thread() != 0)
             return;
-        for (long long x = tiles - 1 - ck_block_idx_x(); x >= 0; x -= ck_grid_dim_x()) {
-            t.i0 = x * ATTN_TILE_M;
-            attn90_key_range(ka, t.i0, &t.begin, &t.end);
+        for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
             t.q_phase = loads & 1u;
             if (t.begin < t.end) {
                 attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
@@ -422,9 +444,7 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         }
     } else {
         CK_REGS_CONSUMER(ATTN_REGS_CONSUMER);
-        for (long long x = tiles - 1 - ck_block_idx_x(); x >= 0; x -= ck_grid_dim_x()) {
-            t.i0 = x * ATTN_TILE_M;
-            attn90_key_range(ka, t.i0, &t.begin, &t.end);
+        for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
             t.q_phase = loads & 1u;
             loads += t.begin < t.end;
             attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse);

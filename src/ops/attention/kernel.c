@@ -297,6 +297,7 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     ka.lse = p->lse ? args->lse : NULL;
     ka.sq = p->s_q, ka.sk = p->s_k;
     ka.hq = (int)p->h_q, ka.group = (int)(p->h_q / p->h_k);
+    ka.batch = p->b;
     ka.q_b = p->q.batch, ka.q_s = p->q.seq, ka.q_h = p->q.head;
     ka.k_b = p->k.batch, ka.k_s = p->k.seq, ka.k_h = p->k.head;
     ka.v_b = p->v.batch, ka.v_s = p->v.seq, ka.v_h = p->v.head;

@@ -531,10 +531,17 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
         tk = tv = tq;
     void *argv[4] = {(void *)ka, &tq, &tk, &tv};
     size_t sizes[4] = {sizeof *ka, sizeof tq, sizeof tk, sizeof tv};
-    /* blocks along the rows (varlen: each walks every gridDim.x-th query tile of its sequence) */
-    unsigned tiles = (unsigned)((p->s_q + in->tile_m - 1) / in->tile_m);
+    /* fixed lengths: a persistent grid, one block per multiprocessor over the (query tile,
+     * head, batch) work items; varlen: blocks along the rows of the longest sequence hint (each
+     * walks every gridDim.x-th query tile of its sequence) */
+    long long tiles = (p->s_q + in->tile_m - 1) / in->tile_m;
     tiles = tiles ? tiles : 1;
-    return ck_op_launch(ctx, kernel, tiles, (unsigned)p->h_q, (unsigned)p->b,
-                        (unsigned)in->warps * 32, ck_attn_sm90_shared_bytes(prob, in), argv, sizes,
-                        4);
+    unsigned gx = (unsigned)tiles, gy = (unsigned)p->h_q, gz = (unsigned)p->b;
+    if (!p->varlen) {
+        long long work = tiles * p->h_q * p->b, sms = ck_op_props(ctx)->multiprocessors;
+        gx = (unsigned)(work < sms || sms < 1 ? work : sms);
+        gy = gz = 1;
+    }
+    return ck_op_launch(ctx, kernel, gx, gy, gz, (unsigned)in->warps * 32,
+                        ck_attn_sm90_shared_bytes(prob, in), argv, sizes, 4);
 }
