@@ -4,11 +4,11 @@
  * an sm_90a GPU): the policy must choose it for every case here (the plan's name says so), and
  * every element of O and LSE must match the f64 reference within the tolerance derived from the
  * types. Covered: bf16 and f16; head dims 64, 128, 192, 256 and d_v != d (192 / 128, 64 / 128,
- * 128 / 64); both key tiles (128 and 64 rows); every mask and alignment; GQA ratios 1, 2, 8 and
- * MQA; soft-cap; BSHD and BHSD with padded rows; odd s_q and s_k (partial tiles: TMA zero-fill
- * and the mask); variable-length batches (empty sequences, several query tiles per block); rows
- * that see no key (O = 0, LSE = -inf); s_k = 0. Also the refusals that send a problem to the
- * sm80 kernel, each with its reason.
+ * 128 / 64, 64 / 256); both key tiles (128 and 64 rows); every mask and alignment; GQA ratios 1, 2,
+ * 8 and MQA; soft-cap; BSHD and BHSD with padded rows; odd s_q and s_k (partial tiles: TMA
+ * zero-fill and the mask); variable-length batches (empty sequences, several query tiles per
+ * block); rows that see no key (O = 0, LSE = -inf); s_k = 0. Also the refusals that send a problem
+ * to the sm80 kernel, each with its reason.
  */
 #include "attn_harness.h"
 
@@ -59,10 +59,10 @@ static void test_masks(void)
  * both types, MHA / GQA 8 / MQA, BSHD / BHSD with padded rows, scale 1 and the default. */
 static void test_head_dims(void)
 {
-    static const int64_t dims[][2] = {{64, 64},   {128, 128}, {256, 256},
-                                      {192, 128}, {64, 128},  {128, 64}};
+    static const int64_t dims[][2] = {{64, 64},  {128, 128}, {256, 256}, {192, 128},
+                                      {64, 128}, {128, 64},  {192, 192}, {64, 256}};
     static const int64_t heads[][2] = {{2, 2}, {8, 1}, {2, 1}};
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < 8; ++i) {
         const int64_t *hh = heads[i % 3];
         acase c =
             ac_base(1 + i % 2, 33 + 50 * (i % 3), 70 + 40 * (i % 2), hh[0], hh[1], dims[i][0]);
