@@ -135,6 +135,76 @@ static void test_varlen(void)
     run90(&c);
 }
 
+/* Varlen: the values after a sequence's last key (the next sequence's, in the same V tile) are
+ * +inf; they must not reach the sequence's O (0 * inf would be NaN). Sequence 1 has keys but no
+ * queries, so only sequence 0 is compared, every element against the reference. */
+static void test_varlen_inf_after(void)
+{
+    acase c = ac_base(2, 70, 200, 2, 1, 64);
+    int lq[2] = {70, 0}, lk[2] = {37, 150};
+    c.varlen = 1;
+    memcpy(c.lq, lq, sizeof lq), memcpy(c.lk, lk, sizeof lk);
+    c.lse = 1;
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_device *dev = ck_context_device(a_ctx);
+    const ck_attention_problem *q = &prob.p;
+    int32_t cu[6] = {0, 70, 70, 0, 37, 187}; /* cu_q, then cu_k */
+    size_t nq = (size_t)ck_attn_span(&q->q, 1, q->total_q, q->h_q, q->d);
+    size_t nk = (size_t)ck_attn_span(&q->k, 1, q->total_k, q->h_k, q->d);
+    size_t no = (size_t)ck_attn_span(&q->o, 1, q->total_q, q->h_q, q->d_v);
+    uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(no * 2);
+    float *hl = malloc((size_t)(q->h_q * q->total_q) * 4);
+    ac_fill(hq, nq, q->dtype), ac_fill(hk, nk, q->dtype), ac_fill(hv, nk, q->dtype);
+    for (int64_t j = 37; j < 187; ++j) /* every value of sequence 1 */
+        for (int64_t x = 0; x < q->d_v; ++x)
+            hv[ck_attn_offset(&q->v, 0, j, 0) + x] = 0x7f80; /* bf16 +inf */
+    void *dq = NULL, *dk = NULL, *dv = NULL, *dO = NULL, *dl = NULL, *dcu = NULL;
+    CHECK_OK(ck_malloc(dev, nq * 2, &dq));
+    CHECK_OK(ck_malloc(dev, nk * 2, &dk));
+    CHECK_OK(ck_malloc(dev, nk * 2, &dv));
+    CHECK_OK(ck_malloc(dev, no * 2, &dO));
+    CHECK_OK(ck_malloc(dev, (size_t)(q->h_q * q->total_q) * 4, &dl));
+    CHECK_OK(ck_malloc(dev, sizeof cu, &dcu));
+    CHECK_OK(ck_memcpy_h2d(dev, dq, hq, nq * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dk, hk, nk * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dv, hv, nk * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dcu, cu, sizeof cu, NULL));
+    ck_attention_plan *plan = NULL;
+    CHECK_OK(ck_attention_plan_create(a_ctx, &p, &plan));
+    if (plan)
+        CHECK(strncmp(ck_attention_plan_name(plan), "sm90.", 5) == 0);
+    ck_attention_args args;
+    ck_attention_args_init(&args);
+    args.q = dq, args.k = dk, args.v = dv, args.o = dO, args.lse = dl;
+    args.cu_seqlens_q = dcu, args.cu_seqlens_k = (const int32_t *)dcu + 3;
+    CHECK_OK(ck_attention_plan_execute(plan, &args));
+    CHECK_OK(ck_context_synchronize(a_ctx));
+    CHECK_OK(ck_memcpy_d2h(dev, ho, dO, no * 2, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, hl, dl, (size_t)(q->h_q * q->total_q) * 4, NULL));
+    double scale = ck_attn_scale(&prob, 0.0f), ref[64], lse, mag, smag;
+    long bad = 0;
+    for (int64_t h = 0; h < q->h_q; ++h)
+        for (int64_t i = 0; i < 70; ++i) {
+            ck_attn_reference_row(&prob, hq, hk, hv, cu, cu + 3, scale, 0, h, i, ref, &lse, &mag,
+                                  &smag);
+            for (int64_t x = 0; x < q->d_v; ++x) {
+                double got = 0;
+                ck_convert_to_f64(q->dtype, ho[ck_attn_offset(&q->o, 0, i, h) + x], &got);
+                bad += !(fabs(got - ref[x]) <= ck_attn_tolerance_o(&prob, mag, smag, ref[x]));
+            }
+            double gl = hl[h * q->total_q + i];
+            bad += !(fabs(gl - lse) <= ck_attn_tolerance_lse(&prob, smag, lse));
+        }
+    CHECK_MSG(bad == 0, "%ld elements of O or LSE wrong with +inf values after the sequence", bad);
+    ck_attention_plan_destroy(plan);
+    ck_free(dev, dq), ck_free(dev, dk), ck_free(dev, dv), ck_free(dev, dO), ck_free(dev, dl);
+    ck_free(dev, dcu);
+    free(hq), free(hk), free(hv), free(ho), free(hl);
+}
+
 /* Rows that see no key: bottom-right causal with s_q > s_k, a window past every key, s_k = 0. */
 static void test_fully_masked(void)
 {
@@ -214,6 +284,7 @@ int main(void)
     RUN_TEST(test_multi_tile);
     RUN_TEST(test_softcap);
     RUN_TEST(test_varlen);
+    RUN_TEST(test_varlen_inf_after);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_refusals);
     ck_context_destroy(a_ctx);

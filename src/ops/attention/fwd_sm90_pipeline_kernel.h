@@ -249,6 +249,27 @@ CK_DEVICE int attn90_tile_partial(const ck_attn_kargs *ka, long long i0, long lo
     return j1 >= ka->sk || j0 < i1 + ka->lo || j1 > i0 + ka->hi;
 }
 
+/* Varlen: the lines of V tile vt past the sequence's keys hold the next sequence's values (TMA
+ * zero-fills only past the tensor); they meet P = 0, but 0 * inf would still be NaN, so each
+ * consumer warpgroup clears them before its P V (both write the same zeros; each orders its own
+ * writes before its wgmma reads with the async-proxy fence and a barrier of its threads). */
+CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, long long vt,
+                                  unsigned wg)
+{
+    long long from = ka->sk - vt * ATTN_TILE_N;
+    if (!ka->cu_q || from >= ATTN_TILE_N)
+        return;
+    int rows = ATTN_TILE_N - (int)from;
+    ck_u32x4 zero;
+    zero.x = zero.y = zero.z = zero.w = 0u;
+    for (int i = (int)ck_warpgroup_thread(); i < rows * A90_VB * 8; i += CK_WARPGROUP_THREADS) {
+        int c = i / (rows * 8), r = (int)from + (i / 8) % rows; /* box, line; 16-byte chunk i % 8 */
+        ck_st16(v + c * ATTN_TILE_N * A90_ROW + r * A90_ROW + (i % 8) * 16, zero);
+    }
+    ck_fence_proxy_async();
+    ck_named_barrier_sync(4 + wg, CK_WARPGROUP_THREADS);
+}
+
 /* The ping-pong of the consumer warpgroups (ATTN_PINGPONG, two of them): a warpgroup issues its
  * GEMMs in its turn, which starts when the other passes it (named barrier 2 + wg, both
  * warpgroups' threads), so that one's softmax runs while the other's GEMMs use the tensor
@@ -279,13 +300,13 @@ CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
  * kt - 1 is still on the tensor cores (FlashAttention-3's intra-warpgroup overlap); O takes the
  * rescale of kt's softmax just before P V of kt is issued. */
 CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
-                               const unsigned char *smem, unsigned wg, const attn90_tile *t,
+                               unsigned char *smem, unsigned wg, const attn90_tile *t,
                                ck_ring_pos *kpos, ck_ring_pos *vpos, unsigned short *out,
                                float *lse)
 {
     long long i0 = t->i0, begin = t->begin, end = t->end;
     const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
-    const unsigned char *sv = sk + ATTN_STAGES * A90_K_BYTES;
+    unsigned char *sv = smem + A90_Q_BYTES + ATTN_STAGES * A90_K_BYTES;
     float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS], alpha[ATTN90_SLOTS];
     unsigned p[A90_KSTEPS][4];
     CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] = 0.0f;
@@ -312,6 +333,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
             attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
             attn90_rescale(o, alpha);
             ck_ring_wait(&bars->v, vp);
+            attn90_varlen_tail(ka, sv + vp.slot * A90_V_BYTES, kt - 1, wg);
             attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
             A90_TURN_PASS(wg);
             attn90_wait_s(s, 1); /* Q K^T of kt (P V of kt - 1 may be in flight) */
@@ -330,6 +352,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
         A90_TURN_WAIT(wg);
         attn90_rescale(o, alpha);
         ck_ring_wait(&bars->v, vp);
+        attn90_varlen_tail(ka, sv + vp.slot * A90_V_BYTES, end - 1, wg);
         attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
         if (wg == 0)
             A90_TURN_PASS(wg);
