@@ -1,7 +1,8 @@
 /* The attention kernels compile with NVRTC (no GPU needed; ptxas checks every PTX statement):
- * the sm80 pipeline for sm_90a at every head-dim class (32-row and 64-row key tiles, d_v != d,
- * d 96 with its 192-byte lines), bf16 and f16, 16-byte and element-wise copies and paired and
- * single O stores; and for sm_80. Skipped without NVRTC. */
+ * the policy's kernel for sm_90a at every head-dim class -- the sm90 kernel (TMA + wgmma) for
+ * d 64, 128, 256 and 192 / 128 (both key tiles), the sm80 kernel for d 32 and 96 (192-byte
+ * lines) and for element-wise copies and single O stores -- bf16 and f16; the sm90 kernel's
+ * 64-row key tile at d 128; and the sm80 kernel for sm_80. Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@ static ck_device_props h100_like(const char *arch)
     return props;
 }
 
-static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t sq, int odd)
+/* force: 0 the policy's instance, 2 the sm90 kernel with 64-row key tiles. */
+static void compile_as(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t sq, int odd,
+                       int force)
 {
     ck_attention_problem p;
     ck_attention_problem_init(&p);
@@ -40,6 +43,8 @@ static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t
     ck_device_props props = h100_like(arch);
     ck_attn_instance in;
     CHECK_OK(ck_attn_policy(&prob, &props, &in));
+    if (force == 2)
+        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS};
     char *src = NULL;
     CHECK_OK(ck_attn_source(&prob, &in, &src));
     if (!src)
@@ -47,10 +52,16 @@ static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t
     void *cubin = NULL;
     size_t size = 0;
     ck_status st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
-    CHECK_MSG(st == CK_SUCCESS, "d %lld dv %lld %s for %s: %s", (long long)d, (long long)dv,
-              ck_dtype_name(t), arch, ck_last_error());
+    CHECK_MSG(st == CK_SUCCESS, "d %lld dv %lld %s, instance %dx%dx%d, for %s: %s", (long long)d,
+              (long long)dv, ck_dtype_name(t), in.tile_m, in.tile_n, in.warps, arch,
+              ck_last_error());
     free(cubin);
     free(src);
+}
+
+static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t sq, int odd)
+{
+    compile_as(arch, d, dv, t, sq, odd, 0);
 }
 
 static void test_kernels(void)
@@ -66,6 +77,7 @@ static void test_kernels(void)
     compile("sm_90a", 256, 256, CK_DTYPE_BF16, 4096, 0);
     compile("sm_90a", 192, 128, CK_DTYPE_F16, 4096, 0);
     compile("sm_90a", 32, 32, CK_DTYPE_BF16, 16, 0);
+    compile_as("sm_90a", 128, 128, CK_DTYPE_F16, 4096, 0, 2);
     compile("sm_80", 128, 128, CK_DTYPE_F16, 4096, 0);
 }
 

@@ -32,7 +32,8 @@ static const char attention_help[] =
     "  --lse              also write the log-sum-exp (f32 [b, h, sq])\n"
     "  --softcap X        soft-cap the scores: X tanh(S / X)\n"
     "  --instance MxNxW   the block shape instead of the policy's: M query rows, N key rows\n"
-    "                     per tile, W warps (e.g. 128x64x4)\n";
+    "                     per tile, W warps (e.g. 128x64x4: the sm80 kernel; 128x128x12:\n"
+    "                     the sm90 kernel, two consumer warpgroups and a producer)\n";
 
 typedef struct a_job {
     ck_context *ctx;

@@ -35,7 +35,10 @@
  * Usage: a plan checks the problem (every refusal a ck_status with a sentence naming the
  * field), chooses the instance and builds the kernel once; execute checks the pointers and
  * launches. Kernels: an sm_80-class kernel (cp.async, ldmatrix, mma.sync) that runs on sm_80
- * and later and unchanged on the emulator. docs/ops-attention.md describes the algorithm.
+ * and later, and on sm_90a (and the emulator) a FlashAttention-3-style kernel (TMA, wgmma,
+ * warp-specialized producer and consumer warpgroups) for the problems it supports (head dims
+ * 64, 128, 192, 256; 16-byte aligned strides and pointers); the plan's name says which.
+ * docs/ops-attention.md describes both.
  */
 #ifndef CK_ATTENTION_H
 #define CK_ATTENTION_H

@@ -28,6 +28,7 @@ typedef struct ck_attn_kargs {
     /* soft-cap: s <- cap_out * tanh(s * cap_in), cap_in = scale / softcap, cap_out = softcap /
      * scale (so that scale_log2 then applies); cap_in 0: none */
     float cap_in, cap_out;
+    long long batch; /* b (the sm90 kernel's persistent walk over (query tile, head, batch)) */
 } ck_attn_kargs;
 
 #endif

@@ -8,8 +8,12 @@
  *   reference.c  the CPU reference (scores materialized in f64) shared by the tests and
  *                `ck prof attention`, and the tolerance derived from the types
  *
- * Device sources: attn_args_kernel.h (the argument struct both sides share) and
- * fwd_sm80_pipeline_kernel.h (cp.async + ldmatrix + mma.sync).
+ *   sm90.c       the sm_90a kernel's host side: what it supports (and why not), its instance,
+ *                its parameter table and generated parts, its tensor maps and launch
+ *
+ * Device sources: attn_args_kernel.h (the argument struct both sides share),
+ * fwd_sm80_pipeline_kernel.h (cp.async + ldmatrix + mma.sync) and fwd_sm90_pipeline_kernel.h
+ * (TMA + wgmma, warp-specialized).
  */
 #ifndef CK_SRC_OPS_ATTN_INTERNAL_H
 #define CK_SRC_OPS_ATTN_INTERNAL_H
@@ -48,16 +52,27 @@ static inline int64_t ck_attn_offset(const ck_attn_strides *st, int64_t b, int64
 /* Elements spanned by a tensor of [b, s, h, d] with strides st (0 when empty). */
 int64_t ck_attn_span(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h, int64_t d);
 
-/* One instance: the block tile of the sm80 kernel. */
+/* One instance: the block tile of the sm80 kernel (1, 2, 4 or 8 warps), or of the sm90
+ * kernel: warps = CK_ATTN_SM90_WARPS (two consumer warpgroups of 64 query rows each and the
+ * producer warpgroup), tile_m 128. */
 typedef struct ck_attn_instance {
     int tile_m, tile_n, warps;
 } ck_attn_instance;
 
+#define CK_ATTN_SM90_WARPS 12
+
+static inline int ck_attn_is_sm90(const ck_attn_instance *in)
+{
+    return in->warps == CK_ATTN_SM90_WARPS;
+}
+
 /* Shared bytes of the instance: the Q tile and two stages of K and V tiles. */
 size_t ck_attn_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);
 
-/* The instance for the problem on the device; CK_ERROR_UNSUPPORTED with a sentence when none
- * fits (compute capability below 8.0, too little shared memory). */
+/* The instance for the problem on the device: the sm90 kernel where it supports the problem
+ * (an sm_90a device or the emulator), else the sm80 kernel (CK_LOG info says why not sm90);
+ * CK_ERROR_UNSUPPORTED with a sentence when none fits (compute capability below 8.0, too little
+ * shared memory). */
 ck_status ck_attn_policy(const ck_attn_prob *prob, const ck_device_props *props,
                          ck_attn_instance *out);
 
@@ -69,6 +84,29 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
 /* The kernel source of (problem, instance) (malloc'd) and its cache key (malloc'd). */
 ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source);
 char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in);
+
+/* ---- the sm_90a kernel (sm90.c) ---- */
+
+/* 1 when the sm90 kernel runs the problem on the device; else 0 with the reason (a sentence)
+ * in reason. */
+int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props, char *reason,
+                          size_t reason_size);
+
+/* The sm90 instance for a supported problem (tile, stages that fit the shared memory). */
+ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
+                                ck_attn_instance *out);
+
+/* Shared bytes of an sm90 instance (the Q tile, the K and V rings, barriers, alignment). */
+size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);
+
+/* An sm90 instance's kernel source and cache key (malloc'd), from its parameter table. */
+ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source);
+char *ck_attn_sm90_key(const ck_attn_prob *prob, const ck_attn_instance *in);
+
+/* Launch the sm90 kernel with filled kernel arguments: the tensor maps of Q, K and V, a grid of
+ * (query tiles, h_q, b) blocks of 128 * (consumers + 1) threads. */
+ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_prob *prob,
+                              const ck_attn_instance *in, const ck_attn_kargs *ka);
 
 /* The CPU reference of one query row (batch b, query head h, row i of the sequence) from host
  * copies of Q, K, V in the problem's layout (varlen: cu_q, cu_k host copies of the offsets,

@@ -67,6 +67,8 @@ static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *
 
 char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
+    if (ck_attn_is_sm90(in))
+        return ck_attn_sm90_key(prob, in);
     param t[NPARAMS];
     params(prob, in, t);
     ck_sbuf b = {0};
@@ -82,6 +84,8 @@ char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in)
 
 ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source)
 {
+    if (ck_attn_is_sm90(in))
+        return ck_attn_sm90_source(prob, in, source);
     param t[NPARAMS];
     params(prob, in, t);
     ck_sbuf b = {0};
@@ -122,7 +126,23 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     ck_status st = ck_attn_policy(prob, ck_op_props(ctx), &in);
     if (st)
         return st;
-    if (want) {
+    if (want && ck_attn_is_sm90(want)) {
+        char why[256];
+        if (!ck_attn_sm90_supports(prob, ck_op_props(ctx), why, sizeof why))
+            return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s", why);
+        if (want->tile_m != 128 || (want->tile_n != 64 && want->tile_n != 128))
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": sm90 instance m%dn%d w%d; accepted: m128 with a key tile of 64 "
+                              "or 128 rows.",
+                           want->tile_m, want->tile_n, want->warps);
+        if (ck_attn_sm90_shared_bytes(prob, want) > ck_op_props(ctx)->max_shared_per_block)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": sm90 instance m%dn%d needs %zu bytes of shared memory; the "
+                              "device allows %zu per block.",
+                           want->tile_m, want->tile_n, ck_attn_sm90_shared_bytes(prob, want),
+                           ck_op_props(ctx)->max_shared_per_block);
+        in = *want;
+    } else if (want) {
         int w = want->warps;
         if ((w != 1 && w != 2 && w != 4 && w != 8) || want->tile_m < 16 * w ||
             want->tile_m % (16 * w) || want->tile_m / (16 * w) > 4 || want->tile_n < 16 ||
@@ -139,27 +159,35 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
                            ck_op_props(ctx)->max_shared_per_block);
         in = *want;
     }
+    int sm90 = ck_attn_is_sm90(&in);
     ck_attention_plan *plan = calloc(1, sizeof *plan);
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
     plan->prob = *prob;
     plan->inst = in;
-    plan->shared = ck_attn_shared_bytes(prob, &in);
+    plan->shared = sm90 ? ck_attn_sm90_shared_bytes(prob, &in) : ck_attn_shared_bytes(prob, &in);
     const ck_attention_problem *p = &prob->p;
     plan->align_q = copy_vec(prob, &p->q) ? 16 : 2;
     plan->align_k = copy_vec(prob, &p->k) ? 16 : 2;
     plan->align_v = copy_vec(prob, &p->v) ? 16 : 2;
     plan->align_o = out_pair(prob, &p->o) ? 4 : 2;
-    snprintf(plan->name, sizeof plan->name, "sm80.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
-             (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
+    if (sm90) {
+        plan->align_q = plan->align_k = plan->align_v = plan->align_o = 16;
+        snprintf(plan->name, sizeof plan->name, "sm90.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
+                 (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
+    } else {
+        snprintf(plan->name, sizeof plan->name, "sm80.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
+                 (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
+    }
     char *key = ck_attn_key(prob, &in);
     if (!key) {
         free(plan);
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
     }
     build_ctx b = {plan};
-    st = ck_op_kernel(ctx, key, "ck_attn_fwd_sm80", build_source, &b, &plan->kernel);
+    st = ck_op_kernel(ctx, key, sm90 ? "ck_attn_fwd_sm90" : "ck_attn_fwd_sm80", build_source, &b,
+                      &plan->kernel);
     free(key);
     if (st) {
         free(plan);
@@ -269,6 +297,7 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     ka.lse = p->lse ? args->lse : NULL;
     ka.sq = p->s_q, ka.sk = p->s_k;
     ka.hq = (int)p->h_q, ka.group = (int)(p->h_q / p->h_k);
+    ka.batch = p->b;
     ka.q_b = p->q.batch, ka.q_s = p->q.seq, ka.q_h = p->q.head;
     ka.k_b = p->k.batch, ka.k_s = p->k.seq, ka.k_h = p->k.head;
     ka.v_b = p->v.batch, ka.v_s = p->v.seq, ka.v_h = p->v.head;
@@ -284,6 +313,8 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
         ka.cap_in = (float)(scale / p->softcap);
         ka.cap_out = (float)(p->softcap / scale);
     }
+    if (ck_attn_is_sm90(&plan->inst))
+        return ck_attn_sm90_launch(plan->ctx, plan->kernel, &plan->prob, &plan->inst, &ka);
     void *argv[1] = {&ka};
     size_t sizes[1] = {sizeof ka};
     /* blocks along the rows (each walks every tile_m-th query tile of its sequence) */

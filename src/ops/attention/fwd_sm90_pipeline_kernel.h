@@ -1,0 +1,478 @@
+/*
+ * The sm_90a attention forward pipeline (FlashAttention-3's structure): warp-specialized TMA +
+ * wgmma. One block per (tile of ATTN_TILE_M query rows, query head, batch): ATTN_CONSUMERS
+ * consumer warpgroups (threads 0 .. 128 * ATTN_CONSUMERS - 1, warpgroup w owning query rows
+ * 64w .. 64w + 63 of the tile) and one producer warpgroup (the last), whose one thread loads
+ * the Q tile once and then walks the key/value tiles the mask leaves visible, each K tile into
+ * a slot of the K ring and each V tile into a slot of the V ring (TMA boxes of 64 columns, the
+ * 128-byte swizzle, zero-filled past the tensors). Per key tile a consumer warpgroup computes
+ * S = Q K^T with wgmma (both operands in shared memory), releases the K slot, soft-caps and
+ * masks S, runs the online softmax on the accumulator fragment in registers, rounds P to the
+ * input type in registers (the S fragment's register pairs are the register-A fragment of
+ * P V: sm90.c checks this on the encodings) and accumulates O += P V with wgmma (A from
+ * registers, V N-major in shared memory), then releases the V slot. At the end O / l is stored
+ * through the generated window and LSE = (m + log2 l) ln 2 by each row's leading lane.
+ *
+ * FlashAttention-3's two overlaps: Q K^T of the next key tile is issued with P V of the current
+ * one, before the next softmax (attn90_consumer); and with ATTN_PINGPONG the two consumer
+ * warpgroups take turns at issuing their GEMMs (named barriers), so that one's softmax overlaps
+ * the other's GEMMs.
+ *
+ * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
+ * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG,
+ * ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
+ * C, stacked over the consumer warpgroups): tile_x_s (the tile position of an S register),
+ * attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg
+ * (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
+ * ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
+ */
+#ifndef CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
+#define CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
+
+#include "ck_block.h"
+#include "ck_block_mma.h"
+#include "ops/attention/attn_args_kernel.h"
+
+#define A90_ROW      128 /* one line of a tile: 64 elements, the 128-byte swizzle span */
+#define A90_QB       (ATTN_D / 64)
+#define A90_VB       (ATTN_DV / 64)
+#define A90_Q_BYTES  (A90_QB * ATTN_TILE_M * A90_ROW)
+#define A90_K_BYTES  (A90_QB * ATTN_TILE_N * A90_ROW)
+#define A90_V_BYTES  (A90_VB * ATTN_TILE_N * A90_ROW)
+#define A90_NS       (ATTN_TILE_N / 2) /* S registers of a thread */
+#define A90_NO       (ATTN_DV / 2)     /* O registers of a thread */
+#define A90_KSTEPS   (ATTN_TILE_N / 16)
+#define A90_NEG_INF  (ck_u32_as_f32(0xFF800000u))
+#define A90_RELEASES (4 * ATTN_CONSUMERS) /* lane 0 of every consumer warp */
+
+#if ATTN_BF16
+#define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
+#define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
+#else
+#define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
+#define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
+#endif
+#define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
+#define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
+
+/* The block's barriers: the Q tile landed / its readers are done; the K ring; the V ring. */
+typedef struct attn90_bars {
+    unsigned long long *q_full, *q_empty;
+    ck_ring k, v;
+} attn90_bars;
+
+/* One query tile of the block: rows i0 .. i0 + TILE_M - 1 of its sequence, which starts at row
+ * q0 of Q and row k0 of K and V (TMA coordinates; varlen: the packed rows, batch bz 0), key
+ * tiles [begin, end) visible to it, and the parity of its Q tile's phase (tiles with keys count:
+ * neither side touches Q for the others). */
+typedef struct attn90_tile {
+    long long i0, begin, end;
+    int q0, k0, h, hk, bz;
+    unsigned q_phase;
+} attn90_tile;
+
+/* Producer (one thread): the Q tile (once its previous readers released it), then K and V of
+ * the tile's key tiles; pos walks both rings across the block's tiles. */
+CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
+                               const ck_tensor_map *tv, const attn90_bars *bars,
+                               unsigned char *smem, const attn90_tile *t, ck_ring_pos *pos)
+{
+    unsigned char *sq = smem, *sk = sq + A90_Q_BYTES, *sv = sk + ATTN_STAGES * A90_K_BYTES;
+    ck_mbar_wait_parity(bars->q_empty, t->q_phase ^ 1u);
+    ck_mbar_arrive_expect_tx(bars->q_full, A90_Q_BYTES);
+    for (int c = 0; c < A90_QB; ++c)
+        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c, t->q0 + (int)t->i0,
+                       t->h, t->bz);
+    for (long long kt = t->begin; kt < t->end; ++kt, ck_ring_next(&bars->k, pos)) {
+        int n0 = t->k0 + (int)(kt * ATTN_TILE_N);
+        ck_ring_acquire(&bars->k, *pos);
+        unsigned long long *full = ck_ring_expect(&bars->k, *pos, A90_K_BYTES);
+        for (int c = 0; c < A90_QB; ++c)
+            ck_tma_load_4d(sk + pos->slot * A90_K_BYTES + c * ATTN_TILE_N * A90_ROW, tk, full,
+                           64 * c, n0, t->hk, t->bz);
+        ck_ring_acquire(&bars->v, *pos);
+        full = ck_ring_expect(&bars->v, *pos, A90_V_BYTES);
+        for (int c = 0; c < A90_VB; ++c)
+            ck_tma_load_4d(sv + pos->slot * A90_V_BYTES + c * ATTN_TILE_N * A90_ROW, tv, full,
+                           64 * c, n0, t->hk, t->bz);
+    }
+}
+
+/* Issue s = Q K^T of the warpgroup's 64 rows (sq: their first line) and the K tile sk: per
+ * 64-column block of d, four k-steps of 32 bytes (K-major, 128-byte swizzle, 8-line groups 1024
+ * apart). One wgmma group; s is not to be read before it completes. */
+CK_DEVICE void attn90_scores_issue(float *s, const unsigned char *sq, const unsigned char *sk)
+{
+    ck_wgmma_fence();
+    CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < 4; ++k)
+    {
+        unsigned long long dq =
+            ck_wgmma_desc(sq + c * ATTN_TILE_M * A90_ROW + 32 * k, 16, 1024, CK_SWIZZLE_128B);
+        unsigned long long dk =
+            ck_wgmma_desc(sk + c * ATTN_TILE_N * A90_ROW + 32 * k, 16, 1024, CK_SWIZZLE_128B);
+        A90_SS(ATTN_TILE_N, s, dq, dk, (int)(c + k > 0));
+    }
+    ck_wgmma_commit_group();
+}
+
+/* Issue o += P V: k-step j takes registers 8j .. 8j + 7 of P (pairs packed: the register-A
+ * fragment of keys 16j .. 16j + 15) and the V lines 16j .. 16j + 15 (N-major: 64-column blocks
+ * TILE_N lines apart, 8-line groups 1024 apart). One wgmma group; neither o nor p is to be
+ * touched before it completes. */
+CK_DEVICE void attn90_pv_issue(float *o, const unsigned (*p)[4], const unsigned char *sv)
+{
+    ck_wgmma_fence();
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j)
+    {
+        unsigned long long dv =
+            ck_wgmma_desc(sv + j * 16 * A90_ROW, ATTN_TILE_N * A90_ROW, 1024, CK_SWIZZLE_128B);
+        A90_RS(ATTN_DV, o, p[j], dv, 1);
+    }
+    ck_wgmma_commit_group();
+}
+
+/* After the wgmma groups up to `pending` have completed: their accumulators (and, for P V, the
+ * P registers it read) are the program's again. */
+CK_DEVICE void attn90_wait_s(float *s, int pending)
+{
+    ck_wgmma_wait_group(pending);
+    ck_wgmma_fence_operand(s, A90_NS);
+}
+
+CK_DEVICE void attn90_wait_o(float *o, unsigned (*p)[4])
+{
+    ck_wgmma_wait_group(0);
+    ck_wgmma_fence_operand(o, A90_NO);
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r)
+    {
+        float x = ck_u32_as_f32(p[j][r]); /* p stays live (unreused) until here */
+        ck_wgmma_fence_operand(&x, 1);
+        p[j][r] = ck_f32_as_u32(x);
+    }
+}
+
+/* The logit soft-cap: s = cap_out * tanh(s * cap_in). */
+CK_DEVICE void attn90_softcap(float *s, float cap_in, float cap_out)
+{
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d) s[d] = cap_out * tanhf(s[d] * cap_in);
+}
+
+/* -inf where the mask hides (i, j) or j is past the keys; (i0, j0): the block tile's origin. */
+CK_DEVICE void attn90_mask(float *s, const ck_attn_kargs *ka, long long i0, long long j0)
+{
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d)
+    {
+        long long x[2];
+        tile_x_s(d, x);
+        long long i = i0 + x[0], j = j0 + x[1];
+        if (j >= ka->sk || j < i + ka->lo || j > i + ka->hi)
+            s[d] = A90_NEG_INF;
+    }
+}
+
+/* Online softmax of one tile, per row slot: the new max (over the lanes sharing the row), l
+ * rescaled by alpha = exp2(m_old - m_new) (O is rescaled by attn90_rescale once the P V in
+ * flight has completed), s replaced by p = exp2(s * scale_log2 - m_new). A row that has seen
+ * only masked keys keeps m = -inf and subtracts 0, so that exp2 gives 0, never NaN. */
+CK_DEVICE void attn90_softmax(float *s, float *m, float *l, float *alpha, float scale_log2)
+{
+    float mx[ATTN90_SLOTS], base[ATTN90_SLOTS], sum[ATTN90_SLOTS];
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) mx[r] = A90_NEG_INF, sum[r] = 0.0f;
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d) mx[attn90_slot_s(d)] =
+        fmaxf(mx[attn90_slot_s(d)], s[d]);
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
+    {
+        float m_new = fmaxf(m[r], attn90_row_max(mx[r]) * scale_log2);
+        base[r] = m_new == A90_NEG_INF ? 0.0f : m_new;
+        alpha[r] = ck_exp2_ftz(m[r] - base[r]);
+        m[r] = m_new;
+    }
+    CK_UNROLL for (int d = 0; d < A90_NS; ++d)
+    {
+        int r = attn90_slot_s(d);
+        s[d] = ck_exp2_ftz(fmaf(s[d], scale_log2, -base[r]));
+        sum[r] += s[d];
+    }
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) l[r] = fmaf(l[r], alpha[r], sum[r]);
+}
+
+CK_DEVICE void attn90_rescale(float *o, const float *alpha)
+{
+    CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] *= alpha[attn90_slot_o(d)];
+}
+
+/* P rounded to the input type, two registers to one: the A fragments of P V's k-steps. */
+CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
+{
+    CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r) p[j][r] =
+        ck_pack_f32x2_b16(s[8 * j + 2 * r], s[8 * j + 2 * r + 1], ATTN_BF16);
+}
+
+/* O = o / l (0 for rows that saw no key) through the generated window (rows below sq), LSE by
+ * the leading lane of each row. */
+CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn_kargs *ka,
+                               unsigned short *out, float *lse, long long i0)
+{
+    float inv[ATTN90_SLOTS];
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
+    {
+        l[r] = attn90_row_sum(l[r]);
+        inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    }
+    unsigned short ob[A90_NO];
+    CK_UNROLL for (int d = 0; d < A90_NO; ++d)
+    {
+#if ATTN_BF16
+        ob[d] = (unsigned short)ck_fast_f32_to_bf16(o[d] * inv[attn90_slot_o(d)]);
+#else
+        ob[d] = (unsigned short)ck_fast_f32_to_f16(o[d] * inv[attn90_slot_o(d)]);
+#endif
+    }
+    ck_win_o w = make_win_o(out, i0, 0, ka->o_s, ka->sq);
+    store_o(ob, &w);
+    if (!lse || (ck_lane_id() & ATTN90_ROW_LANES) != 0)
+        return;
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
+    {
+        long long x[2];
+        tile_x_s(attn90_slot_reg(r), x);
+        if (i0 + x[0] < ka->sq)
+            lse[i0 + x[0]] =
+                l[r] > 0.0f ? (m[r] + log2f(l[r])) * 0.69314718055994531f : A90_NEG_INF;
+    }
+}
+
+/* Whether key tile kt needs the mask for some row of [i0, i0 + TILE_M). */
+CK_DEVICE int attn90_tile_partial(const ck_attn_kargs *ka, long long i0, long long kt)
+{
+    long long j0 = kt * ATTN_TILE_N, j1 = j0 + ATTN_TILE_N - 1, i1 = i0 + ATTN_TILE_M - 1;
+    return j1 >= ka->sk || j0 < i1 + ka->lo || j1 > i0 + ka->hi;
+}
+
+/* Varlen: the lines of V tile vt past the sequence's keys hold the next sequence's values (TMA
+ * zero-fills only past the tensor); they meet P = 0, but 0 * inf would still be NaN, so each
+ * consumer warpgroup clears them before its P V (both write the same zeros; each orders its own
+ * writes before its wgmma reads with the async-proxy fence and a barrier of its threads). */
+CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, long long vt,
+                                  unsigned wg)
+{
+    long long from = ka->sk - vt * ATTN_TILE_N;
+    if (!ka->cu_q || from >= ATTN_TILE_N)
+        return;
+    int rows = ATTN_TILE_N - (int)from;
+    ck_u32x4 zero;
+    zero.x = zero.y = zero.z = zero.w = 0u;
+    for (int i = (int)ck_warpgroup_thread(); i < rows * A90_VB * 8; i += CK_WARPGROUP_THREADS) {
+        int c = i / (rows * 8), r = (int)from + (i / 8) % rows; /* box, line; 16-byte chunk i % 8 */
+        ck_st16(v + c * ATTN_TILE_N * A90_ROW + r * A90_ROW + (i % 8) * 16, zero);
+    }
+    ck_fence_proxy_async();
+    ck_named_barrier_sync(4 + wg, CK_WARPGROUP_THREADS);
+}
+
+/* The ping-pong of the consumer warpgroups (ATTN_PINGPONG, two of them): a warpgroup issues its
+ * GEMMs in its turn, which starts when the other passes it (named barrier 2 + wg, both
+ * warpgroups' threads), so that one's softmax runs while the other's GEMMs use the tensor
+ * cores. Warpgroup 1 passes first (warpgroup 0 starts) and skips its last pass, so that every
+ * pass is waited for. */
+#if ATTN_PINGPONG && ATTN_CONSUMERS == 2
+#define A90_TURN_WAIT(wg) ck_named_barrier_sync(2 + (wg), 2 * CK_WARPGROUP_THREADS)
+#define A90_TURN_PASS(wg) ck_named_barrier_arrive(3 - (wg), 2 * CK_WARPGROUP_THREADS)
+#else
+#define A90_TURN_WAIT(wg) ((void)0)
+#define A90_TURN_PASS(wg) ((void)0)
+#endif
+
+/* S of key tile kt, once its wgmma completed: soft-cap, mask, online softmax (alpha: O's
+ * rescale, applied later). */
+CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
+                                  const ck_attn_kargs *ka, long long i0, long long kt)
+{
+    if (ka->cap_in > 0.0f)
+        attn90_softcap(s, ka->cap_in, ka->cap_out);
+    if (attn90_tile_partial(ka, i0, kt))
+        attn90_mask(s, ka, i0, kt * ATTN_TILE_N);
+    attn90_softmax(s, m, l, alpha, ka->scale_log2);
+}
+
+/* A consumer warpgroup wg: rows 64 wg .. 64 wg + 63 of the tile at i0. Per step, Q K^T of key
+ * tile kt and P V of tile kt - 1 are issued together, and the softmax of kt runs while P V of
+ * kt - 1 is still on the tensor cores (FlashAttention-3's intra-warpgroup overlap); O takes the
+ * rescale of kt's softmax just before P V of kt is issued. */
+CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
+                               unsigned char *smem, unsigned wg, const attn90_tile *t,
+                               ck_ring_pos *kpos, ck_ring_pos *vpos, unsigned short *out,
+                               float *lse)
+{
+    long long i0 = t->i0, begin = t->begin, end = t->end;
+    const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
+    unsigned char *sv = smem + A90_Q_BYTES + ATTN_STAGES * A90_K_BYTES;
+    float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS], alpha[ATTN90_SLOTS];
+    unsigned p[A90_KSTEPS][4];
+    CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] = 0.0f;
+    CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r) m[r] = A90_NEG_INF, l[r] = 0.0f;
+    if (begin < end) {
+        int lane0 = ck_lane_id() == 0;
+        ck_ring_pos kp = *kpos, vp = *vpos;
+        if (wg == 1)
+            A90_TURN_PASS(wg);
+        ck_mbar_wait_parity(bars->q_full, t->q_phase);
+        ck_ring_wait(&bars->k, kp);
+        A90_TURN_WAIT(wg);
+        attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
+        A90_TURN_PASS(wg);
+        attn90_wait_s(s, 0);
+        if (lane0)
+            ck_ring_release(&bars->k, kp);
+        ck_ring_next(&bars->k, &kp);
+        attn90_scores_post(s, m, l, alpha, ka, i0, begin);
+        attn90_pack(p, s);
+        for (long long kt = begin + 1; kt < end; ++kt) {
+            ck_ring_wait(&bars->k, kp);
+            A90_TURN_WAIT(wg);
+            attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
+            attn90_rescale(o, alpha);
+            ck_ring_wait(&bars->v, vp);
+            attn90_varlen_tail(ka, sv + vp.slot * A90_V_BYTES, kt - 1, wg);
+            attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
+            A90_TURN_PASS(wg);
+            attn90_wait_s(s, 1); /* Q K^T of kt (P V of kt - 1 may be in flight) */
+            if (lane0)
+                ck_ring_release(&bars->k, kp);
+            ck_ring_next(&bars->k, &kp);
+            attn90_scores_post(s, m, l, alpha, ka, i0, kt);
+            attn90_wait_o(o, p);
+            if (lane0)
+                ck_ring_release(&bars->v, vp);
+            ck_ring_next(&bars->v, &vp);
+            attn90_pack(p, s);
+        }
+        if (lane0) /* every Q K^T of the tile has completed */
+            ck_mbar_arrive(bars->q_empty);
+        A90_TURN_WAIT(wg);
+        attn90_rescale(o, alpha);
+        ck_ring_wait(&bars->v, vp);
+        attn90_varlen_tail(ka, sv + vp.slot * A90_V_BYTES, end - 1, wg);
+        attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
+        if (wg == 0)
+            A90_TURN_PASS(wg);
+        attn90_wait_o(o, p);
+        if (lane0)
+            ck_ring_release(&bars->v, vp);
+        ck_ring_next(&bars->v, &vp);
+        *kpos = kp, *vpos = vp;
+    }
+    attn90_epilogue(o, m, l, ka, out, lse, i0);
+}
+
+/* Offset of sequence b's first row and its length: clamped [cu[b], cu[b + 1]) of [0, total]. */
+CK_DEVICE void attn90_seq(const int *cu, long long total, long long b, long long *first,
+                          long long *len)
+{
+    long long a = cu[b], e = cu[b + 1];
+    a = a < 0 ? 0 : a > total ? total : a;
+    e = e < 0 ? 0 : e > total ? total : e;
+    *first = a, *len = e > a ? e - a : 0;
+}
+
+/* The key tiles [*begin, *end) holding a key visible to some row of [i0, i0 + TILE_M). */
+CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long *begin,
+                                long long *end)
+{
+    long long last = (i0 + ATTN_TILE_M < ka->sq ? i0 + ATTN_TILE_M : ka->sq) - 1;
+    long long jlo = i0 + ka->lo < 0 ? 0 : i0 + ka->lo;
+    long long jhi = last + ka->hi < ka->sk - 1 ? last + ka->hi : ka->sk - 1;
+    *begin = jlo / ATTN_TILE_N;
+    *end = jhi < jlo ? *begin : jhi / ATTN_TILE_N + 1;
+}
+
+/* The block's n-th query tile (n = 0, 1, ...) in t, its O rows and LSE in *out, *lse, the
+ * band of its sequence in ka; 0 past the block's last tile.
+ * Fixed lengths (a persistent grid): work items blockIdx.x + n gridDim.x over (query tile, h,
+ * b), heads and batches fastest and the query tiles last first (the longest causal rows start
+ * first). Varlen (grid (query tiles of the longest sequence hint, h_q, b)): the query tiles
+ * q - 1 - blockIdx.x - n gridDim.x of sequence b's q, the sequence's rows of the packed
+ * tensors (whose maps have one batch), LSE [h_q, total_q]. */
+CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsigned short **out,
+                          float **lse)
+{
+    long long x;
+    if (ka->cu_q) {
+        long long q0, k0;
+        t->h = (int)ck_block_idx_y(), t->bz = 0;
+        attn90_seq(ka->cu_q, ka->total_q, ck_block_idx_z(), &q0, &ka->sq);
+        attn90_seq(ka->cu_k, ka->total_k, ck_block_idx_z(), &k0, &ka->sk);
+        t->q0 = (int)q0, t->k0 = (int)k0;
+        x = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M - 1 - ck_block_idx_x() - n * ck_grid_dim_x();
+        *out = (unsigned short *)ka->o + q0 * ka->o_s + t->h * ka->o_h;
+        *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
+    } else {
+        long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
+        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w % (heads * ka->batch);
+        x = tiles - 1 - w / (heads * ka->batch);
+        t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
+        *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
+        *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
+    }
+    if (x < 0)
+        return 0;
+    t->hk = t->h / ka->group;
+    t->i0 = x * ATTN_TILE_M;
+    long long off = ka->bottom_right ? ka->sk - ka->sq : 0;
+    ka->lo = ka->left < 0 ? -(1LL << 62) : off - ka->left;
+    ka->hi = ka->right < 0 ? (1LL << 62) : off + ka->right;
+    attn90_key_range(ka, t->i0, &t->begin, &t->end);
+    return 1;
+}
+
+/* The kernel's body: barriers, then the producer's and the consumers' walks over the block's
+ * query tiles (the same walk: attn90_work). */
+CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
+                                  const ck_tensor_map *tk, const ck_tensor_map *tv)
+{
+    unsigned char *smem = (unsigned char *)ck_dynamic_shared();
+    smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
+    unsigned long long *bar =
+        (unsigned long long *)(smem + A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES));
+    attn90_bars bars;
+    bars.q_full = bar, bars.q_empty = bar + 1;
+    bars.k = ck_ring_make(bar + 2, ATTN_STAGES);
+    bars.v = ck_ring_make(bar + 2 + 2 * ATTN_STAGES, ATTN_STAGES);
+    unsigned wg = ck_warpgroup_id();
+    if (ck_thread_linear() == 0) {
+        ck_tma_prefetch_map(tq);
+        ck_tma_prefetch_map(tk);
+        ck_tma_prefetch_map(tv);
+        ck_mbar_init(bars.q_full, 1);
+        ck_mbar_init(bars.q_empty, A90_RELEASES);
+        ck_ring_init(&bars.k, A90_RELEASES);
+        ck_ring_init(&bars.v, A90_RELEASES);
+    }
+    ck_sync_threads();
+    ck_ring_pos kpos = ck_ring_start(), vpos = kpos;
+    unsigned loads = 0; /* Q tiles loaded so far (tiles without visible keys load none) */
+    attn90_tile t;
+    unsigned short *out;
+    float *lse;
+    if (wg == ATTN_CONSUMERS) {
+        CK_REGS_PRODUCER(ATTN_REGS_PRODUCER);
+        if (ck_warpgroup_thread() != 0)
+            return;
+        for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
+            t.q_phase = loads & 1u;
+            if (t.begin < t.end) {
+                attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
+                ++loads;
+            }
+        }
+    } else {
+        CK_REGS_CONSUMER(ATTN_REGS_CONSUMER);
+        for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
+            t.q_phase = loads & 1u;
+            loads += t.begin < t.end;
+            attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse);
+        }
+    }
+}
+
+#endif

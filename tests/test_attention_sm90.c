@@ -1,0 +1,292 @@
+/*
+ * The sm_90a attention kernel (TMA + wgmma, warp-specialized; src/ops/attention/sm90.c) on the
+ * device CK_DEVICE chooses (the emulator in CI, which runs wgmma, TMA, mbarriers and setmaxnreg;
+ * an sm_90a GPU): the policy must choose it for every case here (the plan's name says so), and
+ * every element of O and LSE must match the f64 reference within the tolerance derived from the
+ * types. Covered: bf16 and f16; head dims 64, 128, 192, 256 and d_v != d (192 / 128, 64 / 128,
+ * 128 / 64, 64 / 256); both key tiles (128 and 64 rows); every mask and alignment; GQA ratios 1, 2,
+ * 8 and MQA; soft-cap; BSHD and BHSD with padded rows; odd s_q and s_k (partial tiles: TMA
+ * zero-fill and the mask); variable-length batches (empty sequences, several query tiles per
+ * block); rows that see no key (O = 0, LSE = -inf); s_k = 0. Also the refusals that send a problem
+ * to the sm80 kernel, each with its reason.
+ */
+#include "attn_harness.h"
+
+/* Run the case and check that the policy chose the sm90 kernel for it. */
+static void run90(const acase *c)
+{
+    ck_attention_problem p;
+    ac_problem(c, &p);
+    ck_attention_plan *plan = NULL;
+    ck_status st = ck_attention_plan_create(a_ctx, &p, &plan);
+    CHECK_MSG(st == CK_SUCCESS, "plan: %s", ck_last_error());
+    if (st)
+        return;
+    const char *name = ck_attention_plan_name(plan);
+    CHECK_MSG(strncmp(name, "sm90.", 5) == 0, "policy chose %s, not the sm90 kernel", name);
+    ck_attention_plan_destroy(plan);
+    ac_run(c);
+}
+
+/* Every mask x alignment on odd shapes (s_q < s_k, s_q > s_k, one query), GQA ratio 2, LSE. */
+static void test_masks(void)
+{
+    static const int64_t shapes[][2] = {{17, 130}, {130, 17}, {129, 200}, {1, 77}};
+    struct {
+        ck_attn_mask m;
+        int64_t wl, wr;
+    } masks[] = {{CK_ATTN_MASK_NONE, 0, 0},     {CK_ATTN_MASK_CAUSAL, 0, 0},
+                 {CK_ATTN_MASK_WINDOW, 5, 3},   {CK_ATTN_MASK_WINDOW, -1, 0},
+                 {CK_ATTN_MASK_WINDOW, 20, -1}, {CK_ATTN_MASK_WINDOW, 0, 0}};
+    int s = 0;
+    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; ++m)
+        for (int al = 0; al < 2; ++al, ++s) {
+            if (masks[m].m == CK_ATTN_MASK_NONE && al)
+                continue;
+            const int64_t *sh = shapes[s % 4];
+            acase c = ac_base(1, sh[0], sh[1], 2, 1, 64);
+            c.mask = masks[m].m;
+            c.align = al ? CK_ATTN_BOTTOM_RIGHT : CK_ATTN_TOP_LEFT;
+            c.wl = masks[m].wl, c.wr = masks[m].wr;
+            c.lse = 1;
+            c.bhsd = s % 2;
+            c.dt = s % 3 ? CK_DTYPE_BF16 : CK_DTYPE_F16;
+            run90(&c);
+        }
+}
+
+/* Every head dim the kernel takes (128-row key tiles up to d_v 192, 64-row beyond), d_v != d,
+ * both types, MHA / GQA 8 / MQA, BSHD / BHSD with padded rows, scale 1 and the default. */
+static void test_head_dims(void)
+{
+    static const int64_t dims[][2] = {{64, 64},  {128, 128}, {256, 256}, {192, 128},
+                                      {64, 128}, {128, 64},  {192, 192}, {64, 256}};
+    static const int64_t heads[][2] = {{2, 2}, {8, 1}, {2, 1}};
+    for (int i = 0; i < 8; ++i) {
+        const int64_t *hh = heads[i % 3];
+        acase c =
+            ac_base(1 + i % 2, 33 + 50 * (i % 3), 70 + 40 * (i % 2), hh[0], hh[1], dims[i][0]);
+        c.dv = dims[i][1];
+        c.dt = i % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16;
+        c.bhsd = i % 2 == 0;
+        c.pad = i % 3 == 2 ? 8 : 0;
+        c.scale = i % 4 == 1 ? 1.0f : 0.0f;
+        c.mask = i % 3 == 1 ? CK_ATTN_MASK_CAUSAL : CK_ATTN_MASK_NONE;
+        c.align = CK_ATTN_BOTTOM_RIGHT;
+        c.lse = 1;
+        run90(&c);
+    }
+}
+
+/* Several key tiles and both query tiles' warpgroups: the online softmax's rescaling, the ring
+ * wrapping its slots (causal, 2 batches), and the 64-row key tile forced on d 128. */
+static void test_multi_tile(void)
+{
+    acase c = ac_base(2, 200, 300, 2, 1, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.lse = 1;
+    c.scale = 0.5f;
+    run90(&c);
+    c = ac_base(1, 130, 270, 1, 1, 128);
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS};
+    ac_run(&c);
+}
+
+/* The logit soft-cap (a peaked softmax: scale 1, caps 2 and 30) with a causal mask and a
+ * window. */
+static void test_softcap(void)
+{
+    acase c = ac_base(1, 33, 150, 2, 1, 64);
+    c.softcap = 2.0f;
+    c.scale = 1.0f;
+    c.lse = 1;
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    run90(&c);
+    c.softcap = 30.0f;
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 9, c.wr = 4;
+    run90(&c);
+}
+
+/* Variable-length sequences (group mode): empty sequences on either side, s_q > s_k with
+ * bottom-right causal rows that see nothing, GQA, LSE [h_q, total_q]; and grid hints shorter
+ * than the sequences, so that a block walks several query tiles (the Q tile reloaded once its
+ * readers are done, the rings continuing across tiles), with a window, BHSD and f16. */
+static void test_varlen(void)
+{
+    acase c = ac_base(5, 70, 80, 4, 2, 64);
+    int lq[5] = {17, 0, 70, 1, 140}, lk[5] = {30, 12, 80, 0, 9};
+    c.varlen = 1;
+    memcpy(c.lq, lq, sizeof lq), memcpy(c.lk, lk, sizeof lk);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    run90(&c);
+    c = ac_base(3, 16, 16, 2, 1, 128);
+    int lq2[3] = {300, 3, 130}, lk2[3] = {200, 260, 64};
+    c.varlen = 1;
+    memcpy(c.lq, lq2, sizeof lq2), memcpy(c.lk, lk2, sizeof lk2);
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 70, c.wr = 2;
+    c.bhsd = 1;
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    run90(&c);
+}
+
+/* Varlen: the values after a sequence's last key (the next sequence's, in the same V tile) are
+ * +inf; they must not reach the sequence's O (0 * inf would be NaN). Sequence 1 has keys but no
+ * queries, so only sequence 0 is compared, every element against the reference. */
+static void test_varlen_inf_after(void)
+{
+    acase c = ac_base(2, 70, 200, 2, 1, 64);
+    int lq[2] = {70, 0}, lk[2] = {37, 150};
+    c.varlen = 1;
+    memcpy(c.lq, lq, sizeof lq), memcpy(c.lk, lk, sizeof lk);
+    c.lse = 1;
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_device *dev = ck_context_device(a_ctx);
+    const ck_attention_problem *q = &prob.p;
+    int32_t cu[6] = {0, 70, 70, 0, 37, 187}; /* cu_q, then cu_k */
+    size_t nq = (size_t)ck_attn_span(&q->q, 1, q->total_q, q->h_q, q->d);
+    size_t nk = (size_t)ck_attn_span(&q->k, 1, q->total_k, q->h_k, q->d);
+    size_t no = (size_t)ck_attn_span(&q->o, 1, q->total_q, q->h_q, q->d_v);
+    uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(no * 2);
+    float *hl = malloc((size_t)(q->h_q * q->total_q) * 4);
+    ac_fill(hq, nq, q->dtype), ac_fill(hk, nk, q->dtype), ac_fill(hv, nk, q->dtype);
+    for (int64_t j = 37; j < 187; ++j) /* every value of sequence 1 */
+        for (int64_t x = 0; x < q->d_v; ++x)
+            hv[ck_attn_offset(&q->v, 0, j, 0) + x] = 0x7f80; /* bf16 +inf */
+    void *dq = NULL, *dk = NULL, *dv = NULL, *dO = NULL, *dl = NULL, *dcu = NULL;
+    CHECK_OK(ck_malloc(dev, nq * 2, &dq));
+    CHECK_OK(ck_malloc(dev, nk * 2, &dk));
+    CHECK_OK(ck_malloc(dev, nk * 2, &dv));
+    CHECK_OK(ck_malloc(dev, no * 2, &dO));
+    CHECK_OK(ck_malloc(dev, (size_t)(q->h_q * q->total_q) * 4, &dl));
+    CHECK_OK(ck_malloc(dev, sizeof cu, &dcu));
+    CHECK_OK(ck_memcpy_h2d(dev, dq, hq, nq * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dk, hk, nk * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dv, hv, nk * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dcu, cu, sizeof cu, NULL));
+    ck_attention_plan *plan = NULL;
+    CHECK_OK(ck_attention_plan_create(a_ctx, &p, &plan));
+    if (plan)
+        CHECK(strncmp(ck_attention_plan_name(plan), "sm90.", 5) == 0);
+    ck_attention_args args;
+    ck_attention_args_init(&args);
+    args.q = dq, args.k = dk, args.v = dv, args.o = dO, args.lse = dl;
+    args.cu_seqlens_q = dcu, args.cu_seqlens_k = (const int32_t *)dcu + 3;
+    CHECK_OK(ck_attention_plan_execute(plan, &args));
+    CHECK_OK(ck_context_synchronize(a_ctx));
+    CHECK_OK(ck_memcpy_d2h(dev, ho, dO, no * 2, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, hl, dl, (size_t)(q->h_q * q->total_q) * 4, NULL));
+    double scale = ck_attn_scale(&prob, 0.0f), ref[64], lse, mag, smag;
+    long bad = 0;
+    for (int64_t h = 0; h < q->h_q; ++h)
+        for (int64_t i = 0; i < 70; ++i) {
+            ck_attn_reference_row(&prob, hq, hk, hv, cu, cu + 3, scale, 0, h, i, ref, &lse, &mag,
+                                  &smag);
+            for (int64_t x = 0; x < q->d_v; ++x) {
+                double got = 0;
+                ck_convert_to_f64(q->dtype, ho[ck_attn_offset(&q->o, 0, i, h) + x], &got);
+                bad += !(fabs(got - ref[x]) <= ck_attn_tolerance_o(&prob, mag, smag, ref[x]));
+            }
+            double gl = hl[h * q->total_q + i];
+            bad += !(fabs(gl - lse) <= ck_attn_tolerance_lse(&prob, smag, lse));
+        }
+    CHECK_MSG(bad == 0, "%ld elements of O or LSE wrong with +inf values after the sequence", bad);
+    ck_attention_plan_destroy(plan);
+    ck_free(dev, dq), ck_free(dev, dk), ck_free(dev, dv), ck_free(dev, dO), ck_free(dev, dl);
+    ck_free(dev, dcu);
+    free(hq), free(hk), free(hv), free(ho), free(hl);
+}
+
+/* Rows that see no key: bottom-right causal with s_q > s_k, a window past every key, s_k = 0. */
+static void test_fully_masked(void)
+{
+    acase c = ac_base(1, 140, 9, 1, 1, 64);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    run90(&c);
+    c = ac_base(1, 20, 10, 1, 1, 128);
+    c.mask = CK_ATTN_MASK_WINDOW;
+    c.wl = 2, c.wr = 0;
+    c.lse = 1;
+    run90(&c);
+    c = ac_base(2, 5, 0, 2, 1, 64);
+    c.lse = 1;
+    run90(&c);
+}
+
+/* Problems the sm90 kernel refuses (the policy takes the sm80 kernel and says why). */
+static void test_refusals(void)
+{
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(a_ctx), &props);
+    ck_attention_problem g;
+    ck_attention_problem_init(&g);
+    g.b = 1, g.s_q = 40, g.s_k = 40, g.h_q = 2, g.h_k = 1, g.d = g.d_v = 64;
+    struct {
+        ck_attention_problem p;
+        const char *why;
+    } t[4];
+    t[0].p = g, t[0].p.d = t[0].p.d_v = 32, t[0].why = "head dims";
+    t[1].p = g, t[1].p.q.seq = 68, t[1].p.q.head = 36, t[1].p.q.batch = 68 * 40;
+    t[1].why = "multiple of 8";
+    t[2].p = g, t[2].p.k.seq = 64, t[2].p.k.head = 64, t[2].p.k.batch = 0; /* K batch stride 0 */
+    t[2].p.b = 2, t[2].why = "k's are (batch 0";
+    t[3].p = g, t[3].p.d_v = 96, t[3].why = "d_v = 96";
+    for (int i = 0; i < 4; ++i) {
+        ck_attn_prob prob;
+        CHECK_OK(ck_attn_prob_make(&t[i].p, &prob));
+        char why[256] = "";
+        CHECK(!ck_attn_sm90_supports(&prob, &props, why, sizeof why));
+        CHECK_MSG(strstr(why, t[i].why) != NULL, "refusal %d: '%s'", i, why);
+        ck_attention_plan *plan = NULL;
+        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS};
+        CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &want, &plan),
+                     CK_ERROR_UNSUPPORTED);
+        CHECK_OK(ck_attention_plan_create(a_ctx, &t[i].p, &plan));
+        if (plan)
+            CHECK(strncmp(ck_attention_plan_name(plan), "sm80.", 5) == 0);
+        ck_attention_plan_destroy(plan);
+    }
+    /* a forced instance of the wrong shape */
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&g, &prob));
+    ck_attention_plan *plan = NULL;
+    ck_attn_instance bad = {64, 128, CK_ATTN_SM90_WARPS};
+    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad, &plan),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+}
+
+int main(void)
+{
+    CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &a_ctx));
+    if (!a_ctx)
+        return 1;
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(a_ctx), &props);
+    if (props.backend == CK_BACKEND_CUDA && strcmp(props.target, "sm_90a") != 0) {
+        printf("device %s is not sm_90a; skipped\n", props.target);
+        ck_context_destroy(a_ctx);
+        return 0;
+    }
+    printf("seed 0x%016llx\n", (unsigned long long)a_rng);
+    RUN_TEST(test_masks);
+    RUN_TEST(test_head_dims);
+    RUN_TEST(test_multi_tile);
+    RUN_TEST(test_softcap);
+    RUN_TEST(test_varlen);
+    RUN_TEST(test_varlen_inf_after);
+    RUN_TEST(test_fully_masked);
+    RUN_TEST(test_refusals);
+    ck_context_destroy(a_ctx);
+    return CK_TEST_REPORT();
+}
