@@ -127,7 +127,7 @@ int prof_attention(int argc, char **argv)
     long long hk = 0, dv = 0;
     int bhsd = 0;
     double scale = 0;
-    ck_attn_instance inst = {0, 0, 0};
+    ck_attn_instance inst = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "--lse")) {
@@ -247,7 +247,10 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
             goto done;
         }
     }
-    a_job job = {ctx, plan, {d[0], d[1], d[2], d[3], d[4], scale, NULL, NULL}};
+    a_job job = {ctx, plan, {0}};
+    ck_attention_args_init(&job.args);
+    job.args.q = d[0], job.args.k = d[1], job.args.v = d[2], job.args.o = d[3];
+    job.args.lse = d[4], job.args.scale = scale;
     if (run_attention(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
         ck_context_synchronize(ctx) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, h[3], d[3], sz[3], NULL) != CK_SUCCESS ||
