@@ -77,6 +77,35 @@ static void test_decode_paged(void)
     ac_run(&c);
 }
 
+/* Other decode block shapes (ck prof attention --splitkv N --instance RxNxW) and bad ones. */
+static void test_decode_instances(void)
+{
+    acase c = dec(2, 3, 200, 8, 2, 64, 2);
+    c.inst.tile_m = 32, c.inst.tile_n = 16, c.inst.warps = 2;
+    ac_run(&c);
+    c = dec(1, 1, 300, 4, 1, 128, 1);
+    c.inst.tile_m = 16, c.inst.tile_n = 16, c.inst.warps = 8;
+    c.page = 64;
+    ac_run(&c);
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attention_plan *plan = NULL;
+    ck_attn_instance bad[] = {{16, 48, 4, 1, 1}, {16, 32, 3, 1, 1}, {80, 32, 4, 1, 1}};
+    for (int x = 0; x < 3; ++x)
+        CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[x], &plan),
+                     CK_ERROR_INVALID_ARGUMENT);
+    ck_attn_instance big = {16, 64, 8, 1, 1}; /* 512 KiB of K / V stages */
+    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &big, &plan), CK_ERROR_UNSUPPORTED);
+    p.var.page_size = 16, p.var.max_pages = 19, p.var.num_pages = 40;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attn_instance straddle = {16, 32, 4, 1, 1}; /* 32 keys per warp over pages of 16 */
+    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &straddle, &plan),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+}
+
 static void test_decode_policy(void)
 {
     ck_device_props props;
@@ -113,6 +142,7 @@ int main(void)
     RUN_TEST(test_decode_dims);
     RUN_TEST(test_decode_masks);
     RUN_TEST(test_decode_paged);
+    RUN_TEST(test_decode_instances);
     RUN_TEST(test_decode_policy);
     ck_context_destroy(a_ctx);
     return CK_TEST_REPORT();

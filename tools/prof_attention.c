@@ -40,7 +40,8 @@ static const char attention_help[] =
     "                     bf16 or f16; default the inputs')\n"
     "  --alibi            ALiBi with the standard slopes 2^(-8 (h + 1) / H)\n"
     "  --paged PAGE       K and V in a paged cache of PAGE-row pages in a random order\n"
-    "  --splitkv N        the decode kernel (s_q <= 16) with the keys split into N parts\n"
+    "  --splitkv N        the decode kernel (s_q <= 16) with the keys split into N parts;\n"
+    "                     with --instance RxNxW: R query rows per block, N keys per warp\n"
     "  --dropout P        dropout with probability P (seed 1, offset 0)\n";
 
 typedef struct a_job {

@@ -145,6 +145,12 @@ int ck_attn_decode_ok(const ck_attn_prob *prob, int why);
 ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props *props, int splits,
                                 ck_attn_instance *out);
 
+/* The policy's decode instance *in with the block shape of `want` (tile_m 0: the policy's
+ * rows), checked: 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64 (dividing the page size),
+ * 16 to 64 rows, the shared memory. */
+ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_props *props,
+                                  const ck_attn_instance *want, ck_attn_instance *in);
+
 /* Shared bytes of a decode instance. */
 size_t ck_attn_decode_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);
 

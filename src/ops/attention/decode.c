@@ -85,6 +85,34 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
     return CK_SUCCESS;
 }
 
+ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_props *props,
+                                  const ck_attn_instance *want, ck_attn_instance *in)
+{
+    ck_attn_instance x = *in;
+    int w = want->warps, n = want->tile_n;
+    x.tile_m = want->tile_m ? want->tile_m : in->tile_m;
+    x.tile_n = n, x.warps = w;
+    if ((w != 1 && w != 2 && w != 4 && w != 8) || (n != 16 && n != 32 && n != 64) ||
+        x.tile_m < 16 || x.tile_m > 64 || x.tile_m % 16)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": decode instance r%dn%d w%d; accepted: 16 to 64 rows in steps of 16, "
+                          "16, 32 or 64 keys per warp, 1, 2, 4 or 8 warps.",
+                       x.tile_m, n, w);
+    if (prob->p.var.page_size % n)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": decode instance r%dn%d w%d: %d keys per warp do not divide the page "
+                          "size %lld.",
+                       x.tile_m, n, w, n, (long long)prob->p.var.page_size);
+    if (ck_attn_decode_shared_bytes(prob, &x) > props->max_shared_per_block)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": decode instance r%dn%d w%d needs %zu bytes of shared memory; the "
+                          "device allows %zu per block.",
+                       x.tile_m, n, w, ck_attn_decode_shared_bytes(prob, &x),
+                       props->max_shared_per_block);
+    *in = x;
+    return CK_SUCCESS;
+}
+
 static ck_status finish(ck_sbuf *b, char **source)
 {
     if (b->oom) {
