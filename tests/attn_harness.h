@@ -33,15 +33,15 @@ typedef struct acase {
     int varlen; /* 1: sequences of lq[b] queries and lk[b] keys packed (sq, sk: the hints) */
     int lq[8], lk[8];
     /* variants */
-    int bias;          /* bit x: the bias has the full size along dim x of [b, h, s_q, s_k]
-                          (else 1); bit 4: a bias at all */
-    ck_dtype bias_dt;  /* its type */
-    int alibi;         /* 1: random slopes in [0, 0.5] */
-    int page;          /* > 0: paged K / V with this page size (pages permuted) */
-    int seqlens;       /* paged: lk[b] keys of sequence b (else s_k) */
-    int bad_page;      /* paged: the last sequence's first page points past the pool */
-    float dropout;     /* dropout probability */
-    int dmask;         /* 1: also return the dropout mask and check it */
+    int bias;         /* bit x: the bias has the full size along dim x of [b, h, s_q, s_k]
+                         (else 1); bit 4: a bias at all */
+    ck_dtype bias_dt; /* its type */
+    int alibi;        /* 1: random slopes in [0, 0.5] */
+    int page;         /* > 0: paged K / V with this page size (pages permuted) */
+    int seqlens;      /* paged: lk[b] keys of sequence b (else s_k) */
+    int bad_page;     /* paged: the last sequence's first page points past the pool */
+    float dropout;    /* dropout probability */
+    int dmask;        /* 1: also return the dropout mask and check it */
 } acase;
 
 static ck_context *a_ctx;
@@ -141,8 +141,9 @@ static long ac_run(const acase *c)
     if (st)
         return 1;
     ck_attention_plan *plan = NULL;
-    st = c->inst.tile_m || c->inst.decode ? ck_attn_plan_create_instance(a_ctx, &prob, &c->inst, &plan)
-                        : ck_attention_plan_create(a_ctx, &p, &plan); /* shift: for its name */
+    st = c->inst.tile_m || c->inst.decode
+             ? ck_attn_plan_create_instance(a_ctx, &prob, &c->inst, &plan)
+             : ck_attention_plan_create(a_ctx, &p, &plan); /* shift: for its name */
     CHECK_MSG(st == CK_SUCCESS, "plan: %s", ck_last_error());
     if (st)
         return 1;
@@ -284,8 +285,8 @@ static long ac_run(const acase *c)
                         uint8_t got = hmask[((b * q->h_q + h) * q->s_q + i) * q->s_k + j];
                         if (got != want && bad++ < 5)
                             CHECK_MSG(0, "dropout mask [b%lld h%lld i%lld j%lld] = %d, want %d",
-                                      (long long)b, (long long)h, (long long)i, (long long)j,
-                                      got, want);
+                                      (long long)b, (long long)h, (long long)i, (long long)j, got,
+                                      want);
                     }
         }
     }
@@ -315,8 +316,8 @@ static long ac_run(const acase *c)
                 if (q->lse) {
                     double got =
                         hl[q->varlen ? h * q->total_q + first + i : (b * q->h_q + h) * q->s_q + i];
-                    int ok = isnan(lse)   ? isnan(got)
-                             : isinf(lse) 
+                    int ok = isnan(lse) ? isnan(got)
+                             : isinf(lse)
                                  ? got == lse
                                  : fabs(got - lse) <= ck_attn_tolerance_lse(&prob, smag, lse);
                     if (!ok && bad++ < 5)

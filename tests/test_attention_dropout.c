@@ -21,8 +21,8 @@ static void test_philox_kat(void)
         uint32_t c[4] = {kat[v][0], kat[v][1], kat[v][2], kat[v][3]};
         ck_attn_philox4x32(c, kat[v][4], kat[v][5]);
         for (int w = 0; w < 4; ++w)
-            CHECK_MSG(c[w] == kat[v][6 + w], "vector %d word %d: 0x%08x, want 0x%08x", v, w,
-                      c[w], kat[v][6 + w]);
+            CHECK_MSG(c[w] == kat[v][6 + w], "vector %d word %d: 0x%08x, want 0x%08x", v, w, c[w],
+                      kat[v][6 + w]);
     }
     CHECK(ck_attn_dropout_threshold(0.0f) == 0u);
     CHECK(ck_attn_dropout_threshold(0.5f) == 0x80000000u);

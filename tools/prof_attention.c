@@ -169,9 +169,9 @@ int prof_attention(int argc, char **argv)
             continue;
         }
         static const char *const valued[] = {
-            "--b",     "--h",    "--hk",     "--sq",    "--sk",       "--d",      "--dv",
-            "--dtype", "--mask", "--layout", "--scale", "--instance", "--softcap",
-            "--bias",  "--paged", "--splitkv", "--dropout"};
+            "--b",       "--h",     "--hk",    "--sq",      "--sk",     "--d",
+            "--dv",      "--dtype", "--mask",  "--layout",  "--scale",  "--instance",
+            "--softcap", "--bias",  "--paged", "--splitkv", "--dropout"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -294,11 +294,11 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     }
     const ck_attention_problem *q = &prob.p;
     const ck_attn_variants *var = &q->var;
-    int64_t nbk = var->page_size ? var->num_pages : q->b, rk = var->page_size ? var->page_size
-                                                                               : q->s_k;
+    int64_t nbk = var->page_size ? var->num_pages : q->b,
+            rk = var->page_size ? var->page_size : q->s_k;
     int bias_code = ck_attn_bias_code(&prob);
-    size_t nbias = bias_code ? (size_t)(var->bias.dims[0] * var->bias.dims[1] *
-                                        var->bias.dims[2] * var->bias.dims[3])
+    size_t nbias = bias_code ? (size_t)(var->bias.dims[0] * var->bias.dims[1] * var->bias.dims[2] *
+                                        var->bias.dims[3])
                              : 0;
     size_t sz[NBUF] = {(size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d) * 2,
                        (size_t)ck_attn_span(&q->k, nbk, rk, q->h_k, q->d) * 2 + 16,

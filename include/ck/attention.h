@@ -98,9 +98,9 @@ typedef struct ck_attn_bias {
 /* The variants' problem fields (see above); ck_attention_problem_init zeroes them: none. */
 typedef struct ck_attn_variants {
     ck_attn_bias bias;
-    int alibi;                                  /* 1: args.alibi_slopes */
-    int64_t page_size, num_pages, max_pages;    /* page_size > 0: paged K / V */
-    float dropout_p;                            /* 0: no dropout */
+    int alibi;                               /* 1: args.alibi_slopes */
+    int64_t page_size, num_pages, max_pages; /* page_size > 0: paged K / V */
+    float dropout_p;                         /* 0: no dropout */
 } ck_attn_variants;
 
 typedef struct ck_attention_problem {

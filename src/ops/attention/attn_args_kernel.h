@@ -29,10 +29,10 @@ typedef struct ck_attn_kargs {
      * scale (so that scale_log2 then applies); cap_in 0: none */
     float cap_in, cap_out;
     /* ---- variants (attn_variants_kernel.h) ---- */
-    const void *bias;           /* the additive bias (ATTN_BIAS: its type), or NULL */
+    const void *bias;                         /* the additive bias (ATTN_BIAS: its type), or NULL */
     long long bias_b, bias_h, bias_q, bias_k; /* its element strides (0 along broadcast dims) */
-    const float *alibi;         /* ALiBi slopes [h_q] (ATTN_ALIBI) */
-    float inv_scale;            /* 1 / scale: bias and ALiBi in the units of Q K^T */
+    const float *alibi;                       /* ALiBi slopes [h_q] (ATTN_ALIBI) */
+    float inv_scale;                          /* 1 / scale: bias and ALiBi in the units of Q K^T */
     /* paged K / V (ATTN_PAGED): key j of sequence b is row j % page of page
      * table[b * max_pages + j / page]; k_b and v_b step pages; seqlens_k[b] keys (NULL: sk) */
     const int *table, *seqlens_k;

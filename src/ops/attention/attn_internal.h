@@ -119,14 +119,14 @@ int ck_attn_dropout_keep(const ck_attn_prob *prob, uint64_t seed, uint64_t offse
 
 /* The reference's inputs beyond Q, K, V (host copies; NULL where the problem has none). */
 typedef struct ck_attn_ref_in {
-    const void *q, *k, *v;        /* K and V: the pools when paged */
-    const int32_t *cu_q, *cu_k;   /* varlen offsets */
-    const void *bias;             /* the problem's bias */
-    const float *alibi;           /* [h_q] */
-    const int32_t *block_table;   /* paged: [b, max_pages] */
-    const int32_t *seqlens_k;     /* paged: [b] or NULL */
-    uint64_t seed, offset;        /* dropout */
-    double scale;                 /* the effective scale */
+    const void *q, *k, *v;      /* K and V: the pools when paged */
+    const int32_t *cu_q, *cu_k; /* varlen offsets */
+    const void *bias;           /* the problem's bias */
+    const float *alibi;         /* [h_q] */
+    const int32_t *block_table; /* paged: [b, max_pages] */
+    const int32_t *seqlens_k;   /* paged: [b] or NULL */
+    uint64_t seed, offset;      /* dropout */
+    double scale;               /* the effective scale */
 } ck_attn_ref_in;
 
 /* ck_attn_reference_row with every variant. A paged sequence with a page outside the pool

@@ -124,8 +124,7 @@ static ck_status finish(ck_sbuf *b, char **source)
     return CK_SUCCESS;
 }
 
-ck_status ck_attn_decode_source(const ck_attn_prob *prob, const ck_attn_instance *in,
-                                char **source)
+ck_status ck_attn_decode_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source)
 {
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,

@@ -20,8 +20,8 @@
 #ifndef ATTN_MI
 #define ATTN_MI (ATTN_TILE_M / ATTN_WARPS / 16) /* 16-row mma tiles per warp */
 #endif
-#define ATTN_NS      (ATTN_TILE_N / 8)               /* n8 tiles of S per row block */
-#define ATTN_NO      (ATTN_DV / 8)                   /* n8 tiles of O per row block */
+#define ATTN_NS      (ATTN_TILE_N / 8) /* n8 tiles of S per row block */
+#define ATTN_NO      (ATTN_DV / 8)     /* n8 tiles of O per row block */
 #define ATTN_Q_LINE  (ATTN_D * 2)
 #define ATTN_V_LINE  (ATTN_DV * 2)
 #define ATTN_Q_BYTES (ATTN_TILE_M * ATTN_Q_LINE)
@@ -60,9 +60,9 @@ CK_DEVICE void attn_load(unsigned char *stage, const ck_attn_kargs *ka, const un
 {
     long long n0 = kt * ATTN_TILE_N;
 #if ATTN_PAGED /* the tile lies in one page (ATTN_TILE_N divides the page size) */
-    kv = attn_page_row(ka, kv, which ? ka->v_b : ka->k_b, which ? ka->v_s : ka->k_s, ka->batch,
-                       n0) -
-         n0 * (which ? ka->v_s : ka->k_s);
+    kv =
+        attn_page_row(ka, kv, which ? ka->v_b : ka->k_b, which ? ka->v_s : ka->k_s, ka->batch, n0) -
+        n0 * (which ? ka->v_s : ka->k_s);
 #endif
     if (which == 0)
         attn_copy(stage, ATTN_Q_LINE, ATTN_TILE_N, kv + n0 * ka->k_s, ka->k_s, ka->sk - n0,

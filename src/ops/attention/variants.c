@@ -32,8 +32,8 @@ static ck_status check_bias(ck_attention_problem *p)
     if (!bias_on(b))
         return CK_SUCCESS;
     if (b->dtype != CK_DTYPE_F32 && b->dtype != CK_DTYPE_BF16 && b->dtype != CK_DTYPE_F16)
-        return ck_fail(CK_ERROR_UNSUPPORTED,
-                       OP ": bias dtype %s; accepted: f32, bf16 or f16.", ck_dtype_name(b->dtype));
+        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": bias dtype %s; accepted: f32, bf16 or f16.",
+                       ck_dtype_name(b->dtype));
     if (p->varlen)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": a bias with varlen sequences is not supported (its s_q and s_k "
@@ -49,8 +49,7 @@ static ck_status check_bias(ck_attention_problem *p)
                               "or %lld.",
                            (long long)b->dims[0], (long long)b->dims[1], (long long)b->dims[2],
                            (long long)b->dims[3], (long long)full[0], (long long)full[1],
-                           (long long)full[2], (long long)full[3], x, names[x],
-                           (long long)full[x]);
+                           (long long)full[2], (long long)full[3], x, names[x], (long long)full[x]);
     if (!b->strides[0] && !b->strides[1] && !b->strides[2] && !b->strides[3]) {
         int64_t st = 1;
         for (int x = 3; x >= 0; --x) {
@@ -110,8 +109,8 @@ ck_status ck_attn_variants_check(const ck_attention_problem *given, ck_attention
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": alibi = %d; accepted: 0 or 1.",
                        p->var.alibi);
     if (!(p->var.dropout_p >= 0.0f && p->var.dropout_p < 1.0f))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": dropout_p = %g; accepted: 0 <= p < 1.", (double)p->var.dropout_p);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": dropout_p = %g; accepted: 0 <= p < 1.",
+                       (double)p->var.dropout_p);
     return CK_SUCCESS;
 }
 
