@@ -103,9 +103,10 @@ def test_sdpa_float_mask(rng, shape, dtype):
     check(got, q, k, v, bias=np.broadcast_to(mask, (2, 4, 9, 40)))
 
 
-def test_sdpa_bool_mask(rng):
-    q, k, v = rand(rng, 1, 2, 3, 64), rand(rng, 1, 2, 50, 64), rand(rng, 1, 2, 50, 64)
-    mask = rng.random((1, 2, 3, 50)) < 0.7
+@pytest.mark.parametrize("lq", [3, 20])  # the decode kernel and the sm80 kernel
+def test_sdpa_bool_mask(rng, lq):
+    q, k, v = rand(rng, 1, 2, lq, 64), rand(rng, 1, 2, 50, 64), rand(rng, 1, 2, 50, 64)
+    mask = rng.random((1, 2, lq, 50)) < 0.7
     mask[0, 1, 2, :] = False  # a row that sees nothing: O = 0
     got = ck.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     check(got, q, k, v, bias=np.where(mask, 0.0, -np.inf))

@@ -78,12 +78,16 @@ CK_DEVICE void attn_mask_rows(float (*s)[ATTN_NS][4], const ck_attn_kargs *ka, l
                               long long rdiv, long long j0)
 {
     int lane = (int)ck_lane_id(), g = lane >> 2, t = lane & 3;
-    CK_UNROLL for (int mi = 0; mi < ATTN_MI; ++mi) CK_UNROLL for (int n = 0; n < ATTN_NS; ++n)
-        CK_UNROLL for (int e = 0; e < 4; ++e)
+    CK_UNROLL for (int mi = 0; mi < ATTN_MI; ++mi) CK_UNROLL for (int hh = 0; hh < 2; ++hh)
     {
-        long long i = (rbase + mi * 16 + g + 8 * (e >> 1)) % rdiv, j = j0 + n * 8 + 2 * t + (e & 1);
-        if (j >= ka->sk || j < i + ka->lo || j > i + ka->hi)
-            s[mi][n][e] = ck_u32_as_f32(0xFF800000u);
+        long long i = (rbase + mi * 16 + g + 8 * hh) % rdiv;
+        long long lo = i + ka->lo, hi = i + ka->hi;
+        CK_UNROLL for (int n = 0; n < ATTN_NS; ++n) CK_UNROLL for (int e = 0; e < 2; ++e)
+        {
+            long long j = j0 + n * 8 + 2 * t + e;
+            if (j >= ka->sk || j < lo || j > hi)
+                s[mi][n][2 * hh + e] = ck_u32_as_f32(0xFF800000u);
+        }
     }
 }
 
@@ -119,7 +123,9 @@ CK_DEVICE void attn_dropout(float (*s)[ATTN_NS][4], const ck_attn_kargs *ka, lon
             attn_philox(c, ka->seed_lo, ka->seed_hi ^ ka->offset_hi);
             CK_UNROLL for (int e = 0; e < 2; ++e)
             {
-                int keep = c[(j + e) & 3] >= ka->drop_thresh;
+                int w = (int)((j + e) & 3); /* selects, not an indexed (local memory) array */
+                unsigned word = w == 0 ? c[0] : w == 1 ? c[1] : w == 2 ? c[2] : c[3];
+                int keep = word >= ka->drop_thresh;
                 float *p = &s[mi][n][2 * hh + e];
                 *p = keep ? *p * ka->drop_scale : 0.0f;
                 if (ka->dmask && r < nrows && i < ka->mask_sq && j + e < ka->sk &&

@@ -116,6 +116,11 @@ void ck_attn_reference_row_in(const ck_attn_prob *prob, const ck_attn_ref_in *in
         if (s[j] > mx)
             mx = s[j];
     }
+    if (mx == -INFINITY) { /* every visible key masked by a -inf bias: as no key */
+        free(s);
+        *mag = *smag = 0;
+        return;
+    }
     double l = 0;
     for (int64_t j = 0; j < n; ++j) {
         s[j] = exp(s[j] - mx);
