@@ -58,9 +58,9 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
     int64_t dmax = p->d > p->d_v ? p->d : p->d_v;
     int64_t rows = p->h_q / p->h_k * p->s_q;
     int mi = (int)((rows + 15) / 16), max_mi = dmax <= 128 ? 4 : 2;
-    ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), dmax <= 128 ? 32 : 16, 4, 1, 1};
-    if (p->var.page_size % in.tile_n)
-        in.tile_n = 16;
+    /* 16 keys per warp: 64 KiB of stages at d 128, so that three blocks share an SM and hide
+     * each other's waits (the kernel is bandwidth bound); scripts/gpu-attention compares 32 */
+    ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), 16, 4, 1, 1};
     while (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block && in.warps > 1)
         in.warps /= 2;
     if (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block)
