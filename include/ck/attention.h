@@ -55,7 +55,9 @@
  * Usage: a plan checks the problem (every refusal a ck_status with a sentence naming the
  * field), chooses the instance and builds the kernel once; execute checks the pointers and
  * launches. Kernels: an sm_80-class kernel (cp.async, ldmatrix, mma.sync) that runs on sm_80
- * and later and unchanged on the emulator. docs/ops-attention.md describes the algorithm.
+ * and later and unchanged on the emulator, and for s_q <= 16 (fixed-length or paged) the decode
+ * kernel on the same stages (with split-KV's combine kernel, which uses the context's
+ * workspace). docs/ops-attention.md describes the algorithms.
  */
 #ifndef CK_ATTENTION_H
 #define CK_ATTENTION_H
