@@ -129,6 +129,32 @@ static void test_dropout_refused(void)
         CHECK(strstr(ck_last_error(), "dropout_p") != NULL);
     }
     CHECK(plan == NULL);
+
+    /* execute: the mask overlapping O, O overlapping the bias */
+    p.var.dropout_p = 0.5f;
+    p.var.bias.dims[0] = p.var.bias.dims[1] = p.var.bias.dims[2] = 1, p.var.bias.dims[3] = 4;
+    CHECK_OK(ck_attention_plan_create(a_ctx, &p, &plan));
+    ck_device *dev = ck_context_device(a_ctx);
+    void *buf = NULL;
+    CHECK_OK(ck_malloc(dev, 1 << 14, &buf));
+    char *b = buf;
+    ck_attention_args a;
+    ck_attention_args_init(&a);
+    a.q = b, a.k = b + 1024, a.v = b + 2048, a.o = b + 3072, a.bias = b + 8192;
+    a.dropout_mask = (uint8_t *)(b + 3072 + 100);
+    if (plan) {
+        CHECK_STATUS(ck_attention_plan_execute(plan, &a), CK_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(ck_last_error(), "dropout_mask overlaps o") != NULL);
+        a.dropout_mask = (uint8_t *)(b + 12288);
+        a.bias = b + 3072 + 64;
+        CHECK_STATUS(ck_attention_plan_execute(plan, &a), CK_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(ck_last_error(), "o overlaps bias") != NULL);
+        a.bias = b + 8192;
+        CHECK_OK(ck_attention_plan_execute(plan, &a));
+        CHECK_OK(ck_context_synchronize(a_ctx));
+    }
+    ck_attention_plan_destroy(plan);
+    ck_free(dev, buf);
 }
 
 int main(void)

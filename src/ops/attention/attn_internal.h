@@ -110,6 +110,13 @@ int ck_attn_bias_code(const ck_attn_prob *prob);
 ck_status ck_attn_variants_args(const ck_attn_prob *prob, const ck_attention_args *args,
                                 ck_attn_kargs *ka);
 
+/* The variants' tensors of args against the n tensors (ptr, bytes, names) of Q, K, V, O, ...,
+ * the last `outputs` of them outputs: the dropout mask shares memory with none, the outputs
+ * with none of the variants' inputs; else CK_ERROR_INVALID_ARGUMENT naming both. */
+ck_status ck_attn_variants_disjoint(const ck_attn_prob *prob, const ck_attention_args *args,
+                                    const void *const *ptr, const size_t *bytes,
+                                    const char *const *names, int n, int outputs);
+
 /* Dropout: the integer threshold of p (words below it drop), Philox4x32-10 in place, and the
  * keep decision of (b, h, i, j) as the kernels make it (docs/ops-attention.md). */
 unsigned ck_attn_dropout_threshold(float p);

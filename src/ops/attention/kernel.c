@@ -334,6 +334,15 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
                                out[x].name, r.name);
         }
     }
+    {
+        const void *ptr[5] = {args->q, args->k, args->v, args->o, p->lse ? args->lse : NULL};
+        size_t bytes[5];
+        const char *names[5] = {"q", "k", "v", "o", "lse"};
+        for (int i = 0; i < 5; ++i)
+            bytes[i] = i < 3 ? in[i].hi - in[i].lo : out[i - 3].hi - out[i - 3].lo;
+        if ((st = ck_attn_variants_disjoint(&plan->prob, args, ptr, bytes, names, 5, 2)))
+            return st;
+    }
     double scale = ck_attn_scale(&plan->prob, args->scale);
     ck_attn_kargs ka;
     memset(&ka, 0, sizeof ka);

@@ -166,6 +166,61 @@ ck_status ck_attn_variants_args(const ck_attn_prob *prob, const ck_attention_arg
     return CK_SUCCESS;
 }
 
+typedef struct extent {
+    uintptr_t lo, hi;
+    const char *name;
+} extent;
+
+static extent extent_of(const void *ptr, size_t bytes, const char *name)
+{
+    extent e = {(uintptr_t)ptr, ptr ? (uintptr_t)ptr + bytes : (uintptr_t)ptr, name};
+    return e;
+}
+
+static int meet(extent a, extent b)
+{
+    return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi;
+}
+
+ck_status ck_attn_variants_disjoint(const ck_attn_prob *prob, const ck_attention_args *args,
+                                    const void *const *ptr, const size_t *bytes,
+                                    const char *const *names, int n, int outputs)
+{
+    const ck_attention_problem *p = &prob->p;
+    const ck_attn_variants *v = &p->var;
+    size_t bias = 0;
+    if (ck_attn_bias_code(prob)) {
+        int64_t last = 0;
+        for (int x = 0; x < 4; ++x)
+            last += (v->bias.dims[x] - 1) * v->bias.strides[x];
+        bias = (size_t)(last + 1) * (v->bias.dtype == CK_DTYPE_F32 ? 4 : 2);
+    }
+    extent in[4] = {
+        extent_of(ck_attn_bias_code(prob) ? args->bias : NULL, bias, "bias"),
+        extent_of(v->alibi ? args->alibi_slopes : NULL, (size_t)p->h_q * 4, "alibi_slopes"),
+        extent_of(v->page_size ? args->block_table : NULL, (size_t)(p->b * v->max_pages) * 4,
+                  "block_table"),
+        extent_of(v->page_size ? args->seqlens_k : NULL, (size_t)p->b * 4, "seqlens_k")};
+    extent mask = extent_of(v->dropout_p > 0.0f ? args->dropout_mask : NULL,
+                            (size_t)(p->b * p->h_q * p->s_q * p->s_k), "dropout_mask");
+    for (int i = 0; i < n + 4; ++i) { /* the mask against everything */
+        extent e = i < n ? extent_of(ptr[i], bytes[i], names[i]) : in[i - n];
+        if (meet(mask, e))
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_attention_plan_execute: dropout_mask overlaps %s; an output must "
+                           "not share memory with the inputs or other outputs.",
+                           e.name);
+    }
+    for (int i = n - outputs; i < n; ++i) /* the outputs against the variants' inputs */
+        for (int j = 0; j < 4; ++j)
+            if (meet(extent_of(ptr[i], bytes[i], names[i]), in[j]))
+                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                               "ck_attention_plan_execute: %s overlaps %s; the outputs must not "
+                               "share memory with the inputs.",
+                               names[i], in[j].name);
+    return CK_SUCCESS;
+}
+
 unsigned ck_attn_dropout_threshold(float p)
 {
     double t = floor((double)p * 4294967296.0);
