@@ -107,6 +107,19 @@ static double visible_pairs(const ck_attn_prob *prob)
 
 static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
 {
+    if (n > (1u << 20)) { /* big (decode's K / V pools): draws from 4096 exact conversions */
+        uint16_t table[4096];
+        fill(table, 4096, t, state);
+        unsigned s = *state ? *state : 1u;
+        for (size_t i = 0; i < n; ++i) {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            x[i] = table[s >> 20];
+        }
+        *state = s;
+        return;
+    }
     for (size_t i = 0; i < n; ++i) {
         float u;
         prof_fill_uniform(&u, 1, -1, 1, state);
