@@ -3,7 +3,8 @@
  * the key range combined through their LSEs) on the device CK_DEVICE chooses (the emulator in
  * CI): s_q from 1 to 16, GQA ratios 1, 2 and 8 (more rows than one block: two row chunks),
  * head dims 32 to 256 and d_v != d, every mask and alignment, s_k = 0, more parts than key
- * tiles (empty parts), paged K / V with split-KV (the benchmark's decode shape, small); every
+ * tiles (empty parts), paged K / V with split-KV (the benchmark's decode shape, small),
+ * unaligned pointers (element-wise copies), other block shapes; every
  * element of O and LSE against the f64 reference. The policy's choice of parts, and refusals.
  */
 #include "attn_harness.h"
@@ -41,6 +42,10 @@ static void test_decode_dims(void)
         c.pad = x == 1 ? 3 : 0; /* element-wise copies of Q, K, V */
         ac_run(&c);
     }
+    acase c = ac_base(2, 2, 70, 4, 1, 64); /* unaligned pointers through ck_attention */
+    c.shift = 1;
+    c.lse = 1;
+    ac_run(&c);
 }
 
 /* Masks (top-left causal: rows beyond the keys; windows), softcap, s_k = 0, empty parts. */
