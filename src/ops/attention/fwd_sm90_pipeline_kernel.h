@@ -408,8 +408,8 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsign
         *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
     } else {
         long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
-        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w % (heads * ka->batch);
-        x = tiles - 1 - w / (heads * ka->batch);
+        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w % (heads * ka->batches);
+        x = tiles - 1 - w / (heads * ka->batches);
         t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
         *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
         *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
