@@ -83,10 +83,6 @@ static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const c
                  q->p.direction == CK_CONV_BWD_DATA ? "backward data" : "backward weight");
         return 1;
     }
-    if (!ck_gemm_family_sm90.supports(gp, props, reason, sizeof reason)) {
-        snprintf(why, size, "sm90 not used: %s", reason);
-        return 1;
-    }
     ck_gemm_instance in;
     memset(&in, 0, sizeof in);
     in.family = CK_GEMM_FAMILY_SM90;
@@ -108,6 +104,14 @@ static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const c
                  "16-byte runs, but C = %lld channels per group of %s give %d-byte %s",
                  (long long)q->p.c, ck_dtype_name(q->p.in_dtype), info.vector_bytes,
                  info.async ? "cp.async" : "plain loads");
+        return 1;
+    }
+    /* A's leading dimension is the loader's business; the family's other conditions hold */
+    if (!ck_gemm_family_sm90.supports(gp, props, reason, sizeof reason)) {
+        size_t n = strlen(reason);
+        if (n && reason[n - 1] == '.')
+            reason[n - 1] = 0;
+        snprintf(why, size, "sm90 not used: %s", reason);
         return 1;
     }
     return 0;
@@ -169,6 +173,7 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
     /* 3. sm80 with the views' copy windows: the policy's best sm80 instance whose windows
      * exist (a 2-D thread pattern, lines of whole 16-byte chunks), or the smallest */
     char no80[256] = "";
+    (void)reason;
     if (!ck_gemm_family_sm80.supports(loader_gp, props, no80, sizeof no80))
         return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s; %s.", no90, no80);
     int n = ck_gemm_policy_rank(loader_gp, props, ins, score, MAXI, reason, sizeof reason);
