@@ -77,7 +77,8 @@ static ck_conv_problem fwd(int ndim, int n, int g, int c, int k, const int *in, 
     return p;
 }
 
-/* Plan with `pick`, expect `route`, run on random inputs and compare every element of Y. */
+/* Plan with `pick`, expect `route`, run on random inputs and compare every element of the
+ * direction's output (Y, dX or dW). */
 static void run_case(const char *what, const ck_conv_problem *pp, int pick, ck_conv_route route)
 {
     ck_conv_problem p = *pp;
@@ -98,12 +99,18 @@ static void run_case(const char *what, const ck_conv_problem *pp, int pick, ck_c
     int ei = es_of(p.in_dtype), eo = es_of(p.out_dtype);
     size_t sx = (size_t)nx * ei, sw = (size_t)nw * ei, sy = (size_t)ny * eo, sb = (size_t)p.k * 4;
     void *hx = malloc(sx), *hw = malloc(sw), *hy = malloc(sy), *hb = malloc(sb),
-         *hr = malloc((size_t)ny * 4), *got = malloc(sy);
+         *hr = malloc((size_t)ny * 4), *got = NULL;
+    int fwd = p.direction == CK_CONV_FWD, bww = p.direction == CK_CONV_BWD_WEIGHT;
     fill(hx, p.in_dtype, nx);
     fill(hw, p.wei_dtype, nw);
+    fill(hy, p.out_dtype, ny);
     fill(hb, CK_DTYPE_F32, p.k);
     fill(hr, CK_DTYPE_F32, ny);
-    memset(hy, 0x7f, sy); /* unwritten elements show */
+    /* the output's bits start as garbage: unwritten elements show */
+    memset(fwd ? hy : bww ? hw : hx, 0x7f, fwd ? sy : bww ? sw : sx);
+    ck_dtype ot = fwd ? p.out_dtype : p.in_dtype;
+    int64_t no = fwd ? ny : bww ? nw : nx;
+    got = malloc((size_t)no * es_of(ot));
     ck_device *dev = ck_context_device(g_ctx);
     void *dx, *dw, *dy, *db = NULL, *dr = NULL;
     CHECK_OK(ck_malloc(dev, sx, &dx));
@@ -126,23 +133,23 @@ static void run_case(const char *what, const ck_conv_problem *pp, int pick, ck_c
     st = ck_conv_plan_execute(plan, &a);
     CHECK_MSG(st == CK_SUCCESS, "%s: execute: %s", what, ck_last_error());
     CHECK_OK(ck_context_synchronize(g_ctx));
-    CHECK_OK(ck_memcpy_d2h(dev, got, dy, sy, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, got, fwd ? dy : bww ? dw : dx, (size_t)no * es_of(ot), NULL));
     ck_conv_args h;
     ck_conv_args_init(&h);
     h.x = hx, h.w = hw, h.y = hy, h.bias = hb, h.residual = hr, h.alpha = a.alpha;
     int64_t bad = 0;
-    for (int64_t e = 0; e < ny; ++e) {
+    for (int64_t e = 0; e < no; ++e) {
         double mag = 0, ref = act(p.activation, ck_conv_reference_value(&p, &h, e, &mag));
         /* output rounding, f32 accumulation; f32 inputs: tf32 truncation of both factors */
-        double tol = 2 * unit(p.out_dtype) * fabs(ref) + 1e-6 + mag * 0x1p-18 +
+        double tol = 2 * unit(ot) * fabs(ref) + 1e-6 + mag * 0x1p-18 +
                      (p.in_dtype == CK_DTYPE_F32 ? mag * 0x1p-9 : 0);
-        double v = get(got, p.out_dtype, e);
+        double v = get(got, ot, e);
         if (!(fabs(v - ref) <= tol) && bad++ < 3)
             CHECK_MSG(0, "%s: element %lld: got %.8g, reference %.8g (tol %.3g)", what,
                       (long long)e, v, ref, tol);
     }
     CHECK_MSG(bad == 0, "%s: %lld of %lld elements wrong (%s)", what, (long long)bad,
-              (long long)ny, desc);
+              (long long)no, desc);
     ck_free(dev, dx);
     ck_free(dev, dw);
     ck_free(dev, dy);
@@ -272,15 +279,76 @@ static void test_policy_reasons(void)
     expect_reason("depthwise", &p, "sm80", "16-byte runs");
     p = fwd(2, 1, 1, 8, 8, in, f3, CK_DTYPE_BF16);
     p.direction = CK_CONV_BWD_DATA;
-    expect_reason("bwd data", &p, "sm80", "backward data runs on the sm80 pipeline");
+    expect_reason("bwd data stride 1", &p, "sm90", "A = dY's view and B = W's view");
+    p.stride[0] = 2;
+    expect_reason("bwd data stride 2", &p, "sm80", "strided backward data (stride 2)");
+    p.stride[0] = 1;
     p.direction = CK_CONV_BWD_WEIGHT;
-    expect_reason("bwd weight", &p, "sm80", "backward weight runs on the sm80 pipeline");
+    expect_reason("bwd weight", &p, "sm90", "B = im2col(X)");
+    p.in_dtype = p.wei_dtype = p.out_dtype = CK_DTYPE_F32;
+    expect_reason("bwd weight f32", &p, "sm80", "16-bit types only");
+    p.in_dtype = p.wei_dtype = p.out_dtype = CK_DTYPE_BF16;
+    p.direction = CK_CONV_BWD_DATA;
+    p.k = 4;
+    expect_reason("bwd data k4", &p, "sm80", "dY rows in 16-byte runs");
+    p.k = 8;
     p.direction = CK_CONV_FWD;
     p.in_dtype = p.wei_dtype = p.out_dtype = CK_DTYPE_F32;
     p.compute = CK_GEMM_COMPUTE_F32;
     expect_reason("fwd 3xTF32", &p, "sm80", "3xTF32");
     p.compute = CK_GEMM_COMPUTE_DEFAULT;
     expect_reason("fwd f32", &p, "sm90", "sm90: forward on sm_90a");
+}
+
+/* Backward data of stride 1 (one residue class: dX a plain matrix) and backward weight on the
+ * sm90 route: both operands through loaders (dY's view with its negative-coefficient embed, W's
+ * view in N-major boxes), and B = im2col(X) in N-major boxes with dY by TMA (M-major). */
+static void backward(ck_conv_direction dir, const char *t)
+{
+    char what[160];
+    const int in7[2] = {7, 7}, in13[2] = {13, 13}, f3[2] = {3, 3}, f5[2] = {5, 5};
+    ck_conv_problem p = fwd(2, 2, 1, 8, 16, in7, f3, CK_DTYPE_BF16);
+    p.direction = dir;
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
+    snprintf(what, sizeof what, "%s 2-D 3x3 pad 1 7x7", t);
+    run_case(what, &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
+    p = fwd(2, 1, 2, 16, 8, in13, f5, CK_DTYPE_F16);
+    p.direction = dir;
+    p.dilation[0] = 2;
+    pad(&p, 0, 3, 1), pad(&p, 1, 0, 4);
+    snprintf(what, sizeof what, "%s 2-D 5x5 dilation (2,1) pad (3,1)x(0,4) g2 f16", t);
+    run_case(what, &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
+    const int w13[1] = {13}, f7[1] = {7};
+    p = fwd(1, 3, 2, 8, 24, w13, f7, CK_DTYPE_BF16);
+    p.direction = dir;
+    pad(&p, 0, 2, 5);
+    snprintf(what, sizeof what, "%s 1-D 7 pad (2,5) g2", t);
+    run_case(what, &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
+    const int in3[3] = {5, 7, 7}, f333[3] = {3, 3, 3};
+    p = fwd(3, 1, 1, 16, 8, in3, f333, CK_DTYPE_BF16);
+    p.direction = dir;
+    pad(&p, 0, 1, 1), pad(&p, 1, 0, 1), pad(&p, 2, 1, 0);
+    if (dir == CK_CONV_BWD_WEIGHT)
+        p.stride[1] = 2;
+    snprintf(what, sizeof what, "%s 3-D 3x3x3", t);
+    run_case(what, &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
+    /* several tiles and K tiles (the ring wraps), the policy's instance */
+    const int in11[2] = {11, 11};
+    p = fwd(2, 4, 2, 72, 40, in11, f3, CK_DTYPE_BF16);
+    p.direction = dir;
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
+    snprintf(what, sizeof what, "%s 2-D 3x3 n4 g2 c72 k40, the policy's instance", t);
+    run_case(what, &p, CK_CONV_PICK_POLICY, CK_CONV_ROUTE_SM90);
+}
+
+static void test_bwd_data(void)
+{
+    backward(CK_CONV_BWD_DATA, "bwd-data");
+}
+
+static void test_bwd_weight(void)
+{
+    backward(CK_CONV_BWD_WEIGHT, "bwd-weight");
 }
 
 int main(void)
@@ -303,6 +371,8 @@ int main(void)
     RUN_TEST(test_fwd_1d_3d_f32);
     RUN_TEST(test_fwd_1x1);
     RUN_TEST(test_fwd_epilogue);
+    RUN_TEST(test_bwd_data);
+    RUN_TEST(test_bwd_weight);
     ck_context_destroy(g_ctx);
     return CK_TEST_REPORT();
 }

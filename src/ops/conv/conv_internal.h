@@ -111,7 +111,8 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
 /* ---- kernel.c ---------------------------------------------------------------------------- */
 
 /* The copy window of operand `operand` (0 A, 1 B) of an instance of family 80 (its block's
- * threads) or 90 (A only: the producer warpgroup's 128 threads), named "va" / "vb". */
+ * threads) or 90 (the producer warpgroup's 128 threads; B into the MN-major box tile), named
+ * "va" / "vb". */
 ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
                                 const ck_gemm_instance *in, int operand, char **src,
                                 ck_tile_copy_info *info);
@@ -135,5 +136,10 @@ ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan);
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims
  * (line, element in line). */
 ck_status ck_conv_smem_lines(int lines, int line_bytes, int es, ck_descriptor **out);
+
+/* The sm90 pipeline's MN-major operand tile as a descriptor: `boxes` boxes of `lines` lines of
+ * 128 bytes (64 16-bit elements of M or N per line, one line per k), 16-byte chunks XORed with
+ * line % 8 (TMA's 128-byte swizzle); dims (k, mn). */
+ck_status ck_conv_smem_boxes(int lines, int boxes, int es, ck_descriptor **out);
 
 #endif

@@ -141,7 +141,9 @@ ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
         ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
     if (!st)
         st = view_make(q, c, operand, &view);
-    if (!st)
+    if (!st && in->family == CK_GEMM_FAMILY_SM90 && operand == 1)
+        st = ck_conv_smem_boxes(rows, cols / 64, es, &dst); /* N-major: boxes of 64 columns */
+    else if (!st)
         st = ck_conv_smem_lines(rows, cols * es, es, &dst);
     if (!st) {
         ck_tile_copy_spec s;
@@ -237,7 +239,7 @@ static void head_comment(ck_sbuf *b, const ck_conv_plan *plan, const conv_sub *s
     const ck_conv_problem *p = &q->p;
     const ck_gemm_prob *prob = &sub->g.prob;
     const ck_gemm_instance *inst = &sub->g.inst;
-    int loaders = sub->choice.route == CK_CONV_ROUTE_SM90 ? 1 : plan->loaders;
+    int loaders = plan->loaders;
     ck_sbuf_printf(
         b,
         "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
@@ -268,32 +270,52 @@ static const char *floordiv_defs =
     "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
     "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n";
 
-/* The sm90 route: the GEMM's sm90 source with A's loader -- the im2col copy window, run by the
- * producer warpgroup (its window's thread ids are the warpgroup's own: the generated code's
- * ck_warp_id / ck_thread_linear are taken modulo the warpgroup while it is defined). */
+/* The sm90 route: the GEMM's sm90 source with the view operands' loaders -- their copy windows,
+ * run by the producer warpgroup (the windows' thread ids are the warpgroup's own: the generated
+ * code's ck_warp_id / ck_thread_linear are taken modulo the warpgroup while it is defined). */
 static ck_status build_sm90(const ck_conv_plan *plan, const conv_sub *sub, char **source)
 {
     const ck_conv_prob *q = &plan->q;
-    char *win = NULL, *body = NULL;
+    char *win[2] = {NULL, NULL}, *body = NULL;
     ck_tile_copy_info info[2];
     memset(info, 0, sizeof info);
-    ck_status st = ck_conv_window_source(q, &sub->cls, &sub->g.inst, 0, &win, &info[0]);
-    if (st)
+    ck_status st = CK_SUCCESS;
+    for (int o = 0; o < 2 && !st; ++o)
+        if (plan->loaders >> o & 1)
+            st = ck_conv_window_source(q, &sub->cls, &sub->g.inst, o, &win[o], &info[o]);
+    if (st) {
+        ck_tile_free(win[0]);
+        ck_tile_free(win[1]);
         return st;
+    }
     const char *ctype = ck_gemm_dtype_bytes(q->p.in_dtype) == 4 ? "float" : "unsigned short";
     ck_sbuf l = {0};
     ck_sbuf_printf(&l,
                    "%s#define ck_warp_id() (ck_warp_id() %% 4u)\n"
-                   "#define ck_thread_linear() (ck_thread_linear() %% 128u)\n%s"
-                   "#undef ck_warp_id\n#undef ck_thread_linear\n"
-                   "/* A's tile (m0, k0) of group `batch`: its copy window from the group's base */\n"
-                   "CK_DEVICE void conv_load_a(unsigned char *s, const ck_gemm_kargs *ka, int batch, "
-                   "long long m0, long long k0)\n{\n"
-                   "    ck_copy_va w = make_copy_va((%s *)ka->a + (long long)batch * ka->batch_a, "
-                   "m0, k0, (%s *)s, 0, 0);\n"
-                   "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
-                   floordiv_defs, win, ctype, ctype);
-    ck_tile_free(win);
+                   "#define ck_thread_linear() (ck_thread_linear() %% 128u)\n%s%s"
+                   "#undef ck_warp_id\n#undef ck_thread_linear\n",
+                   floordiv_defs, win[0] ? win[0] : "", win[1] ? win[1] : "");
+    if (plan->loaders & 1)
+        ck_sbuf_printf(&l,
+                       "/* A's tile (m0, k0) of group `batch`: its copy window from the group's "
+                       "base */\n"
+                       "CK_DEVICE void conv_load_a(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "int batch, long long m0, long long k0)\n{\n"
+                       "    ck_copy_va w = make_copy_va((%s *)ka->a + (long long)batch * "
+                       "ka->batch_a, m0, k0, (%s *)s, 0, 0);\n"
+                       "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
+                       ctype, ctype);
+    if (plan->loaders & 2)
+        ck_sbuf_printf(&l,
+                       "/* B's tile (k0, n0) of group `batch` (N-major boxes of 64 columns) */\n"
+                       "CK_DEVICE void conv_load_b(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "int batch, long long n0, long long k0)\n{\n"
+                       "    ck_copy_vb w = make_copy_vb((%s *)ka->b + (long long)batch * "
+                       "ka->batch_b, k0, n0, (%s *)s, 0, 0);\n"
+                       "    copy_vb(&w);\n}\n#define GEMM_B_LOADER conv_load_b\n",
+                       ctype, ctype);
+    ck_tile_free(win[0]);
+    ck_tile_free(win[1]);
     if (l.oom) {
         free(l.s);
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the loader.");
@@ -303,7 +325,7 @@ static ck_status build_sm90(const ck_conv_plan *plan, const conv_sub *sub, char 
     if (st)
         return st;
     ck_sbuf b = {0};
-    head_comment(&b, plan, sub, info, 0);
+    head_comment(&b, plan, sub, info, plan->loaders & 1 ? 0 : 1);
     ck_sbuf_printf(&b, "%s", body);
     free(body);
     if (b.oom) {
@@ -463,7 +485,8 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
     sub->g.inst = sub->choice.inst;
     sub->g.family = ck_gemm_family_of(sub->choice.inst.family);
     sub->g.prob.tf32_truncate = sub->choice.inst.family == CK_GEMM_FAMILY_SM90;
-    sub->g.a_loader = sub->choice.route == CK_CONV_ROUTE_SM90;
+    sub->g.a_loader = sub->choice.route == CK_CONV_ROUTE_SM90 && (plan->loaders & 1);
+    sub->g.b_loader = sub->choice.route == CK_CONV_ROUTE_SM90 && (plan->loaders & 2);
     CK_LOG(CK_LOG_INFO, OP ": %s", sub->choice.why);
     return CK_SUCCESS;
 }

@@ -6,13 +6,16 @@
  *   gemm  a 1x1, stride-1, unpadded forward convolution is a plain GEMM (A = X as an
  *         (N * out) x C matrix of leading dimension G * C): the GEMM's own policy, kernel and
  *         cache key -- on sm_90a its TMA + wgmma family;
- *   sm90  forward on sm_90a (and the emulator): the GEMM's sm90 pipeline (persistent,
- *         warp-specialized, wgmma) with A = im2col(X) copied by the producer warpgroup with
- *         16-byte cp.async from the im2col copy window, B = W by TMA. Needs the window's rows in
- *         16-byte runs (C of a group a multiple of 8 for 16-bit types, of 4 for f32) and the
- *         sm90 family's own conditions (types, TMA strides);
- *   sm80  everything else: the sm80 pipeline with the views' copy windows (kernel.c).
- *         Backward data and backward weight stay here in this version.
+ *   sm90  on sm_90a (and the emulator): the GEMM's sm90 pipeline (persistent, warp-specialized,
+ *         wgmma) with the view operands copied by the producer warpgroup with 16-byte cp.async
+ *         from their copy windows, the others by TMA: forward A = im2col(X), W by TMA; backward
+ *         weight B = im2col(X) (N-major boxes), dY by TMA; backward data of stride 1 (one
+ *         residue class, dX a plain matrix) A = dY's view and B = W's view. Needs the windows'
+ *         rows in 16-byte runs (channels of a group a multiple of 8 for 16-bit types, of 4 for
+ *         f32 forward), 16-bit types for the backward directions (their N-major operand) and
+ *         the sm90 family's own conditions (types, TMA strides);
+ *   sm80  everything else: the sm80 pipeline with the views' copy windows (kernel.c) --
+ *         strided backward data (its classes' dX views), depthwise, C = 3 stems, 3xTF32.
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
  * (kernel.c's kernel_key), so every decision here is covered.
@@ -76,37 +79,58 @@ static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const c
                         const ck_device_props *props, char *why, size_t size)
 {
     char reason[256] = "";
-    if (q->p.direction != CK_CONV_FWD) {
+    ck_conv_direction dir = q->p.direction;
+    if (dir != CK_CONV_FWD && q->p.in_dtype == CK_DTYPE_F32) {
         snprintf(why, size,
-                 "sm90 not used: %s runs on the sm80 pipeline in this version (the sm90 "
-                 "pipeline has an A loader only)",
-                 q->p.direction == CK_CONV_BWD_DATA ? "backward data" : "backward weight");
+                 "sm90 not used: %s reads an N-major operand, which wgmma takes in 16-bit "
+                 "types only (f32 is tf32: K-major)",
+                 dir == CK_CONV_BWD_DATA ? "backward data" : "backward weight");
         return 1;
     }
+    if (dir == CK_CONV_BWD_DATA)
+        for (int d = 0; d < 3; ++d)
+            if (q->str[d] != 1) {
+                snprintf(why, size,
+                         "sm90 not used: strided backward data (stride %lld) stores each "
+                         "residue class through a dX view, which the sm90 route's epilogue "
+                         "does not have yet",
+                         (long long)q->str[d]);
+                return 1;
+            }
+    /* the view operands' copy windows, for the producer warpgroup: 16-byte cp.async */
     ck_gemm_instance in;
     memset(&in, 0, sizeof in);
     in.family = CK_GEMM_FAMILY_SM90;
     in.tile_m = 128, in.tile_n = 64, in.tile_k = 128 / ck_gemm_dtype_bytes(q->p.in_dtype);
     in.warps_m = 2, in.warps_n = 1;
-    char *src = NULL;
-    ck_tile_copy_info info;
-    memset(&info, 0, sizeof info);
-    ck_status st = ck_conv_window_source(q, cls, &in, 0, &src, &info);
-    ck_tile_free(src);
-    if (st) {
-        snprintf(why, size, "sm90 not used: no im2col copy window (%s)", ck_last_error());
-        ck_clear_error();
-        return 1;
+    int loaders = dir == CK_CONV_FWD ? 1 : dir == CK_CONV_BWD_WEIGHT ? 2 : 3;
+    for (int o = 0; o < 2; ++o) {
+        if (!(loaders >> o & 1))
+            continue;
+        char *src = NULL;
+        ck_tile_copy_info info;
+        memset(&info, 0, sizeof info);
+        ck_status st = ck_conv_window_source(q, cls, &in, o, &src, &info);
+        ck_tile_free(src);
+        const char *view = dir == CK_CONV_BWD_DATA ? (o ? "W" : "dY") : "im2col";
+        if (st) {
+            snprintf(why, size, "sm90 not used: no %s copy window (%s)", view, ck_last_error());
+            ck_clear_error();
+            return 1;
+        }
+        if (!info.async || info.vector_bytes != 16) {
+            snprintf(why, size,
+                     "sm90 not used: the producer's cp.async copies need the %s rows in "
+                     "16-byte runs, but %s = %lld channels per group of %s give %d-byte %s",
+                     view, dir == CK_CONV_BWD_DATA && !o ? "K" : "C",
+                     (long long)(dir == CK_CONV_BWD_DATA && !o ? q->p.k : q->p.c),
+                     ck_dtype_name(q->p.in_dtype), info.vector_bytes,
+                     info.async ? "cp.async" : "plain loads");
+            return 1;
+        }
     }
-    if (!info.async || info.vector_bytes != 16) {
-        snprintf(why, size,
-                 "sm90 not used: the producer's cp.async copies need the im2col rows in "
-                 "16-byte runs, but C = %lld channels per group of %s give %d-byte %s",
-                 (long long)q->p.c, ck_dtype_name(q->p.in_dtype), info.vector_bytes,
-                 info.async ? "cp.async" : "plain loads");
-        return 1;
-    }
-    /* A's leading dimension is the loader's business; the family's other conditions hold */
+    /* a loaded operand's leading dimension is the loader's business; the family's other
+     * conditions hold */
     if (!ck_gemm_family_sm90.supports(gp, props, reason, sizeof reason)) {
         size_t n = strlen(reason);
         if (n && reason[n - 1] == '.')
@@ -161,9 +185,18 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
         if (i >= 0) {
             out->route = CK_CONV_ROUTE_SM90;
             out->inst = ins[i];
+            ck_conv_direction dir = q->p.direction;
             snprintf(out->why, sizeof out->why,
-                     "sm90: forward on sm_90a, A = im2col(X) by the producer warpgroup's "
-                     "16-byte cp.async, W by TMA, wgmma; tile %dx%d, %d stages%s",
+                     "sm90: %s on sm_90a, %s by the producer warpgroup's 16-byte cp.async%s, "
+                     "wgmma; tile %dx%d, %d stages%s",
+                     dir == CK_CONV_FWD ? "forward" : dir == CK_CONV_BWD_DATA ? "backward data"
+                                                                              : "backward weight",
+                     dir == CK_CONV_FWD          ? "A = im2col(X)"
+                     : dir == CK_CONV_BWD_WEIGHT ? "B = im2col(X)"
+                                                 : "A = dY's view and B = W's view",
+                     dir == CK_CONV_FWD          ? ", W by TMA"
+                     : dir == CK_CONV_BWD_WEIGHT ? ", dY by TMA"
+                                                 : "",
                      ins[i].tile_m, ins[i].tile_n, ins[i].stages,
                      smallest ? " (the smallest tile, as asked)" : " (the family's best score)");
             return CK_SUCCESS;

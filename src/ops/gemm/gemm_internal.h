@@ -148,9 +148,9 @@ struct ck_gemm_plan {
     /* NULL, or the copies of A / B made before each launch (repack.c): prob is then the
      * padded problem the kernel runs, the caller's is in the repack state. */
     ck_gemm_repack *repack;
-    /* 1: the kernel reads A through its source's GEMM_A_LOADER (sm90: no tensor map of A;
-     * convolution's im2col view, src/ops/conv) */
-    int a_loader;
+    /* 1: the kernel reads A (B) through its source's GEMM_A_LOADER (GEMM_B_LOADER) (sm90: no
+     * tensor map of it; convolution's views, src/ops/conv) */
+    int a_loader, b_loader;
 };
 
 /* ---- operand repacking (repack.c) ---------------------------------------------------------- */
@@ -185,8 +185,9 @@ ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, ck_gemm_prob *pro
 ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                  char **source);
 
-/* The sm90 family's kernel source with `a_loader` (device C defining GEMM_A_LOADER, see
- * sm90_pipeline_kernel.h; NULL: A by TMA) placed before the pipeline's include. */
+/* The sm90 family's kernel source with `a_loader` (device C defining GEMM_A_LOADER and / or
+ * GEMM_B_LOADER, see sm90_pipeline_kernel.h; NULL: A and B by TMA) placed before the
+ * pipeline's include. */
 ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     const char *a_loader, char **source);
 

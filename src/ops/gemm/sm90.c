@@ -421,6 +421,7 @@ ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
  * workspace (partial sums and arrival counters, device memory of the plan). */
 typedef struct sm90_state {
     ck_tensor_map ta, tb, td;
+    ck_tensor_map none; /* zeros: the argument of an operand that comes through a loader */
     const void *a, *b, *d;
     ck_device *dev;
     void *ws;
@@ -579,7 +580,9 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
             return st;
         s->a = args->a;
     }
-    if (s->b != args->b) {
+    if (plan->b_loader) {
+        s->b = NULL;
+    } else if (s->b != args->b) {
         s->b = NULL;
         st = operand_map(dev, args->b, &p->b, p->batch, prob->b_kmajor, p->n, p->k,
                          in->tile_n / (in->cluster > 1 ? in->cluster : 1), in->tile_k, &s->tb);
@@ -604,7 +607,7 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
             if (st)
                 return st;
         } else {
-            s->td = s->ta;
+            s->td = plan->a_loader ? (plan->b_loader ? s->none : s->tb) : s->ta;
         }
         s->d = args->d;
     }
@@ -615,7 +618,8 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ka.ws_flags = s->ws ? (unsigned *)((char *)s->ws + s->ws_flags_offset) : NULL;
     ck_launch_config cfg = plan->launch;
     cfg.stream = ck_context_stream(plan->ctx);
-    void *kargs[4] = {&ka, plan->a_loader ? &s->tb : &s->ta, &s->tb, &s->td};
+    void *kargs[4] = {&ka, plan->a_loader ? &s->none : &s->ta,
+                      plan->b_loader ? &s->none : &s->tb, &s->td};
     size_t sizes[4] = {sizeof ka, sizeof s->ta, sizeof s->tb, sizeof s->td};
     return ck_launch(plan->kernel, &cfg, kargs, sizes, 4);
 }
