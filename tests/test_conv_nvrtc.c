@@ -4,8 +4,8 @@
  * data (stride 2: the first residue class), vectorized (C a multiple of 8) and element-wise
  * (C = 3) views; the forward bf16 one with the policy's (largest) instance for both targets (the
  * sm90 route on sm_90a), the others with their smallest for sm_90a; and the sm90 route's
- * forward kernels (f32, f16 with groups and an epilogue) and a 1x1 plain GEMM with the smallest
- * sm90 tile. Skipped without NVRTC. */
+ * kernels (forward f32 and f16 with groups and an epilogue, backward data of stride 1, backward
+ * weight) and a 1x1 plain GEMM with the smallest sm90 tile. Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +97,8 @@ static void compile90(const char *what, const ck_conv_problem *p, int loader)
     if (st)
         return;
     CHECK_MSG(strstr(src, "gemm_sm90(") != NULL, "%s: not the sm90 family's kernel", what);
-    CHECK_MSG((strstr(src, "GEMM_A_LOADER") != NULL) == loader, "%s: loader %s expected", what,
-              loader ? "" : "not");
+    CHECK_MSG((strstr(src, "GEMM_A_LOADER") != NULL) == loader, "%s: A loader %s expected",
+              what, loader ? "" : "not");
     void *cubin = NULL;
     size_t size = 0;
     st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
@@ -124,6 +124,10 @@ static void test_compile_sm90(void)
     p.filter[0] = p.filter[1] = 1;
     p.pad_left[0] = p.pad_left[1] = p.pad_right[0] = p.pad_right[1] = 0;
     compile90("fwd bf16 1x1 (a plain GEMM)", &p, 0);
+    p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_BF16);
+    compile90("bwd-data bf16 3x3 stride 1 (A and B loaders)", &p, 1);
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_F16);
+    compile90("bwd-weight f16 3x3 (B loader)", &p, 0);
 }
 
 int main(void)

@@ -88,8 +88,14 @@ typedef enum ck_conv_route {
 } ck_conv_route;
 
 /* What the policy is asked for: its choice, or (tests: quick to compile and emulate) the
- * smallest tile of the sm80 loader route, or the smallest sm90 tile (plain GEMM or loader). */
-enum { CK_CONV_PICK_POLICY = 0, CK_CONV_PICK_SM80_SMALLEST = 1, CK_CONV_PICK_SM90_SMALLEST = 2 };
+ * smallest tile of the sm80 loader route, the smallest sm90 tile (plain GEMM or loader), or
+ * the smallest sm90 loader tile with K split 3 ways. */
+enum {
+    CK_CONV_PICK_POLICY = 0,
+    CK_CONV_PICK_SM80_SMALLEST = 1,
+    CK_CONV_PICK_SM90_SMALLEST = 2,
+    CK_CONV_PICK_SM90_SPLIT = 3
+};
 
 typedef struct ck_conv_choice {
     ck_conv_route route;

@@ -65,12 +65,21 @@ static int pick_of(const ck_gemm_instance *ins, int n, int family, int smallest,
     return pick;
 }
 
-/* sm90 loader instances: whole tiles, no split of K, no cluster (the A loader writes one
- * block's tile; multicast and split-K are untested with it). */
+/* sm90 instances of whole tiles (the smallest-tile picks of the tests). */
 static int sm90_plain(const ck_gemm_instance *in)
 {
     return in->split_k <= 1 &&
            (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES) &&
+           in->cluster <= 1;
+}
+
+/* sm90 loader instances: whole tiles or the deterministic split of K (backward weight's long
+ * reduction over N * out on few tiles); no clusters (a loader writes its own block's tile) and
+ * none of the nondeterministic or stream-K variants. */
+static int sm90_loader_ok(const ck_gemm_instance *in)
+{
+    return (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES ||
+            in->decomp == CK_GEMM_DECOMP_SPLIT_K) &&
            in->cluster <= 1;
 }
 
@@ -149,7 +158,9 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
     ck_gemm_instance ins[MAXI];
     double score[MAXI];
     char reason[512] = "";
-    int smallest = pick != CK_CONV_PICK_POLICY;
+    int smallest = pick != CK_CONV_PICK_POLICY, split = pick == CK_CONV_PICK_SM90_SPLIT;
+    if (split)
+        pick = CK_CONV_PICK_SM90_SMALLEST, plain_gp = NULL; /* the loader route, split */
     /* 1. a plain GEMM: the GEMM's policy over every family */
     if (plain_gp && pick != CK_CONV_PICK_SM80_SMALLEST) {
         int n = ck_gemm_policy_rank(plain_gp, props, ins, score, MAXI, reason, sizeof reason);
@@ -181,14 +192,17 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
                 ins[j] = ins[j - 1], score[j] = score[j - 1];
                 ins[j - 1] = t, score[j - 1] = s;
             }
-        int i = pick_of(ins, n, CK_GEMM_FAMILY_SM90, smallest, sm90_plain);
+        int i = pick_of(ins, n, CK_GEMM_FAMILY_SM90, smallest,
+                        smallest ? sm90_plain : sm90_loader_ok);
         if (i >= 0) {
             out->route = CK_CONV_ROUTE_SM90;
             out->inst = ins[i];
+            if (split)
+                out->inst.split_k = 3;
             ck_conv_direction dir = q->p.direction;
             snprintf(out->why, sizeof out->why,
                      "sm90: %s on sm_90a, %s by the producer warpgroup's 16-byte cp.async%s, "
-                     "wgmma; tile %dx%d, %d stages%s",
+                     "wgmma; tile %dx%d, %d stages, K split %d ways%s",
                      dir == CK_CONV_FWD ? "forward" : dir == CK_CONV_BWD_DATA ? "backward data"
                                                                               : "backward weight",
                      dir == CK_CONV_FWD          ? "A = im2col(X)"
@@ -198,6 +212,7 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
                      : dir == CK_CONV_BWD_WEIGHT ? ", dY by TMA"
                                                  : "",
                      ins[i].tile_m, ins[i].tile_n, ins[i].stages,
+                     out->inst.split_k > 1 ? out->inst.split_k : 1,
                      smallest ? " (the smallest tile, as asked)" : " (the family's best score)");
             return CK_SUCCESS;
         }
