@@ -4,17 +4,18 @@ against torch.nn.functional.conv2d / conv3d (cuDNN, channels_last) in one run.
 
 Both timed with CUDA events after warm-up (ck: its own `ck prof` timing, median of 30). ck's run
 is checked by `ck prof conv` against the direct CPU reference (4096 sampled elements; "-": timed
-only for the largest shapes). Forward (and backward weight with --dir bwd-weight: torch's
-conv2d_weight). Prints a markdown table of TFLOP/s and ck / cuDNN, then the geometric mean.
+only for the largest shapes). Forward, backward data (--dir bwd-data: torch's conv2d_input) and
+backward weight (--dir bwd-weight: torch's conv2d_weight). Prints a markdown table of TFLOP/s and ck / cuDNN, then the geometric mean.
 Builds nothing: pass --build DIR.
 
 --set resnet50 times the ResNet-50 forward layer set (every distinct 3x3 / 1x1 / 7x7 layer at
-batch 128) instead of the issue's shapes. --jobs J first runs every shape's `ck prof conv` once,
+batch 128) instead of the issue's shapes; --set all the issue's 3x3 target, depthwise and 3-D
+shapes then the ResNet-50 set (the issue's other shapes are ResNet-50 layers). --jobs J first runs every shape's `ck prof conv` once,
 J at a time (NVRTC compiles into the kernel cache, and the check runs), so that the timed runs
 that follow, one at a time, only load the cached kernels.
 
-usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-weight] [--quick] [--dtype bf16|f16]
-                             [--set issue|resnet50] [--jobs J]
+usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-data|bwd-weight] [--quick]
+                             [--dtype bf16|f16] [--set issue|resnet50|all] [--jobs J]
 """
 import argparse
 import json
@@ -105,6 +106,10 @@ def torch_run(s, direction, dtype):
     y = conv(x, w, stride=st, padding=pd, groups=g)
     if direction == "fwd":
         fn = lambda: conv(x, w, stride=st, padding=pd, groups=g)
+    elif direction == "bwd-data":
+        gy = torch.randn_like(y)
+        grad = torch.nn.grad.conv2d_input if len(sp) == 2 else torch.nn.grad.conv3d_input
+        fn = lambda: grad(x.shape, w, gy, stride=st, padding=pd, groups=g)
     else:
         gy = torch.randn_like(y)
         grad = torch.nn.grad.conv2d_weight if len(sp) == 2 else torch.nn.grad.conv3d_weight
@@ -128,13 +133,14 @@ def torch_run(s, direction, dtype):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--dir", default="fwd", choices=["fwd", "bwd-weight"])
+    ap.add_argument("--dir", default="fwd", choices=["fwd", "bwd-data", "bwd-weight"])
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--set", default="issue", choices=["issue", "resnet50"])
+    ap.add_argument("--set", default="issue", choices=["issue", "resnet50", "all"])
     ap.add_argument("--jobs", type=int, default=0)
     a = ap.parse_args()
-    shapes = RESNET50 if a.set == "resnet50" else SHAPES
+    shapes = {"issue": SHAPES, "resnet50": RESNET50,
+              "all": [SHAPES[0], SHAPES[5], SHAPES[6]] + RESNET50}[a.set]
     shapes = shapes[:3] if a.quick else shapes
     if a.jobs > 0:
         ck_warm(a.build, shapes, a.dir, a.dtype, a.jobs)
