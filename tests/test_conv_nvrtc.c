@@ -97,8 +97,8 @@ static void compile90(const char *what, const ck_conv_problem *p, int loader)
     if (st)
         return;
     CHECK_MSG(strstr(src, "gemm_sm90(") != NULL, "%s: not the sm90 family's kernel", what);
-    CHECK_MSG((strstr(src, "GEMM_A_LOADER") != NULL) == loader, "%s: A loader %s expected",
-              what, loader ? "" : "not");
+    CHECK_MSG((strstr(src, "GEMM_A_LOADER") != NULL) == loader, "%s: A loader %s expected", what,
+              loader ? "" : "not");
     void *cubin = NULL;
     size_t size = 0;
     st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);

@@ -149,8 +149,8 @@ static void run_case(const char *what, const ck_conv_problem *pp, int pick, ck_c
             CHECK_MSG(0, "%s: element %lld: got %.8g, reference %.8g (tol %.3g)", what,
                       (long long)e, v, ref, tol);
     }
-    CHECK_MSG(bad == 0, "%s: %lld of %lld elements wrong (%s)", what, (long long)bad,
-              (long long)no, desc);
+    CHECK_MSG(bad == 0, "%s: %lld of %lld elements wrong (%s)", what, (long long)bad, (long long)no,
+              desc);
     ck_free(dev, dx);
     ck_free(dev, dw);
     ck_free(dev, dy);
@@ -169,8 +169,7 @@ static void pad(ck_conv_problem *p, int d, int l, int r)
 
 static void test_fwd_2d(void)
 {
-    const int in7[2] = {7, 7}, in13[2] = {13, 13}, f3[2] = {3, 3}, f5[2] = {5, 5},
-              f7[2] = {7, 7};
+    const int in7[2] = {7, 7}, in13[2] = {13, 13}, f3[2] = {3, 3}, f5[2] = {5, 5}, f7[2] = {7, 7};
     /* 3x3 pad 1 on 7x7, c 8 -> k 16 */
     ck_conv_problem p = fwd(2, 2, 1, 8, 16, in7, f3, CK_DTYPE_BF16);
     pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
@@ -186,8 +185,7 @@ static void test_fwd_2d(void)
     p.dilation[0] = p.dilation[1] = 2;
     p.stride[1] = 3;
     pad(&p, 0, 3, 0), pad(&p, 1, 6, 2);
-    run_case("2-D 7x7 dilation 2 stride (1,3)", &p, CK_CONV_PICK_SM90_SMALLEST,
-             CK_CONV_ROUTE_SM90);
+    run_case("2-D 7x7 dilation 2 stride (1,3)", &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
 }
 
 /* Several output tiles per block of the persistent grid and several K tiles per output tile:
@@ -215,8 +213,7 @@ static void test_fwd_1d_3d_f32(void)
     p = fwd(3, 1, 1, 16, 8, in3, f333, CK_DTYPE_BF16);
     p.stride[1] = 2;
     pad(&p, 0, 1, 1), pad(&p, 1, 0, 1), pad(&p, 2, 1, 0);
-    run_case("3-D 3x3x3 stride (1,2,1) bf16", &p, CK_CONV_PICK_SM90_SMALLEST,
-             CK_CONV_ROUTE_SM90);
+    run_case("3-D 3x3x3 stride (1,2,1) bf16", &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
     p.in_dtype = p.wei_dtype = p.out_dtype = CK_DTYPE_F32;
     p.c = 4; /* f32: 4-element (16-byte) runs */
     run_case("3-D 3x3x3 f32 (tf32) c4", &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
@@ -232,8 +229,7 @@ static void test_fwd_1x1(void)
     run_case("1x1 stride 1 g2: the GEMM policy's instance", &p, CK_CONV_PICK_POLICY,
              CK_CONV_ROUTE_GEMM);
     p.stride[0] = p.stride[1] = 2;
-    run_case("1x1 stride 2: the im2col loader", &p, CK_CONV_PICK_SM90_SMALLEST,
-             CK_CONV_ROUTE_SM90);
+    run_case("1x1 stride 2: the im2col loader", &p, CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
 }
 
 /* The GEMM's epilogue on the sm90 route: bias, residual and relu to bf16 (the generic
@@ -264,10 +260,9 @@ static void expect_reason(const char *what, const ck_conv_problem *p, const char
     if (st)
         return;
     const char *pol = strstr(src, "Policy: ");
-    CHECK_MSG(pol && strncmp(pol + 8, route, strlen(route)) == 0, "%s: route not %s: %.200s",
-              what, route, pol ? pol : src);
-    CHECK_MSG(strstr(src, reason) != NULL, "%s: no '%s' in: %.300s", what, reason,
-              pol ? pol : src);
+    CHECK_MSG(pol && strncmp(pol + 8, route, strlen(route)) == 0, "%s: route not %s: %.200s", what,
+              route, pol ? pol : src);
+    CHECK_MSG(strstr(src, reason) != NULL, "%s: no '%s' in: %.300s", what, reason, pol ? pol : src);
     free(src);
 }
 

@@ -131,9 +131,8 @@ ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
                       ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
                       : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
     int es = ck_gemm_dtype_bytes(dt);
-    int threads =
-        in->family == CK_GEMM_FAMILY_SM90 ? 128 /* the producer warpgroup */
-                                          : in->warps_m * in->warps_n * 32;
+    int threads = in->family == CK_GEMM_FAMILY_SM90 ? 128 /* the producer warpgroup */
+                                                    : in->warps_m * in->warps_n * 32;
     int rows = operand ? in->tile_k : in->tile_m, cols = operand ? in->tile_n : in->tile_k;
     ck_dist_encoding enc;
     ck_descriptor *view = NULL, *dst = NULL;
@@ -378,7 +377,8 @@ static ck_status build_source(void *user, char **source)
     int o0 = plan->loaders & 1 ? 0 : 1;
     ck_sbuf b = {0};
     head_comment(&b, plan, sub, info, o0);
-    ck_sbuf_printf(&b, "#include \"ck_device.h\"\n%s%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s%s",
+    ck_sbuf_printf(&b,
+                   "#include \"ck_device.h\"\n%s%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s%s",
                    floordiv_defs, defs, epi, win[0] ? win[0] : "", win[1] ? win[1] : "");
     /* the operand path: the tile of k-tile origin k0 (and m0 or n0) of this group's view */
     if (plan->loaders & 1)
@@ -446,8 +446,7 @@ ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, c
     return ck_conv_plan_create_ex(ctx, problem, CK_CONV_PICK_POLICY, out);
 }
 
-int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c,
-                          const ck_gemm_instance *in)
+int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c, const ck_gemm_instance *in)
 {
     int loaders = loaders_of(q->p.direction), ok = 1;
     for (int o = 0; o < 2 && ok; ++o) {
@@ -591,8 +590,8 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
             break;
         }
         build_ctx b = {plan, sub};
-        const char *name = sub->choice.route == CK_CONV_ROUTE_SM80 ? "ck_conv_sm80"
-                                                                   : sub->g.family->kernel_name;
+        const char *name =
+            sub->choice.route == CK_CONV_ROUTE_SM80 ? "ck_conv_sm80" : sub->g.family->kernel_name;
         st = ck_op_kernel(ctx, key, name, build_source, &b, &sub->g.kernel);
         free(key);
         if (!st)

@@ -56,8 +56,7 @@ static int pick_of(const ck_gemm_instance *ins, int n, int family, int smallest,
             continue;
         if (pick < 0)
             pick = i;
-        else if (smallest &&
-                 ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n)
+        else if (smallest && ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n)
             pick = i;
         if (!smallest)
             break;
@@ -192,8 +191,8 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
                 ins[j] = ins[j - 1], score[j] = score[j - 1];
                 ins[j - 1] = t, score[j - 1] = s;
             }
-        int i = pick_of(ins, n, CK_GEMM_FAMILY_SM90, smallest,
-                        smallest ? sm90_plain : sm90_loader_ok);
+        int i =
+            pick_of(ins, n, CK_GEMM_FAMILY_SM90, smallest, smallest ? sm90_plain : sm90_loader_ok);
         if (i >= 0) {
             out->route = CK_CONV_ROUTE_SM90;
             out->inst = ins[i];
@@ -203,8 +202,9 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
             snprintf(out->why, sizeof out->why,
                      "sm90: %s on sm_90a, %s by the producer warpgroup's 16-byte cp.async%s, "
                      "wgmma; tile %dx%d, %d stages, K split %d ways%s",
-                     dir == CK_CONV_FWD ? "forward" : dir == CK_CONV_BWD_DATA ? "backward data"
-                                                                              : "backward weight",
+                     dir == CK_CONV_FWD        ? "forward"
+                     : dir == CK_CONV_BWD_DATA ? "backward data"
+                                               : "backward weight",
                      dir == CK_CONV_FWD          ? "A = im2col(X)"
                      : dir == CK_CONV_BWD_WEIGHT ? "B = im2col(X)"
                                                  : "A = dY's view and B = W's view",
@@ -231,8 +231,8 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
             continue;
         if (!ck_conv_windows_exist(q, cls, &ins[i]))
             continue;
-        if (best < 0 || (smallest && ins[i].tile_m * ins[i].tile_n <
-                                         ins[best].tile_m * ins[best].tile_n))
+        if (best < 0 ||
+            (smallest && ins[i].tile_m * ins[i].tile_n < ins[best].tile_m * ins[best].tile_n))
             best = i;
     }
     if (best < 0)
@@ -240,8 +240,9 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
                        OP ": no sm80 GEMM instance can read this problem's views (%s).", no90);
     out->route = CK_CONV_ROUTE_SM80;
     out->inst = ins[best];
-    snprintf(out->why, sizeof out->why, "sm80: cp.async + mma.sync with the views' copy windows, "
-                                        "tile %dx%dx%d; %s",
+    snprintf(out->why, sizeof out->why,
+             "sm80: cp.async + mma.sync with the views' copy windows, "
+             "tile %dx%dx%d; %s",
              ins[best].tile_m, ins[best].tile_n, ins[best].tile_k, no90);
     return CK_SUCCESS;
 }

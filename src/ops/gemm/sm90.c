@@ -377,8 +377,7 @@ ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
     int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
     defs = np < 0 ? NULL : ck_gemm_params_defines(params, np);
-    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + (a_loader ? strlen(a_loader) : 0) +
-                 4096;
+    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + (a_loader ? strlen(a_loader) : 0) + 4096;
     /* the register split of setmaxnreg (at most 64K per block): a producer warpgroup that
      * copies A with cp.async computes addresses and needs more than one TMA thread's 40 */
     int regs_producer = a_loader ? 56 : 40, regs_consumer = a_loader ? 224 : 232;
@@ -618,8 +617,8 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ka.ws_flags = s->ws ? (unsigned *)((char *)s->ws + s->ws_flags_offset) : NULL;
     ck_launch_config cfg = plan->launch;
     cfg.stream = ck_context_stream(plan->ctx);
-    void *kargs[4] = {&ka, plan->a_loader ? &s->none : &s->ta,
-                      plan->b_loader ? &s->none : &s->tb, &s->td};
+    void *kargs[4] = {&ka, plan->a_loader ? &s->none : &s->ta, plan->b_loader ? &s->none : &s->tb,
+                      &s->td};
     size_t sizes[4] = {sizeof ka, sizeof s->ta, sizeof s->tb, sizeof s->td};
     return ck_launch(plan->kernel, &cfg, kargs, sizes, 4);
 }
