@@ -4,8 +4,8 @@
  * data (stride 2: the first residue class), vectorized (C a multiple of 8) and element-wise
  * (C = 3) views; the forward bf16 one with the policy's (largest) instance for both targets (the
  * sm90 route on sm_90a), the others with their smallest for sm_90a; and the sm90 route's
- * kernels (forward f32 and f16 with groups and an epilogue, backward data of stride 1, backward
- * weight) and a 1x1 plain GEMM with the smallest sm90 tile. Skipped without NVRTC. */
+ * kernels (forward f32 and f16 with groups and an epilogue, backward data of stride 1 and 2,
+ * backward weight) and a 1x1 plain GEMM with the smallest sm90 tile. Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +126,8 @@ static void test_compile_sm90(void)
     compile90("fwd bf16 1x1 (a plain GEMM)", &p, 0);
     p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_BF16);
     compile90("bwd-data bf16 3x3 stride 1 (A and B loaders)", &p, 1);
+    p.stride[0] = p.stride[1] = 2;
+    compile90("bwd-data bf16 3x3 stride 2 (the dX view's epilogue)", &p, 1);
     p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_F16);
     compile90("bwd-weight f16 3x3 (B loader)", &p, 0);
 }

@@ -277,7 +277,7 @@ static void test_policy_reasons(void)
     p.direction = CK_CONV_BWD_DATA;
     expect_reason("bwd data stride 1", &p, "sm90", "A = dY's view and B = W's view");
     p.stride[0] = 2;
-    expect_reason("bwd data stride 2", &p, "sm80", "strided backward data (stride 2)");
+    expect_reason("bwd data stride 2", &p, "sm90", "A = dY's view and B = W's view");
     p.stride[0] = 1;
     p.direction = CK_CONV_BWD_WEIGHT;
     expect_reason("bwd weight", &p, "sm90", "B = im2col(X)");
@@ -358,6 +358,31 @@ static void test_bwd_data(void)
     backward(CK_CONV_BWD_DATA, "bwd-data");
 }
 
+/* Strided backward data: one implicit GEMM per residue class, each storing its rows of dX
+ * through the class's dX view from the wgmma accumulator (the sm90 route's own epilogue), rows
+ * no tap reaches zero-filled first. */
+static void test_bwd_data_strided(void)
+{
+    const int in13[2] = {13, 12}, f3[2] = {3, 3}, f5[2] = {5, 5}, f1[2] = {1, 1};
+    ck_conv_problem p = fwd(2, 2, 1, 8, 16, in13, f3, CK_DTYPE_BF16);
+    p.direction = CK_CONV_BWD_DATA;
+    p.stride[0] = p.stride[1] = 2;
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 0);
+    run_case("bwd-data 3x3 stride 2 (4 classes)", &p, CK_CONV_PICK_SM90_SMALLEST,
+             CK_CONV_ROUTE_SM90);
+    p = fwd(2, 1, 2, 16, 8, in13, f5, CK_DTYPE_F16);
+    p.direction = CK_CONV_BWD_DATA;
+    p.stride[0] = 2, p.stride[1] = 3, p.dilation[0] = 2;
+    pad(&p, 0, 4, 1), pad(&p, 1, 2, 3);
+    run_case("bwd-data 5x5 stride (2,3) dilation (2,1) g2 f16 (rows without taps)", &p,
+             CK_CONV_PICK_SM90_SMALLEST, CK_CONV_ROUTE_SM90);
+    p = fwd(2, 2, 1, 72, 40, in13, f1, CK_DTYPE_BF16);
+    p.direction = CK_CONV_BWD_DATA;
+    p.stride[0] = p.stride[1] = 2;
+    run_case("bwd-data 1x1 stride 2 c72, the policy's instance", &p, CK_CONV_PICK_POLICY,
+             CK_CONV_ROUTE_SM90);
+}
+
 static void test_bwd_weight(void)
 {
     backward(CK_CONV_BWD_WEIGHT, "bwd-weight");
@@ -384,6 +409,7 @@ int main(void)
     RUN_TEST(test_fwd_1x1);
     RUN_TEST(test_fwd_epilogue);
     RUN_TEST(test_bwd_data);
+    RUN_TEST(test_bwd_data_strided);
     RUN_TEST(test_bwd_weight);
     RUN_TEST(test_split_k);
     ck_context_destroy(g_ctx);

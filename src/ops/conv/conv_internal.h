@@ -105,6 +105,8 @@ typedef struct ck_conv_choice {
 
 /* 1 when the problem is a forward 1x1 convolution of stride 1 without padding. */
 int ck_conv_is_plain_gemm(const ck_conv_prob *q);
+/* 1 for backward data with a stride above 1 (residue classes whose rows of dX are a view). */
+int ck_conv_bwd_data_strided(const ck_conv_prob *q);
 const char *ck_conv_route_name(ck_conv_route r);
 
 /* The choice for one implicit GEMM: loader_gp is its GEMM problem with view operands,

@@ -319,8 +319,18 @@ static ck_status build_sm90(const ck_conv_plan *plan, const conv_sub *sub, char 
         free(l.s);
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the loader.");
     }
-    st = ck_gemm_sm90_source_entry(&sub->g.prob, &sub->g.inst, l.s, &body);
+    /* strided backward data: the class's rows of dX through a window over its dX view, from
+     * the wgmma accumulator's encoding (stride 1: dX's rows are the GEMM's, the GEMM's own) */
+    char *epi = NULL;
+    if (ck_conv_bwd_data_strided(q)) {
+        ck_dist_encoding acc;
+        ck_gemm_sm90_acc_encoding(&sub->g.inst, &acc);
+        st = dx_epilogue_source(q, sub, &acc, &epi);
+    }
+    if (!st)
+        st = ck_gemm_sm90_source_entry(&sub->g.prob, &sub->g.inst, l.s, epi, &body);
     free(l.s);
+    free(epi);
     if (st)
         return st;
     ck_sbuf b = {0};

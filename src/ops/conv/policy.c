@@ -9,13 +9,14 @@
  *   sm90  on sm_90a (and the emulator): the GEMM's sm90 pipeline (persistent, warp-specialized,
  *         wgmma) with the view operands copied by the producer warpgroup with 16-byte cp.async
  *         from their copy windows, the others by TMA: forward A = im2col(X), W by TMA; backward
- *         weight B = im2col(X) (N-major boxes), dY by TMA; backward data of stride 1 (one
- *         residue class, dX a plain matrix) A = dY's view and B = W's view. Needs the windows'
+ *         weight B = im2col(X) (N-major boxes), dY by TMA; backward data A = dY's view and
+ *         B = W's view per residue class (strided: the class's rows of dX stored through its
+ *         dX view from the wgmma accumulator's encoding). Needs the windows'
  *         rows in 16-byte runs (channels of a group a multiple of 8 for 16-bit types, of 4 for
  *         f32 forward), 16-bit types for the backward directions (their N-major operand) and
  *         the sm90 family's own conditions (types, TMA strides);
  *   sm80  everything else: the sm80 pipeline with the views' copy windows (kernel.c) --
- *         strided backward data (its classes' dX views), depthwise, C = 3 stems, 3xTF32.
+ *         f32 backward, depthwise, C = 3 stems, 3xTF32.
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
  * (kernel.c's kernel_key), so every decision here is covered.
@@ -29,6 +30,12 @@
 #define OP "ck_conv"
 
 enum { MAXI = 48 };
+
+int ck_conv_bwd_data_strided(const ck_conv_prob *q)
+{
+    return q->p.direction == CK_CONV_BWD_DATA &&
+           (q->str[0] != 1 || q->str[1] != 1 || q->str[2] != 1);
+}
 
 int ck_conv_is_plain_gemm(const ck_conv_prob *q)
 {
@@ -95,16 +102,6 @@ static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const c
                  dir == CK_CONV_BWD_DATA ? "backward data" : "backward weight");
         return 1;
     }
-    if (dir == CK_CONV_BWD_DATA)
-        for (int d = 0; d < 3; ++d)
-            if (q->str[d] != 1) {
-                snprintf(why, size,
-                         "sm90 not used: strided backward data (stride %lld) stores each "
-                         "residue class through a dX view, which the sm90 route's epilogue "
-                         "does not have yet",
-                         (long long)q->str[d]);
-                return 1;
-            }
     /* the view operands' copy windows, for the producer warpgroup: 16-byte cp.async */
     ck_gemm_instance in;
     memset(&in, 0, sizeof in);

@@ -187,9 +187,14 @@ ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instanc
 
 /* The sm90 family's kernel source with `a_loader` (device C defining GEMM_A_LOADER and / or
  * GEMM_B_LOADER, see sm90_pipeline_kernel.h; NULL: A and B by TMA) placed before the
- * pipeline's include. */
+ * pipeline's include, and `epilogue` (device C defining gemm_epilogue for the accumulator of
+ * ck_gemm_sm90_acc_encoding; NULL: the generated one, or the TMA store). */
 ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
-                                    const char *a_loader, char **source);
+                                    const char *a_loader, const char *epilogue, char **source);
+
+/* The sm90 family's accumulator encoding for an instance (wgmma m64nN C fragments of its
+ * consumer warpgroups stacked along M; P0 = warp of the block, P1 = lane). */
+void ck_gemm_sm90_acc_encoding(const ck_gemm_instance *inst, ck_dist_encoding *out);
 
 /* The policy's score of a family-90 instance: the estimate adjusted by measurements of its
  * variants (stages and staging of D, clusters). */

@@ -358,20 +358,34 @@ static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
     e->y_major[2] = 2, e->y_minor[2] = 2;
 }
 
+void ck_gemm_sm90_acc_encoding(const ck_gemm_instance *inst, ck_dist_encoding *out)
+{
+    acc_encoding(inst->tile_n, inst->warps_m, out);
+}
+
 static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst, char **source)
 {
-    return ck_gemm_sm90_source_entry(prob, inst, NULL, source);
+    return ck_gemm_sm90_source_entry(prob, inst, NULL, NULL, source);
 }
 
 ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
-                                    const char *a_loader, char **source)
+                                    const char *a_loader, const char *epilogue, char **source)
 {
     const ck_gemm_problem *p = &prob->p;
     char *epi = NULL, *defs = NULL;
     *source = NULL;
     ck_dist_encoding enc;
     acc_encoding(inst->tile_n, inst->warps_m, &enc);
-    ck_status st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
+    ck_status st = CK_SUCCESS;
+    if (epilogue) { /* the caller's gemm_epilogue (then no TMA store) */
+        epi = malloc(strlen(epilogue) + 1);
+        if (epi)
+            memcpy(epi, epilogue, strlen(epilogue) + 1);
+        else
+            st = ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the epilogue.");
+    } else {
+        st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
+    }
     if (st)
         return st;
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
@@ -407,8 +421,8 @@ ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
         : inst->split_k > 1                     ? ", K split (count at launch)"
                                                 : "",
         defs, in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), regs_producer, regs_consumer,
-        tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi, a_loader ? a_loader : "",
-        SM90_THREADS_PER_WG * (inst->warps_m + 1));
+        epilogue ? 0 : tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
+        a_loader ? a_loader : "", SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
