@@ -369,7 +369,7 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
 }
 
 ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
-                                    const char *a_loader, const char *epilogue, char **source)
+                                    const char *loaders, const char *epilogue, char **source)
 {
     const ck_gemm_problem *p = &prob->p;
     char *epi = NULL, *defs = NULL;
@@ -391,10 +391,10 @@ ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
     int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
     defs = np < 0 ? NULL : ck_gemm_params_defines(params, np);
-    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + (a_loader ? strlen(a_loader) : 0) + 4096;
+    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + (loaders ? strlen(loaders) : 0) + 4096;
     /* the register split of setmaxnreg (at most 64K per block): a producer warpgroup that
-     * copies A with cp.async computes addresses and needs more than one TMA thread's 40 */
-    int regs_producer = a_loader ? 56 : 40, regs_consumer = a_loader ? 224 : 232;
+     * copies an operand with cp.async computes addresses and needs more than a TMA thread's 40 */
+    int regs_producer = loaders ? 56 : 40, regs_consumer = loaders ? 224 : 232;
     char *s = defs ? malloc(cap) : NULL;
     if (!s) {
         free(epi), free(defs);
@@ -422,7 +422,7 @@ ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
                                                 : "",
         defs, in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), regs_producer, regs_consumer,
         epilogue ? 0 : tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
-        a_loader ? a_loader : "", SM90_THREADS_PER_WG * (inst->warps_m + 1));
+        loaders ? loaders : "", SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;

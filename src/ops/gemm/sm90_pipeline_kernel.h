@@ -569,7 +569,7 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
 #ifndef GEMM_B_LOADER
         ck_tma_prefetch_map(tb);
 #endif
-        /* one release per consumer warp; fills: the TMA thread (and A's cp.async threads) */
+        /* one release per consumer warp; fills: the TMA thread (and the loaders' 128 threads) */
         ck_ring_init_fills(&ring, 1 + SM90_LOADER_FILLS, 4 * GEMM_CONSUMERS * GEMM_CLUSTER);
     }
 #if GEMM_CLUSTER > 1
