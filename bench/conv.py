@@ -14,8 +14,12 @@ shapes then the ResNet-50 set (the issue's other shapes are ResNet-50 layers). -
 J at a time (NVRTC compiles into the kernel cache, and the check runs), so that the timed runs
 that follow, one at a time, only load the cached kernels.
 
+--route sm80 keeps ck on its sm80 route (CK_CONV_ROUTE=sm80), to measure the sm90 route against
+it.
+
 usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-data|bwd-weight] [--quick]
                              [--dtype bf16|f16] [--set issue|resnet50|all] [--jobs J]
+                             [--route sm80]
 """
 import argparse
 import json
@@ -138,13 +142,16 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--set", default="issue", choices=["issue", "resnet50", "all"])
     ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--route", choices=["sm80"])
     a = ap.parse_args()
+    if a.route:
+        os.environ["CK_CONV_ROUTE"] = a.route
     shapes = {"issue": SHAPES, "resnet50": RESNET50,
               "all": [SHAPES[0], SHAPES[5], SHAPES[6]] + RESNET50}[a.set]
     shapes = shapes[:3] if a.quick else shapes
     if a.jobs > 0:
         ck_warm(a.build, shapes, a.dir, a.dtype, a.jobs)
-    print(f"| conv {a.dir} {a.dtype} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | check | kernel |")
+    print(f"| conv {a.dir} {a.dtype}{' (' + a.route + ')' if a.route else ''} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | check | kernel |")
     print("|---|---|---|---|---|---|")
     ratios = []
     for s in shapes:

@@ -19,9 +19,12 @@
  *         f32 backward, depthwise, C = 3 stems, 3xTF32.
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
- * (kernel.c's kernel_key), so every decision here is covered.
+ * (kernel.c's kernel_key), so every decision here is covered. CK_CONV_ROUTE=sm80 in the
+ * environment keeps the policy on the sm80 route (its best instance), for measuring one route
+ * against the other (bench/conv.py --route sm80).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -155,10 +158,12 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
     double score[MAXI];
     char reason[512] = "";
     int smallest = pick != CK_CONV_PICK_POLICY, split = pick == CK_CONV_PICK_SM90_SPLIT;
+    const char *env = getenv("CK_CONV_ROUTE");
+    int only80 = pick == CK_CONV_PICK_POLICY && env && strcmp(env, "sm80") == 0;
     if (split)
         pick = CK_CONV_PICK_SM90_SMALLEST, plain_gp = NULL; /* the loader route, split */
     /* 1. a plain GEMM: the GEMM's policy over every family */
-    if (plain_gp && pick != CK_CONV_PICK_SM80_SMALLEST) {
+    if (plain_gp && pick != CK_CONV_PICK_SM80_SMALLEST && !only80) {
         int n = ck_gemm_policy_rank(plain_gp, props, ins, score, MAXI, reason, sizeof reason);
         int i = pick_of(ins, n, pick == CK_CONV_PICK_SM90_SMALLEST ? CK_GEMM_FAMILY_SM90 : 0,
                         smallest, pick == CK_CONV_PICK_SM90_SMALLEST ? sm90_plain : NULL);
@@ -174,8 +179,9 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
     }
     /* 2. sm90 with the im2col loader */
     char no90[320] = "";
-    if (pick == CK_CONV_PICK_SM80_SMALLEST)
-        snprintf(no90, sizeof no90, "sm90 not used: the sm80 pipeline was asked for");
+    if (pick == CK_CONV_PICK_SM80_SMALLEST || only80)
+        snprintf(no90, sizeof no90, "sm90 not used: the sm80 pipeline was asked for%s",
+                 only80 ? " (CK_CONV_ROUTE=sm80)" : "");
     else if (!sm90_refuses(q, cls, loader_gp, props, no90, sizeof no90)) {
         int n = ck_gemm_family_sm90.instances(loader_gp, props, ins, MAXI);
         int slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
