@@ -16,6 +16,7 @@ from . import cache
 from ._lib import CkError, Status
 from ._runtime import kernel_count, synchronize
 from .attention import scaled_dot_product_attention
+from .conv import conv1d, conv2d, conv3d
 from .elementwise import cast, elementwise
 from .gemm import gemm, matmul
 from .gemm_quant import gemm_scaled
@@ -42,4 +43,5 @@ __all__ = [
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",
     "kernel_count", "version", "scaled_dot_product_attention",
+    "conv1d", "conv2d", "conv3d",
 ]
