@@ -19,6 +19,7 @@
 #include "ck/conv.h"
 #include "ck/elementwise.h"
 #include "ck/gemm.h"
+#include "ck/im2col.h"
 #include "ck/norm.h"
 #include "ck/permute.h"
 #include "ck/reduce.h"
