@@ -22,6 +22,7 @@
 #include "ck/im2col.h"
 #include "ck/norm.h"
 #include "ck/permute.h"
+#include "ck/pool.h"
 #include "ck/reduce.h"
 #include "ck/runtime.h"
 #include "ck/softmax.h"
