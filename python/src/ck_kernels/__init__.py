@@ -24,6 +24,8 @@ from .gemm import plan_instance as gemm_instance
 from .gemm import tune as tune_gemm
 from .norm import layer_norm, rms_norm, rms_norm_quant, smooth_quant
 from .permute import permute
+from .pool import (avg_pool2d, avg_pool3d, max_pool2d, max_pool3d,  # noqa: F401
+                   max_pool_backward)
 from .reduce import amax, amin, argmax, argmin, mean, reduce, sum, vector_norm
 from .softmax import log_softmax, softmax, topk_softmax
 
@@ -43,5 +45,6 @@ __all__ = [
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",
     "kernel_count", "version", "scaled_dot_product_attention",
-    "conv1d", "conv2d", "conv3d",
+    "conv1d", "conv2d", "conv3d", "max_pool2d", "max_pool3d", "avg_pool2d", "avg_pool3d",
+    "max_pool_backward",
 ]

@@ -2,8 +2,8 @@
  * The pooling kernels: the parameter table (one list printing the source's #defines and the
  * kernel cache key), the generated windows over conv's views (pool_internal.h), the launches.
  * Forward: one kernel, grid (row tiles, channel tiles). Max-pool backward: one kernel per class
- * of input residues mod the stride that has rows and taps (conv's backward-data classes); when
- * some class has rows but no tap (the kernel shorter than the stride) dX is zeroed first.
+ * of input residues mod the stride that has rows (conv's backward-data classes); a class that
+ * no tap reaches (the kernel shorter than the stride) runs with no tap and stores zeros.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,7 +55,12 @@ static int params(const ck_pool_prob *r, const ck_pool_instance *in, const ck_co
             ck_op_param_add_ll(t, &n, cnames[0][d], cls->r[d]);
             ck_op_param_add_ll(t, &n, cnames[1][d], cls->rows[d]);
         }
-        ck_op_param_add_ll(t, &n, "POOL_TAPS", cls->taps[0] * cls->taps[1] * cls->taps[2]);
+        /* a class that no tap reaches (views built with one pretended tap) stores zeros */
+        ck_op_param_add_ll(t, &n, "POOL_TAPS",
+                           cls->f0[0] < r->ker[0] && cls->f0[1] < r->ker[1] &&
+                                   cls->f0[2] < r->ker[2]
+                               ? cls->taps[0] * cls->taps[1] * cls->taps[2]
+                               : 0);
     } else {
         ck_op_param_add_ll(t, &n, "POOL_TAPS", r->taps);
     }
@@ -255,20 +260,14 @@ ck_status ck_pool_backward(ck_context *ctx, const ck_pool_problem *p, const void
     if (!cls)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the classes.", fn);
     ck_conv_classes(&r.q, cls, ncls);
-    int zero = 0;
-    for (int i = 0; i < ncls; ++i) {
-        int rows = 1, taps = 1;
-        for (int d = 0; d < 3; ++d)
-            rows &= cls[i].rows[d] > 0, taps &= cls[i].taps[d] > 0;
-        zero |= rows && !taps;
-    }
-    if (zero) /* input rows no window reaches: zero */
-        st = ck_memset_d8(ck_context_device(ctx), dx, 0, bx, ck_context_stream(ctx));
     for (int i = 0; i < ncls && !st; ++i) {
-        int go = 1;
-        for (int d = 0; d < 3; ++d)
-            go &= cls[i].rows[d] > 0 && cls[i].taps[d] > 0;
-        if (go)
+        int rows = 1;
+        for (int d = 0; d < 3; ++d) {
+            rows &= cls[i].rows[d] > 0;
+            if (cls[i].taps[d] < 1) /* no tap reaches these rows: its kernel stores zeros */
+                cls[i].taps[d] = 1, cls[i].f0[d] = r.ker[d];
+        }
+        if (rows)
             st = run(ctx, &r, &cls[i], dy, indices, dx);
     }
     free(cls);
