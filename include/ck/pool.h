@@ -46,7 +46,7 @@ typedef struct ck_pool_problem {
     int64_t kernel[3];         /* >= 1 */
     int64_t stride[3];         /* >= 1 (torch's default: the kernel) */
     int64_t dilation[3];       /* >= 1; avg: 1 */
-    int64_t pad[3];            /* >= 0, at most half the (dilated) kernel, as torch */
+    int64_t pad[3];            /* >= 0, at most half the kernel (kernel / 2), as torch */
     int ceil_mode;             /* 1: ceil in the output length formula */
     int count_include_pad;     /* avg: 1 counts the padding in the divisor (torch's default) */
     int64_t divisor_override;  /* avg: > 0 divides by this instead; 0: none */
@@ -58,8 +58,7 @@ typedef struct ck_pool_problem {
 void ck_pool_problem_init(ck_pool_problem *p);
 
 /* The output lengths after the checks (CK_ERROR_INVALID_ARGUMENT with a sentence naming the
- * field: counts < 1, kernel/stride/dilation < 1, padding < 0 or more than half the dilated
- * kernel, dilation with avg, an output length < 1; CK_ERROR_UNSUPPORTED: other ndim / dtypes,
+ * field: counts < 1, kernel/stride/dilation < 1, padding < 0 or more than half the kernel, dilation with avg, an output length < 1; CK_ERROR_UNSUPPORTED: other ndim / dtypes,
  * indices with avg). */
 ck_status ck_pool_output_lengths(const ck_pool_problem *p, int64_t out[3]);
 

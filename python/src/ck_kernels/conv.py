@@ -84,20 +84,26 @@ def _output_lengths(in_sp, fil, stride, dilation, pl, pr):
                  for i, f, s, d, a, b in zip(in_sp, fil, stride, dilation, pl, pr))
 
 
+def _strides_match(shape, strides, order):
+    """strides are those of shape's dims packed in `order` (innermost first), ignoring dims of
+    length 1 (plain comparisons: also for torch's symbolic sizes in fake tensors)."""
+    acc = 1
+    for d in order:
+        if shape[d] != 1 and strides[d] != acc:
+            return False
+        acc = acc * shape[d]
+    return True
+
+
 def _is_channels_last(arg):
-    """True when arg's memory is [N, *spatial, C] packed (and not also packed NCHW)."""
-    sh, st = arg.shape, arg.strides
-    nd = len(sh) - 2
-    want, acc = [0] * len(sh), 1
-    for d in [1] + list(range(len(sh) - 1, 1, -1)) + [0]:
-        want[d] = acc
-        acc *= max(sh[d], 1)
-    return all(s == w or n == 1 for s, w, n in zip(st, want, sh)) and nd >= 0
+    """True when arg's memory is [N, *spatial, C] packed."""
+    r = len(arg.shape)
+    return _strides_match(arg.shape, arg.strides, [1] + list(range(r - 1, 1, -1)) + [0])
 
 
 def _is_packed(arg):
-    return all(s == w or n == 1 for s, w, n in zip(arg.strides, _tensor.contiguous_strides(
-        tuple(arg.shape)), arg.shape))
+    r = len(arg.shape)
+    return _strides_match(arg.shape, arg.strides, list(range(r - 1, -1, -1)))
 
 
 def _packed(obj, arg, name):
@@ -195,7 +201,7 @@ def _fake(input, weight, bias, stride, pad_l, pad_r, dilation, groups):
                              pad_l, pad_r)
     shape = (input.shape[0], weight.shape[0]) + out_sp
     xa = _tensor.Arg(None, 0, 0, tuple(input.shape), tuple(input.stride()), None, "fake")
-    if not _is_packed(xa) and _is_channels_last(xa):
+    if not _is_packed(xa) and _is_channels_last(xa):  # as _conv_core
         mem = input.new_empty((shape[0],) + out_sp + (shape[1],))
         return mem.permute(0, nd + 1, *range(1, nd + 1))
     return input.new_empty(shape)

@@ -189,8 +189,18 @@ def _max_setup(ctx, inputs, output):
 def _max_backward(ctx, dy, _dind):
     (ind,) = ctx.saved_tensors
     shape, kernel, stride, padding, dilation, ceil_mode = ctx.geometry
-    dx = _max_backward_core(dy, ind, shape, kernel, stride, padding, dilation, ceil_mode)
+    dx = _maxb_op(dy, ind, list(shape), list(kernel), list(stride), list(padding),
+                  list(dilation), ceil_mode)
     return dx, None, None, None, None, None
+
+
+def _maxb_impl(dy, ind, x_shape, kernel, stride, padding, dilation, ceil_mode):
+    return _max_backward_core(dy, ind, tuple(x_shape), tuple(kernel), tuple(stride),
+                              tuple(padding), tuple(dilation), ceil_mode)
+
+
+def _maxb_fake(dy, ind, x_shape, kernel, stride, padding, dilation, ceil_mode):
+    return dy.new_empty(tuple(x_shape))
 
 
 def _avg_impl(x, kernel, stride, padding, ceil_mode, include_pad, divisor):
@@ -204,6 +214,9 @@ def _avg_fake(x, kernel, stride, padding, ceil_mode, include_pad, divisor):
     return x.new_empty(_fake_shape(x, kernel, stride, padding, (1,) * len(kernel), ceil_mode))
 
 
+_maxb_op = _torchops.op("max_pool_backward(Tensor grad_output, Tensor indices, int[] x_shape, "
+                        "int[] kernel, int[] stride, int[] padding, int[] dilation, "
+                        "bool ceil_mode) -> Tensor", _maxb_impl, _maxb_fake)
 _max_op = _torchops.op("max_pool(Tensor x, int[] kernel, int[] stride, int[] padding, "
                        "int[] dilation, bool ceil_mode) -> (Tensor, Tensor)", _max_impl,
                        _max_fake, _max_backward, _max_setup)

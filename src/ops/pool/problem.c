@@ -92,12 +92,11 @@ ck_status ck_pool_prob_make(const ck_pool_problem *p, int backward, ck_pool_prob
                            OP ": dilation[%d] (%s) = %lld; average pooling has no dilation "
                               "(as torch's avg_pool): 1.",
                            d, a, (long long)p->dilation[d]);
-        int64_t ext = p->dilation[d] * (p->kernel[d] - 1) + 1;
-        if (p->pad[d] < 0 || p->pad[d] > ext / 2)
+        if (p->pad[d] < 0 || p->pad[d] > p->kernel[d] / 2)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": pad[%d] (%s) = %lld; the padding must be between 0 and half "
-                              "the (dilated) kernel, %lld (as torch).",
-                           d, a, (long long)p->pad[d], (long long)(ext / 2));
+                              "the kernel, %lld (as torch).",
+                           d, a, (long long)p->pad[d], (long long)(p->kernel[d] / 2));
         int64_t o = out_len(p->in[d], p->kernel[d], p->pad[d], p->stride[d], p->dilation[d],
                             p->ceil_mode);
         if (o < 1)
