@@ -28,4 +28,7 @@ ck_status ck_im2col_prob_make(const ck_conv_problem *problem, ck_im2col_prob *pr
 
 void ck_im2col_policy(const ck_im2col_prob *prob, ck_im2col_instance *inst);
 
+/* The kernel source of the problem, for the NVRTC test. *source: free with ck_tile_free. */
+ck_status ck_im2col_source(const ck_conv_problem *problem, char **source);
+
 #endif

@@ -155,3 +155,20 @@ ck_status ck_im2col(ck_context *ctx, const ck_conv_problem *problem, const void 
     return ck_op_launch(ctx, k, (unsigned)tiles_m, (unsigned)tiles_k, (unsigned)r.q.p.g,
                         (unsigned)in.threads, 0, args, sizes, 2);
 }
+
+ck_status ck_im2col_source(const ck_conv_problem *problem, char **source)
+{
+    if (!source)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_im2col_source: source must not be NULL.");
+    *source = NULL;
+    ck_im2col_prob r;
+    ck_status st = ck_im2col_prob_make(problem, &r);
+    if (st)
+        return st;
+    ck_im2col_instance in;
+    ck_im2col_policy(&r, &in);
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    int nt = params(&r, &in, t);
+    im2col_build b = {&r, &in, t, nt};
+    return build(&b, source);
+}

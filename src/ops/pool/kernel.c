@@ -273,3 +273,27 @@ ck_status ck_pool_backward(ck_context *ctx, const ck_pool_problem *p, const void
     free(cls);
     return st;
 }
+
+ck_status ck_pool_source(const ck_pool_problem *p, int backward, char **source)
+{
+    if (!source)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_pool_source: source must not be NULL.");
+    *source = NULL;
+    ck_pool_prob r;
+    ck_status st = ck_pool_prob_make(p, backward, &r);
+    if (st)
+        return st;
+    ck_pool_instance in;
+    ck_pool_policy(&r, &in);
+    ck_conv_class cls;
+    if (backward) { /* the first class (residue 0 in every dim) */
+        ck_conv_classes(&r.q, &cls, 1);
+        for (int d = 0; d < 3; ++d)
+            if (cls.taps[d] < 1)
+                cls.taps[d] = 1, cls.f0[d] = r.ker[d];
+    }
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    int nt = params(&r, &in, backward ? &cls : NULL, t);
+    pool_build b = {&r, &in, backward ? &cls : NULL, t, nt};
+    return build(&b, source);
+}

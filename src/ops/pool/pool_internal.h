@@ -45,4 +45,8 @@ typedef struct ck_pool_instance {
 
 void ck_pool_policy(const ck_pool_prob *prob, ck_pool_instance *inst);
 
+/* The kernel source of the forward, or of the backward's first residue class, for the NVRTC
+ * test (no device needed). *source: free with ck_tile_free. */
+ck_status ck_pool_source(const ck_pool_problem *problem, int backward, char **source);
+
 #endif
