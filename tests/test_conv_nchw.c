@@ -148,8 +148,8 @@ static void run(const tcase *z)
                      (z->dt == CK_DTYPE_F32 ? mag * 0x1p-10 : 0);
         double v = get(got, z->dt, e);
         if (!(fabs(v - ref) <= tol) && bad++ < 3)
-            CHECK_MSG(0, "%s: NCHW element %lld: got %.8g, reference %.8g", z->what,
-                      (long long)e, v, ref);
+            CHECK_MSG(0, "%s: NCHW element %lld: got %.8g, reference %.8g", z->what, (long long)e,
+                      v, ref);
     }
     CHECK_MSG(bad == 0, "%s: %lld of %lld elements wrong", z->what, (long long)bad, (long long)no);
     ck_free(dev, dx), ck_free(dev, dw), ck_free(dev, dy);
@@ -162,18 +162,69 @@ static void run(const tcase *z)
 
 static void test_nchw_directions(void)
 {
-    tcase f = {"fwd 2-D g2 3x3 stride 2 bias+residual+relu", CK_CONV_FWD, 2, 2, 2, 6, 8,
-               {7, 5}, {3, 3}, {2, 1}, {1, 1}, {1, 0}, {1, 2}, CK_DTYPE_BF16, 1};
+    tcase f = {"fwd 2-D g2 3x3 stride 2 bias+residual+relu",
+               CK_CONV_FWD,
+               2,
+               2,
+               2,
+               6,
+               8,
+               {7, 5},
+               {3, 3},
+               {2, 1},
+               {1, 1},
+               {1, 0},
+               {1, 2},
+               CK_DTYPE_BF16,
+               1};
     run(&f);
-    tcase d = {"bwd-data 2-D 3x3 stride 2 f16", CK_CONV_BWD_DATA, 2, 1, 1, 8, 8,
-               {7, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, CK_DTYPE_F16, 0};
+    tcase d = {"bwd-data 2-D 3x3 stride 2 f16",
+               CK_CONV_BWD_DATA,
+               2,
+               1,
+               1,
+               8,
+               8,
+               {7, 7},
+               {3, 3},
+               {2, 2},
+               {1, 1},
+               {1, 1},
+               {1, 1},
+               CK_DTYPE_F16,
+               0};
     run(&d);
-    tcase w = {"bwd-weight 1-D g2 dilation 2 f32", CK_CONV_BWD_WEIGHT, 1, 2, 2, 8, 4,
-               {13}, {3}, {1}, {2}, {2}, {1}, CK_DTYPE_F32, 0};
+    tcase w = {"bwd-weight 1-D g2 dilation 2 f32",
+               CK_CONV_BWD_WEIGHT,
+               1,
+               2,
+               2,
+               8,
+               4,
+               {13},
+               {3},
+               {1},
+               {2},
+               {2},
+               {1},
+               CK_DTYPE_F32,
+               0};
     run(&w);
-    tcase t = {"fwd 3-D depthwise 3x3x3", CK_CONV_FWD, 3, 1, 4, 4, 4,
-               {3, 5, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1},
-               CK_DTYPE_BF16, 0};
+    tcase t = {"fwd 3-D depthwise 3x3x3",
+               CK_CONV_FWD,
+               3,
+               1,
+               4,
+               4,
+               4,
+               {3, 5, 5},
+               {3, 3, 3},
+               {1, 1, 1},
+               {1, 1, 1},
+               {1, 1, 1},
+               {1, 1, 1},
+               CK_DTYPE_BF16,
+               0};
     run(&t);
 }
 

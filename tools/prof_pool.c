@@ -134,8 +134,8 @@ int prof_pool(int argc, char **argv)
             p->ndim = (int)strlen(a) - 2;
             long long vals[3];
             if (prof_parse_list(v, vals, 3, 1, 1LL << 31) != p->ndim)
-                return cli_usage_error(sub, "%s '%s': expected %d lengths separated by 'x'.", a,
-                                       v, p->ndim);
+                return cli_usage_error(sub, "%s '%s': expected %d lengths separated by 'x'.", a, v,
+                                       p->ndim);
             for (int d = 0; d < p->ndim; ++d)
                 p->in[d] = vals[d];
         } else if (!strcmp(a, "--kernel")) {
@@ -165,12 +165,15 @@ int prof_pool(int argc, char **argv)
         }
     }
     if ((rc = dims_option(sub, "--kernel", kernel, p->ndim, p->kernel, 1)) ||
-        (rc = dims_option(sub, "--stride", stride ? stride : kernel_given ? kernel : "2", p->ndim,
-                          p->stride, 1)) ||
+        (rc = dims_option(sub, "--stride",
+                          stride         ? stride
+                          : kernel_given ? kernel
+                                         : "2",
+                          p->ndim, p->stride, 1)) ||
         (rc = dims_option(sub, "--dilation", dil, p->ndim, p->dilation, 1)) ||
         (rc = dims_option(sub, "--pad", pad, p->ndim, p->pad, 0)))
         return rc;
-    p->index = idx ? (idx[1] == '3' ? CK_POOL_INDEX_I32 : CK_POOL_INDEX_I64)
+    p->index = idx          ? (idx[1] == '3' ? CK_POOL_INDEX_I32 : CK_POOL_INDEX_I64)
                : j.backward ? CK_POOL_INDEX_I64
                             : CK_POOL_INDEX_NONE;
     int64_t out[3];
@@ -219,7 +222,9 @@ int prof_pool(int argc, char **argv)
         j.a = dx, j.b = dy, j.c = di;
     r.op = "pool";
     int len = snprintf(r.problem, sizeof r.problem, "%s %s%s n%lld c%lld ",
-                       j.backward ? "max backward" : p->mode == CK_POOL_MAX ? "max" : "avg",
+                       j.backward               ? "max backward"
+                       : p->mode == CK_POOL_MAX ? "max"
+                                                : "avg",
                        ck_dtype_name(p->dtype), is ? (is == 4 ? " i32" : " i64") : "",
                        (long long)p->n, (long long)p->c);
     for (int d = 0; d < p->ndim && len > 0 && len < 200; ++d)
@@ -236,13 +241,13 @@ int prof_pool(int argc, char **argv)
             rc = cli_library_error(sub);
             goto done;
         }
-        double unit = p->dtype == CK_DTYPE_BF16 ? 0x1p-8 : p->dtype == CK_DTYPE_F16 ? 0x1p-11
-                                                                                  : 0x1p-24;
+        double unit = p->dtype == CK_DTYPE_BF16  ? 0x1p-8
+                      : p->dtype == CK_DTYPE_F16 ? 0x1p-11
+                                                 : 0x1p-24;
         long long bad = 0;
         double worst = 0;
         if (j.backward) {
-            if (ck_memcpy_d2h(dev, gx, dx, bx, NULL) ||
-                ck_pool_backward_reference(p, hy, hi, hx)) {
+            if (ck_memcpy_d2h(dev, gx, dx, bx, NULL) || ck_pool_backward_reference(p, hy, hi, hx)) {
                 rc = cli_library_error(sub);
                 goto done;
             }
@@ -253,7 +258,8 @@ int prof_pool(int argc, char **argv)
                 bad += !(err <= unit * fabs(ref) + 0x1p-18);
             }
         } else {
-            if (ck_memcpy_d2h(dev, gy, dy, by, NULL) || (is && ck_memcpy_d2h(dev, gi, di, bi, NULL)) ||
+            if (ck_memcpy_d2h(dev, gy, dy, by, NULL) ||
+                (is && ck_memcpy_d2h(dev, gi, di, bi, NULL)) ||
                 ck_pool_forward_reference(p, hx, hy, is ? hi : NULL)) {
                 rc = cli_library_error(sub);
                 goto done;

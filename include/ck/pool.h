@@ -40,26 +40,26 @@ typedef enum ck_pool_index {
 
 typedef struct ck_pool_problem {
     ck_pool_mode mode;
-    int ndim;                  /* spatial dims: 2 or 3 */
-    int64_t n, c;              /* batch, channels */
-    int64_t in[3];             /* input spatial lengths (D, H, W order; 2-D: H, W) */
-    int64_t kernel[3];         /* >= 1 */
-    int64_t stride[3];         /* >= 1 (torch's default: the kernel) */
-    int64_t dilation[3];       /* >= 1; avg: 1 */
-    int64_t pad[3];            /* >= 0, at most half the kernel (kernel / 2), as torch */
-    int ceil_mode;             /* 1: ceil in the output length formula */
-    int count_include_pad;     /* avg: 1 counts the padding in the divisor (torch's default) */
-    int64_t divisor_override;  /* avg: > 0 divides by this instead; 0: none */
-    ck_dtype dtype;            /* x, y (and dy, dx): f32, f16, bf16 */
-    ck_pool_index index;       /* max: indices written (forward) / read (backward) */
+    int ndim;                 /* spatial dims: 2 or 3 */
+    int64_t n, c;             /* batch, channels */
+    int64_t in[3];            /* input spatial lengths (D, H, W order; 2-D: H, W) */
+    int64_t kernel[3];        /* >= 1 */
+    int64_t stride[3];        /* >= 1 (torch's default: the kernel) */
+    int64_t dilation[3];      /* >= 1; avg: 1 */
+    int64_t pad[3];           /* >= 0, at most half the kernel (kernel / 2), as torch */
+    int ceil_mode;            /* 1: ceil in the output length formula */
+    int count_include_pad;    /* avg: 1 counts the padding in the divisor (torch's default) */
+    int64_t divisor_override; /* avg: > 0 divides by this instead; 0: none */
+    ck_dtype dtype;           /* x, y (and dy, dx): f32, f16, bf16 */
+    ck_pool_index index;      /* max: indices written (forward) / read (backward) */
 } ck_pool_problem;
 
 /* Fill *p: max 2-D, every length 1, kernel/stride/dilation 1, no padding, bf16, no indices. */
 void ck_pool_problem_init(ck_pool_problem *p);
 
 /* The output lengths after the checks (CK_ERROR_INVALID_ARGUMENT with a sentence naming the
- * field: counts < 1, kernel/stride/dilation < 1, padding < 0 or more than half the kernel, dilation with avg, an output length < 1; CK_ERROR_UNSUPPORTED: other ndim / dtypes,
- * indices with avg). */
+ * field: counts < 1, kernel/stride/dilation < 1, padding < 0 or more than half the kernel, dilation
+ * with avg, an output length < 1; CK_ERROR_UNSUPPORTED: other ndim / dtypes, indices with avg). */
 ck_status ck_pool_output_lengths(const ck_pool_problem *p, int64_t out[3]);
 
 /* y (and indices when p->index) = pool(x) on the context's stream. Device pointers of the
@@ -75,8 +75,8 @@ ck_status ck_pool_backward(ck_context *ctx, const ck_pool_problem *p, const void
 /* CPU references (host memory): the definitions above by direct loops (f64 sums). */
 ck_status ck_pool_forward_reference(const ck_pool_problem *p, const void *x, void *y,
                                     void *indices);
-ck_status ck_pool_backward_reference(const ck_pool_problem *p, const void *dy,
-                                     const void *indices, void *dx);
+ck_status ck_pool_backward_reference(const ck_pool_problem *p, const void *dy, const void *indices,
+                                     void *dx);
 
 #ifdef __cplusplus
 }

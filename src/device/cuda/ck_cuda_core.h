@@ -441,9 +441,7 @@ CK_DEVICE void ck_cluster_sync(void)
 {
     __syncthreads();
 }
-CK_DEVICE void ck_cluster_arrive(void)
-{
-}
+CK_DEVICE void ck_cluster_arrive(void) {}
 CK_DEVICE void ck_cluster_wait(void)
 {
     __syncthreads();

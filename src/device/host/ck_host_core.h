@@ -570,9 +570,7 @@ static inline void ck_cluster_sync(void)
     ck_emu_api_->cluster_barrier();
 }
 /* Split form: the emulator barriers at the wait (every thread has arrived by then). */
-static inline void ck_cluster_arrive(void)
-{
-}
+static inline void ck_cluster_arrive(void) {}
 static inline void ck_cluster_wait(void)
 {
     ck_emu_api_->cluster_barrier();

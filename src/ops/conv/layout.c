@@ -91,9 +91,7 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
     size_t bx = round256((size_t)q->x_elems * elem_bytes(x.dt));
     size_t bw = round256((size_t)q->w_elems * elem_bytes(w.dt));
     size_t by = round256((size_t)q->y_elems * elem_bytes(y.dt));
-    size_t br = fwd && p->residual
-                    ? round256((size_t)q->y_elems * elem_bytes(r.dt))
-                    : 0;
+    size_t br = fwd && p->residual ? round256((size_t)q->y_elems * elem_bytes(r.dt)) : 0;
     void *ws = NULL;
     ck_status st = ck_op_workspace(ctx, bx + bw + by + br, &ws);
     if (st)
@@ -112,8 +110,8 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
     if (!st && !fwd)
         st = convert(ctx, &y, nd, a->y, in.y, 1, "output gradient y (dY)");
     if (!st && br)
-        st = convert(ctx, &r, nd, (void *)(uintptr_t)a->residual,
-                     (void *)(uintptr_t)in.residual, 1, "residual");
+        st = convert(ctx, &r, nd, (void *)(uintptr_t)a->residual, (void *)(uintptr_t)in.residual, 1,
+                     "residual");
     if (!st)
         st = ck_conv_execute_ck_layout(plan, &in);
     /* the written tensor back */

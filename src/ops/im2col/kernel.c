@@ -32,10 +32,12 @@ static int params(const ck_im2col_prob *r, const ck_im2col_instance *in, ck_op_p
 {
     const ck_conv_prob *q = &r->q;
     int n = 0;
-    static const char *names[6][3] = {
-        {"IM2COL_IN0", "IM2COL_IN1", "IM2COL_IN2"},    {"IM2COL_FIL0", "IM2COL_FIL1", "IM2COL_FIL2"},
-        {"IM2COL_STR0", "IM2COL_STR1", "IM2COL_STR2"}, {"IM2COL_DIL0", "IM2COL_DIL1", "IM2COL_DIL2"},
-        {"IM2COL_PL0", "IM2COL_PL1", "IM2COL_PL2"},    {"IM2COL_PR0", "IM2COL_PR1", "IM2COL_PR2"}};
+    static const char *names[6][3] = {{"IM2COL_IN0", "IM2COL_IN1", "IM2COL_IN2"},
+                                      {"IM2COL_FIL0", "IM2COL_FIL1", "IM2COL_FIL2"},
+                                      {"IM2COL_STR0", "IM2COL_STR1", "IM2COL_STR2"},
+                                      {"IM2COL_DIL0", "IM2COL_DIL1", "IM2COL_DIL2"},
+                                      {"IM2COL_PL0", "IM2COL_PL1", "IM2COL_PL2"},
+                                      {"IM2COL_PR0", "IM2COL_PR1", "IM2COL_PR2"}};
     const int64_t *arr[6] = {q->in, q->fil, q->str, q->dil, q->pl, q->pr};
     ck_op_param_add(t, &n, "IM2COL_ES", r->es);
     ck_op_param_add_ll(t, &n, "IM2COL_N", q->p.n);
@@ -62,12 +64,12 @@ static ck_status build(void *user, char **source)
     *source = NULL;
     ck_dist_encoding enc;
     ck_descriptor *view = NULL, *mat = NULL;
-    ck_status st = ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, in->threads, in->tm, in->tk,
-                                           in->vec, &enc);
+    ck_status st =
+        ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, in->threads, in->tm, in->tk, in->vec, &enc);
     if (!st)
         st = ck_conv_im2col_make(&r->q, &view);
-    ck_ival len[2] = {ck_ival_int(r->m), ck_ival_int(r->k)}, str[2] = {ck_ival_int(r->k),
-                                                                       ck_ival_int(1)};
+    ck_ival len[2] = {ck_ival_int(r->m), ck_ival_int(r->k)},
+            str[2] = {ck_ival_int(r->k), ck_ival_int(1)};
     if (!st)
         st = ck_descriptor_make_naive(2, len, str, &mat);
     char *defs = ck_op_params_defines(b->t, b->nt);
@@ -83,9 +85,9 @@ static ck_status build(void *user, char **source)
                        "#include \"ops/im2col/im2col_pipeline_kernel.h\"\n"
                        "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_im2col_kernel(const %s *x, %s "
                        "*out)\n{\n    im2col_tile(x, out);\n}\n",
-                       r->q.p.ndim, (long long)r->q.p.n, (long long)r->q.p.g,
-                       (long long)r->q.p.c, (long long)r->m, (long long)r->k, in->tm, in->tk,
-                       in->threads, in->vec, defs, T, in->threads, T, T);
+                       r->q.p.ndim, (long long)r->q.p.n, (long long)r->q.p.g, (long long)r->q.p.c,
+                       (long long)r->m, (long long)r->k, in->tm, in->tk, in->threads, in->vec, defs,
+                       T, in->threads, T, T);
         if (user_src.oom)
             st = ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the source.");
     }

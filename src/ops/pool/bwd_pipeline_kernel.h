@@ -22,8 +22,8 @@ CK_DEVICE void pool_bwd_tile(const POOL_T *dy, const void *ind, POOL_T *dx)
         long long m = m0 + t[0];
         long long h0 = m / (POOL_ROWS1 * POOL_ROWS2) % POOL_ROWS0, h1 = m / POOL_ROWS2 % POOL_ROWS1,
                   h2 = m % POOL_ROWS2;
-        want[r] = pool_flat(POOL_R0 + POOL_STR0 * h0, POOL_R1 + POOL_STR1 * h1,
-                            POOL_R2 + POOL_STR2 * h2);
+        want[r] =
+            pool_flat(POOL_R0 + POOL_STR0 * h0, POOL_R1 + POOL_STR1 * h1, POOL_R2 + POOL_STR2 * h2);
         acc[r] = 0.0f;
     }
     for (int t = 0; t < POOL_TAPS; ++t) {

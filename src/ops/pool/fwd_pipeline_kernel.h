@@ -55,7 +55,8 @@ CK_DEVICE void pool_fwd_tile(const POOL_T *x, POOL_T *y, void *ind)
 #if POOL_MAX
         const long long dil[3] = {POOL_DIL0, POOL_DIL1, POOL_DIL2};
         long long f[3] = {arg[r] / (POOL_KER1 * POOL_KER2), arg[r] / POOL_KER2 % POOL_KER1,
-                          arg[r] % POOL_KER2}, i[3];
+                          arg[r] % POOL_KER2},
+                  i[3];
         for (int d = 0; d < 3; ++d) {
             long long s = o[d] * str[d] - pad[d];
             if (arg[r] < 0) /* every element -inf: torch's index is the first in the input */

@@ -40,7 +40,9 @@ static int params(const ck_pool_prob *r, const ck_pool_instance *in, const ck_co
     int n = 0;
     ck_op_param_add(t, &n, "POOL_BWD", cls != NULL);
     ck_op_param_add(t, &n, "POOL_TYPE",
-                    r->p.dtype == CK_DTYPE_F32 ? 0 : r->p.dtype == CK_DTYPE_F16 ? 1 : 2);
+                    r->p.dtype == CK_DTYPE_F32   ? 0
+                    : r->p.dtype == CK_DTYPE_F16 ? 1
+                                                 : 2);
     ck_op_param_add(t, &n, "POOL_MAX", r->p.mode == CK_POOL_MAX);
     ck_op_param_add(t, &n, "POOL_IDX", (int)r->p.index);
     ck_op_param_add(t, &n, "POOL_INCLUDE_PAD", r->p.count_include_pad != 0);
@@ -90,7 +92,8 @@ static ck_status build(void *user, char **source)
     ck_status st =
         ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, in->threads, in->tm, in->tc, in->vec, &enc);
     if (!st)
-        st = b->cls ? ck_conv_dy_view_make(&r->q, b->cls, &view) : ck_conv_im2col_make(&r->q, &view);
+        st =
+            b->cls ? ck_conv_dy_view_make(&r->q, b->cls, &view) : ck_conv_im2col_make(&r->q, &view);
     if (!st && b->cls) {
         st = ck_conv_dx_view_make(&r->q, b->cls, &mat);
     } else if (!st) {
@@ -108,7 +111,9 @@ static ck_status build(void *user, char **source)
                        "/* ck_pool %s %s, %d-D: n %lld, c %lld; tile %dx%d, %d threads, "
                        "%d-element vectors%s. */\n%s#define POOL_T %s\n#define POOL_IT %s\n"
                        "#define POOL_FILL %s\n",
-                       b->cls ? "max backward" : r->p.mode == CK_POOL_MAX ? "max" : "avg",
+                       b->cls                     ? "max backward"
+                       : r->p.mode == CK_POOL_MAX ? "max"
+                                                  : "avg",
                        ck_dtype_name(dt), r->p.ndim, (long long)r->p.n, (long long)r->p.c, in->tm,
                        in->tc, in->threads, in->vec, b->cls ? ", one residue class" : "", defs, T,
                        IT,
@@ -207,8 +212,7 @@ static ck_status check_ptr(const char *fn, const char *name, const void *p, int 
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: %s must not be NULL.", fn, name);
     if ((uintptr_t)p % (uintptr_t)bytes)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: %s (%p) is not aligned to its element (%d bytes).", fn, name, p,
-                       bytes);
+                       "%s: %s (%p) is not aligned to its element (%d bytes).", fn, name, p, bytes);
     return CK_SUCCESS;
 }
 
@@ -229,10 +233,9 @@ ck_status ck_pool_forward(ck_context *ctx, const ck_pool_problem *p, const void 
         return st;
     size_t bx = (size_t)r.q.x_elems * r.es, by = (size_t)(r.m * r.p.c) * r.es,
            bi = (size_t)(r.m * r.p.c) * r.is;
-    if (overlap(x, bx, y, by) || (r.is && (overlap(x, bx, indices, bi) ||
-                                          overlap(y, by, indices, bi))))
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: x, y and indices must not overlap.", fn);
+    if (overlap(x, bx, y, by) ||
+        (r.is && (overlap(x, bx, indices, bi) || overlap(y, by, indices, bi))))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: x, y and indices must not overlap.", fn);
     return run(ctx, &r, NULL, x, y, r.is ? indices : NULL);
 }
 

@@ -27,11 +27,11 @@ typedef struct ck_pool_prob {
     ck_pool_problem p;
     /* spatial arrays padded to 3 dims at the front (length 1, stride 1, no padding) */
     int64_t in[3], ker[3], str[3], dil[3], pad[3], out[3];
-    int64_t m;       /* N * prod(out): rows of the view */
-    int64_t taps;    /* prod(kernel) */
-    int es;          /* element bytes */
-    int is;          /* index bytes (0: none) */
-    ck_conv_prob q;  /* the depthwise convolution (g 1, c = k = C) with the same windows */
+    int64_t m;      /* N * prod(out): rows of the view */
+    int64_t taps;   /* prod(kernel) */
+    int es;         /* element bytes */
+    int is;         /* index bytes (0: none) */
+    ck_conv_prob q; /* the depthwise convolution (g 1, c = k = C) with the same windows */
 } ck_pool_prob;
 
 /* Check and derive; `backward` adds the backward's checks (max, indices). */

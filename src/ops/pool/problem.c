@@ -51,16 +51,14 @@ ck_status ck_pool_prob_make(const ck_pool_problem *p, int backward, ck_pool_prob
         return ck_fail(CK_ERROR_UNSUPPORTED, OP ": ndim = %d spatial dims; accepted: 2 or 3.",
                        p->ndim);
     if (p->n < 1 || p->c < 1)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": n = %lld and c = %lld; both must be >= 1.", (long long)p->n,
-                       (long long)p->c);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": n = %lld and c = %lld; both must be >= 1.",
+                       (long long)p->n, (long long)p->c);
     if (p->dtype != CK_DTYPE_F32 && p->dtype != CK_DTYPE_F16 && p->dtype != CK_DTYPE_BF16)
         return ck_fail(CK_ERROR_UNSUPPORTED, OP ": dtype = %s; accepted: f32, f16, bf16.",
                        ck_dtype_name(p->dtype));
     if (p->index < CK_POOL_INDEX_NONE || p->index > CK_POOL_INDEX_I64)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": index = %d; accepted: CK_POOL_INDEX_NONE, _I32, _I64.",
-                       (int)p->index);
+                       OP ": index = %d; accepted: CK_POOL_INDEX_NONE, _I32, _I64.", (int)p->index);
     if (p->mode == CK_POOL_AVG && p->index != CK_POOL_INDEX_NONE)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": indices are the max pool's; average pooling takes index = "
@@ -97,16 +95,16 @@ ck_status ck_pool_prob_make(const ck_pool_problem *p, int backward, ck_pool_prob
                            OP ": pad[%d] (%s) = %lld; the padding must be between 0 and half "
                               "the kernel, %lld (as torch).",
                            d, a, (long long)p->pad[d], (long long)(p->kernel[d] / 2));
-        int64_t o = out_len(p->in[d], p->kernel[d], p->pad[d], p->stride[d], p->dilation[d],
-                            p->ceil_mode);
+        int64_t o =
+            out_len(p->in[d], p->kernel[d], p->pad[d], p->stride[d], p->dilation[d], p->ceil_mode);
         if (o < 1)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": dim %d (%s): input %lld with kernel %lld, dilation %lld, "
                               "padding %lld and stride %lld gives output length %lld; it must "
                               "be >= 1.",
                            d, a, (long long)p->in[d], (long long)p->kernel[d],
-                           (long long)p->dilation[d], (long long)p->pad[d],
-                           (long long)p->stride[d], (long long)o);
+                           (long long)p->dilation[d], (long long)p->pad[d], (long long)p->stride[d],
+                           (long long)o);
         r->in[off + d] = p->in[d];
         r->ker[off + d] = p->kernel[d];
         r->str[off + d] = p->stride[d];
@@ -144,8 +142,9 @@ ck_status ck_pool_prob_make(const ck_pool_problem *p, int backward, ck_pool_prob
     if (st)
         return ck_fail_context(st, OP ": the windows' convolution geometry");
     if (m > INT32_MAX || r->q.x_elems > INT32_MAX * 64LL)
-        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": the problem is too large (N * out = %lld "
-                                                "rows; at most 2^31).",
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": the problem is too large (N * out = %lld "
+                          "rows; at most 2^31).",
                        (long long)m);
     return CK_SUCCESS;
 }

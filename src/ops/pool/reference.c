@@ -47,8 +47,7 @@ static int64_t get_index(const void *p, int is, int64_t i)
     return w;
 }
 
-ck_status ck_pool_forward_reference(const ck_pool_problem *p, const void *x, void *y,
-                                    void *indices)
+ck_status ck_pool_forward_reference(const ck_pool_problem *p, const void *x, void *y, void *indices)
 {
     ck_pool_prob r;
     ck_status st = ck_pool_prob_make(p, 0, &r);
@@ -84,8 +83,8 @@ ck_status ck_pool_forward_reference(const ck_pool_problem *p, const void *x, voi
                                     if (!valid)
                                         continue;
                                     int64_t flat = (i[0] * in[1] + i[1]) * in[2] + i[2];
-                                    double v = get(x, p->dtype, ((n * in[0] * in[1] * in[2]) +
-                                                                 flat) * C + c);
+                                    double v = get(x, p->dtype,
+                                                   ((n * in[0] * in[1] * in[2]) + flat) * C + c);
                                     if (arg < 0)
                                         arg = flat; /* the first element in the input */
                                     if (v > best || isnan(v)) {
@@ -100,17 +99,17 @@ ck_status ck_pool_forward_reference(const ck_pool_problem *p, const void *x, voi
                             if (r.is)
                                 put_index(indices, r.is, e, arg);
                         } else {
-                            double div = p->divisor_override > 0   ? (double)p->divisor_override
-                                         : p->count_include_pad ? (double)size
-                                                                : (double)count;
+                            double div = p->divisor_override > 0 ? (double)p->divisor_override
+                                         : p->count_include_pad  ? (double)size
+                                                                 : (double)count;
                             put(y, p->dtype, e, sum / div);
                         }
                     }
     return CK_SUCCESS;
 }
 
-ck_status ck_pool_backward_reference(const ck_pool_problem *p, const void *dy,
-                                     const void *indices, void *dx)
+ck_status ck_pool_backward_reference(const ck_pool_problem *p, const void *dy, const void *indices,
+                                     void *dx)
 {
     ck_pool_prob r;
     ck_status st = ck_pool_prob_make(p, 1, &r);
@@ -119,8 +118,8 @@ ck_status ck_pool_backward_reference(const ck_pool_problem *p, const void *dy,
     if (!dy || !indices || !dx)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_pool_backward_reference: dy, indices and dx must not be NULL.");
-    const int64_t C = p->c, plane = r.in[0] * r.in[1] * r.in[2], outs = r.out[0] * r.out[1] *
-                                                                         r.out[2];
+    const int64_t C = p->c, plane = r.in[0] * r.in[1] * r.in[2],
+                  outs = r.out[0] * r.out[1] * r.out[2];
     double *acc = calloc((size_t)r.q.x_elems, sizeof *acc);
     if (!acc)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_pool_backward_reference: out of memory.");
