@@ -112,3 +112,52 @@ def test_conv_refusals(rng):
         ck.conv1d(x, w, groups=2)
     with pytest.raises(CkError, match="stride"):  # ck's own sentence: a stride of 0
         ck.conv2d(x, w, stride=0, groups=2)
+
+
+def reference_grads(x, w, dy, stride, pad_l, pad_r, dil, groups):
+    """float64 dX and dW of the convolution (loops over the taps of strided slices of the
+    zero-padded input, as `reference`), and the magnitudes' sums of their terms."""
+    nd = x.ndim - 2
+    x, w, dy = (t.astype(np.float64) for t in (x, w, dy))
+    xp = np.pad(x, [(0, 0), (0, 0)] + list(zip(pad_l, pad_r)))
+    dxp, mxp = np.zeros_like(xp), np.zeros_like(xp)
+    dw, mw = np.zeros_like(w), np.zeros_like(w)
+    k, cg = w.shape[:2]
+    kg = k // groups
+    out = dy.shape[2:]
+    for g in range(groups):
+        cs, ks = slice(g * cg, (g + 1) * cg), slice(g * kg, (g + 1) * kg)
+        for tap in np.ndindex(*w.shape[2:]):
+            sl = (slice(None), cs) + tuple(slice(t * d, t * d + s * (o - 1) + 1, s)
+                                           for t, d, s, o in zip(tap, dil, stride, out))
+            wt = w[(ks, slice(None)) + tap]
+            dxp[sl] += np.einsum("nk...,kc->nc...", dy[:, ks], wt)
+            mxp[sl] += np.einsum("nk...,kc->nc...", np.abs(dy[:, ks]), np.abs(wt))
+            dyf = dy[:, ks].reshape(dy.shape[0], kg, -1)
+            xf = xp[sl].reshape(dy.shape[0], cg, -1)
+            dw[(ks, slice(None)) + tap] += np.einsum("nko,nco->kc", dyf, xf)
+            mw[(ks, slice(None)) + tap] += np.einsum("nko,nco->kc", np.abs(dyf), np.abs(xf))
+    inner = (slice(None), slice(None)) + tuple(slice(a, a + n) for a, n in
+                                               zip(pad_l, x.shape[2:]))
+    return dxp[inner], mxp[inner], dw, mw
+
+
+@pytest.mark.parametrize("case", [
+    # nd, n, c, k, groups, spatial, filter, stride, padding, dilation, dtype
+    (2, 2, 4, 6, 2, (7, 6), (3, 3), (2, 1), 1, 1, np.float16),
+    (1, 2, 3, 4, 1, (13,), (3,), 2, 2, 2, np.float32),
+], ids=["2d-g2-stride2", "1d-dilation-stride"])
+def test_conv_gradients(rng, case):
+    nd, n, c, k, groups, sp, fil, stride, padding, dil, dtype = case
+    x = rand(rng, (n, c) + sp, dtype)
+    w = rand(rng, (k, c // groups) + fil, dtype)
+    st = (stride,) * nd if isinstance(stride, int) else stride
+    dl = (dil,) * nd if isinstance(dil, int) else dil
+    pd = (padding,) * nd
+    out = [(i + 2 * p - d * (f - 1) - 1) // s + 1 for i, p, d, f, s in zip(sp, pd, dl, fil, st)]
+    dy = rand(rng, (n, k) + tuple(out), dtype)
+    dx = ck.conv_backward_data(dy, w, x.shape, stride, padding, dil, groups)
+    dw = ck.conv_backward_weight(x, dy, w.shape, stride, padding, dil, groups)
+    rdx, mdx, rdw, mdw = reference_grads(x, w, dy, st, pd, pd, dl, groups)
+    check(dx, rdx, mdx, dtype)
+    check(dw, rdw, mdw, dtype)

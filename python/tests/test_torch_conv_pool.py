@@ -130,3 +130,34 @@ def test_torch_compile_fullgraph(gen):
 
     compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
     torch.testing.assert_close(compiled(x), ref(x), rtol=5e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_conv2d_gradients_match_torch(gen, device, dtype):
+    x = rand(gen, 2, 4, 9, 7, dtype=dtype, device=device).requires_grad_(True)
+    w = rand(gen, 6, 2, 3, 3, dtype=dtype, device=device).requires_grad_(True)
+    b = rand(gen, 6, dtype=dtype, device=device).requires_grad_(True)
+    kw = dict(stride=2, padding=1, dilation=(1, 2), groups=2)
+    y = ck.conv2d(x, w, b, **kw)
+    dy = rand(gen, *y.shape, dtype=dtype, device=device)
+    got = torch.autograd.grad((y.float() * dy.float()).sum(), (x, w, b))
+    xd, wd, bd = (t.detach().double().requires_grad_(True) for t in (x, w, b))
+    ref = torch.autograd.grad((F.conv2d(xd, wd, bd, **kw) * dy.double()).sum(), (xd, wd, bd))
+    # bound: the terms' magnitudes (as the forward), TF32 for f32, the output rounding
+    unit = UNIT[dtype]
+    tf32 = 2.0 ** -10 if dtype == torch.float32 else 0.0
+    xa, wa, da = xd.detach().abs(), wd.detach().abs(), dy.double().abs()
+    mag_x = torch.nn.grad.conv2d_input(xa.shape, wa, da, **kw)
+    mag_w = torch.nn.grad.conv2d_weight(xa, wa.shape, da, **kw)
+    for g, r, m in zip(got[:2], ref[:2], (mag_x, mag_w)):
+        bound = 2 * unit * r.abs() + m * (2.0 ** -18 + tf32) + 1e-6
+        assert bool(((g.double().cpu() - r.cpu()).abs() <= bound.cpu()).all())
+    torch.testing.assert_close(got[2].double(), ref[2], rtol=2 * unit, atol=1e-3)
+
+
+def test_conv_opcheck_with_gradients(gen):
+    x = rand(gen, 2, 4, 7, 6).requires_grad_(True)
+    w = rand(gen, 6, 2, 3, 3).requires_grad_(True)
+    torch.library.opcheck(torch.ops.ck.conv.default,
+                          (x, w, None, [2, 1], [1, 0], [1, 1], [1, 1], 2))

@@ -5,14 +5,15 @@ input [N, C, *spatial], weight [K, C / groups, *filter], bias [K] or None; strid
 dilation an int or one per spatial dim, padding also "valid" or "same" (stride 1, as torch);
 groups divides C and K. Types bf16, f16 (NumPy: float16) and f32 (TF32 tensor cores, as
 torch's default for cuDNN convolutions); the result has the input's type and torch's shape.
+Autograd (ck::conv): the input's gradient by ck's backward data, the weight's by ck's backward
+weight (ck::conv_backward_data / _weight, NCHW), the bias's by torch's sum.
 
 Layouts: a packed NCHW input runs with CK_CONV_LAYOUT_NCHW (ck permutes it into CK's NHWGC in
 the context's workspace and the output back). A channels-last input (torch.channels_last /
 channels_last_3d, or any tensor whose memory is [N, *spatial, C] packed) is read in place as
 NHWGC; its weight is read in place when it is channels-last too ([K, *filter, C / groups] in
 memory: CK's GKYXC), else permuted once by ck_permute; the output is then channels-last, as
-torch returns it. Other strides are made packed first. No autograd yet (ck's conv backward
-directions exist in C; the gradient formula is not wired here).
+torch returns it. Other strides are made packed first.
 """
 import ctypes
 import struct
@@ -31,6 +32,7 @@ _PROBLEM_BUF = 1024  # room for fields a later libck appends (ck_conv_problem_in
 # ck_conv_args: x, w, y, bias, residual; alpha
 _ARGS = struct.Struct("=5Qf4x")
 _LAYOUT_NHWGC, _LAYOUT_NCHW = 0, 1
+_FWD, _BWD_DATA, _BWD_WEIGHT = 0, 1, 2
 _MAX_PLANS = 256
 
 _P = ctypes.c_void_p
@@ -127,6 +129,34 @@ def _channels_last_weight(w, wa, nd):
     return describe(w2, "weight")
 
 
+def _plan(ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation, pad_l, pad_r,
+          dtype, bias_dtype):
+    """The cached ck_conv plan of the problem (created, and refused with ck's sentence, on the
+    first call)."""
+    nd = len(in_sp)
+    key = (ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation, pad_l, pad_r,
+           dtype, bias_dtype)
+    plans = _plans()
+    plan = plans.get(key)
+    if plan is None:
+        prob = ctypes.create_string_buffer(_PROBLEM_BUF)
+        _problem_init(prob)
+        three = lambda v, fill: tuple(v) + (fill,) * (3 - nd)  # noqa: E731
+        _PROBLEM.pack_into(prob, 0, direction, nd, n, groups, c, k, *three(in_sp, 1),
+                           *three(fil, 1), *three((0,) * nd, 1), *three(stride, 1),
+                           *three(dilation, 1), *three(pad_l, 0), *three(pad_r, 0), dtype, dtype,
+                           dtype, 0, 0 if bias_dtype is None else 1,
+                           F32 if bias_dtype is None else bias_dtype, 0, 0, F32, layout)
+        ptr = ctypes.c_void_p()
+        call(_plan_create, ctx, prob, ctypes.byref(ptr))
+        if len(plans) >= _MAX_PLANS:
+            for v in plans.values():
+                _plan_destroy(v)
+            plans.clear()
+        plan = plans[key] = ptr.value
+    return plan
+
+
 def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
     xa, wa = describe(x, "input"), describe(weight, "weight")
     ba = describe(bias, "bias") if bias is not None else None
@@ -154,26 +184,8 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
     out_sp = _output_lengths(in_sp, fil, stride, dilation, pad_l, pad_r)
     channels_last = not _is_packed(xa) and _is_channels_last(xa)
     layout = _LAYOUT_NHWGC if channels_last else _LAYOUT_NCHW
-    ctx = _runtime.context(place)
-    key = (ctx, layout, n, c, k, groups, in_sp, fil, stride, dilation, pad_l, pad_r, xa.dtype,
-           ba.dtype if ba else -1)
-    plans = _plans()
-    plan = plans.get(key)
-    if plan is None:
-        prob = ctypes.create_string_buffer(_PROBLEM_BUF)
-        _problem_init(prob)
-        three = lambda v, fill: tuple(v) + (fill,) * (3 - nd)  # noqa: E731
-        _PROBLEM.pack_into(prob, 0, 0, nd, n, groups, c, k, *three(in_sp, 1), *three(fil, 1),
-                           *three((0,) * nd, 1), *three(stride, 1), *three(dilation, 1),
-                           *three(pad_l, 0), *three(pad_r, 0), xa.dtype, xa.dtype, xa.dtype, 0,
-                           1 if ba else 0, ba.dtype if ba else F32, 0, 0, F32, layout)
-        ptr = ctypes.c_void_p()
-        call(_plan_create, ctx, prob, ctypes.byref(ptr))
-        if len(plans) >= _MAX_PLANS:
-            for v in plans.values():
-                _plan_destroy(v)
-            plans.clear()
-        plan = plans[key] = ptr.value
+    plan = _plan(_runtime.context(place), _FWD, layout, n, c, k, groups, in_sp, fil, stride,
+                 dilation, pad_l, pad_r, xa.dtype, ba.dtype if ba else None)
     if channels_last:
         wa = _channels_last_weight(weight, wa, nd)
         # the output as [N, *out, K] memory, returned as an [N, K, *out] view
@@ -188,6 +200,109 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
     if _plan_execute(plan, args):
         raise _lib.error()
     return out
+
+
+def _grad_core(direction, a, b, shape, stride, pad_l, pad_r, dilation, groups):
+    """Backward data (a = dY, b = W; the result dX of `shape`) or backward weight (a = X,
+    b = dY; the result dW of `shape`), NCHW packed (ck permutes through its workspace)."""
+    fn = "conv backward " + ("data" if direction == _BWD_DATA else "weight")
+    aa, ba = describe(a, "a"), describe(b, "b")
+    a, aa = _packed(a, aa, "a")
+    b, ba = _packed(b, ba, "b")
+    place = same_place([aa, ba], ["grad_output" if direction == _BWD_DATA else "input",
+                                  "weight" if direction == _BWD_DATA else "grad_output"])
+    if direction == _BWD_DATA:
+        x_shape, w_shape = tuple(shape), tuple(ba.shape)
+    else:
+        x_shape, w_shape = tuple(aa.shape), tuple(shape)
+    n, c, k = x_shape[0], x_shape[1], w_shape[0]
+    if aa.dtype != ba.dtype or aa.dtype not in (F32, F16, BF16):
+        fail(Status.UNSUPPORTED, f"{fn}: the tensors must have one type among float32, "
+             "float16, bfloat16.")
+    plan = _plan(_runtime.context(place), direction, _LAYOUT_NCHW, n, c, k, groups,
+                 tuple(x_shape[2:]), tuple(w_shape[2:]), stride, dilation, pad_l, pad_r,
+                 aa.dtype, None)
+    out, oa = empty(aa, tuple(shape), aa.dtype)
+    if direction == _BWD_DATA:
+        args = _ARGS.pack(oa.ptr, ba.ptr, aa.ptr, 0, 0, 1.0)
+    else:
+        args = _ARGS.pack(aa.ptr, oa.ptr, ba.ptr, 0, 0, 1.0)
+    if _plan_execute(plan, args):
+        raise _lib.error()
+    return out
+
+
+def _bwd_data_impl(dy, weight, x_shape, stride, pad_l, pad_r, dilation, groups):
+    return _grad_core(_BWD_DATA, dy, weight, tuple(x_shape), tuple(stride), tuple(pad_l),
+                      tuple(pad_r), tuple(dilation), groups)
+
+
+def _bwd_weight_impl(x, dy, w_shape, stride, pad_l, pad_r, dilation, groups):
+    return _grad_core(_BWD_WEIGHT, x, dy, tuple(w_shape), tuple(stride), tuple(pad_l),
+                      tuple(pad_r), tuple(dilation), groups)
+
+
+def _bwd_data_fake(dy, weight, x_shape, stride, pad_l, pad_r, dilation, groups):
+    return dy.new_empty(tuple(x_shape))
+
+
+def _bwd_weight_fake(x, dy, w_shape, stride, pad_l, pad_r, dilation, groups):
+    return x.new_empty(tuple(w_shape))
+
+
+_bwd_data_op = _torchops.op("conv_backward_data(Tensor grad_output, Tensor weight, "
+                            "int[] x_shape, int[] stride, int[] pad_left, int[] pad_right, "
+                            "int[] dilation, int groups) -> Tensor", _bwd_data_impl,
+                            _bwd_data_fake)
+_bwd_weight_op = _torchops.op("conv_backward_weight(Tensor input, Tensor grad_output, "
+                              "int[] w_shape, int[] stride, int[] pad_left, int[] pad_right, "
+                              "int[] dilation, int groups) -> Tensor", _bwd_weight_impl,
+                              _bwd_weight_fake)
+
+
+def _setup(ctx, inputs, output):
+    x, w, bias, stride, pad_l, pad_r, dilation, groups = inputs
+    ctx.geometry = (list(stride), list(pad_l), list(pad_r), list(dilation), groups)
+    ctx.has_bias = bias is not None
+    ctx.save_for_backward(x, w)
+
+
+def _backward(ctx, dy):
+    x, w = ctx.saved_tensors
+    stride, pad_l, pad_r, dilation, groups = ctx.geometry
+    dx = dw = db = None
+    if ctx.needs_input_grad[0]:
+        dx = _bwd_data_op(dy, w, list(x.shape), stride, pad_l, pad_r, dilation, groups)
+    if ctx.needs_input_grad[1]:
+        dw = _bwd_weight_op(x, dy, list(w.shape), stride, pad_l, pad_r, dilation, groups)
+    if ctx.has_bias and ctx.needs_input_grad[2]:
+        db = dy.sum(dim=[0] + list(range(2, dy.dim()))).to(dy.dtype)
+    return dx, dw, db, None, None, None, None, None
+
+
+def conv_backward_data(grad_output, weight, input_shape, stride=1, padding=0, dilation=1,
+                       groups=1):
+    """The gradient of conv{1,2,3}d with respect to its input: [N, C, *input_shape[2:]]
+    (packed NCHW) from grad_output [N, K, *out] and weight (ck's backward data)."""
+    nd = len(input_shape) - 2
+    s, d = _tuple(stride, nd, "stride", "conv_backward_data"), _tuple(dilation, nd, "dilation",
+                                                                      "conv_backward_data")
+    pl, pr = _padding(padding, nd, tuple(weight.shape), d, s, "conv_backward_data")
+    return _grad_core(_BWD_DATA, grad_output, weight, tuple(input_shape), s, pl, pr, d,
+                      int(groups))
+
+
+def conv_backward_weight(input, grad_output, weight_shape, stride=1, padding=0, dilation=1,
+                         groups=1):
+    """The gradient of conv{1,2,3}d with respect to its weight: [K, C/groups, *filter] from
+    input and grad_output (ck's backward weight: one block per tile reduces the whole batch and
+    spatial range, deterministic)."""
+    nd = len(weight_shape) - 2
+    s, d = _tuple(stride, nd, "stride", "conv_backward_weight"), _tuple(
+        dilation, nd, "dilation", "conv_backward_weight")
+    pl, pr = _padding(padding, nd, tuple(weight_shape), d, s, "conv_backward_weight")
+    return _grad_core(_BWD_WEIGHT, input, grad_output, tuple(weight_shape), s, pl, pr, d,
+                      int(groups))
 
 
 def _impl(input, weight, bias, stride, pad_l, pad_r, dilation, groups):
@@ -209,7 +324,7 @@ def _fake(input, weight, bias, stride, pad_l, pad_r, dilation, groups):
 
 _op = _torchops.op("conv(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
                    "int[] pad_left, int[] pad_right, int[] dilation, int groups) -> Tensor",
-                   _impl, _fake)
+                   _impl, _fake, _backward, _setup)
 
 
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups, fn):
