@@ -34,7 +34,8 @@ static void problem(const icase *z, ck_conv_problem *p)
     p->in_dtype = p->wei_dtype = p->out_dtype = z->dt;
 }
 
-static void run(const icase *z)
+/* shift: x and out placed that many elements past a 16-byte boundary (the vectors narrow) */
+static void run(const icase *z, int shift)
 {
     ck_conv_problem p;
     problem(z, &p);
@@ -53,14 +54,15 @@ static void run(const icase *z)
     memset(got, 0x7f, so);
     ck_device *dev = ck_context_device(g_ctx);
     void *dx = NULL, *dout = NULL;
-    CHECK_OK(ck_malloc(dev, sx, &dx));
-    CHECK_OK(ck_malloc(dev, so, &dout));
-    CHECK_OK(ck_memcpy_h2d(dev, dx, hx, sx, NULL));
-    CHECK_OK(ck_memcpy_h2d(dev, dout, got, so, NULL)); /* the sentinel */
-    ck_status st = ck_im2col(g_ctx, &p, dx, dout);
+    CHECK_OK(ck_malloc(dev, sx + 16, &dx));
+    CHECK_OK(ck_malloc(dev, so + 16, &dout));
+    char *x0 = (char *)dx + shift * es, *o0 = (char *)dout + shift * es;
+    CHECK_OK(ck_memcpy_h2d(dev, x0, hx, sx, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, o0, got, so, NULL)); /* the sentinel */
+    ck_status st = ck_im2col(g_ctx, &p, x0, o0);
     CHECK_MSG(st == CK_SUCCESS, "%s: %s", z->what, ck_last_error());
     CHECK_OK(ck_context_synchronize(g_ctx));
-    CHECK_OK(ck_memcpy_d2h(dev, got, dout, so, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, got, o0, so, NULL));
     CHECK_OK(ck_im2col_reference(&p, hx, ref));
     int64_t bad = 0, zeros = 0;
     for (int64_t e = 0; e < z->g * m * k; ++e) {
@@ -181,7 +183,9 @@ static void test_im2col_shapes(void)
          CK_DTYPE_BF16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
-        run(&cases[i]);
+        run(&cases[i], 0);
+    run(&cases[0], 1); /* pointers 2 bytes past 16: element accesses */
+    run(&cases[5], 2); /* 8 bytes past 16: f32 pairs */
 }
 
 static void test_im2col_refusals(void)

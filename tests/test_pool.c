@@ -117,7 +117,8 @@ static int64_t index_at(const void *p, int is, int64_t i)
     return v;
 }
 
-static void forward_case(const pcase *z)
+/* shift: x, y and the indices placed that many elements past a 16-byte boundary */
+static void forward_case(const pcase *z, int shift)
 {
     ck_pool_problem p;
     problem(z, &p);
@@ -126,12 +127,15 @@ static void forward_case(const pcase *z)
     void *hx = malloc((size_t)nx * es), *ry = malloc((size_t)ny * es),
          *ri = malloc((size_t)ny * (is ? is : 1));
     fill(hx, z->dt, nx, z->mode == CK_POOL_MAX);
-    void *dx = dev_copy(hx, (size_t)nx * es), *dy = dev_copy(NULL, (size_t)ny * es),
-         *di = is ? dev_copy(NULL, (size_t)ny * is) : NULL;
-    ck_status st = ck_pool_forward(g_ctx, &p, dx, dy, di);
+    void *dx = dev_copy(NULL, (size_t)nx * es + 16), *dy = dev_copy(NULL, (size_t)ny * es + 16),
+         *di = is ? dev_copy(NULL, (size_t)ny * is + 64) : NULL;
+    char *x0 = (char *)dx + shift * es, *y0 = (char *)dy + shift * es,
+         *i0 = is ? (char *)di + shift * is : NULL;
+    CHECK_OK(ck_memcpy_h2d(ck_context_device(g_ctx), x0, hx, (size_t)nx * es, NULL));
+    ck_status st = ck_pool_forward(g_ctx, &p, x0, y0, i0);
     CHECK_MSG(st == CK_SUCCESS, "%s: %s", z->what, ck_last_error());
     CHECK_OK(ck_context_synchronize(g_ctx));
-    void *gy = host_copy(dy, (size_t)ny * es), *gi = is ? host_copy(di, (size_t)ny * is) : NULL;
+    void *gy = host_copy(y0, (size_t)ny * es), *gi = is ? host_copy(i0, (size_t)ny * is) : NULL;
     CHECK_OK(ck_pool_forward_reference(&p, hx, ry, is ? ri : NULL));
     double unit = z->dt == CK_DTYPE_BF16 ? 0x1p-8 : z->dt == CK_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
     int64_t bad = 0;
@@ -271,7 +275,9 @@ static void test_pool_max(void)
          CK_POOL_INDEX_I32},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
-        forward_case(&cases[i]);
+        forward_case(&cases[i], 0);
+    forward_case(&cases[0], 1); /* pointers past 16-byte boundaries: narrower vectors */
+    forward_case(&cases[4], 2);
 }
 
 static void test_pool_avg(void)
@@ -339,7 +345,7 @@ static void test_pool_avg(void)
          CK_POOL_INDEX_NONE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
-        forward_case(&cases[i]);
+        forward_case(&cases[i], 0);
 }
 
 static void test_pool_max_backward(void)

@@ -26,7 +26,9 @@ typedef struct ck_im2col_instance {
 
 ck_status ck_im2col_prob_make(const ck_conv_problem *problem, ck_im2col_prob *prob);
 
-void ck_im2col_policy(const ck_im2col_prob *prob, ck_im2col_instance *inst);
+/* The instance; align: the bytes both pointers are aligned to (16 or less: the vector is at
+ * most that wide, the windows' accesses being as wide as the vector). */
+void ck_im2col_policy(const ck_im2col_prob *prob, int align, ck_im2col_instance *inst);
 
 /* The kernel source of the problem, for the NVRTC test. *source: free with ck_tile_free. */
 ck_status ck_im2col_source(const ck_conv_problem *problem, char **source);

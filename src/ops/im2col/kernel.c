@@ -134,7 +134,8 @@ ck_status ck_im2col(ck_context *ctx, const ck_conv_problem *problem, const void 
     if (x0 < o1 && o0 < x1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": out overlaps x; give a separate buffer.");
     ck_im2col_instance in;
-    ck_im2col_policy(&r, &in);
+    uintptr_t bits = (uintptr_t)x | (uintptr_t)out | 16;
+    ck_im2col_policy(&r, (int)(bits & (~bits + 1)), &in);
     long long tiles_m = (r.m + in.tm - 1) / in.tm, tiles_k = (r.k + in.tk - 1) / in.tk;
     if (tiles_k > 65535 || r.q.p.g > 65535)
         return ck_fail(CK_ERROR_UNSUPPORTED,
@@ -168,7 +169,7 @@ ck_status ck_im2col_source(const ck_conv_problem *problem, char **source)
     if (st)
         return st;
     ck_im2col_instance in;
-    ck_im2col_policy(&r, &in);
+    ck_im2col_policy(&r, 16, &in);
     ck_op_param t[CK_OP_MAX_PARAMS];
     int nt = params(&r, &in, t);
     im2col_build b = {&r, &in, t, nt};

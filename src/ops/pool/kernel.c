@@ -175,7 +175,8 @@ static ck_status run(ck_context *ctx, const ck_pool_prob *r, const ck_conv_class
                      const void *a0, const void *a1, void *a2)
 {
     ck_pool_instance in;
-    ck_pool_policy(r, &in);
+    uintptr_t bits = (uintptr_t)a0 | (uintptr_t)a1 | (uintptr_t)a2 | 16; /* a1 or a2 may be 0 */
+    ck_pool_policy(r, (int)(bits & (~bits + 1)), &in);
     int64_t rows = cls ? r->p.n * cls->rows[0] * cls->rows[1] * cls->rows[2] : r->m;
     long long tiles_m = (rows + in.tm - 1) / in.tm, tiles_c = r->p.c / in.tc;
     if (tiles_c > 65535)
@@ -287,7 +288,7 @@ ck_status ck_pool_source(const ck_pool_problem *p, int backward, char **source)
     if (st)
         return st;
     ck_pool_instance in;
-    ck_pool_policy(&r, &in);
+    ck_pool_policy(&r, 16, &in);
     ck_conv_class cls;
     if (backward) { /* the first class (residue 0 in every dim) */
         ck_conv_classes(&r.q, &cls, 1);

@@ -43,7 +43,9 @@ typedef struct ck_pool_instance {
     int vec, tm, tc, threads;
 } ck_pool_instance;
 
-void ck_pool_policy(const ck_pool_prob *prob, ck_pool_instance *inst);
+/* align: the bytes every pointer of the launch is aligned to (16 or less); the vector moves at
+ * most that many bytes of the widest element (the int64 indices count 8 per element). */
+void ck_pool_policy(const ck_pool_prob *prob, int align, ck_pool_instance *inst);
 
 /* The kernel source of the forward, or of the backward's first residue class, for the NVRTC
  * test (no device needed). *source: free with ck_tile_free. */
