@@ -21,7 +21,8 @@ extern "C" {
 #endif
 
 /* out = im2col(x) on the context's stream (asynchronous on a GPU); x and out are device memory
- * of the context's device, aligned to the element, not overlapping. Errors (a sentence naming
+ * of the context's device, aligned to the element (16-byte aligned pointers get 16-byte
+ * accesses, others narrower ones), not overlapping. Errors (a sentence naming
  * the argument): the checks of ck_conv_output_lengths; CK_ERROR_INVALID_ARGUMENT for NULL
  * pointers, a direction other than CK_CONV_FWD, overlapping tensors; CK_ERROR_UNSUPPORTED for
  * layout CK_CONV_LAYOUT_NCHW (permute to NHWGC first: ck_permute), a matrix whose K needs more

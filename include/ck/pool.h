@@ -63,7 +63,8 @@ void ck_pool_problem_init(ck_pool_problem *p);
 ck_status ck_pool_output_lengths(const ck_pool_problem *p, int64_t out[3]);
 
 /* y (and indices when p->index) = pool(x) on the context's stream. Device pointers of the
- * context's device, aligned to their elements, not overlapping. */
+ * context's device, aligned to their elements (16-byte aligned ones get the widest accesses),
+ * not overlapping. */
 ck_status ck_pool_forward(ck_context *ctx, const ck_pool_problem *p, const void *x, void *y,
                           void *indices);
 
