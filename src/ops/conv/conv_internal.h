@@ -9,6 +9,7 @@
  *                 or sm90 pipeline with an operand read through a generated copy window (the
  *                 pipelines' GEMM_A_LOADER / GEMM_B_LOADER operand path), or a plain GEMM;
  *                 the plan
+ *   layout.c      the NCHW / KCRS front end: ck_permute into and out of the context's workspace
  *   reference.c   the direct CPU reference shared by the tests and `ck prof conv`
  */
 #ifndef CK_SRC_OPS_CONV_INTERNAL_H
@@ -139,6 +140,13 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
 
 /* The route of the plan's first implicit GEMM (tests). */
 ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan);
+/* The plan's checked problem and context (layout.c). */
+const ck_conv_prob *ck_conv_plan_prob(const ck_conv_plan *plan);
+ck_context *ck_conv_plan_context(const ck_conv_plan *plan);
+
+/* ck_conv_plan_execute on tensors in CK's layouts, whatever the problem's layout (kernel.c);
+ * ck_conv_plan_execute (layout.c) calls it directly or between the permutes of NCHW. */
+ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *args);
 
 /* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims

@@ -627,7 +627,17 @@ static ck_status check_ptr(const char *name, const void *p, size_t align)
     return CK_SUCCESS;
 }
 
-ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
+const ck_conv_prob *ck_conv_plan_prob(const ck_conv_plan *plan)
+{
+    return &plan->q;
+}
+
+ck_context *ck_conv_plan_context(const ck_conv_plan *plan)
+{
+    return plan->ctx;
+}
+
+ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
 {
     if (!plan || !a)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
