@@ -1,7 +1,7 @@
 /*
  * Layernorm / RMSNorm / smooth-quant forward over rows of NORM_N elements (device C).
  *
- * The generated source (src/ops/norm/norm.c) defines, before including this file:
+ * The generated source (src/ops/norm/params.c) defines, before including this file:
  *   NORM_KIND   0 layernorm, 1 RMSNorm, 2 none (standalone smooth/row-wise quantization)
  *   NORM_N, NORM_VEC (elements per vector access; divides NORM_N), NORM_NV = NORM_N / NORM_VEC
  *   NORM_G      threads per row (1..32 a power of two: several rows per block; else the block)

@@ -1,7 +1,7 @@
 /*
  * `ck tune layernorm|rmsnorm` (norm_internal.h): the forward's candidate instances of one
  * problem for the common tuner (ops/common/op_tune.h), which times the distinct ones and stores
- * the fastest in the tuning table, where the policy finds it (norm.c).
+ * the fastest in the tuning table, where the policy finds it (policy.c).
  */
 #include <stdio.h>
 #include <string.h>
