@@ -1,5 +1,5 @@
 /*
- * Device code of ck_reduce (included by the source src/ops/reduce/reduce.c generates, which
+ * Device code of ck_reduce (included by the source src/ops/reduce/params.c generates, which
  * defines the constants below first). Three kernels:
  *
  *   rd_row_k      RD_KIND 0: a group of RD_G threads per output ("row"), RD_RPB groups per block
