@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "ck/context.h"
 #include "ck/elementwise.h"
 
 enum { EW_MODE_CAST = 0, EW_MODE_EXPR = 1 };
@@ -71,5 +72,37 @@ int ck_ew_vec_elems(const ew_spec *spec);
 
 /* Storage bytes of a byte-sized dtype (0 for fp4/fp6). */
 int ck_ew_elem_bytes(ck_dtype t);
+
+/* ---- problem.c */
+
+enum { EW_MAXT = CK_EW_MAX_INPUTS + 1 };
+
+/* A problem after broadcasting and collapsing: tensor k < nin is input k, tensor nin the
+ * destination; lengths and strides (elements) of `rank` dimensions, row-major order kept. */
+typedef struct ew_layout {
+    int nt, rank;
+    int64_t n;
+    int64_t len[CK_TENSOR_MAX_RANK];
+    int64_t str[EW_MAXT][CK_TENSOR_MAX_RANK];
+    void *data[EW_MAXT];
+    ck_dtype dtype[EW_MAXT];
+} ew_layout;
+
+void ck_ew_collapse(ew_layout *l, const ck_tensor *dst, const ck_tensor *in, int nin);
+/* 1 when a tensor of l has a sub-byte type (fp4, fp6). */
+int ck_ew_has_subbyte(const ew_layout *l);
+/* Same pointer and, dimension by dimension, the same strides where the length exceeds 1. */
+int ck_ew_same_layout(const ck_tensor *a, const ck_tensor *b);
+
+/* ---- policy.c */
+
+/* The vector layout: the destination contiguous (rank 1, or rank 2 with rows of bn = len[1]
+ * elements) with a 16-byte aligned pointer; each input laid out like it (16-byte aligned), a
+ * row vector broadcast over the rows (16-byte aligned, bn a multiple of the pack), one value
+ * per row, or one value. Fills spec->bmode and *bn. V: elements per pack. */
+int ck_ew_vec_ok(const ew_layout *l, int V, ew_spec *spec, int64_t *bn);
+/* Blocks for `work` items, per_block each, at most waves x SMs (waves 0: no cap but the
+ * grid's limit; the kernels' grid-stride loops cover what one pass does not). */
+unsigned ck_ew_grid(ck_context *ctx, int64_t work, int64_t per_block, int waves);
 
 #endif
