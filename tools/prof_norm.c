@@ -240,11 +240,6 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
             rc = prof_shape_option(sub, argv[++i], dims, 2, 2, &rank);
             if (rc != CK_EXIT_OK)
                 return rc;
-            if (dims[1] > CK_NORM_MAX_N) /* the library's limit, before any allocation */
-                return cli_usage_error(sub,
-                                       "--shape %s: the hidden size N = %lld is more than the "
-                                       "%d the library supports.",
-                                       argv[i], dims[1], (int)CK_NORM_MAX_N);
         } else if (!strcmp(a, "--dtype") && i + 1 < argc) {
             if (ck_dtype_from_name(argv[++i], &dt) != CK_SUCCESS ||
                 (dt != CK_DTYPE_F32 && dt != CK_DTYPE_F16 && dt != CK_DTYPE_BF16))
@@ -278,6 +273,12 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         return cli_usage_error(sub, "--bwd takes neither --quant nor --residual.");
     if (bwd && tune)
         return cli_usage_error(sub, "--tune tunes the forward; the backward has no tuning yet.");
+    int max_n = bwd ? CK_NORM_BWD_MAX_N : CK_NORM_MAX_N;
+    if (dims[1] > max_n) /* the library's limit, before any allocation */
+        return cli_usage_error(sub,
+                               "--shape: the hidden size N = %lld is more than the %d the "
+                               "library supports%s.",
+                               dims[1], max_n, bwd ? " in the backward" : "");
     long long rows = dims[0], n = dims[1];
     int ln = kind == CK_NORM_LAYERNORM;
     ck_context *ctx = NULL;

@@ -21,6 +21,10 @@
 #include "ck/runtime.h"
 #include "ops/common/op_params.h"
 
+/* Rows up to this length take the register pipeline (norm_fwd_kernel.h); longer ones the looped
+ * pipeline (norm_fwd_looped_kernel.h). */
+enum { CK_NORM_REG_MAX_N = 65536 };
+
 /* A row tensor seen as rows x n with a row stride (elements). */
 typedef struct ck_norm_rows {
     int64_t rows, n, stride;
@@ -35,6 +39,7 @@ typedef struct ck_norm_instance {
     int cache;   /* of which kept in registers */
     int raw;     /* forward: the cache holds x's raw 16-bit codes */
     int cluster; /* forward: blocks per row (a thread-block cluster, sm_90); 1: none */
+    int looped;  /* forward: the looped pipeline (long rows, norm_fwd_looped_kernel.h) */
     unsigned grid;
 } ck_norm_instance;
 
@@ -62,13 +67,16 @@ typedef struct ck_norm_fwd_knobs {
     int raw;      /* -1 heuristic, 0/1 forbid / force the raw 16-bit cache */
     int block;    /* threads per block of the lane-group instance (default 128) */
     int cc, cg;   /* cluster instance: blocks per row and threads per block (0: none) */
+    int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
+                         * per thread (-1: the policy's); lg 0: not forced */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
 /* The developer switches CK_NORM_FWD and CK_NORM_CLUSTER over k. */
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
-/* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER" (or "auto": no
- * knob); 0 when it does not parse. */
+/* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER", or
+ * "loop,G,C,CACHE" for the looped pipeline (CACHE -1: the policy's), or "auto" (no knob); 0 when
+ * it does not parse. */
 int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text);
 void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size);
 /* ck_norm_pick_fwd with the given knobs (ck_norm_pick_fwd: the developer switches'). */

@@ -107,6 +107,7 @@ void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k)
     k->vals = 32;
     k->raw = -1;
     k->block = 128;
+    k->lcache = -1;
 }
 
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
@@ -138,6 +139,16 @@ int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text)
     int g, raw, block, c;
     if (strcmp(text, "auto") == 0)
         return 1;
+    int lg, lc, lcache;
+    if (sscanf(text, "loop,%d,%d,%d", &lg, &lc, &lcache) == 3) {
+        if (lg < 32 || lg > 1024 || (lg & (lg - 1)) || (lc != 1 && lc != 2 && lc != 4 && lc != 8) ||
+            lcache < -1 || lcache > 16)
+            return 0;
+        k->lg = lg;
+        k->lc = lc;
+        k->lcache = lcache;
+        return 1;
+    }
     if (sscanf(text, "fwd,%d,%d,%d,%d", &g, &raw, &block, &c) != 4 || g < 1 || g > 1024 ||
         (g & (g - 1)) || raw < -1 || raw > 1 || block < 1 || block > 1024 || c < 1 || c > 8)
         return 0;
@@ -154,7 +165,36 @@ int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text)
 
 void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size)
 {
+    if (in->looped) {
+        snprintf(buf, size, "loop,%d,%d,%d", in->g, in->cluster, in->cache);
+        return;
+    }
     snprintf(buf, size, "fwd,%d,%d,%d,%d", in->g, in->raw, in->block, in->cluster);
+}
+
+/* The looped pipeline (norm_fwd_looped_kernel.h): rows longer than the registers of a block
+ * hold. Default: 1024 threads, 8 blocks per row on a cluster (the rows in flight then fit the
+ * L2, which serves the streamed vectors' second read), f32 cache of 16 values per thread (the
+ * most 1024-thread blocks keep within 64 registers). */
+static void pick_looped(int64_t n, int vec, int64_t rows, int clusters_ok,
+                        const ck_norm_fwd_knobs *kn, ck_norm_instance *in)
+{
+    int64_t nv = n / vec;
+    int g = kn->lg > 0 ? kn->lg : 1024, c = kn->lg > 0 ? kn->lc : 8;
+    if (!clusters_ok || rows > 0x7fffffffLL / c)
+        c = 1;
+    in->looped = 1;
+    in->raw = 0;
+    in->vec = vec;
+    in->g = in->block = g;
+    in->cluster = c;
+    in->iters = (int)cdiv(nv, (int64_t)g * c);
+    int cache = (g >= 1024 ? 16 : 32) / vec;
+    if (kn->lg > 0 && kn->lcache >= 0)
+        cache = kn->lcache;
+    in->cache = cache < in->iters ? cache : in->iters;
+    int64_t grid = c > 1 ? rows * c : rows;
+    in->grid = (unsigned)(grid < 0x7fffffffLL ? (grid > 0 ? grid : 1) : 0x7fffffffLL);
 }
 
 void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
@@ -173,6 +213,11 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     int64_t nv = n / vec;
     int g = kn.g, raw = 0;
     in->cluster = 1;
+    in->looped = 0;
+    if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
+        pick_looped(n, vec, rows, clusters_ok, &kn, in);
+        return;
+    }
     /* Opt-in (knobs cc, cg: C = 2, 4 or 8 blocks of G = 128, 256 or 512 threads; a tuning-table
      * entry or CK_NORM_CLUSTER=C,G): 16-bit rows of 32,769 to 65,536 elements split over a
      * thread-block cluster, 64 raw values per thread at most, the statistics exchanged with

@@ -330,10 +330,11 @@ ck_status ck_norm_bwd_problem_of(const ck_norm_backward_desc *d, ck_norm_bwd_pro
     ck_norm_rows xr, dyr, dxr;
     if ((st = ck_norm_view_rows(op, "x", d->x, &xr)) != CK_SUCCESS)
         return st;
-    if (xr.n > CK_NORM_MAX_N)
+    if (xr.n > CK_NORM_BWD_MAX_N)
         return ck_fail(CK_ERROR_UNSUPPORTED,
-                       "%s: hidden size %lld (x is %s) exceeds the supported maximum %d.", op,
-                       (long long)xr.n, ck_op_tensor_str(d->x), (int)CK_NORM_MAX_N);
+                       "%s: hidden size %lld (x is %s) exceeds the supported maximum %d of the "
+                       "backward.",
+                       op, (long long)xr.n, ck_op_tensor_str(d->x), (int)CK_NORM_BWD_MAX_N);
     if (xr.n == 0 && xr.rows > 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "%s: x (%s) has an empty hidden dimension.", op, ck_op_tensor_str(d->x));

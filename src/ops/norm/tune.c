@@ -13,7 +13,8 @@
 enum { MAX_CANDIDATES = 64, NAME = 64 }; /* room for four ints in any format */
 
 /* "auto", every block shape with and without the raw cache (lane groups in blocks of 128 or
- * 256 threads), the cluster shapes. */
+ * 256 threads), the cluster shapes, the looped pipeline's shapes (512 or 1024 threads, 1 to 8
+ * blocks per row, the policy's cache). */
 static int candidate_texts(char (*c)[NAME], int max)
 {
     int n = 0;
@@ -27,6 +28,10 @@ static int candidate_texts(char (*c)[NAME], int max)
         for (int g = 128; g <= 512; g *= 2)
             if (n < max)
                 snprintf(c[n++], NAME, "fwd,%d,1,%d,%d", g, g, cl);
+    for (int g = 512; g <= 1024; g *= 2)
+        for (int cl = 1; cl <= 8; cl *= 2)
+            if (n < max)
+                snprintf(c[n++], NAME, "loop,%d,%d,-1", g, cl);
     return n;
 }
 
@@ -45,7 +50,7 @@ static ck_status plan(void *user, char *name, size_t nsize, char *problem, size_
     if (in.grid == 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck tune: x has no rows; nothing to tune.");
     ck_norm_fwd_instance_name(&in, name, nsize);
-    if ((int64_t)in.iters * in.vec > 128)
+    if (!in.looped && (int64_t)in.iters * in.vec > 128)
         name[0] = '\0'; /* more than 128 values per thread: not worth compiling */
     return CK_SUCCESS;
 }
