@@ -1,6 +1,6 @@
 /*
  * The kernel cache key separates every instance the policy can choose, for layernorm/RMSNorm
- * (forward and backward), reduce and permute: each op is run over the instances its policy can
+ * (forward and backward), reduce, permute and elementwise: each op is run over the instances its policy can
  * pick (forced through the tuning mechanism `ck tune` uses, the developer switches, or shapes
  * that select them) and ck_context_kernel_count must grow by one exactly when the op's
  * generated source is new (a key that missed a parameter would reuse a kernel built for another
@@ -13,6 +13,7 @@
 
 #include "ck/ck.h"
 #include "ops/common/op_common.h"
+#include "ops/elementwise/ew_internal.h"
 #include "ops/norm/norm_internal.h"
 #include "ops/permute/permute_internal.h"
 #include "ops/reduce/reduce_internal.h"
@@ -338,6 +339,50 @@ static void test_permute(void)
     ck_free(ck_context_device(ctx), pd);
 }
 
+/* ---- elementwise: the vector instances `ck tune elementwise` tries; the source depends on the
+ * packs per thread, the block and the stores (the grid's waves are an argument) */
+static void test_elementwise(void)
+{
+    int64_t shape[2] = {16, 512};
+    void *pa = random_device(CK_DTYPE_BF16, 16 * 512), *pb = random_device(CK_DTYPE_BF16, 16 * 512);
+    void *py = random_device(CK_DTYPE_BF16, 16 * 512);
+    CHECK(pa && pb && py);
+    if (!pa || !pb || !py)
+        return;
+    ck_tensor in[2], y;
+    CHECK_OK(ck_tensor_init(&in[0], pa, CK_DTYPE_BF16, 2, shape, NULL));
+    CHECK_OK(ck_tensor_init(&in[1], pb, CK_DTYPE_BF16, 2, shape, NULL));
+    CHECK_OK(ck_tensor_init(&y, py, CK_DTYPE_BF16, 2, shape, NULL));
+    ck_ew_program prog;
+    CHECK_OK(ck_ew_parse("silu(x0) * x1", &prog));
+    unsetenv("CK_EW_INSTANCE");
+    int runs = 0;
+    char text[32];
+    for (int cs = 0; cs <= 1; ++cs)
+        for (int u = 1; u <= 8; u *= 2)
+            for (int b = 128; b <= 1024; b *= 4)
+                for (int w = 0; w <= 8; w += 8) {
+                    snprintf(text, sizeof text, "%d,%d,%d,%d", u, b, w, cs);
+                    CHECK_OK(ck_op_force_instance(ctx, "elementwise", text));
+                    ew_plan_out plan;
+                    CHECK_OK(ck_ew_plan(ctx, EW_CALL_EXPR, &y, in, 2, NULL, &prog, &plan));
+                    CHECK_EQ_STR(plan.instance, text);
+                    char shape_of[32]; /* what the source depends on */
+                    snprintf(shape_of, sizeof shape_of, "%d,%d,%d", u, b, cs);
+                    int before = ck_context_kernel_count(ctx);
+                    CHECK_OK(ck_elementwise(ctx, &y, in, 2, &prog));
+                    expect_count(before, strdup(shape_of), 1, text);
+                    runs++;
+                }
+    CHECK_OK(ck_op_force_instance(ctx, "elementwise", NULL));
+    printf("  elementwise: %d runs, %d distinct sources\n", runs, nseen);
+    CHECK_EQ_INT(nseen, 16);
+    forget_sources();
+    ck_free(ck_context_device(ctx), pa);
+    ck_free(ck_context_device(ctx), pb);
+    ck_free(ck_context_device(ctx), py);
+}
+
 int main(void)
 {
     if (ck_context_create(CK_BACKEND_AUTO, 0, &ctx) != CK_SUCCESS) {
@@ -348,6 +393,7 @@ int main(void)
     RUN_TEST(test_norm_backward);
     RUN_TEST(test_reduce);
     RUN_TEST(test_permute);
+    RUN_TEST(test_elementwise);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

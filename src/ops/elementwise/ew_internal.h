@@ -29,8 +29,8 @@ typedef struct ew_instance {
 } ew_instance;
 
 struct ew_spec;
-/* The vector path's instance for spec (NULL: the plain default): the defaults above, or
- * CK_EW_INSTANCE when valid. */
+/* The vector path's instance for spec (NULL: the plain default): the defaults above, or the
+ * developer switch CK_EW_INSTANCE when valid. */
 ew_instance ck_ew_instance(const struct ew_spec *spec);
 
 /* What a generated kernel depends on (everything in it goes into the cache key). */
@@ -104,5 +104,40 @@ int ck_ew_vec_ok(const ew_layout *l, int V, ew_spec *spec, int64_t *bn);
 /* Blocks for `work` items, per_block each, at most waves x SMs (waves 0: no cap but the
  * grid's limit; the kernels' grid-stride loops cover what one pass does not). */
 unsigned ck_ew_grid(ck_context *ctx, int64_t work, int64_t per_block, int waves);
+
+/* The tuning table's problem key of a vector-layout spec over n elements (types, the cast's
+ * modes or a hash of the program, n, broadcast modes, in place): "f32>bf16/cast/r=0/o=0/
+ * s=0x1p+0/n=1024/b=0/alias=0". */
+void ck_ew_problem_key(const ew_spec *spec, int64_t n, char *buf, size_t size);
+/* The vector instance on ctx: the instance `ck tune` forces, else the tuning table's entry
+ * (op "elementwise") with the developer switch CK_EW_INSTANCE over it, else the heuristic. */
+ew_instance ck_ew_instance_for(ck_context *ctx, const ew_spec *spec, const char *problem);
+/* An instance's text "unroll,block,waves,cs" (the table's form) and back (0: invalid). */
+void ck_ew_instance_name(const ew_instance *in, char *buf, size_t size);
+int ck_ew_instance_parse(const char *text, ew_instance *in);
+
+/* ---- kernel.c */
+
+/* What ck_copy / ck_cast / ck_elementwise would run (checks included): vec 1 and the vector
+ * instance's text and problem key for the vector layout; vec 0 otherwise (strided, run-time
+ * typed or nothing to run). */
+typedef struct ew_plan_out {
+    int vec;
+    char instance[64];
+    char problem[256];
+} ew_plan_out;
+enum { EW_CALL_COPY = 0, EW_CALL_CAST = 1, EW_CALL_EXPR = 2 };
+ck_status ck_ew_plan(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+                     int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
+                     ew_plan_out *out);
+
+/* `ck tune copy|cast|elementwise`: times every distinct vector instance (packs per thread,
+ * block, stores) of the call and stores the fastest in the tuning table
+ * (CK_ERROR_UNSUPPORTED when the call does not take the vector layout). */
+typedef void (*ck_ew_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+ck_status ck_ew_tune(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+                     int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
+                     int reps, ck_ew_tune_progress progress, void *user, char *best,
+                     size_t best_size, double *best_ms);
 
 #endif

@@ -60,7 +60,8 @@ static ck_status build_any(void *user, char **source)
 }
 
 /* Generate (or find) and launch the kernel of `spec` (layout filled in here) over l. */
-static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const ew_layout *l)
+static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const ew_layout *l,
+                          ew_plan_out *out)
 {
     int64_t bn = 1;
     for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
@@ -71,10 +72,19 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
             spec->bmode[k] = EW_BCAST_NONE;
     spec->rank = l->rank;
     spec->idx32 = l->n <= (int64_t)UINT32_MAX;
-    ew_instance inst = ck_ew_instance(spec);
+    ew_instance inst = {EW_UNROLL, EW_BLOCK, EW_WAVES, EW_CS};
     int64_t npacks = 0;
     unsigned grid = 1;
     if (spec->layout == EW_LAYOUT_VEC) {
+        char problem[256];
+        ck_ew_problem_key(spec, l->n, problem, sizeof problem);
+        inst = ck_ew_instance_for(ctx, spec, problem);
+        if (out) {
+            out->vec = 1;
+            ck_ew_instance_name(&inst, out->instance, sizeof out->instance);
+            snprintf(out->problem, sizeof out->problem, "%s", problem);
+            return CK_SUCCESS;
+        }
         npacks = l->n / ck_ew_vec_elems(spec);
         grid = ck_ew_grid(ctx, npacks, (int64_t)inst.block * inst.unroll, inst.waves);
         spec->rank = 0;
@@ -84,6 +94,8 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
         /* 32-bit pack indices when p + step (the loop's last increment) stays below 2^32 */
         spec->idx32 = npacks + (int64_t)grid * inst.block * inst.unroll <= (int64_t)UINT32_MAX;
     } else {
+        if (out)
+            return CK_SUCCESS; /* strided: no instance to tune */
         spec->alias = 0;
         spec->unroll = spec->block = spec->cs = 0;
     }
@@ -192,7 +204,7 @@ static ck_status run_any(ck_context *ctx, const ew_layout *l, int round, int ovf
 }
 
 static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst,
-                           const ck_tensor *src, const ck_convert_options *opt)
+                           const ck_tensor *src, const ck_convert_options *opt, ew_plan_out *out)
 {
     CK_REQUIRE_NOT_NULL(ctx, op);
     ck_status st = ck_op_check_tensor(op, "dst", dst);
@@ -248,7 +260,7 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
         l.dtype[0] = l.dtype[1] = CK_DTYPE_U8;
     }
     if (ck_ew_has_subbyte(&l) || (!same && !fast_pair && l.n < SMALL_N))
-        return run_any(ctx, &l, (int)o.round, ovf, o.scale, o.seed);
+        return out ? CK_SUCCESS : run_any(ctx, &l, (int)o.round, ovf, o.scale, o.seed);
     ew_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.mode = EW_MODE_CAST;
@@ -260,7 +272,7 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     spec.scale = o.scale;
     spec.seed = o.round == CK_ROUND_STOCHASTIC ? o.seed : 0;
     spec.alias = alias;
-    return run_spec(ctx, op, &spec, &l);
+    return run_spec(ctx, op, &spec, &l, out);
 }
 
 ck_status ck_copy(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src)
@@ -270,17 +282,18 @@ ck_status ck_copy(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src)
                        "ck_copy: 'dst' has dtype %s and 'src' %s; a copy keeps the type (use "
                        "ck_cast to convert).",
                        ck_dtype_name(dst->dtype), ck_dtype_name(src->dtype));
-    return cast_impl("ck_copy", ctx, dst, src, NULL);
+    return cast_impl("ck_copy", ctx, dst, src, NULL, NULL);
 }
 
 ck_status ck_cast(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
                   const ck_convert_options *opt)
 {
-    return cast_impl("ck_cast", ctx, dst, src, opt);
+    return cast_impl("ck_cast", ctx, dst, src, opt, NULL);
 }
 
-ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
-                         int input_count, const ck_ew_program *prog)
+static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst,
+                                  const ck_tensor *inputs, int input_count,
+                                  const ck_ew_program *prog, ew_plan_out *out)
 {
     static const char op[] = "ck_elementwise";
     CK_REQUIRE_NOT_NULL(ctx, op);
@@ -355,7 +368,27 @@ ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor 
         spec.f64 = 1;
     spec.prog = prog;
     spec.alias = alias;
-    return run_spec(ctx, op, &spec, &l);
+    return run_spec(ctx, op, &spec, &l, out);
+}
+
+ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
+                         int input_count, const ck_ew_program *prog)
+{
+    return elementwise_impl(ctx, dst, inputs, input_count, prog, NULL);
+}
+
+ck_status ck_ew_plan(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+                     int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
+                     ew_plan_out *out)
+{
+    CK_REQUIRE_NOT_NULL(out, "ck_ew_plan");
+    memset(out, 0, sizeof *out);
+    if (call == EW_CALL_EXPR)
+        return elementwise_impl(ctx, dst, inputs, input_count, prog, out);
+    if (call == EW_CALL_COPY && dst && inputs && dst->dtype != inputs->dtype)
+        return ck_copy(ctx, dst, inputs); /* the refusal */
+    return cast_impl(call == EW_CALL_COPY ? "ck_copy" : "ck_cast", ctx, dst, inputs,
+                     call == EW_CALL_COPY ? NULL : opt, out);
 }
 
 ck_status ck_elementwise_expr(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,

@@ -68,27 +68,94 @@ unsigned ck_ew_grid(ck_context *ctx, int64_t work, int64_t per_block, int waves)
     return blocks < 1 ? 1u : (unsigned)blocks;
 }
 
-/* Tuning experiments: CK_EW_INSTANCE="unroll,block,waves[,cs]" (unroll 1/2/4/8, block a power
- * of two 64..1024, waves 0..64, cs 0/1); invalid values are ignored. */
-ew_instance ck_ew_instance(const ew_spec *spec)
+/* The heuristic's vector instance: EW_UNROLL packs per thread in EW_BLOCK threads, one pass. */
+static ew_instance default_instance(const ew_spec *spec)
 {
     ew_instance in = {EW_UNROLL, EW_BLOCK, EW_WAVES, EW_CS};
     /* Packs whose output is two or more 16-byte words (bf16 -> f32 and other widenings): one
-     * pack per thread in 1024-thread blocks. H100, bf16 -> f32 16384x8192 (2026-11-25): 2.80
-     * TB/s (94.7% of copy) against 2.24 with 4 packs of 256 threads (bench/RESULTS.md). */
+     * pack per thread in 1024-thread blocks (bf16 -> f32 at 94.7% of copy on the H100 against
+     * 76% with 4 packs of 256 threads, bench/RESULTS.md). */
     if (spec && ck_ew_vec_elems(spec) * ck_ew_elem_bytes(spec->out) >= 32) {
         in.unroll = EW_WIDE_UNROLL;
         in.block = EW_WIDE_BLOCK;
     }
-    const char *e = getenv("CK_EW_INSTANCE");
+    return in;
+}
+
+int ck_ew_instance_parse(const char *text, ew_instance *in)
+{
     int u, bl, w, cs = EW_CS;
-    int got = e ? sscanf(e, "%d,%d,%d,%d", &u, &bl, &w, &cs) : 0;
-    if (got >= 3 && (u == 1 || u == 2 || u == 4 || u == 8) && bl >= 64 && bl <= 1024 &&
-        (bl & (bl - 1)) == 0 && w >= 0 && w <= 64 && (cs == 0 || cs == 1)) {
-        in.unroll = u;
-        in.block = bl;
-        in.waves = w;
-        in.cs = cs;
+    int got = text ? sscanf(text, "%d,%d,%d,%d", &u, &bl, &w, &cs) : 0;
+    if (got < 3 || !(u == 1 || u == 2 || u == 4 || u == 8) || bl < 64 || bl > 1024 ||
+        (bl & (bl - 1)) || w < 0 || w > 64 || (cs != 0 && cs != 1))
+        return 0;
+    in->unroll = u;
+    in->block = bl;
+    in->waves = w;
+    in->cs = cs;
+    return 1;
+}
+
+void ck_ew_instance_name(const ew_instance *in, char *buf, size_t size)
+{
+    snprintf(buf, size, "%d,%d,%d,%d", in->unroll, in->block, in->waves, in->cs);
+}
+
+/* The developer switch CK_EW_INSTANCE="unroll,block,waves[,cs]" (unroll 1/2/4/8, block a power
+ * of two 64..1024, waves 0..64, cs 0/1; invalid values are ignored) over the heuristic. */
+ew_instance ck_ew_instance(const ew_spec *spec)
+{
+    ew_instance in = default_instance(spec);
+    ck_ew_instance_parse(getenv("CK_EW_INSTANCE"), &in);
+    return in;
+}
+
+/* FNV-1a over the program's steps: the problem key names the program by this hash. */
+static uint64_t program_hash(const ck_ew_program *p)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < p->count; ++i) {
+        const ck_ew_step *st = &p->steps[i];
+        long long f[3] = {(long long)st->op, st->input, (long long)st->dtype};
+        double v = st->value;
+        unsigned char b[3 * sizeof(long long) + sizeof(double)];
+        memcpy(b, f, sizeof f);
+        memcpy(b + sizeof f, &v, sizeof v);
+        for (size_t k = 0; k < sizeof b; ++k)
+            h = (h ^ b[k]) * 1099511628211ull;
     }
+    return h;
+}
+
+void ck_ew_problem_key(const ew_spec *s, int64_t n, char *buf, size_t size)
+{
+    char ins[64] = "";
+    size_t len = 0;
+    for (int k = 0; k < s->nin && len < sizeof ins; ++k)
+        len += (size_t)snprintf(ins + len, sizeof ins - len, "%s%s", k ? "," : "",
+                                ck_dtype_name(s->in[k]));
+    char what[64], bm[CK_EW_MAX_INPUTS + 1] = "";
+    for (int k = 0; k < s->nin; ++k)
+        bm[k] = (char)('0' + s->bmode[k]);
+    if (s->mode == EW_MODE_CAST)
+        snprintf(what, sizeof what, "cast/r=%d/o=%d/s=%a", s->round, s->ovf, (double)s->scale);
+    else
+        snprintf(what, sizeof what, "expr/f64=%d/p=%016llx", s->f64,
+                 (unsigned long long)program_hash(s->prog));
+    snprintf(buf, size, "%s>%s/%s/n=%lld/b=%s/alias=%d", ins, ck_dtype_name(s->out), what,
+             (long long)n, bm, s->alias);
+}
+
+ew_instance ck_ew_instance_for(ck_context *ctx, const ew_spec *spec, const char *problem)
+{
+    ew_instance in = default_instance(spec);
+    char text[64];
+    int forced = 0;
+    if (ck_op_tuned(ctx, "elementwise", problem, text, sizeof text, &forced) &&
+        !ck_ew_instance_parse(text, &in))
+        CK_LOG(CK_LOG_WARN, "elementwise: tuning-table instance '%s' for %s does not parse; ignored.",
+               text, problem);
+    if (!forced)
+        ck_ew_instance_parse(getenv("CK_EW_INSTANCE"), &in);
     return in;
 }
