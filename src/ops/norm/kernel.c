@@ -139,18 +139,47 @@ static ck_status zero_sums(ck_context *ctx, const ck_norm_backward_desc *d, int6
     return CK_SUCCESS;
 }
 
-ck_status ck_norm_backward(ck_context *ctx, const ck_norm_backward_desc *d)
+/* The problem and the backward's instance on ctx (in->grid = 0: no rows). */
+static ck_status backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
+                               ck_norm_bwd_problem *p, ck_norm_instance *in, char *name,
+                               size_t name_size, char *problem, size_t problem_size)
 {
     CK_REQUIRE_NOT_NULL(ctx, "ck_norm_backward");
     CK_REQUIRE_NOT_NULL(d, "ck_norm_backward");
+    memset(in, 0, sizeof *in);
+    ck_status st = ck_norm_bwd_problem_of(d, p);
+    if (st != CK_SUCCESS || p->rows == 0)
+        return st;
+    char key[128];
+    int vpt, persistent;
+    ck_norm_bwd_problem_key(p, key, sizeof key);
+    ck_norm_bwd_knobs_for(ctx, ck_norm_bwd_table_name(p->kind), key, &vpt, &persistent);
+    ck_norm_pick_bwd_with(p->n, p->vec, p->rows, ck_op_props(ctx), p->want_part, vpt, persistent,
+                          in);
+    if (name)
+        ck_norm_bwd_instance_name(vpt, persistent, name, name_size);
+    if (problem)
+        snprintf(problem, problem_size, "%s", key);
+    return CK_SUCCESS;
+}
+
+ck_status ck_norm_backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
+                                ck_norm_instance *in, char *name, size_t name_size, char *problem,
+                                size_t problem_size)
+{
     ck_norm_bwd_problem p;
-    ck_status st = ck_norm_bwd_problem_of(d, &p);
+    return backward_plan(ctx, d, &p, in, name, name_size, problem, problem_size);
+}
+
+ck_status ck_norm_backward(ck_context *ctx, const ck_norm_backward_desc *d)
+{
+    ck_norm_bwd_problem p;
+    ck_norm_instance in;
+    ck_status st = backward_plan(ctx, d, &p, &in, NULL, 0, NULL, 0);
     if (st != CK_SUCCESS)
         return st;
     if (p.rows == 0)
         return zero_sums(ctx, d, p.n);
-    ck_norm_instance in;
-    ck_norm_pick_bwd(p.n, p.vec, p.rows, ck_op_props(ctx), p.want_part, &in);
     ck_kernel *k = NULL, *kc = NULL;
     if ((st = ck_norm_bwd_kernel(ctx, &p, &in, "ck_norm_bwd", &k)) != CK_SUCCESS ||
         (p.want_part &&

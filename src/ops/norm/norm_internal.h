@@ -47,6 +47,19 @@ typedef struct ck_norm_instance {
  * (want_part: dgamma or dbeta wanted, so the grid also bounds the partial sums' workspace). */
 void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props,
                       int want_part, ck_norm_instance *in);
+/* ck_norm_pick_bwd with the knobs given: vectors per thread (1..8) and a persistent grid (0/1);
+ * ck_norm_pick_bwd takes them from the developer switch CK_NORM_INSTANCE (default 1,1). */
+void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
+                           int want_part, int vpt, int persistent, ck_norm_instance *in);
+/* The backward's knobs: text "bwd,VPT,PERSISTENT" (the tuning table's form) or "VPT,PERSISTENT"
+ * (the switch's); 0 when it does not parse. The knobs of a problem on ctx: the instance ck tune
+ * forces, else the tuning table's entry (op "layernorm_bwd" / "rmsnorm_bwd") with the switch
+ * over it. */
+int ck_norm_bwd_knobs_parse(const char *text, int *vpt, int *persistent);
+void ck_norm_bwd_instance_name(int vpt, int persistent, char *buf, size_t size);
+void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem, int *vpt,
+                           int *persistent);
+
 /* ck_norm_pick_bwd without the partial sums on a device of `sms` multiprocessors (other limits
  * those of the emulator's properties). */
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in);
@@ -130,6 +143,20 @@ typedef struct ck_norm_bwd_problem {
 } ck_norm_bwd_problem;
 
 ck_status ck_norm_bwd_problem_of(const ck_norm_backward_desc *d, ck_norm_bwd_problem *p);
+/* The backward's tuning-table problem key ("f16,f16>f16/n=512/rows=8/vec=8/t=1": dy, x > dx
+ * types, hidden size, rows, vector width, dgamma / dbeta asked as bits) and op name. */
+void ck_norm_bwd_problem_key(const ck_norm_bwd_problem *p, char *buf, size_t size);
+const char *ck_norm_bwd_table_name(int kind);
+
+/* The backward's instance on ctx (checks included; in->grid = 0 when there are no rows) and its
+ * knobs' text; ck_norm_bwd_tune times the candidates and stores the fastest (`ck tune
+ * layernorm|rmsnorm ... --bwd`). */
+ck_status ck_norm_backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
+                                ck_norm_instance *in, char *name, size_t name_size, char *problem,
+                                size_t problem_size);
+ck_status ck_norm_bwd_tune(ck_context *ctx, const ck_norm_backward_desc *d, int reps,
+                           ck_norm_tune_progress progress, void *user, char *best,
+                           size_t best_size, double *best_ms);
 
 /* Shared checks. */
 ck_status ck_norm_view_rows(const char *op, const char *name, const ck_tensor *t,

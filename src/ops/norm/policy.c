@@ -19,27 +19,46 @@ static int64_t pow2ceil(int64_t v)
     return p;
 }
 
-/* Tuning experiments (backward): CK_NORM_INSTANCE="VPT,PERSISTENT" sets the vectors per thread
- * a row is spread over (1..8, default 1) and whether the grid is persistent (1, default) or one group
- * of rows per block (0). Invalid values are ignored. */
-static void tune_knobs(int *vpt, int *persistent)
+/* Backward knobs from an instance's text "bwd,VPT,PERSISTENT" (the tuning table's form) or the
+ * developer switch's "VPT,PERSISTENT": vectors per thread a row is spread over (1..8) and a
+ * persistent grid (1) or one group of rows per block (0). 0 when the text is not one of these. */
+int ck_norm_bwd_knobs_parse(const char *text, int *vpt, int *persistent)
 {
-    const char *e = getenv("CK_NORM_INSTANCE");
     int a, b;
-    if (e && sscanf(e, "%d,%d", &a, &b) == 2 && a >= 1 && a <= 8 && (b == 0 || b == 1)) {
-        *vpt = a;
-        *persistent = b;
-    }
+    if (!text || (sscanf(text, "bwd,%d,%d", &a, &b) != 2 && sscanf(text, "%d,%d", &a, &b) != 2) ||
+        a < 1 || a > 8 || (b != 0 && b != 1))
+        return 0;
+    *vpt = a;
+    *persistent = b;
+    return 1;
+}
+
+void ck_norm_bwd_instance_name(int vpt, int persistent, char *buf, size_t size)
+{
+    snprintf(buf, size, "bwd,%d,%d", vpt, persistent);
+}
+
+void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem, int *vpt,
+                           int *persistent)
+{
+    char inst[64];
+    int forced = 0;
+    *vpt = 1;
+    *persistent = 1;
+    if (ck_op_tuned(ctx, op, problem, inst, sizeof inst, &forced) &&
+        strcmp(inst, "auto") != 0 && !ck_norm_bwd_knobs_parse(inst, vpt, persistent))
+        CK_LOG(CK_LOG_WARN, "%s: tuning-table instance '%s' for %s does not parse; ignored.", op,
+               inst, problem);
+    if (!forced)
+        ck_norm_bwd_knobs_parse(getenv("CK_NORM_INSTANCE"), vpt, persistent);
 }
 
 /* The backward's instance: a row over the threads of a warp (several rows per block) or of a
  * block, the grid persistent (one wave of resident blocks) unless the knob says otherwise. */
-void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props,
-                      int want_part, ck_norm_instance *in)
+void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
+                           int want_part, int vpt, int persistent, ck_norm_instance *in)
 {
     int64_t nv = n / vec;
-    int vpt = 1, persistent = 1;
-    tune_knobs(&vpt, &persistent);
     if (nv <= 32 * (int64_t)vpt) { /* a warp (or fewer lanes) per row, several rows per block */
         int64_t g = pow2ceil((nv + vpt - 1) / vpt);
         in->g = (int)(g > 32 ? 32 : g);
@@ -80,6 +99,14 @@ void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *p
         cap = by_ws > sms ? by_ws : sms;
     if (in->grid > cap)
         in->grid = (unsigned)cap;
+}
+
+void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props,
+                      int want_part, ck_norm_instance *in)
+{
+    int vpt = 1, persistent = 1;
+    ck_norm_bwd_knobs_parse(getenv("CK_NORM_INSTANCE"), &vpt, &persistent);
+    ck_norm_pick_bwd_with(n, vec, rows, props, want_part, vpt, persistent, in);
 }
 
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in)

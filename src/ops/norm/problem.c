@@ -386,3 +386,15 @@ ck_status ck_norm_bwd_problem_of(const ck_norm_backward_desc *d, ck_norm_bwd_pro
     p->vec = ck_norm_pick_vec(xr.n, esize(d->x->dtype), 4, vt, vs);
     return CK_SUCCESS;
 }
+
+const char *ck_norm_bwd_table_name(int kind)
+{
+    return kind == CK_NORM_LAYERNORM ? "layernorm_bwd" : "rmsnorm_bwd";
+}
+
+void ck_norm_bwd_problem_key(const ck_norm_bwd_problem *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s,%s>%s/n=%lld/rows=%lld/vec=%d/t=%d", ck_dtype_name((ck_dtype)p->dyt),
+             ck_dtype_name((ck_dtype)p->xt), ck_dtype_name((ck_dtype)p->dxt), (long long)p->n,
+             (long long)p->rows, p->vec, (p->dgt >= 0 ? 1 : 0) | (p->dbt >= 0 ? 2 : 0));
+}
