@@ -188,7 +188,7 @@ static int prof_main(int kind, int argc, char **argv)
     job j;
     memset(&j, 0, sizeof j);
     j.kind = kind;
-    j.opt = ck_convert_options_default();
+    ck_convert_options_init(&j.opt);
     if (kind == P_CAST)
         in_t = CK_DTYPE_F32;
     for (int i = 1; i < argc; ++i) {

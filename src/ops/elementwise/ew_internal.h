@@ -127,7 +127,7 @@ typedef struct ew_plan_out {
     char problem[256];
 } ew_plan_out;
 enum { EW_CALL_COPY = 0, EW_CALL_CAST = 1, EW_CALL_EXPR = 2 };
-ck_status ck_ew_plan(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_ew_plan(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
                      int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
                      ew_plan_out *out);
 
@@ -135,7 +135,7 @@ ck_status ck_ew_plan(ck_context *ctx, int call, const ck_tensor *dst, const ck_t
  * block, stores) of the call and stores the fastest in the tuning table
  * (CK_ERROR_UNSUPPORTED when the call does not take the vector layout). */
 typedef void (*ck_ew_tune_progress)(void *user, int i, int n, const char *instance, double ms);
-ck_status ck_ew_tune(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_ew_tune(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
                      int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
                      int reps, ck_ew_tune_progress progress, void *user, char *best,
                      size_t best_size, double *best_ms);

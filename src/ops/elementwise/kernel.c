@@ -275,7 +275,7 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_copy(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src)
+ck_status ck_copy(ck_context *ctx, ck_tensor *dst, const ck_tensor *src)
 {
     if (dst && src && dst->dtype != src->dtype)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -285,7 +285,7 @@ ck_status ck_copy(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src)
     return cast_impl("ck_copy", ctx, dst, src, NULL, NULL);
 }
 
-ck_status ck_cast(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
+ck_status ck_cast(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
                   const ck_convert_options *opt)
 {
     return cast_impl("ck_cast", ctx, dst, src, opt, NULL);
@@ -371,13 +371,13 @@ static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst,
     return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_elementwise(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
                          int input_count, const ck_ew_program *prog)
 {
     return elementwise_impl(ctx, dst, inputs, input_count, prog, NULL);
 }
 
-ck_status ck_ew_plan(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_ew_plan(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
                      int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
                      ew_plan_out *out)
 {
@@ -391,7 +391,7 @@ ck_status ck_ew_plan(ck_context *ctx, int call, const ck_tensor *dst, const ck_t
                      call == EW_CALL_COPY ? NULL : opt, out);
 }
 
-ck_status ck_elementwise_expr(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_elementwise_expr(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
                               int input_count, const char *expr)
 {
     ck_ew_program prog;

@@ -15,7 +15,8 @@ enum { MAX_CANDIDATES = 48, NAME = 32 };
 typedef struct ew_tune {
     ck_context *ctx;
     int call;
-    const ck_tensor *dst, *inputs;
+    ck_tensor *dst;
+    const ck_tensor *inputs;
     int count;
     const ck_convert_options *opt;
     const ck_ew_program *prog;
@@ -48,7 +49,7 @@ static ck_status run(void *user)
     return ck_cast(t->ctx, t->dst, t->inputs, t->opt);
 }
 
-ck_status ck_ew_tune(ck_context *ctx, int call, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_ew_tune(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
                      int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
                      int reps, ck_ew_tune_progress progress, void *user, char *best,
                      size_t best_size, double *best_ms)

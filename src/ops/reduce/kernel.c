@@ -117,7 +117,7 @@ ck_status ck_reduce_source(ck_context *ctx, ck_reduce_op op, const ck_tensor *x,
 }
 
 ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
-                    int naxes, const ck_tensor *y, const ck_reduce_options *opt)
+                    int naxes, ck_tensor *y, const ck_reduce_options *opt)
 {
     rd_plan p;
     rd_canon c;
