@@ -105,7 +105,7 @@ static void test_norm_forward(void)
         char texts[64][32];
         int nt = 0;
         snprintf(texts[nt++], 32, "auto");
-        for (int gg = 1; gg <= 1024; gg *= 2)
+        for (int gg = 1; gg <= 1024; gg *= 4)
             for (int raw = 0; raw <= 1; ++raw)
                 for (int b = 128; b <= (gg <= 32 ? 256 : 128); b *= 2)
                     snprintf(texts[nt++], 32, "fwd,%d,%d,%d,1", gg, raw, gg > 32 ? gg : b);
@@ -145,7 +145,7 @@ static void test_norm_forward(void)
         CHECK_OK(ck_op_force_instance(ctx, op, NULL));
     }
     printf("  norm forward: %d runs, %d distinct kernels\n", instances, nseen);
-    CHECK(nseen >= 16);
+    CHECK(nseen >= 10);
     forget_sources();
     ck_device *dev = ck_context_device(ctx);
     ck_free(dev, px), ck_free(dev, py), ck_free(dev, pg), ck_free(dev, pr);
@@ -178,7 +178,7 @@ static void test_norm_backward(void)
     int runs = 0;
     for (int vpt = 1; vpt <= 4; vpt *= 4)
         for (int persistent = 0; persistent <= 1; ++persistent)
-            for (int kind = 0; kind <= 1; ++kind)
+            for (int kind = 0; kind <= 0; ++kind) /* layernorm (RMSNorm: the same key) */
                 for (int want = 0; want <= 1; ++want) {
                     char env[32];
                     snprintf(env, sizeof env, "%d,%d", vpt, persistent);
@@ -207,7 +207,7 @@ static void test_norm_backward(void)
                 }
     unsetenv("CK_NORM_INSTANCE");
     printf("  norm backward: %d runs, %d distinct sources\n", runs, nseen);
-    CHECK(nseen >= 6);
+    CHECK(nseen >= 4);
     forget_sources();
     ck_device *dev = ck_context_device(ctx);
     ck_free(dev, pdy), ck_free(dev, px), ck_free(dev, pdx), ck_free(dev, pg);
@@ -230,7 +230,7 @@ static void test_reduce(void)
         {3, {4, 30, 6}, 1, CK_DTYPE_F16}, /* strided rows */
         {2, {16, 6, 1}, 1, CK_DTYPE_F16}, /* 4-byte vectors */
     };
-    ck_reduce_op ops[] = {CK_REDUCE_SUM, CK_REDUCE_ARGMAX, CK_REDUCE_NORM2};
+    ck_reduce_op ops[] = {CK_REDUCE_SUM, CK_REDUCE_ARGMAX};
     int runs = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         int64_t count = 1, yshape[3];
@@ -274,7 +274,7 @@ static void test_reduce(void)
         ck_free(ck_context_device(ctx), py);
     }
     printf("  reduce: %d runs, %d distinct sources\n", runs, nseen);
-    CHECK(nseen >= 15);
+    CHECK(nseen >= 10);
     forget_sources();
 }
 
@@ -358,8 +358,8 @@ static void test_elementwise(void)
     unsetenv("CK_EW_INSTANCE");
     int runs = 0;
     char text[32];
-    for (int cs = 0; cs <= 1; ++cs)
-        for (int u = 1; u <= 8; u *= 2)
+    for (int cs = 1; cs <= 1; ++cs) /* streaming stores (plain ones: test_elementwise_tuning) */
+        for (int u = 1; u <= 8; u *= 8)
             for (int b = 128; b <= 1024; b *= 4)
                 for (int w = 0; w <= 8; w += 8) {
                     snprintf(text, sizeof text, "%d,%d,%d,%d", u, b, w, cs);
@@ -376,7 +376,7 @@ static void test_elementwise(void)
                 }
     CHECK_OK(ck_op_force_instance(ctx, "elementwise", NULL));
     printf("  elementwise: %d runs, %d distinct sources\n", runs, nseen);
-    CHECK_EQ_INT(nseen, 16);
+    CHECK_EQ_INT(nseen, 4);
     forget_sources();
     ck_free(ck_context_device(ctx), pa);
     ck_free(ck_context_device(ctx), pb);
