@@ -45,7 +45,8 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
            *rv = malloc(sizeof(double) * (size_t)(rows * n)), *gv = malloc(sizeof(double) * n),
            *bv = malloc(sizeof(double) * n), *sv = malloc(sizeof(double) * n),
            *yref = malloc(sizeof(double) * n);
-    int ok = nt_alloc(ctx, &x, c->xt, rows, n, ld, 0) && nt_alloc(ctx, &y, c->yt, rows, n, ld + 3 * (c->pad > 0), 0) &&
+    int ok = nt_alloc(ctx, &x, c->xt, rows, n, ld, 0) &&
+             nt_alloc(ctx, &y, c->yt, rows, n, ld + 3 * (c->pad > 0), 0) &&
              nt_alloc(ctx, &g, c->gt, 1, n, n, 1);
     if (c->kind == CK_NORM_NONE)
         ok = ok && 1;
@@ -139,7 +140,7 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
             m2 += (a - mu) * (a - mu);
         }
         double rs = c->kind == CK_NORM_LAYERNORM ? 1.0 / sqrt(m2 / (double)n + 1e-5)
-                                                  : 1.0 / sqrt(ss / (double)n + 1e-5);
+                                                 : 1.0 / sqrt(ss / (double)n + 1e-5);
         double amax = 0;
         int row_nan = 0;
         for (int64_t j = 0; j < n; ++j) {
@@ -174,8 +175,7 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
         if (quant) {
             double want = row_nan ? NAN : amax / qmax;
             scale = nt_at(&ys, 0, i);
-            if (!(fabs(scale - want) <= 1e-4 * want || (isnan(scale) && isnan(want))) &&
-                bad++ < 5)
+            if (!(fabs(scale - want) <= 1e-4 * want || (isnan(scale) && isnan(want))) && bad++ < 5)
                 fprintf(stderr, "y_scale[%lld] = %.9g, want %.9g\n", (long long)i, scale, want);
         }
         for (int64_t j = 0; j < n; ++j) {
@@ -208,8 +208,8 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
         }
     }
     CHECK_MSG(bad == 0, "kind %d %lldx%lld pad %lld x %s y %s gamma %s: %ld mismatches",
-              (int)c->kind, (long long)rows, (long long)n, (long long)c->pad,
-              ck_dtype_name(c->xt), ck_dtype_name(c->yt), ck_dtype_name(c->gt), bad);
+              (int)c->kind, (long long)rows, (long long)n, (long long)c->pad, ck_dtype_name(c->xt),
+              ck_dtype_name(c->yt), ck_dtype_name(c->gt), bad);
 done:
     nt_free(ctx, &x);
     nt_free(ctx, &y);

@@ -92,8 +92,8 @@ static void test_table_and_instances(void)
     ck_context_destroy(ctx2);
 
     /* every forced instance computes the same function */
-    const char *texts[] = {"auto", "1,128,0,1", "2,1024,0,0", "8,256,0,1", "4,256,8,1",
-                           "1,1024,8,0"};
+    const char *texts[] = {"auto",      "1,128,0,1", "2,1024,0,0",
+                           "8,256,0,1", "4,256,8,1", "1,1024,8,0"};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; ++t) {
         CHECK_OK(ck_op_force_instance(ctx, "elementwise", texts[t]));
         CHECK_OK(ck_memset_d8(dev, d[3], 0xff, N * 2, NULL));

@@ -67,7 +67,8 @@ static void test_forced_small(void)
         {"loop,32,1,2", {CK_NORM_LAYERNORM, 4, 777, 0, F16, F16, F32, 1, 0, 0, 0, 1, 0}},
         {"loop,32,8,1", {CK_NORM_RMSNORM, 3, 3000, 0, BF16, CK_DTYPE_I8, BF16, 0, 1, 1, 1, 0, 0}},
         {"loop,64,2,1", {CK_NORM_NONE, 2, 2048, 0, F16, CK_DTYPE_FP8_E4M3, F32, 0, 0, 0, 1, 0, 0}},
-        {"loop,32,4,1", {CK_NORM_LAYERNORM, 3, 2500, 0, BF16, CK_DTYPE_FP8_E4M3, BF16, 1, 0, 0, 1, 1, 0}},
+        {"loop,32,4,1",
+         {CK_NORM_LAYERNORM, 3, 2500, 0, BF16, CK_DTYPE_FP8_E4M3, BF16, 1, 0, 0, 1, 1, 0}},
         /* even split (every lane as many vectors) */
         {"loop,32,2,2", {CK_NORM_LAYERNORM, 3, 2048, 0, F32, F32, F32, 1, 0, 0, 0, 1, 0}},
         /* NaN / Inf rows (RMSNorm: the rows' mean is not an output) */

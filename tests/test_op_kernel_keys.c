@@ -1,8 +1,8 @@
 /*
  * The kernel cache key separates every instance the policy can choose, for layernorm/RMSNorm
- * (forward and backward), reduce, permute and elementwise: each op is run over the instances its policy can
- * pick (forced through the tuning mechanism `ck tune` uses, the developer switches, or shapes
- * that select them) and ck_context_kernel_count must grow by one exactly when the op's
+ * (forward and backward), reduce, permute and elementwise: each op is run over the instances its
+ * policy can pick (forced through the tuning mechanism `ck tune` uses, the developer switches, or
+ * shapes that select them) and ck_context_kernel_count must grow by one exactly when the op's
  * generated source is new (a key that missed a parameter would reuse a kernel built for another
  * source; a key with a parameter the source ignores would build a copy).
  */
@@ -133,8 +133,8 @@ static void test_norm_forward(void)
                     continue; /* not worth compiling (ck tune skips it too) */
                 ck_norm_fwd_problem p;
                 CHECK_OK(ck_norm_fwd_problem_of(&d, &p));
-                char *src = ck_norm_fwd_source(p.kind, p.n, &in, p.xt, p.yt, p.gt, p.bt, p.rt,
-                                               p.ot, p.st, p.want_mean, p.want_rstd);
+                char *src = ck_norm_fwd_source(p.kind, p.n, &in, p.xt, p.yt, p.gt, p.bt, p.rt, p.ot,
+                                               p.st, p.want_mean, p.want_rstd);
                 int before = ck_context_kernel_count(ctx);
                 ck_status st = ck_norm_forward(ctx, &d);
                 CHECK_MSG(st == CK_SUCCESS, "%s %s: %s", op, texts[i], ck_last_error());
@@ -224,11 +224,11 @@ static void test_reduce(void)
         int axis;
         ck_dtype t;
     } cases[] = {
-        {2, {64, 256, 1}, 1, CK_DTYPE_BF16}, /* rows, 16-byte vectors */
+        {2, {64, 256, 1}, 1, CK_DTYPE_BF16},  /* rows, 16-byte vectors */
         {2, {3, 100002, 1}, 1, CK_DTYPE_F32}, /* few long rows: split parts + combine */
-        {2, {256, 64, 1}, 0, CK_DTYPE_F32}, /* column instance */
-        {3, {4, 30, 6}, 1, CK_DTYPE_F16}, /* strided rows */
-        {2, {16, 6, 1}, 1, CK_DTYPE_F16}, /* 4-byte vectors */
+        {2, {256, 64, 1}, 0, CK_DTYPE_F32},   /* column instance */
+        {3, {4, 30, 6}, 1, CK_DTYPE_F16},     /* strided rows */
+        {2, {16, 6, 1}, 1, CK_DTYPE_F16},     /* 4-byte vectors */
     };
     ck_reduce_op ops[] = {CK_REDUCE_SUM, CK_REDUCE_ARGMAX};
     int runs = 0;

@@ -57,7 +57,7 @@ CK_DEVICE float ck_red_op_f32(float a, float b, int op)
     return op == CK_RED_SUM ? a + b : op == CK_RED_MAX ? fmaxf(a, b) : ck_nanmax_f32(a, b);
 }
 
-/* ---- 64-bit lane exchange (f64 partial sums, argmax indices) ---------------------------------- */
+/* ---- 64-bit lane exchange (f64 partial sums, argmax indices) ------------------------------ */
 
 CK_DEVICE uint64_t ck_shfl_xor_u64(uint64_t v, unsigned m)
 {

@@ -48,14 +48,14 @@ typedef struct ew_spec {
     const ck_ew_program *prog;
     int f64; /* compute in fp64 */
     /* EW_LAYOUT_VEC */
-    int alias; /* the destination is an input: plain (coherent) loads */
+    int alias;             /* the destination is an input: plain (coherent) loads */
     int unroll, block, cs; /* ew_instance (the kernel's launch bounds are `block`) */
     /* how input k is indexed by the contiguous output's element e (EW_BCAST_*); the kernel
      * receives bn, the output's row length, for the broadcast modes */
     int bmode[CK_EW_MAX_INPUTS];
     int idx32; /* strided: element indices fit 32 bits; vector: pack indices do */
     /* EW_LAYOUT_STRIDED */
-    int rank;  /* 1..8 after collapsing */
+    int rank; /* 1..8 after collapsing */
 } ew_spec;
 
 /* The cache key of spec (malloc'd). */

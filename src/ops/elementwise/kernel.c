@@ -66,7 +66,8 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
     int64_t bn = 1;
     for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
         spec->bmode[k] = EW_BCAST_NONE;
-    spec->layout = ck_ew_vec_ok(l, ck_ew_vec_elems(spec), spec, &bn) ? EW_LAYOUT_VEC : EW_LAYOUT_STRIDED;
+    spec->layout =
+        ck_ew_vec_ok(l, ck_ew_vec_elems(spec), spec, &bn) ? EW_LAYOUT_VEC : EW_LAYOUT_STRIDED;
     if (spec->layout != EW_LAYOUT_VEC)
         for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
             spec->bmode[k] = EW_BCAST_NONE;
@@ -291,9 +292,8 @@ ck_status ck_cast(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
     return cast_impl("ck_cast", ctx, dst, src, opt, NULL);
 }
 
-static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst,
-                                  const ck_tensor *inputs, int input_count,
-                                  const ck_ew_program *prog, ew_plan_out *out)
+static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
+                                  int input_count, const ck_ew_program *prog, ew_plan_out *out)
 {
     static const char op[] = "ck_elementwise";
     CK_REQUIRE_NOT_NULL(ctx, op);
@@ -371,8 +371,8 @@ static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst,
     return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_elementwise(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
-                         int input_count, const ck_ew_program *prog)
+ck_status ck_elementwise(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs, int input_count,
+                         const ck_ew_program *prog)
 {
     return elementwise_impl(ctx, dst, inputs, input_count, prog, NULL);
 }

@@ -57,12 +57,11 @@ int ck_ew_vec_ok(const ew_layout *l, int V, ew_spec *spec, int64_t *bn)
 unsigned ck_ew_grid(ck_context *ctx, int64_t work, int64_t per_block, int waves)
 {
     int64_t blocks = (work + per_block - 1) / per_block;
-    int64_t cap =
-        waves > 0 ? (int64_t)(ck_op_props(ctx)->multiprocessors > 0
-                                  ? ck_op_props(ctx)->multiprocessors
-                                  : 1) *
-                        waves
-                  : INT32_MAX;
+    int64_t cap = waves > 0 ? (int64_t)(ck_op_props(ctx)->multiprocessors > 0
+                                            ? ck_op_props(ctx)->multiprocessors
+                                            : 1) *
+                                  waves
+                            : INT32_MAX;
     if (blocks > cap)
         blocks = cap;
     return blocks < 1 ? 1u : (unsigned)blocks;
@@ -153,8 +152,9 @@ ew_instance ck_ew_instance_for(ck_context *ctx, const ew_spec *spec, const char 
     int forced = 0;
     if (ck_op_tuned(ctx, "elementwise", problem, text, sizeof text, &forced) &&
         !ck_ew_instance_parse(text, &in))
-        CK_LOG(CK_LOG_WARN, "elementwise: tuning-table instance '%s' for %s does not parse; ignored.",
-               text, problem);
+        CK_LOG(CK_LOG_WARN,
+               "elementwise: tuning-table instance '%s' for %s does not parse; ignored.", text,
+               problem);
     if (!forced)
         ck_ew_instance_parse(getenv("CK_EW_INSTANCE"), &in);
     return in;

@@ -26,8 +26,7 @@ static ck_status plan(void *user, char *name, size_t nsize, char *problem, size_
 {
     ew_tune *t = user;
     ew_plan_out out;
-    ck_status st =
-        ck_ew_plan(t->ctx, t->call, t->dst, t->inputs, t->count, t->opt, t->prog, &out);
+    ck_status st = ck_ew_plan(t->ctx, t->call, t->dst, t->inputs, t->count, t->opt, t->prog, &out);
     if (st != CK_SUCCESS)
         return st;
     if (!out.vec)

@@ -36,8 +36,8 @@ static ck_status forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
     return CK_SUCCESS;
 }
 
-ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
-                               ck_norm_instance *in, char *problem, size_t problem_size)
+ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d, ck_norm_instance *in,
+                               char *problem, size_t problem_size)
 {
     ck_norm_fwd_problem p;
     return forward_plan(ctx, d, &p, in, problem, problem_size);
@@ -110,8 +110,8 @@ ck_status ck_rmsnorm2d_forward(ck_context *ctx, const ck_tensor *x, const ck_ten
     return ck_norm_forward(ctx, &d);
 }
 
-ck_status ck_smoothquant(ck_context *ctx, const ck_tensor *x, const ck_tensor *smooth,
-                         ck_tensor *y, ck_tensor *y_scale)
+ck_status ck_smoothquant(ck_context *ctx, const ck_tensor *x, const ck_tensor *smooth, ck_tensor *y,
+                         ck_tensor *y_scale)
 {
     ck_norm_forward_desc d;
     memset(&d, 0, sizeof d);

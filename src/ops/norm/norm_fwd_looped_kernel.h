@@ -29,8 +29,8 @@ CK_DEVICE void norm_loop_read(const ck_norm_fwd_kargs *a, long long row, int v, 
 {
     norm_fwd_get((const char *)a->x, a->sx, (const char *)a->residual, a->sr, row, v, t);
     if (NORM_OT >= 0)
-        norm_store((char *)a->resout + (row * a->so + (long long)v * NORM_VEC) *
-                                           NORM_ESIZE(NORM_OT),
+        norm_store((char *)a->resout +
+                       (row * a->so + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_OT),
                    NORM_OT, t);
     if (NORM_KIND == 0)
         *w = ck_welford_add(*w, t, NORM_VEC);

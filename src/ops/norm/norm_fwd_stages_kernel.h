@@ -25,8 +25,8 @@ CK_DEVICE void norm_fwd_get(const char *x, long long sx, const char *r, long lon
 }
 
 /* y (before quantization) of vector v from a */
-CK_DEVICE void norm_fwd_y(const char *gamma, const char *beta, const char *smooth, int v, float mean,
-                          float rstd, float *a)
+CK_DEVICE void norm_fwd_y(const char *gamma, const char *beta, const char *smooth, int v,
+                          float mean, float rstd, float *a)
 {
 #if NORM_KIND != 2
     float g[NORM_VEC];

@@ -45,8 +45,8 @@ typedef struct ck_norm_instance {
 
 /* The backward's instance for hidden size n, vector width vec, `rows` rows on a device
  * (want_part: dgamma or dbeta wanted, so the grid also bounds the partial sums' workspace). */
-void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props,
-                      int want_part, ck_norm_instance *in);
+void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props, int want_part,
+                      ck_norm_instance *in);
 /* ck_norm_pick_bwd with the knobs given: vectors per thread (1..8) and a persistent grid (0/1);
  * ck_norm_pick_bwd takes them from the developer switch CK_NORM_INSTANCE (default 1,1). */
 void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
@@ -74,12 +74,12 @@ void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters
 /* What steers the forward's policy beyond the problem: a tuning-table entry (`ck tune
  * layernorm|rmsnorm`), the instance ck tune times, or the developer switches (policy.c). */
 typedef struct ck_norm_fwd_knobs {
-    int g;        /* threads per row (0: the heuristic) */
-    int vals;     /* f32 values per thread before a larger block (default 32) */
-    int vals_set; /* vals given */
-    int raw;      /* -1 heuristic, 0/1 forbid / force the raw 16-bit cache */
-    int block;    /* threads per block of the lane-group instance (default 128) */
-    int cc, cg;   /* cluster instance: blocks per row and threads per block (0: none) */
+    int g;              /* threads per row (0: the heuristic) */
+    int vals;           /* f32 values per thread before a larger block (default 32) */
+    int vals_set;       /* vals given */
+    int raw;            /* -1 heuristic, 0/1 forbid / force the raw 16-bit cache */
+    int block;          /* threads per block of the lane-group instance (default 128) */
+    int cc, cg;         /* cluster instance: blocks per row and threads per block (0: none) */
     int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
                          * per thread (-1: the policy's); lg 0: not forced */
 } ck_norm_fwd_knobs;
@@ -103,8 +103,8 @@ void ck_norm_fwd_knobs_for(ck_context *ctx, const char *op, const char *problem,
 /* The forward's instance for d on ctx (checks included) and the tuning table's problem key;
  * in->grid = 0 when there is nothing to compute. ck_norm_tune times the candidates and stores
  * the fastest (`ck tune layernorm|rmsnorm`). */
-ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
-                               ck_norm_instance *in, char *problem, size_t problem_size);
+ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d, ck_norm_instance *in,
+                               char *problem, size_t problem_size);
 typedef void (*ck_norm_tune_progress)(void *user, int i, int n, const char *instance, double ms);
 ck_status ck_norm_tune(ck_context *ctx, const ck_norm_forward_desc *d, int reps,
                        ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
@@ -128,8 +128,8 @@ typedef struct ck_norm_fwd_problem {
 /* Check d and fill p (p->rows == 0: nothing to compute). */
 ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_problem *p);
 /* The tuning table's problem key ("bf16>bf16/n=4096/rows=8/vec=8/t=4") and op name. */
-void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p,
-                             char *buf, size_t size);
+void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p, char *buf,
+                             size_t size);
 const char *ck_norm_table_name(int kind);
 
 /* The backward's problem (dtype codes as above). */
@@ -155,12 +155,11 @@ ck_status ck_norm_backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
                                 ck_norm_instance *in, char *name, size_t name_size, char *problem,
                                 size_t problem_size);
 ck_status ck_norm_bwd_tune(ck_context *ctx, const ck_norm_backward_desc *d, int reps,
-                           ck_norm_tune_progress progress, void *user, char *best,
-                           size_t best_size, double *best_ms);
+                           ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
+                           double *best_ms);
 
 /* Shared checks. */
-ck_status ck_norm_view_rows(const char *op, const char *name, const ck_tensor *t,
-                            ck_norm_rows *r);
+ck_status ck_norm_view_rows(const char *op, const char *name, const ck_tensor *t, ck_norm_rows *r);
 ck_status ck_norm_check_vector(const char *op, const char *name, const ck_tensor *t, int64_t n,
                                int f32_only);
 int ck_norm_row_check(const char *op, const char *name, const ck_tensor *t, const ck_norm_rows *x,

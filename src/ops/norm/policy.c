@@ -45,8 +45,8 @@ void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem,
     int forced = 0;
     *vpt = 1;
     *persistent = 1;
-    if (ck_op_tuned(ctx, op, problem, inst, sizeof inst, &forced) &&
-        strcmp(inst, "auto") != 0 && !ck_norm_bwd_knobs_parse(inst, vpt, persistent))
+    if (ck_op_tuned(ctx, op, problem, inst, sizeof inst, &forced) && strcmp(inst, "auto") != 0 &&
+        !ck_norm_bwd_knobs_parse(inst, vpt, persistent))
         CK_LOG(CK_LOG_WARN, "%s: tuning-table instance '%s' for %s does not parse; ignored.", op,
                inst, problem);
     if (!forced)
@@ -101,8 +101,8 @@ void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_pro
         in->grid = (unsigned)cap;
 }
 
-void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props,
-                      int want_part, ck_norm_instance *in)
+void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props, int want_part,
+                      ck_norm_instance *in)
 {
     int vpt = 1, persistent = 1;
     ck_norm_bwd_knobs_parse(getenv("CK_NORM_INSTANCE"), &vpt, &persistent);
@@ -250,8 +250,8 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
      * thread-block cluster, 64 raw values per thread at most, the statistics exchanged with
      * st.async (norm_fwd_kernel.h). Not the default: slower on the H100 (bench/RESULTS.md). */
     int cc = kn.cc, cg = kn.cg;
-    if (cc > 0 && raw_ok && clusters_ok && kn.g == 0 && !kn.vals_set && kn.raw != 0 &&
-        n > 32768 && cdiv(nv, (int64_t)cc * cg) * vec <= 64 && rows <= 0x7fffffffLL / cc) {
+    if (cc > 0 && raw_ok && clusters_ok && kn.g == 0 && !kn.vals_set && kn.raw != 0 && n > 32768 &&
+        cdiv(nv, (int64_t)cc * cg) * vec <= 64 && rows <= 0x7fffffffLL / cc) {
         in->vec = vec;
         in->g = in->block = cg;
         in->cluster = cc;

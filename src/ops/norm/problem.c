@@ -22,7 +22,9 @@ static const char *kind_name(int kind)
 /* The tuning table's op names: those of `ck tune`. */
 const char *ck_norm_table_name(int kind)
 {
-    return kind == CK_NORM_LAYERNORM ? "layernorm" : kind == CK_NORM_RMSNORM ? "rmsnorm" : "smoothquant";
+    return kind == CK_NORM_LAYERNORM ? "layernorm"
+           : kind == CK_NORM_RMSNORM ? "rmsnorm"
+                                     : "smoothquant";
 }
 
 static int esize(ck_dtype t)
@@ -192,9 +194,10 @@ ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_prob
         return st;
     int quant = d->y->dtype == CK_DTYPE_I8 || d->y->dtype == CK_DTYPE_FP8_E4M3;
     if (!quant && !is_float_io(d->y->dtype))
-        return ck_fail(CK_ERROR_UNSUPPORTED,
-                       "%s: y has dtype %s; f32, f16, bf16 (or i8, fp8e4m3 quantized) is supported.",
-                       op, ck_dtype_name(d->y->dtype));
+        return ck_fail(
+            CK_ERROR_UNSUPPORTED,
+            "%s: y has dtype %s; f32, f16, bf16 (or i8, fp8e4m3 quantized) is supported.", op,
+            ck_dtype_name(d->y->dtype));
     if (d->kind == CK_NORM_NONE && !quant)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "smoothquant: y has dtype %s; the quantized types i8 and fp8e4m3 are "
@@ -230,8 +233,7 @@ ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_prob
             return st;
     }
     if (d->beta && d->kind != CK_NORM_LAYERNORM)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: beta is only for layernorm; pass NULL.",
-                       op);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: beta is only for layernorm; pass NULL.", op);
     if (d->beta && (st = ck_norm_check_vector(op, "beta", d->beta, xr.n, 0)) != CK_SUCCESS)
         return st;
     if (d->smooth && !quant)
@@ -253,19 +255,18 @@ ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_prob
         (st = ck_norm_check_vector(op, "y_scale", d->y_scale, xr.rows, 1)) != CK_SUCCESS)
         return st;
     if (d->mean && d->kind != CK_NORM_LAYERNORM)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: mean is only for layernorm; pass NULL.",
-                       op);
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: mean is only for layernorm; pass NULL.", op);
     if (d->mean && (st = ck_norm_check_vector(op, "mean", d->mean, xr.rows, 1)) != CK_SUCCESS)
         return st;
     if (d->rstd && (st = ck_norm_check_vector(op, "rstd", d->rstd, xr.rows, 1)) != CK_SUCCESS)
         return st;
     if (!(d->epsilon >= 0.0f) || d->epsilon > 1e30f)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: epsilon %g is not a finite value >= 0.", op, (double)d->epsilon);
-    const char *names[] = {"x",    "residual", "gamma", "beta", "smooth",
-                           "y",    "y_scale",  "residual_out", "mean", "rstd"};
-    const ck_tensor *all[] = {d->x, d->residual, d->gamma, d->beta, d->smooth,
-                              d->y, d->y_scale, d->residual_out, d->mean, d->rstd};
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: epsilon %g is not a finite value >= 0.", op,
+                       (double)d->epsilon);
+    const char *names[] = {"x", "residual", "gamma",        "beta", "smooth",
+                           "y", "y_scale",  "residual_out", "mean", "rstd"};
+    const ck_tensor *all[] = {d->x, d->residual, d->gamma,        d->beta, d->smooth,
+                              d->y, d->y_scale,  d->residual_out, d->mean, d->rstd};
     if ((st = check_disjoint(op, 10, names, all, 5)) != CK_SUCCESS)
         return st;
     memset(p, 0, sizeof *p);
@@ -289,8 +290,8 @@ ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_prob
     if (xr.rows == 0)
         return CK_SUCCESS;
 
-    const ck_tensor *vt[] = {d->x, d->residual, d->y, d->residual_out, d->gamma, d->beta,
-                             d->smooth};
+    const ck_tensor *vt[] = {d->x,     d->residual, d->y,     d->residual_out,
+                             d->gamma, d->beta,     d->smooth};
     int64_t vs[] = {xr.stride, rr.stride, yr.stride, orr.stride, 0, 0, 0};
     p->vec = ck_norm_pick_vec(xr.n, esize(d->x->dtype), 7, vt, vs);
     int raw_ok = (d->x->dtype == CK_DTYPE_BF16 || d->x->dtype == CK_DTYPE_F16) && p->vec == 8 &&
@@ -301,8 +302,8 @@ ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_prob
 
 /* The tuning table's problem key: op, types, hidden size, rows, vector width, the optional
  * tensors present (residual, residual_out, beta, smooth, mean, rstd as bits). */
-void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p,
-                             char *buf, size_t size)
+void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p, char *buf,
+                             size_t size)
 {
     int extras = (d->residual ? 1 : 0) | (d->residual_out ? 2 : 0) | (d->beta ? 4 : 0) |
                  (d->smooth ? 8 : 0) | (d->mean ? 16 : 0) | (d->rstd ? 32 : 0);
@@ -336,8 +337,8 @@ ck_status ck_norm_bwd_problem_of(const ck_norm_backward_desc *d, ck_norm_bwd_pro
                        "backward.",
                        op, (long long)xr.n, ck_op_tensor_str(d->x), (int)CK_NORM_BWD_MAX_N);
     if (xr.n == 0 && xr.rows > 0)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "%s: x (%s) has an empty hidden dimension.", op, ck_op_tensor_str(d->x));
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "%s: x (%s) has an empty hidden dimension.", op,
+                       ck_op_tensor_str(d->x));
     if (!ck_norm_row_check(op, "dy", d->dy, &xr, &dyr, &st) ||
         !ck_norm_row_check(op, "dx", d->dx, &xr, &dxr, &st))
         return st;

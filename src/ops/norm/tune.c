@@ -111,11 +111,11 @@ static ck_status bwd_run(void *user)
 }
 
 ck_status ck_norm_bwd_tune(ck_context *ctx, const ck_norm_backward_desc *d, int reps,
-                           ck_norm_tune_progress progress, void *user, char *best,
-                           size_t best_size, double *best_ms)
+                           ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
+                           double *best_ms)
 {
-    if (!ctx || !d || !d->x || !d->dy || !d->dx || (d->kind != CK_NORM_LAYERNORM &&
-                                                    d->kind != CK_NORM_RMSNORM))
+    if (!ctx || !d || !d->x || !d->dy || !d->dx ||
+        (d->kind != CK_NORM_LAYERNORM && d->kind != CK_NORM_RMSNORM))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck tune: the context, a layernorm or RMSNorm kind, dy, x and dx are "
                        "required.");

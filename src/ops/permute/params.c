@@ -41,7 +41,8 @@ static int params(const ck_perm_plan *p, ck_op_param *t)
         ck_op_param_add(t, &n, "PERM_STVEC", p->st_vec);
         ck_op_param_add(t, &n, "PERM_GN", p->gn);
         ck_op_param_add(t, &n, "PERM_GM", p->gm);
-        ck_op_param_add(t, &n, "PERM_MIN_BLOCKS", ck_perm_blocks_per_sm(p->elem_bytes, p->gn * p->gm));
+        ck_op_param_add(t, &n, "PERM_MIN_BLOCKS",
+                        ck_perm_blocks_per_sm(p->elem_bytes, p->gn * p->gm));
     } else {
         ck_op_param_add(t, &n, "PERM_GATHER", 1);
         ck_op_param_add(t, &n, "PERM_E", p->elem_bytes);
@@ -57,8 +58,9 @@ ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **k
     char *defs = ck_op_params_defines(t, params(p, t));
     ck_sbuf b = {0};
     if (defs) {
-        ck_sbuf_printf(&b, "/* ck_permute: %s (ops/permute) */\n#include \"ck_device.h\"\n%s"
-                           "#define PERM_T %s\n#include \"ops/permute/permute_kernel.h\"\n",
+        ck_sbuf_printf(&b,
+                       "/* ck_permute: %s (ops/permute) */\n#include \"ck_device.h\"\n%s"
+                       "#define PERM_T %s\n#include \"ops/permute/permute_kernel.h\"\n",
                        p->kind == CK_PERM_TILE ? "tile transpose through shared memory"
                                                : "gather copy",
                        defs, elem_type(p->elem_bytes));
@@ -70,8 +72,9 @@ ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **k
                            "ck_perm_tile_args a)\n{\n    perm_tile(dst, src, a);\n}\n");
         *kernel_name = "ck_permute_tile";
     } else {
-        ck_sbuf_printf(&b, "CK_KERNEL void ck_permute_gather(unsigned char *dst, const unsigned "
-                           "char *src, ck_perm_gather_args a)\n{\n    perm_gather(dst, src, a);\n}\n");
+        ck_sbuf_printf(&b,
+                       "CK_KERNEL void ck_permute_gather(unsigned char *dst, const unsigned "
+                       "char *src, ck_perm_gather_args a)\n{\n    perm_gather(dst, src, a);\n}\n");
         *kernel_name = "ck_permute_gather";
     }
     if (!defs || b.oom) {
@@ -109,7 +112,8 @@ ck_status ck_permute_kernel(ck_context *ctx, const ck_perm_plan *p, ck_kernel **
     ck_op_param t[CK_OP_MAX_PARAMS];
     char key[256];
     if (ck_op_params_key("permute", t, params(p, t), 5, key, sizeof key) != 0)
-        return ck_fail(CK_ERROR_INTERNAL, OP ": the kernel key does not fit %zu bytes.", sizeof key);
+        return ck_fail(CK_ERROR_INTERNAL, OP ": the kernel key does not fit %zu bytes.",
+                       sizeof key);
     return ck_op_kernel(ctx, key, p->kind == CK_PERM_TILE ? "ck_permute_tile" : "ck_permute_gather",
                         build, (void *)p, kernel);
 }

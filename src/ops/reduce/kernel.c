@@ -16,11 +16,14 @@
 
 #define OP "ck_reduce"
 
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
-                           int naxes, const ck_tensor *y, const ck_reduce_options *opt, rd_plan *p,
-                               rd_canon *c)
+                              int naxes, const ck_tensor *y, const ck_reduce_options *opt,
+                              rd_plan *p, rd_canon *c)
 {
     if (!ctx)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": ctx is NULL.");
@@ -125,8 +128,8 @@ ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const 
     if (st != CK_SUCCESS || c.rows == 0)
         return st;
     rd_geom *g = &p.geom;
-    int64_t blocks = p.kind == 0 ? cdiv(g->rows, p.rpb) * g->parts
-                                 : g->col_blocks * g->outer * g->parts;
+    int64_t blocks =
+        p.kind == 0 ? cdiv(g->rows, p.rpb) * g->parts : g->col_blocks * g->outer * g->parts;
     if (blocks > 0x7fffffffLL)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": x %s needs %lld blocks, more than a launch can have (2^31 - 1).",
@@ -143,7 +146,8 @@ ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const 
     p.kernel_kind = p.kind;
     if ((st = ck_reduce_plan_key(&p, key, sizeof key)) != CK_SUCCESS)
         return st;
-    st = ck_op_kernel(ctx, key, p.kind == 0 ? "rd_row_k" : "rd_col_k", ck_reduce_build_source, &p, &kernel);
+    st = ck_op_kernel(ctx, key, p.kind == 0 ? "rd_row_k" : "rd_col_k", ck_reduce_build_source, &p,
+                      &kernel);
     if (st != CK_SUCCESS)
         return st;
     void *yd = y->data, *xd = x->data;
@@ -163,6 +167,5 @@ ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const 
         return st;
     void *cargs[3] = {&yd, &ws, g};
     size_t csizes[3] = {sizeof yd, sizeof ws, sizeof *g};
-    return ck_op_launch(ctx, kernel, (unsigned)cdiv(g->rows, 256), 1, 1, 256, 0, cargs, csizes,
-                        3);
+    return ck_op_launch(ctx, kernel, (unsigned)cdiv(g->rows, 256), 1, 1, 256, 0, cargs, csizes, 3);
 }

@@ -13,7 +13,10 @@
 #include "ops/common/op_common.h"
 #include "ops/reduce/reduce_internal.h"
 
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 static int pow2ceil(int64_t v)
 {

@@ -17,7 +17,7 @@
 #define OP "ck_reduce"
 
 const char *const ck_reduce_op_names[CK_REDUCE_OP_COUNT] = {"sum",   "mean",  "max",    "min",
-                                                         "sumsq", "norm2", "argmax", "argmin"};
+                                                            "sumsq", "norm2", "argmax", "argmin"};
 
 void ck_reduce_options_init(ck_reduce_options *opt)
 {
@@ -85,7 +85,7 @@ static int out_ok(ck_dtype t)
 
 /* Checks shared by ck_reduce and its reference; fills the reduced-axis mask. */
 ck_status ck_reduce_check_common(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
-                              const ck_reduce_options *opt, int *mask)
+                                 const ck_reduce_options *opt, int *mask)
 {
     if ((unsigned)op >= CK_REDUCE_OP_COUNT)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -157,8 +157,7 @@ ck_status ck_reduce_check_common(ck_reduce_op op, const ck_tensor *x, const int 
         else
             rows *= x->shape[d];
     }
-    if (n == 0 && rows > 0 &&
-        (op == CK_REDUCE_MAX || op == CK_REDUCE_MIN || ck_reduce_is_arg(op)))
+    if (n == 0 && rows > 0 && (op == CK_REDUCE_MAX || op == CK_REDUCE_MIN || ck_reduce_is_arg(op)))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": %s over zero elements (x %s reduced over axes of length 0) has no "
                           "value; only sum, mean, sumsq and norm2 accept an empty reduction.",
@@ -173,7 +172,7 @@ ck_status ck_reduce_check_common(ck_reduce_op op, const ck_tensor *x, const int 
 
 /* Checks of y; builds the canonical form. */
 ck_status ck_reduce_analyze(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
-                         const ck_tensor *y, const ck_reduce_options *opt, rd_canon *c)
+                            const ck_tensor *y, const ck_reduce_options *opt, rd_canon *c)
 {
     int mask[CK_REDUCE_MAX_RANK];
     ck_status st = ck_reduce_check_common(op, x, axes, naxes, opt, mask);
@@ -187,7 +186,8 @@ ck_status ck_reduce_analyze(ck_reduce_op op, const ck_tensor *x, const int *axes
     if (ck_reduce_is_arg(op) ? y->dtype != CK_DTYPE_I32 : !out_ok(y->dtype))
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        ck_reduce_is_arg(op) ? OP ": y has type %s; %s writes i32 indices."
-                                  : OP ": y has type %s; %s writes f32, f64, f16, bf16 or fp8.",
+                                            : OP
+                           ": y has type %s; %s writes f32, f64, f16, bf16 or fp8.",
                        ck_dtype_name(y->dtype), ck_reduce_op_names[op]);
     int keep = y->rank == x->rank;
     if (!keep && y->rank != x->rank - naxes)

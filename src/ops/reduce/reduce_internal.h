@@ -68,9 +68,9 @@ ck_status ck_reduce_plan_key(const rd_plan *p, char *key, size_t size);
 /* ---- kernel.c */
 
 /* The checks, the canonical problem and the instance of ck_reduce's arguments. */
-ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor *x,
-                              const int *axes, int naxes, const ck_tensor *y,
-                              const ck_reduce_options *opt, rd_plan *p, rd_canon *c);
+ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
+                              int naxes, const ck_tensor *y, const ck_reduce_options *opt,
+                              rd_plan *p, rd_canon *c);
 /* p turned into the plan of the combine kernel of a split instance. */
 void ck_reduce_combine_plan(rd_plan *q);
 
@@ -101,7 +101,6 @@ ck_status ck_reduce_source(ck_context *ctx, ck_reduce_op op, const ck_tensor *x,
  * bounds; |value| for max/min). Arrays hold ck_tensor_numel(x) / n entries. Checks as
  * ck_reduce except y (no y here). */
 ck_status ck_reduce_reference(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
-                              const ck_reduce_options *opt, double *val, int64_t *idx,
-                              double *mag);
+                              const ck_reduce_options *opt, double *val, int64_t *idx, double *mag);
 
 #endif

@@ -26,8 +26,7 @@ static double load_f64(const ck_tensor *x, int64_t off)
 }
 
 ck_status ck_reduce_reference(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
-                              const ck_reduce_options *opt, double *val, int64_t *idx,
-                              double *mag)
+                              const ck_reduce_options *opt, double *val, int64_t *idx, double *mag)
 {
     ck_reduce_options defaults;
     ck_reduce_options_init(&defaults);
