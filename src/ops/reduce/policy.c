@@ -1,0 +1,120 @@
+/*
+ * The reduce policy (reduce_internal.h): canonical problem + device properties -> instance
+ * (kind, vector width, threads per output, split parts). docs/ops-reduce.md.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck/reduce.h"
+#include "core/error.h"
+#include "ops/common/op_common.h"
+#include "ops/reduce/reduce_internal.h"
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int pow2ceil(int64_t v)
+{
+    int p = 1;
+    while (p < v && p < (1 << 30))
+        p *= 2;
+    return p;
+}
+
+/* Largest vector (16, 8, ... bytes, at least one element) such that `data` and every stride
+ * of `strides` (in elements of `size` bytes) keep vectors aligned. */
+static int vec_bytes(const void *data, int size, const int64_t *strides, int count)
+{
+    for (int vb = 16; vb > size; vb /= 2) {
+        int ok = ((uintptr_t)data % (uintptr_t)vb) == 0;
+        for (int i = 0; ok && i < count; ++i)
+            ok = (strides[i] * size) % vb == 0;
+        if (ok)
+            return vb;
+    }
+    return size;
+}
+
+/* The instance of the canonical problem c on a device: row (a group of threads per output,
+ * split into parts over a second combine kernel when few rows are long) or column (the
+ * innermost kept dimension contiguous). */
+void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
+                      const ck_device_props *props)
+{
+    int isz = ck_reduce_in_size(x->dtype);
+    int sms = props->multiprocessors > 0 ? props->multiprocessors : 1;
+    int64_t rows = c->rows, n = c->n;
+    rd_geom *g = &p->geom;
+    g->parts = 1;
+    g->seg = n;
+    if (c->rd == 1 && (c->rxs[0] == 1 || n <= 1)) {
+        p->kind = 0;
+        p->vb = vec_bytes(x->data, isz, c->kxs, c->kd);
+    } else if (c->kd >= 1 && c->kxs[c->kd - 1] == 1 && c->kl[c->kd - 1] * isz >= 32) {
+        p->kind = 1;
+        int64_t others[2 * RD_MAXD];
+        int cnt = 0;
+        for (int k = 0; k < c->kd - 1; ++k)
+            others[cnt++] = c->kxs[k];
+        for (int r = 0; r < c->rd; ++r)
+            others[cnt++] = c->rxs[r];
+        p->vb = vec_bytes(x->data, isz, others, cnt);
+    } else {
+        p->kind = 0;
+        p->vb = 0;
+    }
+    int v = p->vb > 0 ? p->vb / isz : 1;
+    if (p->kind == 0) {
+        p->u = p->vb >= 8 ? 4 : 8;
+        int64_t nvec = cdiv(n, v);
+        if (rows >= (int64_t)sms * 32 || nvec <= 32 * 8) {
+            /* a warp or a part of one per row (about 4 vectors per lane for short rows); blocks
+             * of whole warps (shuffles need all 32 lanes), at most 256 threads */
+            int64_t gw = pow2ceil(cdiv(nvec, 4));
+            p->g = (int)(gw < 32 ? gw : 32);
+            int64_t threads = (int64_t)p->g * pow2ceil(rows);
+            threads = threads < 32 ? 32 : threads > 256 ? 256 : threads;
+            p->rpb = (int)(threads / p->g);
+        } else {
+            p->g = nvec >= 512 * 8 ? 512 : nvec >= 256 * 4 ? 256 : nvec >= 128 * 2 ? 128 : 64;
+            p->rpb = 1;
+            int64_t want = cdiv((int64_t)sms * 8, rows);
+            int64_t cap = nvec / ((int64_t)p->g * p->u);
+            int64_t parts = want < cap ? want : cap;
+            if (parts > 4096)
+                parts = 4096;
+            if (parts > 1) {
+                g->seg = cdiv(nvec, parts) * v;
+                g->parts = cdiv(n, g->seg);
+            }
+        }
+    } else {
+        p->u = 4;
+        int64_t m = c->kl[c->kd - 1];
+        int64_t cv = cdiv(m, v);
+        p->ct = cv >= 32 ? 32 : pow2ceil(cv);
+        p->rt = 256 / p->ct;
+        size_t per = (p->acc64 ? 8 : 4) + (ck_reduce_is_arg((ck_reduce_op)p->op) ? 8 : 0);
+        while (p->rt > 1 && (size_t)p->rt * (size_t)p->ct * (size_t)v * per > 32768)
+            p->rt /= 2;
+        p->smem = (size_t)p->rt * (size_t)p->ct * (size_t)v * per;
+        g->m = m;
+        g->col_blocks = cdiv(cv, p->ct);
+        g->outer = rows / m;
+        int64_t base = g->col_blocks * g->outer;
+        int64_t want = cdiv((int64_t)sms * 8, base);
+        int64_t cap = n / ((int64_t)p->rt * p->u * 2);
+        int64_t parts = want < cap ? want : cap;
+        if (parts > 4096)
+            parts = 4096;
+        if (parts > 1) {
+            g->seg = cdiv(n, parts);
+            g->parts = cdiv(n, g->seg);
+        }
+    }
+}
