@@ -90,7 +90,7 @@ static void test_multi_tile(void)
     c = ac_base(1, 130, 270, 1, 1, 128);
     c.dt = CK_DTYPE_F16;
     c.lse = 1;
-    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS};
+    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
     ac_run(&c);
 }
 
@@ -248,7 +248,7 @@ static void test_refusals(void)
         CHECK(!ck_attn_sm90_supports(&prob, &props, why, sizeof why));
         CHECK_MSG(strstr(why, t[i].why) != NULL, "refusal %d: '%s'", i, why);
         ck_attention_plan *plan = NULL;
-        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS};
+        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS, 0, 1};
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &want, &plan),
                      CK_ERROR_UNSUPPORTED);
         CHECK_OK(ck_attention_plan_create(a_ctx, &t[i].p, &plan));
@@ -260,7 +260,7 @@ static void test_refusals(void)
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&g, &prob));
     ck_attention_plan *plan = NULL;
-    ck_attn_instance bad = {64, 128, CK_ATTN_SM90_WARPS};
+    ck_attn_instance bad = {64, 128, CK_ATTN_SM90_WARPS, 0, 1};
     CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad, &plan),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
