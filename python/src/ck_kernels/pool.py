@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib, _runtime, _torchops
 from ._lib import Status, fail
-from ._tensor import BF16, F16, F32, F64, describe, empty, same_place
+from ._tensor import BF16, F16, F32, describe, empty, same_place
 from .conv import _is_channels_last, _is_packed
 
 # ck_pool_problem: mode, ndim; n, c; in, kernel, stride, dilation, pad (3 each); ceil_mode,
@@ -333,5 +333,3 @@ def _max_backward_np(dy, ind, shape, k, s, p, d, ceil_mode):
         raise _lib.error()
     return permute(dxm, _perm_to_first(nd))
 
-
-_ = F64  # (int64 indices travel through ck_permute as 8-byte float64 elements)
