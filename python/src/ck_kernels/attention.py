@@ -19,7 +19,7 @@ import ctypes
 import random
 import struct
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import describe, empty, same_place
 
@@ -88,7 +88,7 @@ def _bias(attn_mask, full, like):
 
 
 def _sdpa_core(query, key, value, is_causal, scale, enable_gqa, attn_mask=None, dropout_p=0.0,
-               seed=0):
+               seed=0, record=None):
     qa, ka, va = describe(query, "query"), describe(key, "key"), describe(value, "value")
     (b, hq, lq, e), sq = _bhsd(qa, "query")
     (bk, hk, lk, ek), sk = _bhsd(ka, "key")
@@ -133,6 +133,31 @@ def _sdpa_core(query, key, value, is_causal, scale, enable_gqa, attn_mask=None, 
                       bias.ptr if bias else 0, 0, 0, 0, seed & (2 ** 64 - 1), 0, 0)
     if _lib.ck_attention_plan_execute(plan, args):
         raise _lib.error()
+    if record is not None:  # what _sdpa_fast needs to repeat this call
+        _fast.put(record, (place, key_[1:], oa.shape, out.dtype, out.device))
+    return out
+
+
+def _sdpa_fast(q, k, v, is_causal, scale, enable_gqa):
+    """_sdpa_core of plain torch tensors in eager mode without mask or dropout: the first call
+    records (place, plan key, output); a repeated call finds the context's plan and launches."""
+    if not _fast.eager(q, k, v):
+        return None
+    key = ("sdpa", q.dtype, q.shape, q.stride(), _fast.where(q), k.dtype, k.shape, k.stride(),
+           _fast.where(k), v.dtype, v.shape, v.stride(), _fast.where(v), is_causal, scale,
+           enable_gqa)
+    r = _fast.get(key)
+    if r is None:
+        return _sdpa_core(q, k, v, is_causal, scale, enable_gqa, record=key)
+    place, rest, shape, dtype, device = r
+    plan = _plans().get((_runtime.context(place),) + rest)
+    if plan is None:
+        return None
+    out = _fast.torch.empty(shape, dtype=dtype, device=device)
+    if _lib.ck_attention_plan_execute(plan, _ARGS.pack(
+            q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), 0,
+            0.0 if scale is None else scale, 0, 0, 0, 0, 0, 0, 0, 0, 0)):
+        raise _lib.error()
     return out
 
 
@@ -155,6 +180,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """dropout(softmax(query key^T * scale + attn_mask (+ causal mask))) value, fused
     (torch.nn.functional.scaled_dot_product_attention's arguments, and dropout_seed; see the
     module's description)."""
+    if attn_mask is None and not dropout_p and type(query) is _fast.Tensor and \
+            (scale is None or isinstance(scale, float)) and scale != 0.0:
+        y = _sdpa_fast(query, key, value, bool(is_causal), scale, bool(enable_gqa))
+        if y is not None:
+            return y
     if attn_mask is not None and is_causal:
         fail(Status.INVALID_ARGUMENT, "scaled_dot_product_attention: attn_mask and is_causal "
              "both given; torch refuses the pair too (fold the causal mask into attn_mask).")
