@@ -26,8 +26,8 @@ static void test_table_entry_is_used(void)
     int64_t shape[2] = {6, 20000}, yshape[1] = {6};
     ck_tensor x, y;
     CHECK_OK(ck_tensor_init(&x, (void *)(uintptr_t)4096, CK_DTYPE_F32, 2, shape, NULL));
-    CHECK_OK(ck_tensor_init(&y, (void *)(uintptr_t)(4096 + 6 * 20000 * 4), CK_DTYPE_F32, 1,
-                            yshape, NULL));
+    CHECK_OK(ck_tensor_init(&y, (void *)(uintptr_t)(4096 + 6 * 20000 * 4), CK_DTYPE_F32, 1, yshape,
+                            NULL));
     int axes[1] = {1};
     rd_plan p;
     rd_canon c;
@@ -88,8 +88,8 @@ static void test_forced_instances(void)
         CHECK_OK(ck_reduce_make_plan(ctx, cs[i].p.op, &x, cs[i].p.axes, 1, &y, NULL, &p, &c));
         char name[64];
         ck_reduce_instance_name(&p, name, sizeof name);
-        CHECK_MSG(strncmp(name, cs[i].inst, 4) == 0 && (cs[i].inst[strlen(cs[i].inst) - 1] == '0' ||
-                                                        strcmp(name, cs[i].inst) == 0),
+        CHECK_MSG(strncmp(name, cs[i].inst, 4) == 0 &&
+                      (cs[i].inst[strlen(cs[i].inst) - 1] == '0' || strcmp(name, cs[i].inst) == 0),
                   "forced %s, planned %s", cs[i].inst, name);
     }
     CHECK_OK(ck_op_force_instance(ctx, "reduce", NULL));

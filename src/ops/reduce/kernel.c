@@ -67,8 +67,8 @@ ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor 
     ck_reduce_problem_key(p, problem, sizeof problem);
     if (ck_op_tuned(ctx, "reduce", problem, text, sizeof text, &forced) &&
         !ck_reduce_knobs_parse(text, &k))
-        CK_LOG(CK_LOG_WARN, OP ": tuning-table instance '%s' for %s does not parse; ignored.",
-               text, problem);
+        CK_LOG(CK_LOG_WARN, OP ": tuning-table instance '%s' for %s does not parse; ignored.", text,
+               problem);
     ck_reduce_apply_knobs(p, c, x, &k);
     return CK_SUCCESS;
 }

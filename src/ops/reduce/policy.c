@@ -155,8 +155,7 @@ void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size)
  * heuristic's: threads per output and outputs per block (row), column and reduced threads
  * (column), the split into parts (0: the heuristic's). A shape for the other kind, or one the
  * column kernel's shared memory cannot hold, is ignored. */
-void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x,
-                           const rd_knobs *k)
+void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x, const rd_knobs *k)
 {
     if (!k || k->kind != p->kind)
         return;
@@ -201,7 +200,6 @@ void ck_reduce_problem_key(const rd_plan *p, char *buf, size_t size)
 {
     snprintf(buf, size, "%s>%s/op=%s/pre=%d/s=%d/q=%d/rows=%lld/n=%lld/kd=%d/rd=%d/vb=%d",
              ck_dtype_name((ck_dtype)p->ti), ck_dtype_name((ck_dtype)p->to),
-             ck_reduce_op_names[p->op], p->pre, p->scale, p->sqrt_, p->geom.rows, p->geom.n,
-             p->kd, p->rd, p->vb);
+             ck_reduce_op_names[p->op], p->pre, p->scale, p->sqrt_, p->geom.rows, p->geom.n, p->kd,
+             p->rd, p->vb);
 }
-

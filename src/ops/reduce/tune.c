@@ -28,8 +28,8 @@ static ck_status plan(void *user, char *name, size_t nsize, char *problem, size_
     rd_tune *t = user;
     rd_plan p;
     rd_canon c;
-    ck_status st = ck_reduce_make_plan(t->ctx, t->op, t->x, t->axes, t->naxes, t->y, t->opt, &p,
-                                       &c);
+    ck_status st =
+        ck_reduce_make_plan(t->ctx, t->op, t->x, t->axes, t->naxes, t->y, t->opt, &p, &c);
     if (st != CK_SUCCESS)
         return st;
     if (c.rows == 0)
@@ -47,8 +47,8 @@ static ck_status run(void *user)
 
 ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
                          int naxes, ck_tensor *y, const ck_reduce_options *opt, int reps,
-                         ck_reduce_tune_progress progress, void *user, char *best,
-                         size_t best_size, double *best_ms)
+                         ck_reduce_tune_progress progress, void *user, char *best, size_t best_size,
+                         double *best_ms)
 {
     rd_plan p;
     rd_canon c;
@@ -81,7 +81,9 @@ ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, c
         ptr[i] = texts[i];
     rd_tune t = {ctx, op, x, axes, naxes, y, opt};
     /* x read and y written once */
-    ck_op_tuner tuner = {"reduce", ptr, n, plan, run,
-                         (double)(ck_tensor_extent_bytes(x) + ck_tensor_extent_bytes(y)), &t};
+    ck_op_tuner tuner = {"reduce", ptr,
+                         n,        plan,
+                         run,      (double)(ck_tensor_extent_bytes(x) + ck_tensor_extent_bytes(y)),
+                         &t};
     return ck_op_tune(ctx, &tuner, reps, progress, user, best, best_size, best_ms);
 }
