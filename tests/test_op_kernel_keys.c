@@ -273,6 +273,37 @@ static void test_reduce(void)
         ck_free(ck_context_device(ctx), px);
         ck_free(ck_context_device(ctx), py);
     }
+    /* instances a tuning entry can force (the split is an argument, the shape a parameter) */
+    {
+        int64_t shape[2] = {64, 4096}, yshape[1] = {64};
+        void *px = random_device(CK_DTYPE_BF16, 64 * 4096), *py = random_device(CK_DTYPE_F32, 64);
+        CHECK(px && py);
+        const char *texts[] = {"row,8,32,0", "row,64,1,4", "row,64,1,1", "row,256,1,1"};
+        for (size_t i = 0; px && py && i < sizeof texts / sizeof texts[0]; ++i) {
+            ck_tensor x, y;
+            CHECK_OK(ck_tensor_init(&x, px, CK_DTYPE_BF16, 2, shape, NULL));
+            CHECK_OK(ck_tensor_init(&y, py, CK_DTYPE_F32, 1, yshape, NULL));
+            int axes[1] = {1};
+            CHECK_OK(ck_op_force_instance(ctx, "reduce", texts[i]));
+            ck_reduce_plan_info info;
+            CHECK_OK(ck_reduce_plan(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL, &info));
+            char *src = NULL, *combine = NULL;
+            CHECK_OK(ck_reduce_source(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL, 0, &src));
+            if (info.parts > 1)
+                CHECK_OK(ck_reduce_source(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL, 1, &combine));
+            int before = ck_context_kernel_count(ctx);
+            CHECK_OK(ck_reduce(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL));
+            if (combine) {
+                before += is_new(combine);
+                free(combine);
+            }
+            expect_count(before, src, 1, texts[i]);
+            runs++;
+        }
+        CHECK_OK(ck_op_force_instance(ctx, "reduce", NULL));
+        ck_free(ck_context_device(ctx), px);
+        ck_free(ck_context_device(ctx), py);
+    }
     printf("  reduce: %d runs, %d distinct sources\n", runs, nseen);
     CHECK(nseen >= 10);
     forget_sources();

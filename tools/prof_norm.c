@@ -272,12 +272,11 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         return cli_usage_error(sub, "--smooth needs --quant.");
     if (bwd && (quant || residual))
         return cli_usage_error(sub, "--bwd takes neither --quant nor --residual.");
-    int max_n = bwd ? CK_NORM_BWD_MAX_N : CK_NORM_MAX_N;
-    if (dims[1] > max_n) /* the library's limit, before any allocation */
+    if (dims[1] > (bwd ? CK_NORM_BWD_MAX_N : CK_NORM_MAX_N)) /* before any allocation */
         return cli_usage_error(sub,
-                               "--shape: the hidden size N = %lld is more than the %d the "
-                               "library supports%s.",
-                               dims[1], max_n, bwd ? " in the backward" : "");
+                               "--shape: the hidden size N = %lld is more than the library "
+                               "supports (%d forward, %d backward).",
+                               dims[1], (int)CK_NORM_MAX_N, (int)CK_NORM_BWD_MAX_N);
     long long rows = dims[0], n = dims[1];
     int ln = kind == CK_NORM_LAYERNORM;
     ck_context *ctx = NULL;

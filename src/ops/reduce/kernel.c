@@ -60,6 +60,16 @@ ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor 
     g->n = c->n;
     g->scale = opt->scale;
     ck_reduce_choose(p, c, x, ck_op_props(ctx));
+    /* the tuning table's instance for the problem (`ck tune reduce`), or the one it forces */
+    char problem[256], text[64];
+    int forced = 0;
+    rd_knobs k = {-1, 0, 0, 0};
+    ck_reduce_problem_key(p, problem, sizeof problem);
+    if (ck_op_tuned(ctx, "reduce", problem, text, sizeof text, &forced) &&
+        !ck_reduce_knobs_parse(text, &k))
+        CK_LOG(CK_LOG_WARN, OP ": tuning-table instance '%s' for %s does not parse; ignored.", text,
+               problem);
+    ck_reduce_apply_knobs(p, c, x, &k);
     return CK_SUCCESS;
 }
 

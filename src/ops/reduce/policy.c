@@ -118,3 +118,88 @@ void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
         }
     }
 }
+
+int ck_reduce_knobs_parse(const char *text, rd_knobs *k)
+{
+    int a, b, parts;
+    k->kind = -1;
+    if (!text || strcmp(text, "auto") == 0)
+        return text != NULL;
+    if (sscanf(text, "row,%d,%d,%d", &a, &b, &parts) == 3)
+        k->kind = 0;
+    else if (sscanf(text, "col,%d,%d,%d", &a, &b, &parts) == 3)
+        k->kind = 1;
+    else
+        return 0;
+    if (a < 1 || a > 1024 || (a & (a - 1)) || b < 1 || b > 1024 || (b & (b - 1)) ||
+        (int64_t)a * b > 1024 || parts < 0 || parts > 4096 ||
+        (k->kind == 0 && (a > 32 ? b != 1 : (a * b) % 32 != 0)) || (k->kind == 1 && a > 32)) {
+        k->kind = -1;
+        return 0;
+    }
+    k->a = a;
+    k->b = b;
+    k->parts = parts;
+    return 1;
+}
+
+void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size)
+{
+    if (p->kind == 0)
+        snprintf(buf, size, "row,%d,%d,%lld", p->g, p->rpb, p->geom.parts);
+    else
+        snprintf(buf, size, "col,%d,%d,%lld", p->ct, p->rt, p->geom.parts);
+}
+
+/* The instance a tuning-table entry (or the one `ck tune reduce` forces) names, over the
+ * heuristic's: threads per output and outputs per block (row), column and reduced threads
+ * (column), the split into parts (0: the heuristic's). A shape for the other kind, or one the
+ * column kernel's shared memory cannot hold, is ignored. */
+void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x, const rd_knobs *k)
+{
+    if (!k || k->kind != p->kind)
+        return;
+    int isz = ck_reduce_in_size(x->dtype);
+    int v = p->vb > 0 ? p->vb / isz : 1;
+    int64_t n = c->n;
+    rd_geom *g = &p->geom;
+    if (p->kind == 0) {
+        p->g = k->a;
+        p->rpb = k->b;
+        if (k->parts > 0) {
+            int64_t nvec = cdiv(n, v), parts = k->parts < nvec ? k->parts : nvec;
+            g->seg = n;
+            g->parts = 1;
+            if (parts > 1) {
+                g->seg = cdiv(nvec, parts) * v;
+                g->parts = cdiv(n, g->seg);
+            }
+        }
+        return;
+    }
+    size_t per = (p->acc64 ? 8 : 4) + (ck_reduce_is_arg((ck_reduce_op)p->op) ? 8 : 0);
+    size_t smem = (size_t)k->b * (size_t)k->a * (size_t)v * per;
+    if (smem > 32768)
+        return;
+    p->ct = k->a;
+    p->rt = k->b;
+    p->smem = smem;
+    g->col_blocks = cdiv(cdiv(g->m, v), p->ct);
+    if (k->parts > 0) {
+        int64_t parts = k->parts < n ? k->parts : n;
+        g->seg = n;
+        g->parts = 1;
+        if (parts > 1) {
+            g->seg = cdiv(n, parts);
+            g->parts = cdiv(n, g->seg);
+        }
+    }
+}
+
+void ck_reduce_problem_key(const rd_plan *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s>%s/op=%s/pre=%d/s=%d/q=%d/rows=%lld/n=%lld/kd=%d/rd=%d/vb=%d",
+             ck_dtype_name((ck_dtype)p->ti), ck_dtype_name((ck_dtype)p->to),
+             ck_reduce_op_names[p->op], p->pre, p->scale, p->sqrt_, p->geom.rows, p->geom.n, p->kd,
+             p->rd, p->vb);
+}

@@ -56,6 +56,27 @@ typedef struct rd_plan {
 void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
                       const ck_device_props *props);
 
+/* What steers the policy beyond the problem: a tuning-table entry (`ck tune reduce`), the
+ * instance ck tune forces: "row,G,RPB,PARTS" (G threads per output, RPB outputs per block,
+ * whole warps; G > 32: RPB 1) or "col,CT,RT,PARTS" (column threads <= 32, reduced threads),
+ * PARTS the split (0: the heuristic's); "auto" none (kind -1). */
+typedef struct rd_knobs {
+    int kind, a, b, parts;
+} rd_knobs;
+
+int ck_reduce_knobs_parse(const char *text, rd_knobs *k);
+void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x, const rd_knobs *k);
+/* The instance's text in the table's form, and the table's problem key. */
+void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size);
+void ck_reduce_problem_key(const rd_plan *p, char *buf, size_t size);
+
+/* `ck tune reduce`: times the instances of the problem's kind and stores the fastest. */
+typedef void (*ck_reduce_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
+                         int naxes, ck_tensor *y, const ck_reduce_options *opt, int reps,
+                         ck_reduce_tune_progress progress, void *user, char *best, size_t best_size,
+                         double *best_ms);
+
 /* ---- params.c */
 
 /* The parameter table of p's source for kernel p->kernel_kind (CK_OP_MAX_PARAMS of room); its
