@@ -152,3 +152,21 @@ def test_memory_ops_repeated(gen, dev):
         for _ in range(2):
             close(ck.permute(y, (2, 0, 1)), y.permute(2, 0, 1).contiguous(), 0)
             close(ck.sum(y, None), y.sum().reshape(()), 1e-4)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_sdpa_repeated(gen, dev):
+    _fast.clear()
+    F = torch.nn.functional
+    with torch.no_grad():
+        for i in range(3):
+            q = rand(gen, 1, 2, 17, 64, dev=dev, dtype=torch.float16)
+            k = rand(gen, 1, 2, 40, 64, dev=dev, dtype=torch.float16)
+            v = rand(gen, 1, 2, 40, 64, dev=dev, dtype=torch.float16)
+            for causal in (False, True):
+                ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                     is_causal=causal)
+                close(ck.scaled_dot_product_attention(q, k, v, is_causal=causal).float(), ref,
+                      4e-3)
+            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=0.3)
+            close(ck.scaled_dot_product_attention(q, k, v, scale=0.3).float(), ref, 4e-3)
