@@ -66,7 +66,8 @@ def calls(xp, lib):
         img = xp.randn(2, 16, 8, 8, dtype="f16")
         wt = xp.randn(16, 16, 3, 3, dtype="f16")
         out.append(("conv2d 3x3", lambda: ck.conv2d(img, wt, padding=1)))
-        out.append(("max_pool2d 3x3", lambda: ck.max_pool2d(img, 3, 2, 1)))
+        cl = img.contiguous(memory_format=xp.torch.channels_last)  # read in place
+        out.append(("max_pool2d 3x3 (channels_last)", lambda: ck.max_pool2d(cl, 3, 2, 1)))
     return out
 
 

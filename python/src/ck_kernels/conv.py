@@ -20,7 +20,7 @@ import struct
 
 import numpy as np
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import BF16, F16, F32, describe, empty, same_place
 
@@ -157,7 +157,7 @@ def _plan(ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation,
     return plan
 
 
-def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
+def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn, record=None):
     xa, wa = describe(x, "input"), describe(weight, "weight")
     ba = describe(bias, "bias") if bias is not None else None
     nd = xa.rank - 2
@@ -193,11 +193,40 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
         perm = (0, nd + 1) + tuple(range(1, nd + 1))
         out = ymem.permute(*perm) if ya.kind == "torch" else ymem.transpose(perm)
     else:
+        record = record if _is_packed(xa) and _is_packed(wa) else None  # both read in place
         x, xa = _packed(x, xa, "input")
         weight, wa = _packed(weight, wa, "weight")
         out, ya = empty(xa, (n, k) + out_sp, xa.dtype)
     args = _ARGS.pack(xa.ptr, wa.ptr, ya.ptr, ba.ptr if ba else 0, 0, 1.0)
     if _plan_execute(plan, args):
+        raise _lib.error()
+    if record is not None and not channels_last:
+        # NCHW, both packed (read in place): what _conv_fast needs to repeat the call
+        _fast.put(record, (place, (_FWD, _LAYOUT_NCHW, n, c, k, groups, in_sp, fil, stride,
+                                   dilation, pad_l, pad_r, xa.dtype, ba.dtype if ba else None),
+                           ya.shape, out.dtype, out.device))
+    return out
+
+
+def _conv_fast(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
+    """_conv_core of packed NCHW torch tensors in eager mode: the first call records (place,
+    plan key, output); a repeated call finds the context's plan and launches."""
+    if not _fast.eager(x, weight) or (bias is not None and not _fast.eager(bias)):
+        return None
+    key = ("conv", x.dtype, x.shape, x.stride(), _fast.where(x), weight.dtype, weight.shape,
+           weight.stride(), _fast.where(weight), stride, pad_l, pad_r, dilation, groups,
+           None if bias is None else (bias.dtype, bias.shape, bias.stride(), _fast.where(bias)))
+    r = _fast.get(key)
+    if r is None:
+        return _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn,
+                          record=key)
+    place, rest, shape, dtype, device = r
+    plan = _plans().get((_runtime.context(place),) + rest)
+    if plan is None:
+        return None
+    out = _fast.torch.empty(shape, dtype=dtype, device=device)
+    if _plan_execute(plan, _ARGS.pack(x.data_ptr(), weight.data_ptr(), out.data_ptr(),
+                                      bias.data_ptr() if bias is not None else 0, 0, 1.0)):
         raise _lib.error()
     return out
 
@@ -340,6 +369,10 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups, fn):
         fail(Status.INVALID_ARGUMENT, f"{fn}: input has shape {ishape}; expected {nd + 2} dims "
              f"[N, C, {nd} spatial dims] (no unbatched form).")
     groups = int(groups)
+    if type(input) is _fast.Tensor:
+        y = _conv_fast(input, weight, bias, stride, pad_l, pad_r, dilation, groups, fn)
+        if y is not None:
+            return y
     if _op is not None and _torchops.is_torch(input) and \
             not _torchops.direct(input, weight, bias):
         return _op(input, weight, bias, list(stride), list(pad_l), list(pad_r), list(dilation),
