@@ -247,7 +247,7 @@ def check(o):
         if rng.random() < 0.2:
             extra.append("--alibi")
         if rng.random() < 0.25:
-            extra += ["--paged", str(rng.choice([16, 32, 48, 64, 128, 256]))]
+            extra += ["--paged", str(rng.choice([16, 24, 32, 40, 48, 64, 128, 256]))]
         if rng.random() < 0.15:
             extra += ["--dropout", "%.2f" % rng.uniform(0.05, 0.6)]
         if cfg[3] <= 16 and rng.random() < 0.5:

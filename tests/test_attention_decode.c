@@ -2,7 +2,7 @@
  * ck_attention's decode kernel (s_q <= 16, a head group's rows per block) and split-KV (parts of
  * the key range combined through their LSEs) on the device CK_DEVICE chooses (the emulator in
  * CI): s_q from 1 to 16, GQA ratios 1, 2 and 8 (more rows than one block: two row chunks),
- * head dims 32 to 256 and d_v != d, every mask and alignment, s_k = 0, more parts than key
+ * head dims 64 to 256 and d_v != d, every mask and alignment, s_k = 0, more parts than key
  * tiles (empty parts), paged K / V with split-KV (the benchmark's decode shape, small),
  * unaligned pointers (element-wise copies), other block shapes; every
  * element of O and LSE against the f64 reference. The policy's choice of parts, and refusals.
@@ -35,14 +35,15 @@ static void test_decode_shapes(void)
 
 static void test_decode_dims(void)
 {
-    static const int64_t dims[][2] = {{32, 32}, {96, 96}, {256, 256}, {192, 128}};
-    for (int x = 0; x < 4; ++x) {
-        acase c = dec(1, 1 + x, 150, 4, 2, dims[x][0], x % 2 ? 3 : 1);
+    static const int64_t dims[][2] = {{96, 96}, {256, 256}, {192, 128}};
+    for (int x = 0; x < 3; ++x) {
+        acase c = dec(1, 2 + x, 150, 4, 2, dims[x][0], x % 2 ? 1 : 3);
         c.dv = dims[x][1];
-        c.pad = x == 1 ? 3 : 0; /* element-wise copies of Q, K, V */
+        c.pad = x == 0 ? 3 : 0; /* element-wise copies of Q, K, V */
         ac_run(&c);
     }
-    acase c = ac_base(2, 2, 70, 4, 1, 64); /* unaligned pointers through ck_attention */
+    acase c = ac_base(2, 2, 70, 4, 1, 96); /* unaligned pointers through ck_attention (the
+                                              kernel of pad 3 above) */
     c.shift = 1;
     c.lse = 1;
     ac_run(&c);
@@ -106,9 +107,8 @@ static void test_decode_instances(void)
     p.var.page_size = 16, p.var.max_pages = 19, p.var.num_pages = 40;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     ck_attn_instance straddle = {16, 32, 4, 1, 1}; /* 32 keys per warp over pages of 16 */
-    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &straddle, &plan),
-                 CK_ERROR_INVALID_ARGUMENT);
-    CHECK(plan == NULL);
+    CHECK_OK(ck_attn_plan_create_instance(a_ctx, &prob, &straddle, &plan));
+    ck_attention_plan_destroy(plan);
 }
 
 static void test_decode_policy(void)

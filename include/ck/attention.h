@@ -41,7 +41,7 @@
  *   paged    K and V in pools [num_pages, page_size, h_k, d] (the batch stride steps pages),
  *            sequence b's key j in page block_table[b][j / page_size] (int32 [b, max_pages],
  *            device), row j % page_size; seqlens_k[b] keys (int32 [b], device; NULL: s_k),
- *            clamped to [0, s_k], s_k <= max_pages * page_size. A page index outside
+ *            clamped to [0, s_k], s_k <= max_pages * page_size, page_size >= 16. A page index outside
  *            [0, num_pages) among the pages of a sequence's keys makes every O and LSE of that
  *            batch NaN (never an out-of-bounds read).
  *   dropout  problem.dropout_p in [0, 1): P_ij kept (scaled by 1 / (1 - p)) when the Philox

@@ -151,6 +151,31 @@ CK_DEVICE const unsigned short *attn_page_row(const ck_attn_kargs *ka, const uns
     return base + pg * page_stride + (j % ka->page) * row_stride;
 }
 
+/* Paged K / V whose tile may straddle pages (ATTN_PAGED 2): `lines` key rows from n0 on, each
+ * from its own page, into a swizzled tile (ck_copy_lines_async / _scalar's layout; rows at or
+ * past `valid` zero-filled). */
+CK_DEVICE void attn_copy_rows_paged(unsigned char *tile, int line_bytes, int lines,
+                                    const ck_attn_kargs *ka, const unsigned short *base,
+                                    long long page_stride, long long row_stride, long long n0,
+                                    long long valid, int vec, int threads)
+{
+    int step = vec ? 16 : 2, per = line_bytes / step;
+    for (int c = (int)ck_thread_linear(); c < lines * per; c += threads) {
+        int l = c / per, by = (c % per) * step;
+        int ok = l < valid;
+        const unsigned char *g =
+            (const unsigned char *)(ok ? attn_page_row(ka, base, page_stride, row_stride, ka->batch,
+                                                       n0 + l)
+                                       : base) +
+            by;
+        unsigned char *dst = tile + ck_swz_offset(l, by, line_bytes);
+        if (vec)
+            ck_cp_async_16_zfill(dst, g, ok ? 16u : 0u);
+        else
+            *(unsigned short *)dst = ok ? *(const unsigned short *)g : 0;
+    }
+}
+
 /* Keys of sequence b (seqlens_k clamped to [0, sk], or sk), and whether one of their pages is
  * outside the pool (every thread of the block gets the same answer; one barrier). */
 CK_DEVICE int attn_paged_bad(const ck_attn_kargs *ka, long long b, long long *sk)

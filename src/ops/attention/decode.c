@@ -98,11 +98,6 @@ ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_prop
                        OP ": decode instance r%dn%d w%d; accepted: 16 to 64 rows in steps of 16, "
                           "16, 32 or 64 keys per warp, 1, 2, 4 or 8 warps.",
                        x.tile_m, n, w);
-    if (prob->p.var.page_size % n)
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": decode instance r%dn%d w%d: %d keys per warp do not divide the page "
-                          "size %lld.",
-                       x.tile_m, n, w, n, (long long)prob->p.var.page_size);
     if (ck_attn_decode_shared_bytes(prob, &x) > props->max_shared_per_block)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": decode instance r%dn%d w%d needs %zu bytes of shared memory; the "

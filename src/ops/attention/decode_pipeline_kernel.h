@@ -43,7 +43,8 @@ CK_DEVICE void dec_load_q(unsigned char *tile, const ck_attn_kargs *ka, const un
 }
 
 /* Issue the copies of K (which 0) or V (which 1) of block tile kt: warp w's ATTN_TILE_N keys
- * into its part of the stage (one page each when paged: ATTN_TILE_N divides the page). */
+ * into its part of the stage (paged: one page when ATTN_TILE_N divides the page size, else row
+ * by row). */
 CK_DEVICE void dec_load(unsigned char *stage, const ck_attn_kargs *ka, const unsigned short *kv,
                         long long kt, int which)
 {
@@ -51,11 +52,16 @@ CK_DEVICE void dec_load(unsigned char *stage, const ck_attn_kargs *ka, const uns
         long long n0 = kt * DEC_TILE + w * ATTN_TILE_N;
         long long ld = which ? ka->v_s : ka->k_s;
         const unsigned short *src = kv + n0 * ld;
-#if ATTN_PAGED
+        unsigned char *dst = stage + w * ATTN_STAGE + (which ? ATTN_K_BYTES : 0);
+#if ATTN_PAGED == 2 /* the warp's keys may straddle pages: each row from its page */
+        attn_copy_rows_paged(dst, which ? ATTN_V_LINE : ATTN_Q_LINE, ATTN_TILE_N, ka, kv,
+                             which ? ka->v_b : ka->k_b, ld, n0, ka->sk - n0,
+                             which ? ATTN_V_VEC : ATTN_K_VEC, ATTN_THREADS);
+        continue;
+#elif ATTN_PAGED
         if (n0 < ka->sk)
             src = attn_page_row(ka, kv, which ? ka->v_b : ka->k_b, ld, ka->batch, n0);
 #endif
-        unsigned char *dst = stage + w * ATTN_STAGE + (which ? ATTN_K_BYTES : 0);
         attn_copy(dst, which ? ATTN_V_LINE : ATTN_Q_LINE, ATTN_TILE_N, src, ld, ka->sk - n0,
                   which ? ATTN_V_VEC : ATTN_K_VEC);
     }

@@ -59,7 +59,12 @@ CK_DEVICE void attn_load(unsigned char *stage, const ck_attn_kargs *ka, const un
                          long long kt, int which)
 {
     long long n0 = kt * ATTN_TILE_N;
-#if ATTN_PAGED /* the tile lies in one page (ATTN_TILE_N divides the page size) */
+#if ATTN_PAGED == 2 /* the tile may straddle pages: each key row from its page */
+    attn_copy_rows_paged(stage + (which ? ATTN_K_BYTES : 0), which ? ATTN_V_LINE : ATTN_Q_LINE,
+                         ATTN_TILE_N, ka, kv, which ? ka->v_b : ka->k_b, which ? ka->v_s : ka->k_s,
+                         n0, ka->sk - n0, which ? ATTN_V_VEC : ATTN_K_VEC, ATTN_THREADS);
+    return;
+#elif ATTN_PAGED /* the tile lies in one page (ATTN_TILE_N divides the page size) */
     kv =
         attn_page_row(ka, kv, which ? ka->v_b : ka->k_b, which ? ka->v_s : ka->k_s, ka->batch, n0) -
         n0 * (which ? ka->v_s : ka->k_s);

@@ -64,7 +64,10 @@ static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *
         {"ATTN_O_PAIR", out_pair(prob, &p->o)},
         {"ATTN_BIAS", ck_attn_bias_code(prob)},
         {"ATTN_ALIBI", p->var.alibi},
-        {"ATTN_PAGED", p->var.page_size > 0},
+        /* paged: 1 when a key tile lies in one page, 2 when rows are addressed one by one */
+        {"ATTN_PAGED", !p->var.page_size               ? 0
+                       : p->var.page_size % in->tile_n ? 2
+                                                       : 1},
         {"ATTN_DROPOUT", p->var.dropout_p > 0.0f},
     };
     memcpy(t, all, sizeof all);
@@ -176,9 +179,6 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     } else if ((st = ck_attn_policy(prob, ck_op_props(ctx), &in))) {
         return st;
     }
-    int64_t page = prob->p.var.page_size;
-    while (!decode && !want && page % in.tile_n) /* a key tile lies in one page */
-        in.tile_n /= 2;
     if (want && !decode && ck_attn_is_sm90(want)) {
         char why[256];
         if (!ck_attn_sm90_supports(prob, ck_op_props(ctx), why, sizeof why))
@@ -195,11 +195,6 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
                            want->tile_m, want->tile_n, ck_attn_sm90_shared_bytes(prob, want),
                            ck_op_props(ctx)->max_shared_per_block);
         in = *want;
-    } else if (want && !decode && page % want->tile_n) {
-        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": instance m%dn%d w%d: its key tile of %d rows does not divide the "
-                          "page size %lld.",
-                       want->tile_m, want->tile_n, want->warps, want->tile_n, (long long)page);
     } else if (want && !decode) {
         int w = want->warps;
         if ((w != 1 && w != 2 && w != 4 && w != 8) || want->tile_m < 16 * w ||

@@ -73,9 +73,8 @@ static ck_status check_paged(const ck_attention_problem *given, ck_attention_pro
     ck_attn_variants *v = &p->var;
     if (v->page_size == 0)
         return CK_SUCCESS;
-    if (v->page_size < 16 || v->page_size % 16 || v->page_size > (1 << 20))
-        return ck_fail(CK_ERROR_UNSUPPORTED,
-                       OP ": page_size = %lld; accepted: a multiple of 16 from 16 to 2^20.",
+    if (v->page_size < 16 || v->page_size > (1 << 20))
+        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": page_size = %lld; accepted: 16 to 2^20 rows.",
                        (long long)v->page_size);
     if (p->varlen)
         return ck_fail(CK_ERROR_UNSUPPORTED,
