@@ -30,7 +30,6 @@
 #define CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
 
 #include "ck_block.h"
-#include "ck_block_mma.h"
 #include "ops/attention/attn_args_kernel.h"
 
 #define A90_ROW      128 /* one line of a tile: 64 elements, the 128-byte swizzle span */
@@ -51,6 +50,11 @@
 #else
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
+#endif
+#if ATTN_BF16
+#define A90_CVT_X2 ck_cvt_bf16x2
+#else
+#define A90_CVT_X2 ck_cvt_f16x2
 #endif
 #define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
@@ -103,6 +107,7 @@ CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
  * apart). One wgmma group; s is not to be read before it completes. */
 CK_DEVICE void attn90_scores_issue(float *s, const unsigned char *sq, const unsigned char *sk)
 {
+    sq += ck_opaque_u32(0u); /* Q's descriptors are made here, not held across the loop */
     ck_wgmma_fence();
     CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < 4; ++k)
     {
@@ -201,11 +206,12 @@ CK_DEVICE void attn90_rescale(float *o, const float *alpha)
     CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] *= alpha[attn90_slot_o(d)];
 }
 
-/* P rounded to the input type, two registers to one: the A fragments of P V's k-steps. */
+/* P rounded to the input type (nearest even; one cvt per two elements), two registers to one:
+ * the A fragments of P V's k-steps. */
 CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
 {
     CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r) p[j][r] =
-        ck_pack_f32x2_b16(s[8 * j + 2 * r], s[8 * j + 2 * r + 1], ATTN_BF16);
+        A90_CVT_X2(s[8 * j + 2 * r], s[8 * j + 2 * r + 1]);
 }
 
 /* O = o / l (0 for rows that saw no key) through the generated window (rows below sq), LSE by
@@ -220,13 +226,10 @@ CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn
         inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
     }
     unsigned short ob[A90_NO];
-    CK_UNROLL for (int d = 0; d < A90_NO; ++d)
+    CK_UNROLL for (int d = 0; d < A90_NO; d += 2)
     {
-#if ATTN_BF16
-        ob[d] = (unsigned short)ck_fast_f32_to_bf16(o[d] * inv[attn90_slot_o(d)]);
-#else
-        ob[d] = (unsigned short)ck_fast_f32_to_f16(o[d] * inv[attn90_slot_o(d)]);
-#endif
+        unsigned w = A90_CVT_X2(o[d] * inv[attn90_slot_o(d)], o[d + 1] * inv[attn90_slot_o(d + 1)]);
+        ob[d] = (unsigned short)(w & 0xffffu), ob[d + 1] = (unsigned short)(w >> 16);
     }
     ck_win_o w = make_win_o(out, i0, 0, ka->o_s, ka->sq);
     store_o(ob, &w);
