@@ -26,7 +26,6 @@
 
 enum {
     A90_CONSUMERS = 2,
-    A90_STAGES = 2, /* slots of the K ring and of the V ring */
     A90_ROW = 128,  /* bytes of a tile line: the 128-byte swizzle span */
     A90_REGS_PRODUCER = 24,
     A90_REGS_CONSUMER = 240
@@ -124,12 +123,20 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
     return 1;
 }
 
+/* Slots of the K ring and of the V ring: 2, or CK_ATTN_SM90_STAGES (2 to 4, to time more where
+ * the shared memory allows; an instance that then does not fit is refused). */
+static int stages(void)
+{
+    const char *e = getenv("CK_ATTN_SM90_STAGES");
+    return e && e[0] >= '2' && e[0] <= '4' && !e[1] ? e[0] - '0' : 2;
+}
+
 size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     const ck_attention_problem *p = &prob->p;
     size_t q = (size_t)in->tile_m * (size_t)p->d * 2;
     size_t kv = (size_t)in->tile_n * (size_t)(p->d + p->d_v) * 2;
-    return 1024 + q + (size_t)A90_STAGES * kv + 8 * (1 + 4 * (size_t)A90_STAGES);
+    return 1024 + q + (size_t)stages() * kv + 8 * (2 + 4 * (size_t)stages());
 }
 
 /* Key tiles of 128 rows where the S and O accumulators (TILE_N / 2 + d_v / 2 registers) and
@@ -180,7 +187,7 @@ static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *
         {"ATTN_BF16", p->dtype == CK_DTYPE_BF16},
         {"ATTN_TILE_M", in->tile_m},
         {"ATTN_TILE_N", in->tile_n},
-        {"ATTN_STAGES", A90_STAGES},
+        {"ATTN_STAGES", stages()},
         {"ATTN_CONSUMERS", in->tile_m / 64},
         {"ATTN_PINGPONG", pingpong()},
         {"ATTN_REGS_PRODUCER", A90_REGS_PRODUCER},
@@ -465,7 +472,7 @@ ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *
     ck_sbuf_printf(&b,
                    "/* ck_attention forward, sm90 (TMA + wgmma, warp-specialized), instance "
                    "m%dn%d, %d consumer warpgroups, %d stages */\n#include \"ck_device.h\"\n",
-                   in->tile_m, in->tile_n, in->tile_m / 64, A90_STAGES);
+                   in->tile_m, in->tile_n, in->tile_m / 64, stages());
     for (int i = 0; i < NPARAMS; ++i)
         ck_sbuf_printf(&b, "#define %s %lld\n", t[i].name, t[i].value);
     ck_status st = emit_generated(&b, prob, in);
