@@ -1,9 +1,10 @@
 /*
  * The sm_90a attention forward pipeline (FlashAttention-3's structure): warp-specialized TMA +
- * wgmma. One block per (tile of ATTN_TILE_M query rows, query head, batch): ATTN_CONSUMERS
+ * wgmma. A block walks query tiles of ATTN_TILE_M rows (attn90_work: a persistent grid over
+ * (query tile, head, batch), or the tiles of one sequence with varlen) with ATTN_CONSUMERS
  * consumer warpgroups (threads 0 .. 128 * ATTN_CONSUMERS - 1, warpgroup w owning query rows
  * 64w .. 64w + 63 of the tile) and one producer warpgroup (the last), whose one thread loads
- * the Q tile once and then walks the key/value tiles the mask leaves visible, each K tile into
+ * a tile's Q once and then walks the key/value tiles the mask leaves visible, each K tile into
  * a slot of the K ring and each V tile into a slot of the V ring (TMA boxes of 64 columns, the
  * 128-byte swizzle, zero-filled past the tensors). Per key tile a consumer warpgroup computes
  * S = Q K^T with wgmma (both operands in shared memory), releases the K slot, soft-caps and
@@ -47,14 +48,11 @@
 #if ATTN_BF16
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
+#define A90_CVT_X2                  ck_cvt_bf16x2
 #else
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
-#endif
-#if ATTN_BF16
-#define A90_CVT_X2 ck_cvt_bf16x2
-#else
-#define A90_CVT_X2 ck_cvt_f16x2
+#define A90_CVT_X2                  ck_cvt_f16x2
 #endif
 #define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
