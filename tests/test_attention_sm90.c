@@ -126,7 +126,7 @@ static void test_masks(void)
         }
 }
 
-/* Every head dim the kernel takes (128-row key tiles up to d_v 192, 64-row beyond), d_v != d,
+/* Every head dim the kernel takes (128-row key tiles where they fit, else 64), d_v != d,
  * both types, MHA / GQA 8 / MQA, BSHD / BHSD with padded rows, scale 1 and the default. */
 static void test_head_dims(void)
 {
@@ -150,7 +150,8 @@ static void test_head_dims(void)
 }
 
 /* Several key tiles and both query tiles' warpgroups: the online softmax's rescaling, the ring
- * wrapping its slots (causal, 2 batches), and the 64-row key tile forced on d 128. */
+ * wrapping its slots (causal, 2 batches), the 64-row key tile forced on d 128 and the 192-row
+ * one on d 64. */
 static void test_multi_tile(void)
 {
     acase c = ac_base(2, 200, 300, 2, 1, 128);
@@ -162,6 +163,12 @@ static void test_multi_tile(void)
     c.dt = CK_DTYPE_F16;
     c.lse = 1;
     c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS};
+    ac_run(&c);
+    c = ac_base(1, 140, 450, 2, 1, 64); /* the 192-row key tile (d_v 64), causal */
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    c.inst = (ck_attn_instance){128, 192, CK_ATTN_SM90_WARPS};
     ac_run(&c);
 }
 
