@@ -390,10 +390,11 @@ CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long
 /* The block's n-th query tile (n = 0, 1, ...) in t, its O rows and LSE in *out, *lse, the
  * band of its sequence in ka; 0 past the block's last tile.
  * Fixed lengths (a persistent grid): work items blockIdx.x + n gridDim.x over (query tile, h,
- * b), heads and batches fastest and the query tiles last first (the longest causal rows start
- * first). Varlen (grid (query tiles of the longest sequence hint, h_q, b)): the query tiles
- * q - 1 - blockIdx.x - n gridDim.x of sequence b's q, the sequence's rows of the packed
- * tensors (whose maps have one batch), LSE [h_q, total_q]. */
+ * b), the query tiles of a head fastest (the blocks at work at once share few heads' K and V,
+ * which stay in L2), last first (a head's longest causal rows start first). Varlen (grid (query
+ * tiles of the longest sequence hint, h_q, b)): the query tiles q - 1 - blockIdx.x - n gridDim.x of
+ * sequence b's q, the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q,
+ * total_q]. */
 CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsigned short **out,
                           float **lse)
 {
@@ -409,8 +410,8 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsign
         *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
     } else {
         long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
-        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w % (heads * ka->batch);
-        x = tiles - 1 - w / (heads * ka->batch);
+        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w / tiles;
+        x = r < heads * ka->batch ? tiles - 1 - w % tiles : -1;
         t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
         *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
         *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
