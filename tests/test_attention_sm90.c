@@ -283,6 +283,27 @@ static void test_varlen_inf_after(void)
     free(hq), free(hk), free(hv), free(ho), free(hl);
 }
 
+/* O through shared memory and TMA stores (CK_ATTN_SM90_OSTORE=tma): odd s_q (rows clipped by
+ * TMA), BHSD with padded rows (the padding untouched), bf16 and f16, d_v 64 and 128, several
+ * tiles per block (the staging tile reused once the previous store has read it). */
+static void test_o_tma(void)
+{
+    setenv("CK_ATTN_SM90_OSTORE", "tma", 1);
+    acase c = ac_base(2, 201, 150, 2, 1, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.bhsd = 1, c.pad = 8, c.lse = 1;
+    run90(&c);
+    c = ac_base(1, 77, 300, 4, 2, 64);
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    run90(&c);
+    c = ac_base(1, 130, 90, 2, 2, 128);
+    c.dv = 64;
+    run90(&c);
+    unsetenv("CK_ATTN_SM90_OSTORE");
+}
+
 /* Rows that see no key: bottom-right causal with s_q > s_k, a window past every key, s_k = 0. */
 static void test_fully_masked(void)
 {
@@ -364,6 +385,7 @@ int main(void)
     RUN_TEST(test_softcap);
     RUN_TEST(test_varlen);
     RUN_TEST(test_varlen_inf_after);
+    RUN_TEST(test_o_tma);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_refusals);
     ck_context_destroy(a_ctx);
