@@ -2,7 +2,9 @@
  * The sm_90a attention kernel's host side (fwd_sm90_pipeline_kernel.h): what it supports (and
  * why not: the policy then takes the sm80 kernel), its instance, its parameter table (the
  * defines and the kernel cache key), the parts generated from the accumulators' encodings, the
- * tensor maps of Q, K and V and the launch.
+ * tensor maps of Q, K and V (and O for the TMA store) and the launch. Knobs for timing on the
+ * GPU (each in the parameter table, so in the cache key): CK_ATTN_SM90_PINGPONG=0,
+ * CK_ATTN_SM90_STAGES=3|4, CK_ATTN_SM90_OSTORE=tma.
  *
  * Generated from the encodings (ck_mma_encoding of wgmma m64nNk16's C, stacked over the consumer
  * warpgroups: P0 = warp of the block, P1 = lane): the window over S (its tile_x gives the mask
