@@ -10,12 +10,20 @@ halved for causal masks (FlashAttention's convention). Layout BSHD for both (tor
 is checked against the f64 CPU reference by `ck prof attention` (64 sampled rows of O and LSE).
 Prints a markdown table of TFLOP/s and ck / best peer; --plot writes a PNG.
 
+Decode (issue 17's shape: b 64, h_q 32, h_k 8, s_q 1, s_k 8192, d 128, K / V paged in pages of
+64 rows for ck): GB/s on the K / V bytes (b h_k s_k (d + d_v) 2) against the measured
+device-to-device copy bandwidth (bytes read + written, 1 GiB) and against every torch SDPA
+backend that takes the problem (contiguous K / V, enable_gqa), each named. --decode runs only
+this table.
+
 --check N: N random configurations (b, heads and GQA ratio, s_q, s_k from 1 to 700, every
-head dim and d_v 128 with d 192, both types, every mask and alignment, both layouts, LSE), each
-checked against the reference (every row; 64 sampled rows for the largest); prints the
-failures and a count. Builds nothing: pass --build DIR.
+head dim and d_v 128 with d 192, both types, every mask and alignment, both layouts, LSE; and
+the variants: a bias of random broadcast dims and type, ALiBi, paged K / V, dropout, and for
+s_q <= 16 split-KV), each checked against the reference (every row; 64 sampled rows for the
+largest); prints the failures and a count. Builds nothing: pass --build DIR.
 
 usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F]
+       python3 bench/attention.py [--build DIR] --decode
        python3 bench/attention.py [--build DIR] --check N [--seed S]
 """
 import argparse
@@ -63,8 +71,9 @@ def flops(cfg):
     return f / 2 if mask.startswith("causal") else f
 
 
-def time_torch(cfg, backend, reps=20):
-    """TFLOP/s of torch SDPA with one backend, or None when it refuses the problem."""
+def time_torch(cfg, backend, reps=20, ms=False):
+    """TFLOP/s (ms: the median milliseconds) of torch SDPA with one backend, or None when it
+    refuses the problem."""
     try:
         import torch
         from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -79,7 +88,8 @@ def time_torch(cfg, backend, reps=20):
     kw = {"is_causal": mask == "causal"}
     if hk != h:
         kw["enable_gqa"] = True
-    which = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[backend]
+    which = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+             "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[backend]
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     try:
         with sdpa_kernel(which):
@@ -98,7 +108,67 @@ def time_torch(cfg, backend, reps=20):
         sys.stderr.write("torch %s refused %s: %s\n" % (backend, cfg, str(ex).splitlines()[0]))
         return None
     times.sort()
+    if ms:
+        return times[len(times) // 2]
     return flops(cfg) / (times[len(times) // 2] * 1e-3) / 1e12
+
+
+DECODE = (64, 32, 8, 1, 8192, 128, 128, "none")
+DECODE_PAGE = 64
+
+
+def copy_gbps(reps=20):
+    """Device-to-device copy bandwidth of 1 GiB (bytes read + written), GB/s."""
+    import torch
+    src = torch.empty(1 << 30, dtype=torch.int8, device="cuda")
+    dst = torch.empty_like(src)
+    for _ in range(3):
+        dst.copy_(src)
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        dst.copy_(src)
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return 2 * (1 << 30) / (times[len(times) // 2] * 1e-3) / 1e9
+
+
+def bench_decode(o):
+    b, h, hk, sq, sk, d, dv, mask = DECODE
+    kv = 2.0 * b * hk * sk * (d + dv)
+    try:
+        copy = copy_gbps()
+    except Exception as ex:  # noqa: BLE001
+        sys.stderr.write("no copy bandwidth (%s)\n" % ex)
+        copy = None
+    extra = ["--paged", str(DECODE_PAGE), "--flush", "--reps", "50", "--warmup", "10"]
+    r, err = run_ck(ck_cmd(o.build, DECODE, extra=extra))
+    if not r:
+        sys.stderr.write(err)
+    ck_gbps = kv / (r["ms"] * 1e-3) / 1e9 if r else None
+    peers = {}
+    for backend in ("cudnn", "flash", "efficient", "math"):
+        t = time_torch(DECODE, backend, reps=50, ms=True)
+        if t:
+            peers[backend] = kv / (t * 1e-3) / 1e9
+    best = max(peers.items(), key=lambda x: x[1]) if peers else None
+    fmt = lambda x: "%.0f" % x if x else "-"
+    print("\nDecode: b %d, h_q %d, h_k %d, s_q %d, s_k %d, d %d, K / V %.2f GB (ck: paged, page "
+          "%d); copy bandwidth %s GB/s\n" % (b, h, hk, sq, sk, d, kv / 1e9, DECODE_PAGE,
+                                            fmt(copy)))
+    print("| ck ms | ck GB/s (K/V) | %% of copy | %s | ck / best torch | check | ck instance |" %
+          " | ".join("torch %s GB/s" % k for k in ("cudnn", "flash", "efficient", "math")))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (
+        "%.4f" % r["ms"] if r else "-", fmt(ck_gbps),
+        "%.1f%%" % (100 * ck_gbps / copy) if ck_gbps and copy else "-",
+        " | ".join(fmt(peers.get(k)) for k in ("cudnn", "flash", "efficient", "math")),
+        "%.3f (%s)" % (ck_gbps / best[1], best[0]) if ck_gbps and best else "-",
+        ("ok" if r["ok"] else "FAILED") if r else "failed", r["instance"] if r else "-"))
+    sys.stdout.flush()
 
 
 def bench(o):
@@ -127,6 +197,7 @@ def bench(o):
         rows.append((cfg, c, cu, fl))
     if o.plot:
         plot(o.plot, rows)
+    bench_decode(o)
 
 
 def plot(path, rows):
@@ -164,10 +235,23 @@ def check(o):
                            "window:%d,%d" % (rng.randint(-1, 80), rng.randint(-1, 80)),
                            "window-br:%d,%d" % (rng.randint(-1, 80), rng.randint(-1, 80))])
         cfg = (rng.randint(1, 3), h, hk, rng.randint(1, 700), rng.randint(0, 700), d, dv, mask)
+        if rng.random() < 0.3:  # decode shapes: the decode kernel, split-KV
+            cfg = cfg[:3] + (rng.randint(1, 16),) + cfg[4:]
         extra = ["--reps", "1", "--warmup", "0", "--seed", str(n + 1),
                  "--layout", rng.choice(["bshd", "bhsd"])]
         if rng.random() < 0.5:
             extra.append("--lse")
+        if rng.random() < 0.25:
+            extra += ["--bias", "".join(x for x in "bhqk" if rng.random() < 0.5) +
+                      ":" + rng.choice(["f32", "bf16", "f16"])]
+        if rng.random() < 0.2:
+            extra.append("--alibi")
+        if rng.random() < 0.25:
+            extra += ["--paged", str(rng.choice([16, 32, 48, 64, 128, 256]))]
+        if rng.random() < 0.15:
+            extra += ["--dropout", "%.2f" % rng.uniform(0.05, 0.6)]
+        if cfg[3] <= 16 and rng.random() < 0.5:
+            extra += ["--splitkv", str(rng.randint(1, 12))]
         cmd = ck_cmd(o.build, cfg, rng.choice(["bf16", "f16"]), extra)
         r, err = run_ck(cmd)
         if not r or not r["ok"]:
@@ -183,6 +267,7 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--check", type=int, default=0)
+    ap.add_argument("--decode", action="store_true", help="only the decode table")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", default=None)
     ap.add_argument("--instance", default=None, help="MxNxW for ck instead of the policy's")
@@ -192,6 +277,9 @@ def main():
     DEVICE = o.device
     if o.check:
         sys.exit(1 if check(o) else 0)
+    if o.decode:
+        bench_decode(o)
+        return
     bench(o)
 
 

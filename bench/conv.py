@@ -4,11 +4,22 @@ against torch.nn.functional.conv2d / conv3d (cuDNN, channels_last) in one run.
 
 Both timed with CUDA events after warm-up (ck: its own `ck prof` timing, median of 30). ck's run
 is checked by `ck prof conv` against the direct CPU reference (4096 sampled elements; "-": timed
-only for the largest shapes). Forward (and backward weight with --dir bwd-weight: torch's
-conv2d_weight). Prints a markdown table of TFLOP/s and ck / cuDNN, then the geometric mean.
+only for the largest shapes). Forward, backward data (--dir bwd-data: torch's conv2d_input) and
+backward weight (--dir bwd-weight: torch's conv2d_weight). Prints a markdown table of TFLOP/s and ck / cuDNN, then the geometric mean.
 Builds nothing: pass --build DIR.
 
-usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-weight] [--quick] [--dtype bf16|f16]
+--set resnet50 times the ResNet-50 forward layer set (every distinct 3x3 / 1x1 / 7x7 layer at
+batch 128) instead of the issue's shapes; --set all the issue's 3x3 target, depthwise and 3-D
+shapes then the ResNet-50 set (the issue's other shapes are ResNet-50 layers). --jobs J first runs every shape's `ck prof conv` once,
+J at a time (NVRTC compiles into the kernel cache, and the check runs), so that the timed runs
+that follow, one at a time, only load the cached kernels.
+
+--route sm80 keeps ck on its sm80 route (CK_CONV_ROUTE=sm80), to measure the sm90 route against
+it.
+
+usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-data|bwd-weight] [--quick]
+                             [--dtype bf16|f16] [--set issue|resnet50|all] [--jobs J]
+                             [--route sm80]
 """
 import argparse
 import json
@@ -28,16 +39,57 @@ SHAPES = [
     (8, 64, 64, (16, 56, 56), 3, 1, 1, 1),    # 3-D video
 ]
 
+# ResNet-50 (v1.5: the stride on the 3x3) forward, batch 128: every distinct layer once
+RESNET50 = [
+    (128, 3, 64, (224, 224), 7, 2, 3, 1),     # stem
+    (128, 64, 64, (56, 56), 1, 1, 0, 1),
+    (128, 64, 64, (56, 56), 3, 1, 1, 1),
+    (128, 64, 256, (56, 56), 1, 1, 0, 1),
+    (128, 256, 64, (56, 56), 1, 1, 0, 1),
+    (128, 256, 128, (56, 56), 1, 1, 0, 1),
+    (128, 128, 128, (56, 56), 3, 2, 1, 1),
+    (128, 128, 512, (28, 28), 1, 1, 0, 1),
+    (128, 256, 512, (56, 56), 1, 2, 0, 1),    # downsample
+    (128, 512, 128, (28, 28), 1, 1, 0, 1),
+    (128, 128, 128, (28, 28), 3, 1, 1, 1),
+    (128, 512, 256, (28, 28), 1, 1, 0, 1),
+    (128, 256, 256, (28, 28), 3, 2, 1, 1),
+    (128, 256, 1024, (14, 14), 1, 1, 0, 1),
+    (128, 512, 1024, (28, 28), 1, 2, 0, 1),   # downsample
+    (128, 1024, 256, (14, 14), 1, 1, 0, 1),
+    (128, 256, 256, (14, 14), 3, 1, 1, 1),
+    (128, 1024, 512, (14, 14), 1, 1, 0, 1),
+    (128, 512, 512, (14, 14), 3, 2, 1, 1),
+    (128, 512, 2048, (7, 7), 1, 1, 0, 1),
+    (128, 1024, 2048, (14, 14), 1, 2, 0, 1),  # downsample
+    (128, 2048, 512, (7, 7), 1, 1, 0, 1),
+    (128, 512, 512, (7, 7), 3, 1, 1, 1),
+]
 
-def ck_run(build, s, direction, dtype):
+
+def ck_args(build, s, direction, dtype, reps=30, warmup=10):
     n, c, k, sp, f, st, pd, g = s
     key = {2: ("--hw", "--yx"), 3: ("--dhw", "--zyx")}[len(sp)]
-    args = [os.path.join(build, "bin", "ck"), "prof", "conv", "--device", "cuda", "--json",
+    return [os.path.join(build, "bin", "ck"), "prof", "conv", "--device", "cuda", "--json",
             "--dir", direction, "--n", str(n), "--g", str(g), "--c", str(c), "--k", str(k),
             key[0], "x".join(map(str, sp)), key[1], "x".join([str(f)] * len(sp)),
-            "--stride", str(st), "--pad", str(pd), "--dtype", dtype, "--reps", "30",
-            "--warmup", "10"]
-    p = subprocess.run(args, capture_output=True, text=True)
+            "--stride", str(st), "--pad", str(pd), "--dtype", dtype, "--reps", str(reps),
+            "--warmup", str(warmup)]
+
+
+def ck_warm(build, shapes, direction, dtype, jobs):
+    """Every shape once, `jobs` at a time: kernels compiled into the cache, checks run."""
+    from concurrent.futures import ThreadPoolExecutor
+    def one(s):
+        p = subprocess.run(ck_args(build, s, direction, dtype, 1, 0), capture_output=True,
+                           text=True)
+        return p.returncode
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        list(ex.map(one, shapes))
+
+
+def ck_run(build, s, direction, dtype):
+    p = subprocess.run(ck_args(build, s, direction, dtype), capture_output=True, text=True)
     for line in p.stdout.splitlines():
         if line.startswith("{"):
             r = json.loads(line)
@@ -58,6 +110,10 @@ def torch_run(s, direction, dtype):
     y = conv(x, w, stride=st, padding=pd, groups=g)
     if direction == "fwd":
         fn = lambda: conv(x, w, stride=st, padding=pd, groups=g)
+    elif direction == "bwd-data":
+        gy = torch.randn_like(y)
+        grad = torch.nn.grad.conv2d_input if len(sp) == 2 else torch.nn.grad.conv3d_input
+        fn = lambda: grad(x.shape, w, gy, stride=st, padding=pd, groups=g)
     else:
         gy = torch.randn_like(y)
         grad = torch.nn.grad.conv2d_weight if len(sp) == 2 else torch.nn.grad.conv3d_weight
@@ -81,12 +137,21 @@ def torch_run(s, direction, dtype):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--dir", default="fwd", choices=["fwd", "bwd-weight"])
+    ap.add_argument("--dir", default="fwd", choices=["fwd", "bwd-data", "bwd-weight"])
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--set", default="issue", choices=["issue", "resnet50", "all"])
+    ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--route", choices=["sm80"])
     a = ap.parse_args()
-    shapes = SHAPES[:3] if a.quick else SHAPES
-    print(f"| conv {a.dir} {a.dtype} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | check | kernel |")
+    if a.route:
+        os.environ["CK_CONV_ROUTE"] = a.route
+    shapes = {"issue": SHAPES, "resnet50": RESNET50,
+              "all": [SHAPES[0], SHAPES[5], SHAPES[6]] + RESNET50}[a.set]
+    shapes = shapes[:3] if a.quick else shapes
+    if a.jobs > 0:
+        ck_warm(a.build, shapes, a.dir, a.dtype, a.jobs)
+    print(f"| conv {a.dir} {a.dtype}{' (' + a.route + ')' if a.route else ''} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | check | kernel |")
     print("|---|---|---|---|---|---|")
     ratios = []
     for s in shapes:

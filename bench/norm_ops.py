@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Softmax, layernorm and RMSNorm: ck (through `ck prof OP --json`) against PyTorch on the GPU.
 
-Sweep (bf16): 16384x8192; row lengths 1024 ... 262144 at 1 GiB of input (rows = 2^29 / N);
+Sweep (bf16): 16384x8192; row lengths 1024 ... 1048576 at 1 GiB of input (rows = 2^29 / N);
 small cases (rows 1, 8, 64 with N 1024 ... 8192). PyTorch is timed in this process with CUDA
 events (median of the repetitions); ck's time is its own median. Bandwidth counts each input
 byte read once and each output byte written once (same count for both). Prints a markdown
@@ -20,9 +20,9 @@ import sys
 
 def sweep(quick):
     cases = [(16384, 8192)]
-    lengths = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144]
+    lengths = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576]
     if quick:
-        lengths = [1024, 8192, 65536, 262144]
+        lengths = [1024, 8192, 65536, 262144, 1048576]
     cases += [((1 << 29) // n, n) for n in lengths]
     for rows in (1, 8, 64):
         for n in ((1024, 8192) if quick else (1024, 2048, 4096, 8192)):

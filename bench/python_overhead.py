@@ -51,6 +51,9 @@ _lib.ck_norm_forward = noop_like("ck_norm_forward", 2)
 _lib.ck_elementwise = noop_like("ck_elementwise", 5)
 saved["ck_gemm_plan_execute"] = _lib.ck_gemm_plan_execute
 _lib.ck_gemm_plan_execute = noop_like("ck_gemm_plan_execute", 2)
+from ck_kernels import _fast  # noqa: E402
+
+_fast.clear()  # call templates made before the swap would call the real functions
 bare = _lib.ck_softmax
 a = ctypes.c_void_p(1)
 rows.append(("bare ctypes call (floor)", us(lambda: bare(a, a, a, a))))
@@ -89,6 +92,7 @@ if torch is not None and hasattr(torch.ops, "ck"):
                  us(lambda: ck.matmul(tag, tb), 2000)))
 for n, f in saved.items():
     setattr(_lib, n, f)
+_fast.clear()
 if torch is not None and torch.cuda.is_available():
     tc = torch.randn(64, 1024, device="cuda")
     ck.softmax(tc)
@@ -96,6 +100,19 @@ if torch is not None and torch.cuda.is_available():
     with torch.no_grad():
         rows.append(("GPU: ck.softmax(torch cuda), launch included", us(lambda: ck.softmax(tc))))
         rows.append(("GPU: torch.softmax(torch cuda)", us(lambda: torch.softmax(tc, -1))))
+        # the C API's own time for the same call: ck_softmax through ctypes with the
+        # descriptions packed once (the ctypes floor included)
+        from ck_kernels import _runtime, _tensor
+        xa_, ya_ = _tensor.describe(tc, "x"), _tensor.describe(torch.empty_like(tc), "y")
+        pk = _tensor.Pack(3 * _tensor.TENSOR_SIZE + 24)
+        xp_, yp_, _ = pk.tensors([xa_, ya_, None])
+        import struct as _st
+        _st.Struct("=ifQi4x").pack_into(pk.buf, 3 * _tensor.TENSOR_SIZE, 0, 1.0, 0, 0)
+        ctx_ = _runtime.context(xa_.place)
+        opt_ = pk.base + 3 * _tensor.TENSOR_SIZE
+        fn_ = _lib.ck_softmax
+        rows.append(("GPU: C API ck_softmax (ctypes, packed once)",
+                     us(lambda: fn_(ctx_, xp_, yp_, opt_))))
         ha = torch.randn(64, 64, device="cuda", dtype=torch.float16)
         hb = torch.randn(64, 64, device="cuda", dtype=torch.float16)
         hbias = torch.randn(64, device="cuda", dtype=torch.float16)
@@ -104,6 +121,17 @@ if torch is not None and torch.cuda.is_available():
         rows.append(("GPU: ck.matmul(torch cuda f16 64^3), launch included",
                      us(lambda: ck.matmul(ha, hb))))
         rows.append(("GPU: torch.matmul(torch cuda f16 64^3)", us(lambda: torch.matmul(ha, hb))))
+        _gm = sys.modules["ck_kernels.gemm"]  # (ck_kernels.gemm is also the function)
+        cctx = _runtime.context(("cuda", ha.get_device()))
+        plan_ = [v for k_, v in _gm._plans().items()  # ha @ hb's: no bias, no activation
+                 if k_[0] == "ba" and k_[1] == cctx and k_[2:5] == (64, 64, 64) and
+                 k_[13] == 0 and k_[14] == 0][0]
+        hd = torch.empty(64, 64, device="cuda", dtype=torch.float16)
+        args_ = _gm._ARGS.pack(ha.data_ptr(), hb.data_ptr(), 0, hd.data_ptr(), 0, 1.0, 0.0,
+                               1.0, 1.0, 1.0, 0, 0, 0, 0, 0, 0, 0)
+        ex_ = _lib.ck_gemm_plan_execute
+        rows.append(("GPU: C API ck_gemm_plan_execute (ctypes, packed once)",
+                     us(lambda: ex_(plan_, args_))))
         rows.append(("GPU: ck.gemm(bias, silu), launch included",
                      us(lambda: ck.gemm(ha, hb, bias=hbias, activation="silu"))))
         rows.append(("GPU: torch.nn.functional.silu(torch.addmm(bias, a, b))",

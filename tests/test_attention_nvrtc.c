@@ -2,7 +2,9 @@
  * the policy's kernel for sm_90a at every head-dim class -- the sm90 kernel (TMA + wgmma) for
  * d 64, 128, 256 and 192 / 128 (both key tiles), the sm80 kernel for d 32 and 96 (192-byte
  * lines) and for element-wise copies and single O stores -- bf16 and f16; the sm90 kernel's
- * 64-row key tile at d 128; and the sm80 kernel for sm_80. Skipped without NVRTC. */
+ * 64-row key tile at d 128; and the sm80 kernel for sm_80; the variants (bias,
+ * ALiBi, paged, dropout) in the sm80 and decode kernels and split-KV's combine kernel. Skipped
+ * without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,7 @@ static void compile_as(const char *arch, int64_t d, int64_t dv, ck_dtype t, int6
     ck_attn_instance in;
     CHECK_OK(ck_attn_policy(&prob, &props, &in));
     if (force == 2)
-        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS};
+        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
     char *src = NULL;
     CHECK_OK(ck_attn_source(&prob, &in, &src));
     if (!src)
@@ -64,6 +66,48 @@ static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t
     compile_as(arch, d, dv, t, sq, odd, 0);
 }
 
+/* The variants (bias, ALiBi, paged, dropout) in the sm80 kernel, the decode kernel (with them,
+ * split-KV) and the combine kernel. */
+static void compile_variants(const char *arch, int64_t sq, int64_t d, ck_dtype t, int splits)
+{
+    ck_attention_problem p;
+    ck_attention_problem_init(&p);
+    p.b = 4, p.s_q = sq, p.s_k = 4096, p.h_q = 32, p.h_k = 8, p.d = d, p.d_v = d, p.dtype = t;
+    p.var.bias.dtype = splits > 1 ? CK_DTYPE_F32 : CK_DTYPE_BF16;
+    p.var.bias.dims[0] = 4, p.var.bias.dims[1] = 1, p.var.bias.dims[2] = sq;
+    p.var.bias.dims[3] = 4096;
+    p.var.alibi = 1;
+    p.var.page_size = 64, p.var.num_pages = 1024, p.var.max_pages = 64;
+    p.var.dropout_p = 0.1f;
+    p.mask = CK_ATTN_MASK_CAUSAL, p.align = CK_ATTN_BOTTOM_RIGHT;
+    p.lse = 1;
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_device_props props = h100_like(arch);
+    ck_attn_instance in;
+    char *src[3] = {NULL, NULL, NULL};
+    if (sq > 16) {
+        CHECK_OK(ck_attn_policy(&prob, &props, &in));
+        CHECK_OK(ck_attn_source(&prob, &in, &src[0]));
+    } else {
+        CHECK_OK(ck_attn_decode_policy(&prob, &props, splits, &in));
+        CHECK_OK(ck_attn_decode_source(&prob, &in, &src[0]));
+        CHECK_OK(ck_attn_combine_source(&prob, &src[1]));
+    }
+    for (int x = 0; x < 2; ++x) {
+        if (!src[x])
+            continue;
+        void *cubin = NULL;
+        size_t size = 0;
+        ck_status st = ck_nvrtc_compile(src[x], arch, NULL, 0, &cubin, &size);
+        CHECK_MSG(st == CK_SUCCESS, "variants sq %lld d %lld %s for %s (%s): %s", (long long)sq,
+                  (long long)d, ck_dtype_name(t), arch, x ? "combine" : "attention",
+                  ck_last_error());
+        free(cubin);
+        free(src[x]);
+    }
+}
+
 static void test_kernels(void)
 {
     int major = 0, minor = 0;
@@ -79,6 +123,10 @@ static void test_kernels(void)
     compile("sm_90a", 32, 32, CK_DTYPE_BF16, 16, 0);
     compile_as("sm_90a", 128, 128, CK_DTYPE_F16, 4096, 0, 2);
     compile("sm_80", 128, 128, CK_DTYPE_F16, 4096, 0);
+    compile_variants("sm_90a", 4096, 128, CK_DTYPE_BF16, 0);
+    compile_variants("sm_90a", 1, 128, CK_DTYPE_BF16, 1);
+    compile_variants("sm_90a", 4, 256, CK_DTYPE_F16, 4);
+    compile_variants("sm_80", 1, 64, CK_DTYPE_BF16, 8);
 }
 
 int main(void)

@@ -2,8 +2,10 @@
  * windows) compile with NVRTC for sm_80 and sm_90a (no GPU needed; ptxas checks every PTX
  * statement): forward (bf16 with bias, residual and relu), backward weight and backward
  * data (stride 2: the first residue class), vectorized (C a multiple of 8) and element-wise
- * (C = 3) views; the forward bf16 one with the policy's (largest) instance for both targets, the
- * others with their smallest for sm_90a. Skipped without NVRTC. */
+ * (C = 3) views; the forward bf16 one with the policy's (largest) instance for both targets (the
+ * sm90 route on sm_90a), the others with their smallest for sm_90a; and the sm90 route's
+ * kernels (forward f32 and f16 with groups and an epilogue, backward data of stride 1 and 2,
+ * backward weight) and a 1x1 plain GEMM with the smallest sm90 tile. Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +85,56 @@ static void test_compile(void)
     compile("fwd bf16 7x7 stem c3 (element-wise view)", &p, 0);
 }
 
+/* The sm90 route's kernels (forward: the im2col loader run by the producer warpgroup, the
+ * cp.async mbarrier arrivals, wgmma) with the smallest sm90 tile, and the plain-GEMM route of a
+ * 1x1 forward, for sm_90a. */
+static void compile90(const char *what, const ck_conv_problem *p, int loader)
+{
+    ck_device_props props = h100_like("sm_90a");
+    char *src = NULL;
+    ck_status st = ck_conv_source(p, &props, CK_CONV_PICK_SM90_SMALLEST, &src);
+    CHECK_MSG(st == CK_SUCCESS, "%s: source: %s", what, ck_last_error());
+    if (st)
+        return;
+    CHECK_MSG(strstr(src, "gemm_sm90(") != NULL, "%s: not the sm90 family's kernel", what);
+    CHECK_MSG((strstr(src, "GEMM_A_LOADER") != NULL) == loader, "%s: A loader %s expected", what,
+              loader ? "" : "not");
+    void *cubin = NULL;
+    size_t size = 0;
+    st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "%s for sm_90a: %s", what, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+static void test_compile_sm90(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_conv_problem p = resnet(CK_CONV_FWD, CK_DTYPE_F32);
+    compile90("fwd f32 (tf32) 3x3", &p, 1);
+    p = resnet(CK_CONV_FWD, CK_DTYPE_F16);
+    p.g = 2, p.stride[0] = p.stride[1] = 2, p.dilation[1] = 2, p.bias = 1;
+    p.activation = CK_GEMM_ACT_SILU;
+    compile90("fwd f16 g2 stride 2 dilation (1,2) bias silu", &p, 1);
+    p = resnet(CK_CONV_FWD, CK_DTYPE_BF16);
+    p.filter[0] = p.filter[1] = 1;
+    p.pad_left[0] = p.pad_left[1] = p.pad_right[0] = p.pad_right[1] = 0;
+    compile90("fwd bf16 1x1 (a plain GEMM)", &p, 0);
+    p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_BF16);
+    compile90("bwd-data bf16 3x3 stride 1 (A and B loaders)", &p, 1);
+    p.stride[0] = p.stride[1] = 2;
+    compile90("bwd-data bf16 3x3 stride 2 (the dX view's epilogue)", &p, 1);
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_F16);
+    compile90("bwd-weight f16 3x3 (B loader)", &p, 0);
+}
+
 int main(void)
 {
     RUN_TEST(test_compile);
+    RUN_TEST(test_compile_sm90);
     return CK_TEST_REPORT();
 }

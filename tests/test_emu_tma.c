@@ -184,8 +184,7 @@ static void test_tma(void)
         snprintf(name, sizeof name, "tma_store_%zu", ci);
         ckk_dump(name, g2, bytes);
         ck_free(ckk_device, dg), ck_free(ckk_device, dco), ck_free(ckk_device, dsco),
-            ck_free(ckk_device, dout),
-            ck_free(ckk_device, dsrc);
+            ck_free(ckk_device, dout), ck_free(ckk_device, dsrc);
         free(g), free(g2), free(want), free(out), free(exp), free(src);
     }
 }
@@ -210,6 +209,30 @@ static void test_mbarrier_phases(void)
               "mbarrier phases: %d of %d threads' observations wrong (first phase words 0x%x 0x%x)",
               bad, (PHASES + 1) * 128, out[0], out[PHASES * 128]);
     ckk_dump("mbarrier_phases", out, sizeof out);
+    ck_free(ckk_device, d);
+}
+
+/* cp.async completion tracked by an mbarrier (cp.async.mbarrier.arrive.noinc): each phase's
+ * copies are visible to every thread once the phase completes. */
+static void test_mbarrier_cp_async(void)
+{
+    ck_kernel *k = ckk_kernel("mbarrier.cu", "mbar_cp_async");
+    enum { PHASES = 5 };
+    unsigned char g[PHASES * 2048];
+    for (size_t i = 0; i < sizeof g; ++i)
+        g[i] = (unsigned char)(ckt_rand64(&seed) >> 56);
+    unsigned out[PHASES * 128];
+    void *dg = ckk_upload(g, sizeof g), *d = ckk_upload(NULL, sizeof out);
+    int phases = PHASES;
+    CHECK_OK(ckk_launch(k, 1, 1, 1, 128, 1, 1, 0, 3, CKK_ARG(phases), CKK_ARG(dg), CKK_ARG(d)));
+    ckk_download(out, d, sizeof out);
+    int bad = 0;
+    for (int i = 0; i < PHASES * 128; ++i)
+        bad += out[i] != 1u;
+    CHECK_MSG(bad == 0, "cp.async mbarrier arrivals: %d of %d observations wrong", bad,
+              PHASES * 128);
+    ckk_dump("mbarrier_cp_async", out, sizeof out);
+    ck_free(ckk_device, dg);
     ck_free(ckk_device, d);
 }
 
@@ -329,6 +352,7 @@ int main(void)
     RUN_TEST(test_tma);
     RUN_TEST(test_tma_misaligned_coordinate_faults);
     RUN_TEST(test_mbarrier_phases);
+    RUN_TEST(test_mbarrier_cp_async);
     RUN_TEST(test_tensor_map_refusals);
     ckk_close();
     return CK_TEST_REPORT();

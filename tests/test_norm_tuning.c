@@ -75,8 +75,71 @@ static void test_table_entry_is_used(void)
     unlink(path);
 }
 
+/* The backward: an entry for the problem ("bwd,VPT,PERSISTENT", op layernorm_bwd) is planned
+ * by a new context; CK_NORM_INSTANCE wins over it. */
+static void test_backward_entry_is_used(void)
+{
+    char path[] = "/tmp/ck-test-norm-bwd-tuning-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    setenv("CK_TUNING_FILE", path, 1);
+    unsetenv("CK_NORM_INSTANCE");
+    ck_context *ctx = NULL;
+    CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &ctx));
+    int64_t shape[2] = {8, 1024}, gshape[1] = {1024}, sshape[1] = {8};
+    ck_tensor x, dy, dx, g, mean, rstd;
+    uintptr_t base = 4096;
+    CHECK_OK(ck_tensor_init(&x, (void *)base, CK_DTYPE_BF16, 2, shape, NULL));
+    CHECK_OK(ck_tensor_init(&dy, (void *)(base + 65536), CK_DTYPE_BF16, 2, shape, NULL));
+    CHECK_OK(ck_tensor_init(&dx, (void *)(base + 131072), CK_DTYPE_BF16, 2, shape, NULL));
+    CHECK_OK(ck_tensor_init(&g, (void *)(base + 196608), CK_DTYPE_F32, 1, gshape, NULL));
+    CHECK_OK(ck_tensor_init(&mean, (void *)(base + 204800), CK_DTYPE_F32, 1, sshape, NULL));
+    CHECK_OK(ck_tensor_init(&rstd, (void *)(base + 208896), CK_DTYPE_F32, 1, sshape, NULL));
+    ck_norm_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = CK_NORM_LAYERNORM;
+    d.dy = &dy;
+    d.x = &x;
+    d.gamma = &g;
+    d.mean = &mean;
+    d.rstd = &rstd;
+    d.dx = &dx;
+    ck_norm_instance in;
+    ck_tuning_entry e;
+    memset(&e, 0, sizeof e);
+    char name[64];
+    CHECK_OK(ck_norm_backward_plan(ctx, &d, &in, name, sizeof name, e.problem, sizeof e.problem));
+    CHECK_EQ_STR(name, "bwd,1,1");
+    snprintf(e.op, sizeof e.op, "layernorm_bwd");
+    ck_op_tuning_device(ctx, e.device, sizeof e.device);
+    snprintf(e.instance, sizeof e.instance, "bwd,4,0");
+    e.ms = 1;
+    CHECK_OK(ck_tuning_store(&e));
+    ck_context_destroy(ctx);
+    CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &ctx));
+    char problem[128];
+    CHECK_OK(ck_norm_backward_plan(ctx, &d, &in, name, sizeof name, problem, sizeof problem));
+    CHECK_EQ_STR(name, "bwd,4,0");
+    CHECK_EQ_INT(in.g, 32); /* 128 vectors, 4 per thread: a warp per row (1 vector: a block) */
+    setenv("CK_NORM_INSTANCE", "2,1", 1); /* a developer switch wins over the table */
+    CHECK_OK(ck_norm_backward_plan(ctx, &d, &in, name, sizeof name, problem, sizeof problem));
+    CHECK_EQ_STR(name, "bwd,2,1");
+    unsetenv("CK_NORM_INSTANCE");
+    d.kind = CK_NORM_RMSNORM; /* another problem: the heuristic's */
+    d.mean = NULL;
+    CHECK_OK(ck_norm_backward_plan(ctx, &d, &in, name, sizeof name, problem, sizeof problem));
+    CHECK_EQ_STR(name, "bwd,1,1");
+    ck_context_destroy(ctx);
+    unsetenv("CK_TUNING_FILE");
+    unlink(path);
+}
+
 int main(void)
 {
     RUN_TEST(test_table_entry_is_used);
+    RUN_TEST(test_backward_entry_is_used);
     return CK_TEST_REPORT();
 }

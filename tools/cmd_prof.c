@@ -29,6 +29,8 @@ static const prof_op ops[] = {
      prof_attention},
     {"conv", "grouped N-D convolution as implicit GEMM: fwd, bwd-data, bwd-weight (TFLOP/s)",
      prof_conv},
+    {"pool", "max / average pooling 2-D/3-D (indices), max-pool backward (NHWC)", prof_pool},
+    {"im2col", "the im2col matrix of a convolution's NHWGC input (CK's img2col)", prof_im2col},
 };
 
 static void usage(FILE *f)

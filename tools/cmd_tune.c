@@ -15,7 +15,9 @@ static const char usage[] =
     "the fastest in the tuning table, and the operation's policy uses it from then on for the\n"
     "same problem on the same device. The table is $CK_TUNING_FILE, else tuning.tsv in the\n"
     "kernel cache directory (ck cache dir).\n\n"
-    "  OP            gemm, softmax, layernorm, rmsnorm, permute (ck tune OP --help)\n"
+    "  OP            gemm, softmax, layernorm, rmsnorm, permute, copy, cast, elementwise,\n"
+    "                reduce\n"
+    "                (ck tune OP --help)\n"
     "  --list        one line per entry: op, device, problem, instance, ms, metric, date\n"
     "  --json        with --list: a JSON object instead of text\n"
     "  --clear [OP]  delete the entries of OP (default: every entry)\n";
@@ -97,7 +99,16 @@ int ck_cmd_tune(int argc, char **argv)
         return ck_tune_rmsnorm(argc - 1, argv + 1);
     if (strcmp(argv[1], "permute") == 0)
         return ck_tune_permute(argc - 1, argv + 1);
-    return cli_usage_error(
-        "tune", "unknown OP or option '%s' (OP: gemm, softmax, layernorm, rmsnorm, permute)",
-        argv[1]);
+    if (strcmp(argv[1], "copy") == 0)
+        return ck_tune_copy(argc - 1, argv + 1);
+    if (strcmp(argv[1], "cast") == 0)
+        return ck_tune_cast(argc - 1, argv + 1);
+    if (strcmp(argv[1], "elementwise") == 0)
+        return ck_tune_elementwise(argc - 1, argv + 1);
+    if (strcmp(argv[1], "reduce") == 0)
+        return ck_tune_reduce(argc - 1, argv + 1);
+    return cli_usage_error("tune",
+                           "unknown OP or option '%s' (OP: gemm, softmax, layernorm, rmsnorm, "
+                           "permute, copy, cast, elementwise, reduce)",
+                           argv[1]);
 }

@@ -101,5 +101,7 @@ int prof_layernorm(int argc, char **argv);    /* tools/prof_norm.c */
 int prof_rmsnorm(int argc, char **argv);      /* tools/prof_norm.c */
 int prof_attention(int argc, char **argv);    /* tools/prof_attention.c */
 int prof_conv(int argc, char **argv);         /* tools/prof_conv.c */
+int prof_pool(int argc, char **argv);         /* tools/prof_pool.c */
+int prof_im2col(int argc, char **argv);       /* tools/prof_pool.c */
 
 #endif

@@ -2,7 +2,9 @@
  * `ck prof attention`: one fused attention forward through a plan, checked against the f64 CPU
  * reference (every row, or 64 sampled rows for big problems: O and LSE), timed; prints time and
  * TFLOP/s (2 s_q s_k (d + d_v) per head = 4 s_q s_k d when d_v = d; halved for causal masks as
- * FlashAttention counts; a window counts its visible pairs).
+ * FlashAttention counts; a window counts its visible pairs) and GB/s (the bytes of Q, K, V and O
+ * once: the measure of the bandwidth-bound decode shapes). The variants: a bias, ALiBi, paged
+ * K / V (pages in a random order), split-KV (the decode kernel), dropout.
  */
 #include <math.h>
 #include <stdint.h>
@@ -33,7 +35,15 @@ static const char attention_help[] =
     "  --softcap X        soft-cap the scores: X tanh(S / X)\n"
     "  --instance MxNxW   the block shape instead of the policy's: M query rows, N key rows\n"
     "                     per tile, W warps (e.g. 128x64x4: the sm80 kernel; 128x128x12:\n"
-    "                     the sm90 kernel, two consumer warpgroups and a producer)\n";
+    "                     the sm90 kernel, two consumer warpgroups and a producer)\n"
+    "  --bias DIMS[:T]    an additive bias, full along the dims named by the letters of DIMS\n"
+    "                     (b, h, q, k; others broadcast, e.g. hqk or qk), of type T (f32,\n"
+    "                     bf16 or f16; default the inputs')\n"
+    "  --alibi            ALiBi with the standard slopes 2^(-8 (h + 1) / H)\n"
+    "  --paged PAGE       K and V in a paged cache of PAGE-row pages in a random order\n"
+    "  --splitkv N        the decode kernel (s_q <= 16) with the keys split into N parts;\n"
+    "                     with --instance RxNxW: R query rows per block, N keys per warp\n"
+    "  --dropout P        dropout with probability P (seed 1, offset 0)\n";
 
 typedef struct a_job {
     ck_context *ctx;
@@ -98,6 +108,19 @@ static double visible_pairs(const ck_attn_prob *prob)
 
 static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
 {
+    if (n > (1u << 20)) { /* big (decode's K / V pools): draws from 4096 exact conversions */
+        uint16_t table[4096];
+        fill(table, 4096, t, state);
+        unsigned s = *state ? *state : 1u;
+        for (size_t i = 0; i < n; ++i) {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            x[i] = table[s >> 20];
+        }
+        *state = s;
+        return;
+    }
     for (size_t i = 0; i < n; ++i) {
         float u;
         prof_fill_uniform(&u, 1, -1, 1, state);
@@ -109,6 +132,26 @@ static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
 
 static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
                     float scale, const ck_attn_instance *inst);
+
+/* --bias DIMS[:T] */
+static int parse_bias(const char *v, ck_attention_problem *p)
+{
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    ck_attn_bias *b = &p->var.bias;
+    b->dtype = p->dtype;
+    if (colon && (ck_dtype_from_name(colon + 1, &b->dtype) != CK_SUCCESS))
+        return 0;
+    for (int x = 0; x < 4; ++x)
+        b->dims[x] = 1;
+    for (size_t i = 0; i < n; ++i) {
+        const char *at = strchr("bhqk", v[i]);
+        if (!at || !v[i])
+            return 0;
+        b->dims[at - "bhqk"] = -1; /* the full size, once the sizes are known */
+    }
+    return 1;
+}
 
 int prof_attention(int argc, char **argv)
 {
@@ -128,16 +171,21 @@ int prof_attention(int argc, char **argv)
     long long hk = 0, dv = 0;
     int bhsd = 0;
     double scale = 0;
-    ck_attn_instance inst = {0, 0, 0};
+    ck_attn_instance inst = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "--lse")) {
             p.lse = 1;
             continue;
         }
+        if (!strcmp(a, "--alibi")) {
+            p.var.alibi = 1;
+            continue;
+        }
         static const char *const valued[] = {
-            "--b",     "--h",    "--hk",     "--sq",    "--sk",       "--d",      "--dv",
-            "--dtype", "--mask", "--layout", "--scale", "--instance", "--softcap"};
+            "--b",       "--h",     "--hk",    "--sq",      "--sk",     "--d",
+            "--dv",      "--dtype", "--mask",  "--layout",  "--scale",  "--instance",
+            "--softcap", "--bias",  "--paged", "--splitkv", "--dropout"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
@@ -164,6 +212,27 @@ int prof_attention(int argc, char **argv)
             if (prof_parse_list(v, t, 3, 1, 1024) != 3)
                 return cli_usage_error(sub, "--instance %s: expected MxNxW, e.g. 128x64x4.", v);
             inst.tile_m = (int)t[0], inst.tile_n = (int)t[1], inst.warps = (int)t[2];
+        } else if (!strcmp(a, "--bias")) {
+            if (!parse_bias(v, &p))
+                return cli_usage_error(sub,
+                                       "--bias %s: expected the full dims among b, h, q, k and "
+                                       "optionally :f32, :bf16 or :f16 (e.g. hqk:f32).",
+                                       v);
+        } else if (!strcmp(a, "--paged")) {
+            long long x;
+            if (prof_parse_list(v, &x, 1, 1, 1 << 20) != 1)
+                return cli_usage_error(sub, "--paged %s: expected a page size (rows).", v);
+            p.var.page_size = x;
+        } else if (!strcmp(a, "--splitkv")) {
+            long long x;
+            if (prof_parse_list(v, &x, 1, 1, 64) != 1)
+                return cli_usage_error(sub, "--splitkv %s: expected 1 to 64 parts.", v);
+            inst.decode = 1, inst.splits = (int)x;
+        } else if (!strcmp(a, "--dropout")) {
+            double x = 0;
+            if ((rc = prof_parse_double(sub, a, v, &x)) != CK_EXIT_OK)
+                return rc;
+            p.var.dropout_p = (float)x;
         } else if (!strcmp(a, "--softcap")) {
             double x = 0;
             if ((rc = prof_parse_double(sub, a, v, &x)) != CK_EXIT_OK)
@@ -201,10 +270,21 @@ int prof_attention(int argc, char **argv)
     p.k = layout(bhsd, p.s_k, p.h_k, p.d);
     p.v = layout(bhsd, p.s_k, p.h_k, p.d_v);
     p.o = layout(bhsd, p.s_q, p.h_q, p.d_v);
+    int64_t full[4] = {p.b, p.h_q, p.s_q, p.s_k};
+    for (int x = 0; x < 4; ++x)
+        if (p.var.bias.dims[x] == -1)
+            p.var.bias.dims[x] = full[x];
+    if (p.var.page_size) { /* pools of exactly the pages needed, [pages, page, h, d] */
+        p.var.max_pages = (p.s_k + p.var.page_size - 1) / p.var.page_size;
+        p.var.max_pages += !p.var.max_pages;
+        p.var.num_pages = p.b * p.var.max_pages;
+        p.k = layout(bhsd, p.var.page_size, p.h_k, p.d);
+        p.v = layout(bhsd, p.var.page_size, p.h_k, p.d_v);
+    }
     if ((double)p.b * p.h_q * p.s_q * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS ||
         (double)p.b * p.h_k * p.s_k * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS)
         return cli_usage_error(sub, "the tensors would exceed 2^40 elements.");
-    return run_prof(sub, &c, &p, (float)scale, inst.tile_m ? &inst : NULL);
+    return run_prof(sub, &c, &p, (float)scale, inst.tile_m || inst.decode ? &inst : NULL);
 }
 
 static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
@@ -218,7 +298,7 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     int result = CK_EXIT_FAILURE;
     ck_attn_prob prob;
     ck_attention_plan *plan = NULL;
-    enum { NBUF = 5 }; /* q, k, v, o, lse */
+    enum { NBUF = 8 }; /* q, k, v, o, lse, bias, ALiBi slopes, block table */
     void *h[NBUF] = {0}, *d[NBUF] = {0};
     double *ref = NULL;
     if (ck_attn_prob_make(p, &prob) != CK_SUCCESS ||
@@ -227,11 +307,21 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         goto done;
     }
     const ck_attention_problem *q = &prob.p;
+    const ck_attn_variants *var = &q->var;
+    int64_t nbk = var->page_size ? var->num_pages : q->b,
+            rk = var->page_size ? var->page_size : q->s_k;
+    int bias_code = ck_attn_bias_code(&prob);
+    size_t nbias = bias_code ? (size_t)(var->bias.dims[0] * var->bias.dims[1] * var->bias.dims[2] *
+                                        var->bias.dims[3])
+                             : 0;
     size_t sz[NBUF] = {(size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d) * 2,
-                       (size_t)ck_attn_span(&q->k, q->b, q->s_k, q->h_k, q->d) * 2 + 16,
-                       (size_t)ck_attn_span(&q->v, q->b, q->s_k, q->h_k, q->d_v) * 2 + 16,
+                       (size_t)ck_attn_span(&q->k, nbk, rk, q->h_k, q->d) * 2 + 16,
+                       (size_t)ck_attn_span(&q->v, nbk, rk, q->h_k, q->d_v) * 2 + 16,
                        (size_t)ck_attn_span(&q->o, q->b, q->s_q, q->h_q, q->d_v) * 2,
-                       (size_t)(q->b * q->h_q * q->s_q) * 4};
+                       (size_t)(q->b * q->h_q * q->s_q) * 4,
+                       nbias * (bias_code == 1 ? 4 : 2) + 4,
+                       (size_t)q->h_q * 4,
+                       (size_t)(q->b * var->max_pages) * 4 + 4};
     ck_device *dev = ck_context_device(ctx);
     unsigned state = c->seed;
     for (int i = 0; i < NBUF; ++i) {
@@ -242,13 +332,45 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         }
         if (i < 3)
             fill(h[i], sz[i] / 2, q->dtype, &state);
+        if (i == 5 && bias_code == 1)
+            prof_fill_uniform(h[i], nbias, -1, 1, &state);
+        else if (i == 5)
+            fill(h[i], nbias, var->bias.dtype, &state);
+        for (int64_t x = 0; i == 6 && x < q->h_q; ++x) /* ALiBi's geometric slopes */
+            ((float *)h[i])[x] = (float)pow(2.0, -8.0 * (double)(x + 1) / (double)q->h_q);
+        if (i == 7) { /* the pages in a random order */
+            int32_t *t = h[i];
+            int64_t n = q->b * var->max_pages;
+            for (int64_t x = 0; x < n; ++x)
+                t[x] = (int32_t)x;
+            for (int64_t x = n - 1; x > 0; --x) {
+                float u;
+                prof_fill_uniform(&u, 1, 0, 1, &state);
+                int64_t y = (int64_t)(u * (float)(x + 1));
+                y = y > x ? x : y;
+                int32_t tmp = t[x];
+                t[x] = t[y], t[y] = tmp;
+            }
+        }
         if (ck_malloc(dev, sz[i], &d[i]) != CK_SUCCESS ||
-            (i < 3 && ck_memcpy_h2d(dev, d[i], h[i], sz[i], NULL) != CK_SUCCESS)) {
+            (i != 3 && i != 4 && ck_memcpy_h2d(dev, d[i], h[i], sz[i], NULL) != CK_SUCCESS)) {
             result = cli_library_error(sub);
             goto done;
         }
     }
-    a_job job = {ctx, plan, {d[0], d[1], d[2], d[3], d[4], scale, NULL, NULL}};
+    a_job job = {ctx, plan, {0}};
+    ck_attention_args_init(&job.args);
+    job.args.q = d[0], job.args.k = d[1], job.args.v = d[2], job.args.o = d[3];
+    job.args.lse = d[4], job.args.scale = scale;
+    job.args.bias = bias_code ? d[5] : NULL;
+    job.args.alibi_slopes = var->alibi ? d[6] : NULL;
+    job.args.block_table = var->page_size ? d[7] : NULL;
+    job.args.dropout_seed = 1, job.args.dropout_offset = 0;
+    ck_attn_ref_in rin;
+    memset(&rin, 0, sizeof rin);
+    rin.q = h[0], rin.k = h[1], rin.v = h[2];
+    rin.bias = bias_code ? h[5] : NULL, rin.alibi = h[6], rin.block_table = h[7];
+    rin.seed = 1, rin.offset = 0;
     if (run_attention(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
         ck_context_synchronize(ctx) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, h[3], d[3], sz[3], NULL) != CK_SUCCESS ||
@@ -269,8 +391,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         long long x = sampled ? (long long)((unsigned long long)r * 2654435761ull % total) : r;
         long long i = x % q->s_q, hh = x / q->s_q % q->h_q, b = x / q->s_q / q->h_q;
         double lse, mag, smag;
-        ck_attn_reference_row(&prob, h[0], h[1], h[2], NULL, NULL, sc, b, hh, i, ref, &lse, &mag,
-                              &smag);
+        rin.scale = sc;
+        ck_attn_reference_row_in(&prob, &rin, b, hh, i, ref, &lse, &mag, &smag);
         const uint16_t *o = (const uint16_t *)h[3] + ck_attn_offset(&q->o, b, i, hh);
         for (long long e = 0; e < q->d_v; ++e) {
             double got = 0;
@@ -296,6 +418,10 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     double flops =
         2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) * (double)(q->d + q->d_v);
     double tflops = flops / (ms * 1e-3) / 1e12;
+    double bytes = 2.0 * (double)q->b *
+                   ((double)q->h_k * (double)q->s_k * (double)(q->d + q->d_v) +
+                    (double)q->h_q * (double)q->s_q * (double)(q->d + q->d_v));
+    double gbps = bytes / (ms * 1e-3) / 1e9;
     static const char *masks[] = {"none", "causal", "window"};
     char check[128];
     if (!c->check)
@@ -307,18 +433,18 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         printf("{\"op\": \"attention\", \"b\": %lld, \"h\": %lld, \"hk\": %lld, \"sq\": %lld, "
                "\"sk\": %lld, \"d\": %lld, \"dv\": %lld, \"dtype\": \"%s\", \"mask\": \"%s\", "
                "\"align\": \"%s\", \"instance\": \"%s\", \"device\": \"%s\", \"ms\": %.6f, "
-               "\"tflops\": %.3f, \"ok\": %s}\n",
+               "\"tflops\": %.3f, \"gbps\": %.2f, \"ok\": %s}\n",
                (long long)q->b, (long long)q->h_q, (long long)q->h_k, (long long)q->s_q,
                (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
                masks[q->mask], q->align ? "bottom-right" : "top-left", ck_attention_plan_name(plan),
-               props.name, ms, tflops, ok ? "true" : "false");
+               props.name, ms, tflops, gbps, ok ? "true" : "false");
     else
         printf("attention b%lld h%lld/%lld sq%lld sk%lld d%lld dv%lld %s mask %s (%s) on %s\n"
-               "  instance %s\n  time %.4f ms, %.2f TFLOP/s\n  check %s\n",
+               "  instance %s\n  time %.4f ms, %.2f TFLOP/s, %.1f GB/s\n  check %s\n",
                (long long)q->b, (long long)q->h_q, (long long)q->h_k, (long long)q->s_q,
                (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
                masks[q->mask], q->align ? "bottom-right" : "top-left", props.name,
-               ck_attention_plan_name(plan), ms, tflops, check);
+               ck_attention_plan_name(plan), ms, tflops, gbps, check);
     result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
 done:
     for (int i = 0; i < NBUF; ++i) {

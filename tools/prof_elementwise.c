@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ops/elementwise/ew_internal.h"
 #include "prof.h"
 
 enum { P_COPY, P_CAST, P_EW };
@@ -152,16 +153,18 @@ static int ew_accept(ck_dtype t, double ref, double got, double eps, double mx, 
 }
 
 static const char help_copy[] =
-    "usage: ck prof copy --shape RxN [--dtype bf16] [--transpose] [common options]\n"
+    "usage: ck prof copy --shape RxN [--dtype bf16] [--transpose] [--tune] [common options]\n"
     "  dst = src; --transpose reads src through a transposed view (strided path)\n";
 static const char help_cast[] =
     "usage: ck prof cast --shape RxN --from f32 --to bf16 [--round rne|rtz|rna|sr]\n"
-    "                    [--overflow default|sat|nonsat] [--scale S] [common options]\n";
+    "                    [--overflow default|sat|nonsat] [--scale S] [--tune] [common options]\n";
 static const char help_ew[] =
     "usage: ck prof elementwise --shape RxN --expr \"relu(x0 * x1 + x2)\" [--dtype bf16]\n"
-    "                           [--out-dtype T] [--bias] [common options]\n"
+    "                           [--out-dtype T] [--bias] [--tune] [common options]\n"
     "  inputs x0..x3 have --dtype and the full shape (--bias: the last input is a row vector\n"
-    "  broadcast over the rows); the output has --out-dtype (default --dtype)\n";
+    "  broadcast over the rows); the output has --out-dtype (default --dtype)\n"
+    "  --tune: first time every vector instance (packs per thread, block, stores) and store\n"
+    "  the fastest in the tuning table (as `ck tune elementwise`)\n";
 
 static int prof_main(int kind, int argc, char **argv)
 {
@@ -178,14 +181,14 @@ static int prof_main(int kind, int argc, char **argv)
     if (rc != CK_EXIT_OK)
         return rc;
     long long dims[CK_TENSOR_MAX_RANK];
-    int rank = 0, transpose = 0, bias = 0;
+    int rank = 0, transpose = 0, bias = 0, tune = 0;
     ck_dtype in_t = CK_DTYPE_BF16, out_t = CK_DTYPE_BF16;
     int out_given = 0;
     const char *expr = NULL;
     job j;
     memset(&j, 0, sizeof j);
     j.kind = kind;
-    j.opt = ck_convert_options_default();
+    ck_convert_options_init(&j.opt);
     if (kind == P_CAST)
         in_t = CK_DTYPE_F32;
     for (int i = 1; i < argc; ++i) {
@@ -230,6 +233,9 @@ static int prof_main(int kind, int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--bias") && kind == P_EW) {
             bias = 1;
+            continue;
+        } else if (!strcmp(a, "--tune")) {
+            tune = 1;
             continue;
         } else {
             return prof_unknown_argument(sub, a);
@@ -318,6 +324,18 @@ static int prof_main(int kind, int argc, char **argv)
         ck_tensor_init(&j.dst, dptr[0], out_t, rank, shape, NULL) != CK_SUCCESS) {
         rc = cli_library_error(sub);
         goto done;
+    }
+    if (tune) {
+        char best[64];
+        double best_ms = 0;
+        int call = kind == P_COPY ? EW_CALL_COPY : kind == P_CAST ? EW_CALL_CAST : EW_CALL_EXPR;
+        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, c.reps,
+                       prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
+            rc = cli_library_error(sub);
+            goto done;
+        }
+        if (!c.json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
     }
     if (run_job(&j, NULL, 0) != CK_SUCCESS || ck_context_synchronize(ctx) != CK_SUCCESS) {
         rc = cli_library_error(sub);

@@ -18,8 +18,9 @@ static const char norm_help[] =
     "  --residual        fused residual add, also writing x + residual\n"
     "  --quant Q         quantized y (int8 or fp8e4m3) with a per-row scale\n"
     "  --smooth          smooth-quant factors before quantization (needs --quant)\n"
-    "  --tune            first time every forward instance of the problem and store the fastest\n"
-    "                    in the tuning table (as `ck tune layernorm|rmsnorm`)\n"
+    "  --tune            first time every instance of the problem (forward, or with --bwd the\n"
+    "                    backward) and store the fastest in the tuning table (as `ck tune\n"
+    "                    layernorm|rmsnorm`)\n"
     "Bytes: each input read once, each output written once (gamma/beta once).\n";
 
 typedef struct job {
@@ -240,11 +241,6 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
             rc = prof_shape_option(sub, argv[++i], dims, 2, 2, &rank);
             if (rc != CK_EXIT_OK)
                 return rc;
-            if (dims[1] > CK_NORM_MAX_N) /* the library's limit, before any allocation */
-                return cli_usage_error(sub,
-                                       "--shape %s: the hidden size N = %lld is more than the "
-                                       "%d the library supports.",
-                                       argv[i], dims[1], (int)CK_NORM_MAX_N);
         } else if (!strcmp(a, "--dtype") && i + 1 < argc) {
             if (ck_dtype_from_name(argv[++i], &dt) != CK_SUCCESS ||
                 (dt != CK_DTYPE_F32 && dt != CK_DTYPE_F16 && dt != CK_DTYPE_BF16))
@@ -276,8 +272,11 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         return cli_usage_error(sub, "--smooth needs --quant.");
     if (bwd && (quant || residual))
         return cli_usage_error(sub, "--bwd takes neither --quant nor --residual.");
-    if (bwd && tune)
-        return cli_usage_error(sub, "--tune tunes the forward; the backward has no tuning yet.");
+    if (dims[1] > (bwd ? CK_NORM_BWD_MAX_N : CK_NORM_MAX_N)) /* before any allocation */
+        return cli_usage_error(sub,
+                               "--shape: the hidden size N = %lld is more than the library "
+                               "supports (%d forward, %d backward).",
+                               dims[1], (int)CK_NORM_MAX_N, (int)CK_NORM_BWD_MAX_N);
     long long rows = dims[0], n = dims[1];
     int ln = kind == CK_NORM_LAYERNORM;
     ck_context *ctx = NULL;
@@ -402,8 +401,10 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if ((st = ck_norm_tune(ctx, &j.f, c.reps, prof_tune_progress, &c, best, sizeof best,
-                               &best_ms)) != CK_SUCCESS)
+        if ((st = bwd ? ck_norm_bwd_tune(ctx, &j.b, c.reps, prof_tune_progress, &c, best,
+                                         sizeof best, &best_ms)
+                      : ck_norm_tune(ctx, &j.f, c.reps, prof_tune_progress, &c, best, sizeof best,
+                                     &best_ms)) != CK_SUCCESS)
             goto fail;
         if (!c.json)
             printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);

@@ -22,6 +22,8 @@ static const char reduce_help[] =
     "  --scale S                 multiply each result by S\n"
     "  --sqrt                    square root of each (scaled) result\n"
     "  --fast                    CK_REDUCE_FAST (any combination order)\n"
+    "  --tune                    first time every instance of the problem and store the fastest\n"
+    "                            in the tuning table (as `ck tune reduce`)\n"
     "Bytes: x read once + y written once.\n";
 
 typedef struct rd_job {
@@ -103,7 +105,7 @@ int prof_reduce(int argc, char **argv)
     if (rc != CK_EXIT_OK)
         return rc;
     long long dims[8];
-    int rank = 0, have_out = 0, keep = 0, have_axes = 0;
+    int rank = 0, have_out = 0, keep = 0, have_axes = 0, tune = 0;
     rd_job job;
     memset(&job, 0, sizeof job);
     ck_reduce_options_init(&job.o);
@@ -157,6 +159,8 @@ int prof_reduce(int argc, char **argv)
             keep = 1;
         } else if (!strcmp(a, "--fast")) {
             job.o.flags |= CK_REDUCE_FAST;
+        } else if (!strcmp(a, "--tune")) {
+            tune = 1;
         } else {
             return prof_unknown_argument(sub, a);
         }
@@ -230,6 +234,17 @@ int prof_reduce(int argc, char **argv)
     }
     res.device = props.name;
     res.ok = 1;
+    if (tune) {
+        char best[64];
+        double best_ms = 0;
+        if (ck_reduce_tune(ctx, job.op, &job.x, job.axes, job.naxes, &job.y, &job.o, c.reps,
+                           prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        if (!c.json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
+    }
     if (run_reduce(&job, NULL, 0) != CK_SUCCESS || ck_context_synchronize(ctx) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;

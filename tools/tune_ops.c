@@ -1,6 +1,7 @@
 /* ck tune OP ARGS for the operations whose tuning runs inside `ck prof OP ARGS --tune` (same
  * options): gemm (tools/prof_gemm.c), softmax (tools/prof_softmax.c), layernorm and rmsnorm
- * (tools/prof_norm.c, the forward), permute (tools/prof_permute.c). */
+ * (tools/prof_norm.c), permute (tools/prof_permute.c), copy, cast and elementwise
+ * (tools/prof_elementwise.c), reduce (tools/prof_reduce.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -57,4 +58,24 @@ int ck_tune_rmsnorm(int argc, char **argv)
 int ck_tune_permute(int argc, char **argv)
 {
     return tune_via_prof("permute", "--shape AxB... [--perm P...]", prof_permute, argc, argv);
+}
+
+int ck_tune_copy(int argc, char **argv)
+{
+    return tune_via_prof("copy", "--shape RxN", prof_copy, argc, argv);
+}
+
+int ck_tune_cast(int argc, char **argv)
+{
+    return tune_via_prof("cast", "--shape RxN --from T --to T", prof_cast, argc, argv);
+}
+
+int ck_tune_elementwise(int argc, char **argv)
+{
+    return tune_via_prof("elementwise", "--shape RxN --expr E", prof_elementwise, argc, argv);
+}
+
+int ck_tune_reduce(int argc, char **argv)
+{
+    return tune_via_prof("reduce", "--shape AxB... [--op OP --axes A...]", prof_reduce, argc, argv);
 }

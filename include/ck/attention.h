@@ -32,13 +32,35 @@
  * f32 [h_q, total_q]. s_q and s_k give the longest sequences (they size the grid; a longer
  * one is still computed in full).
  *
+ * Variants (docs/ops-attention.md):
+ *   bias     an additive tensor broadcastable over [b, h_q, s_q, s_k] (problem.bias: dims each
+ *            1 or the full size, element strides; f32, bf16 or f16), added to the scores after
+ *            the soft-cap: S = softcap(scale Q K^T) + bias + alibi, then the mask.
+ *   alibi    per-head slopes (f32 [h_q], args.alibi_slopes): S_ij -= slope_h |j - i - off|,
+ *            off the mask's alignment offset (0 top-left, s_k - s_q bottom-right).
+ *   paged    K and V in pools [num_pages, page_size, h_k, d] (the batch stride steps pages),
+ *            sequence b's key j in page block_table[b][j / page_size] (int32 [b, max_pages],
+ *            device), row j % page_size; seqlens_k[b] keys (int32 [b], device; NULL: s_k),
+ *            clamped to [0, s_k], s_k <= max_pages * page_size. A page index outside
+ *            [0, num_pages) among the pages of a sequence's keys makes every O and LSE of that
+ *            batch NaN (never an out-of-bounds read).
+ *   dropout  problem.dropout_p in [0, 1): P_ij kept (scaled by 1 / (1 - p)) when the Philox
+ *            word of (b, h, i, j) (args.dropout_seed, dropout_offset; docs) is >= p 2^32;
+ *            args.dropout_mask (uint8 [b, h_q, s_q, s_k], optional) receives 1 for each
+ *            visible and kept P_ij, else 0. LSE is that of the undropped softmax.
+ *   decode   s_q <= 16: a kernel that reads K and V once for all the query rows of a head
+ *            group, with split-KV (the keys split into parts combined through their LSEs,
+ *            deterministic) where the batch has few (b h_k) units.
+ *
  * Usage: a plan checks the problem (every refusal a ck_status with a sentence naming the
  * field), chooses the instance and builds the kernel once; execute checks the pointers and
  * launches. Kernels: an sm_80-class kernel (cp.async, ldmatrix, mma.sync) that runs on sm_80
  * and later, and on sm_90a (and the emulator) a FlashAttention-3-style kernel (TMA, wgmma,
  * warp-specialized producer and consumer warpgroups) for the problems it supports (head dims
- * 64, 128, 192, 256; 16-byte aligned strides and pointers); the plan's name says which.
- * docs/ops-attention.md describes both.
+ * 64, 128, 192, 256; 16-byte aligned strides and pointers; no bias, ALiBi, paged K/V or
+ * dropout); the plan's name says which. For s_q <= 16 (fixed-length or paged) the decode
+ * kernel on the same stages (with split-KV's combine kernel, which uses the context's
+ * workspace). docs/ops-attention.md describes the algorithms.
  */
 #ifndef CK_ATTENTION_H
 #define CK_ATTENTION_H
@@ -69,6 +91,23 @@ typedef struct ck_attn_strides {
     int64_t batch, seq, head;
 } ck_attn_strides;
 
+/* An additive bias over [b, h_q, s_q, s_k]: dims[x] is 1 (broadcast along x) or the full size
+ * (b, h_q, s_q, s_k); strides in elements (a dim of 1 ignores its stride; all 0: packed
+ * row-major over dims). dims all 0: no bias. */
+typedef struct ck_attn_bias {
+    ck_dtype dtype; /* CK_DTYPE_F32, CK_DTYPE_BF16 or CK_DTYPE_F16 */
+    int64_t dims[4];
+    int64_t strides[4];
+} ck_attn_bias;
+
+/* The variants' problem fields (see above); ck_attention_problem_init zeroes them: none. */
+typedef struct ck_attn_variants {
+    ck_attn_bias bias;
+    int alibi;                               /* 1: args.alibi_slopes */
+    int64_t page_size, num_pages, max_pages; /* page_size > 0: paged K / V */
+    float dropout_p;                         /* 0: no dropout */
+} ck_attn_variants;
+
 typedef struct ck_attention_problem {
     int64_t b, s_q, s_k, h_q, h_k;
     int64_t d, d_v; /* head dims: each 32, 64, 96, 128, 192 or 256 (d_v may differ from d) */
@@ -81,6 +120,7 @@ typedef struct ck_attention_problem {
     float softcap;            /* > 0: scores soft-capped to (-softcap, softcap) by tanh; 0: none */
     int varlen;               /* 1: variable-length sequences (above); batch strides must be 0 */
     int64_t total_q, total_k; /* varlen: rows of the packed Q / O and K / V */
+    ck_attn_variants var;     /* bias, ALiBi, paged K / V, dropout */
 } ck_attention_problem;
 
 /* Zero sizes, bf16, packed BSHD, no mask (top-left), no LSE, no soft-cap. */
@@ -92,6 +132,11 @@ typedef struct ck_attention_args {
     float *lse;  /* f32 [b, h_q, s_q] when the problem has lse, else ignored */
     float scale; /* softmax scale (finite); 0 selects 1 / sqrt(d) */
     const int32_t *cu_seqlens_q, *cu_seqlens_k; /* varlen: b + 1 offsets each (device) */
+    const void *bias;                           /* the problem's bias (device) */
+    const float *alibi_slopes;                  /* f32 [h_q] (device) */
+    const int32_t *block_table, *seqlens_k;     /* paged: [b, max_pages] and [b] or NULL */
+    uint64_t dropout_seed, dropout_offset;      /* the Philox key and counter offset */
+    uint8_t *dropout_mask;                      /* NULL, or uint8 [b, h_q, s_q, s_k] */
 } ck_attention_args;
 
 /* Pointers NULL, scale 0 (1 / sqrt(d)). */

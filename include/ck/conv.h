@@ -35,6 +35,15 @@ extern "C" {
 
 enum { CK_CONV_MAX_DIMS = 3 };
 
+/* The tensors' layouts. NCHW is taken through ck_permute: the plan's execution permutes the
+ * inputs into the context's workspace in CK's layouts, runs the kernels there and permutes the
+ * written tensor back (the bias stays G x K; a residual is NCHW like Y). */
+typedef enum ck_conv_layout {
+    CK_CONV_LAYOUT_NHWGC = 0, /* CK's: X NHWGC, W GKYXC, Y NHWGK (the default) */
+    CK_CONV_LAYOUT_NCHW = 1   /* PyTorch's: X N C Hi Wi, W K C/G Y X ("KCRS"), Y N K Ho Wo
+                                 (1-D / 3-D likewise: NCW / NCDHW, K C/G X / K C/G Z Y X) */
+} ck_conv_layout;
+
 typedef enum ck_conv_direction {
     CK_CONV_FWD = 0,       /* Y from X and W */
     CK_CONV_BWD_DATA = 1,  /* dX from dY and W */
@@ -63,6 +72,7 @@ typedef struct ck_conv_problem {
     ck_gemm_activation activation;
     int residual;            /* 1: an NHWGK tensor added before the activation */
     ck_dtype residual_dtype; /* f32, f16, bf16 */
+    ck_conv_layout layout;   /* CK_CONV_LAYOUT_NHWGC (default) or CK_CONV_LAYOUT_NCHW */
 } ck_conv_problem;
 
 /* Fill *p: forward 2-D, every length 1, strides and dilations 1, no padding, bf16 everywhere,
@@ -93,7 +103,9 @@ typedef struct ck_conv_plan ck_conv_plan;
  * instance and generate and build the kernel(s). Free with ck_conv_plan_destroy. */
 ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, ck_conv_plan **plan);
 
-/* Run on the context's stream (pointers checked: non-NULL and aligned to the element). */
+/* Run on the context's stream (pointers checked: non-NULL and aligned to the element). With
+ * layout CK_CONV_LAYOUT_NCHW the run uses the context's workspace (ck/context.h) for the
+ * tensors in CK's layouts: ck_permute in, the kernels, ck_permute of the written tensor out. */
 ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *args);
 
 /* A sentence naming the kernel(s): the GEMM instance, its M x N x K, groups. */
@@ -110,7 +122,8 @@ void ck_conv_plan_destroy(ck_conv_plan *plan);
 ck_status ck_conv_im2col_descriptor(const ck_conv_problem *p, ck_descriptor **out);
 
 /* The CPU reference of the problem's direction from host copies (f64 sums, seven nested loops),
- * writing the output tensor of the direction in its layout and type. */
+ * writing the output tensor of the direction in its layout and type. The reference reads and
+ * writes CK's layouts (NHWGC / GKYXC / NHWGK) whatever p->layout says. */
 ck_status ck_conv_reference(const ck_conv_problem *p, const ck_conv_args *host);
 
 /* The reference's value of output element `index` (in the written tensor's layout) before the

@@ -11,7 +11,7 @@
  * are f32 vectors of `rows` elements (contiguous, any rank whose element count is rows).
  * Types: x, residual, residual_out, y, dy, dx: f32, f16 or bf16 (each may differ); gamma,
  * beta, smooth: f32, f16 or bf16. Statistics are computed in f32. Hidden sizes 1 to
- * CK_NORM_MAX_N; zero rows is a no-op. Outputs must not overlap inputs or each other.
+ * CK_NORM_MAX_N forward, 1 to CK_NORM_BWD_MAX_N backward; zero rows is a no-op. Outputs must not overlap inputs or each other.
  */
 #ifndef CK_NORM_H
 #define CK_NORM_H
@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-enum { CK_NORM_MAX_N = 65536 };
+enum { CK_NORM_MAX_N = 1048576, CK_NORM_BWD_MAX_N = 65536 };
 
 typedef enum ck_norm_kind {
     CK_NORM_LAYERNORM = 0, /* y = (a - mean) / sqrt(var + eps) * gamma + beta (biased var) */

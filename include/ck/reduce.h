@@ -85,7 +85,7 @@ ck_status ck_reduce_op_from_name(const char *name, ck_reduce_op *op);
 
 /* y = op over axes[0..naxes) of x (opt may be NULL: defaults). Queued on the context's stream. */
 ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
-                    int naxes, const ck_tensor *y, const ck_reduce_options *opt);
+                    int naxes, ck_tensor *y, const ck_reduce_options *opt);
 
 #ifdef __cplusplus
 }

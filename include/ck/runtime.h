@@ -225,7 +225,9 @@ typedef struct ck_cache_entry {
  * that is not a regular file of this user, unwritable by others, is listed as not valid. */
 ck_status ck_cache_list(ck_cache_entry **entries, int *count);
 
-/* Delete every entry of the on-disk module cache; *removed receives the number deleted. An
+/* Delete every entry of the on-disk module cache (kernels, and the index of generated sources
+ * that lets a new process skip generating a cached kernel's source); *removed receives the
+ * number of kernels deleted. An
  * entry that cannot be removed does not stop the others: CK_ERROR_IO afterwards, naming how
  * many failed and why the first did. */
 ck_status ck_cache_clear(int *removed);

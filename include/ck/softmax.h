@@ -49,7 +49,7 @@ void ck_softmax_options_init(ck_softmax_options *options);
  * argument): bad descriptions, types other than f32/f16/bf16, shapes that differ, masks that do
  * not broadcast, a zero-length last axis with rows (there is nothing to normalize), N above
  * 2^31. A tensor with no elements is a no-op. */
-ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
+ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
                      const ck_softmax_options *options);
 
 /* MoE gating (CK's topk_softmax): for each token (row of logits [tokens, experts], f32/f16/
@@ -59,7 +59,7 @@ ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
  * lower expert index first; NaN logits rank above everything (their weights are NaN, like the
  * rest of that token's). 1 <= k <= experts <= 4096. */
 ck_status ck_topk_softmax(ck_context *ctx, const ck_tensor *logits, int k, int renormalize,
-                          const ck_tensor *indices, const ck_tensor *weights);
+                          ck_tensor *indices, ck_tensor *weights);
 
 #ifdef __cplusplus
 }

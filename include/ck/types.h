@@ -146,7 +146,10 @@ typedef struct ck_convert_options {
                                   ck_nc_rand_word(seed, i) of src/core/numeric_conv.h */
 } ck_convert_options;
 
-/* Defaults: nearest even, the type's overflow default, scale 1, seed 0. */
+/* Defaults: nearest even, the type's overflow default, scale 1, seed 0 - set in place, the
+ * idiom of every options struct (ck_softmax_options_init, ck_reduce_options_init, ...); NULL is
+ * ignored. ck_convert_options_default returns the same value (kept for existing callers). */
+void ck_convert_options_init(ck_convert_options *options);
 ck_convert_options ck_convert_options_default(void);
 
 /* Bytes that n elements of `dtype` occupy. For fp4 n must be even and for fp6 a multiple

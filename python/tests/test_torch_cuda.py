@@ -180,3 +180,34 @@ def test_sdpa_against_torch(gen, dtype, causal, hq, hk):
     compiled = torch.compile(lambda a, b, c: ck.scaled_dot_product_attention(
         a, b, c, is_causal=causal, enable_gqa=hq != hk), fullgraph=True)
     assert torch.equal(compiled(q, k, v), got)
+
+
+@pytest.mark.parametrize("boolean,lq", [(False, 200), (True, 200), (False, 1), (True, 7)])
+def test_sdpa_attn_mask_against_torch(gen, boolean, lq):
+    """attn_mask as torch takes it (float, added; boolean, True attends), broadcast over the
+    batch, through the sm80 kernel (lq 200) and the decode kernel; and compiled."""
+    q = randn(gen, 2, 4, lq, 64, dtype=torch.bfloat16)
+    k, v = (randn(gen, 2, 4, 300, 64, dtype=torch.bfloat16) for _ in range(2))
+    if boolean:
+        mask = torch.rand(4, lq, 300, generator=gen, device=DEV) < 0.8
+        mask[:, :, 0] = True  # every row sees a key (torch gives NaN otherwise)
+    else:
+        mask = randn(gen, 1, 4, lq, 300, dtype=torch.bfloat16)
+    got = ck.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                         attn_mask=mask if boolean else mask.double())
+    tol = 4 * UNIT[torch.bfloat16] * v.double().abs().amax() + 2 * UNIT[torch.bfloat16] * ref.abs()
+    assert ((got.double() - ref).abs() <= tol).all()
+    compiled = torch.compile(lambda a, b, c, m: ck.scaled_dot_product_attention(
+        a, b, c, attn_mask=m), fullgraph=True)
+    assert torch.equal(compiled(q, k, v, mask), got)
+
+
+def test_sdpa_dropout_deterministic(gen):
+    """dropout_p with a fixed seed: the same bits twice, other bits with another seed; the
+    mean over the keys stays near the undropped result (dropout is unbiased)."""
+    q, k, v = (randn(gen, 1, 8, 128, 64, dtype=torch.float16) for _ in range(3))
+    a = ck.scaled_dot_product_attention(q, k, v, dropout_p=0.2, dropout_seed=5)
+    b = ck.scaled_dot_product_attention(q, k, v, dropout_p=0.2, dropout_seed=5)
+    c = ck.scaled_dot_product_attention(q, k, v, dropout_p=0.2, dropout_seed=6)
+    assert torch.equal(a, b) and not torch.equal(a, c)

@@ -125,6 +125,12 @@ ck_convert_options ck_convert_options_default(void)
     return o;
 }
 
+void ck_convert_options_init(ck_convert_options *options)
+{
+    if (options)
+        *options = ck_convert_options_default();
+}
+
 ck_status ck_convert_array(ck_dtype dst_type, void *dst, ck_dtype src_type, const void *src,
                            size_t n, const ck_convert_options *opt)
 {

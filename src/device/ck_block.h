@@ -15,7 +15,8 @@
  *               shared scratch; all threads must call)
  *   stage ring  ck_ring: `stages` slots, each a full and an empty mbarrier, for a producer
  *               (TMA) and consumers (tensor cores) that walk the slots in the same order:
- *                 ck_ring_init (one thread, then a block barrier)
+ *                 ck_ring_init (one thread, then a block barrier); ck_ring_init_fills
+ *                 when producer threads also fill slots with cp.async
  *                 producer:  ck_ring_acquire (wait until the slot is empty)
  *                            ck_ring_expect (arm its full barrier with the bytes coming; returns
  *                            the barrier the copies complete on)
@@ -171,14 +172,21 @@ CK_DEVICE ck_ring ck_ring_make(unsigned long long *bars, int stages)
 }
 
 /* Called by one thread; a block (or cluster) barrier must follow before any use.
- * `releases`: the arrivals that empty a slot. */
-CK_DEVICE void ck_ring_init(const ck_ring *r, unsigned releases)
+ * `fills`: the arrivals that fill a slot (1: the producer's ck_ring_expect alone; more where
+ * producer threads also copy with cp.async and arrive through ck_cp_async_mbar_arrive_noinc),
+ * `releases`: the arrivals that empty it. */
+CK_DEVICE void ck_ring_init_fills(const ck_ring *r, unsigned fills, unsigned releases)
 {
     for (int s = 0; s < r->stages; ++s) {
-        ck_mbar_init(&r->full[s], 1);
+        ck_mbar_init(&r->full[s], fills);
         ck_mbar_init(&r->empty[s], releases);
     }
     ck_mbar_fence_init();
+}
+
+CK_DEVICE void ck_ring_init(const ck_ring *r, unsigned releases)
+{
+    ck_ring_init_fills(r, 1, releases);
 }
 
 CK_DEVICE ck_ring_pos ck_ring_start(void)

@@ -18,6 +18,7 @@
  *   CK_SHARED_ARRAY2(type, name, rows, cols)      static shared memory (use name[i] / name[i][j])
  *   ck_dynamic_shared()              the dynamic shared memory of the launch (16-byte aligned)
  *   ck_f32_as_u32(f), ck_u32_as_f32(u)   bit casts
+ *   ck_i64_as_f64(i), ck_f64_as_i64(d)   bit casts (an int64 moved by a window of doubles)
  *   ck_fdiv_fast(a, b)               a / b, 2 ulp on the GPU (fast reciprocal), exact on the host
  *   ck_exp2_ftz(x)                   2^x, one ex2.approx.ftz on the GPU (2 ulp; results below
  *                                    2^-126 are 0); exp2f with the same flush on the host

@@ -5,7 +5,9 @@
  * (host/ck_host_tensor.h over the pure references of host/ck_emu_tensor_ref.h).
  *
  *   cp.async       ck_cp_async_{4,8,16}, ck_cp_async_16_zfill, ck_cp_async_commit,
- *                  ck_cp_async_wait(n), ck_cp_async_wait_all
+ *                  ck_cp_async_wait(n), ck_cp_async_wait_all,
+ *                  ck_cp_async_mbar_arrive_noinc(bar) (one arrival on an mbarrier when the
+ *                  thread's earlier cp.async copies have landed; counted in its expected count)
  *   ldmatrix       ck_ldmatrix_x{1,2,4}[_trans](unsigned *r, const void *row)
  *   stmatrix       ck_stmatrix_x{1,2,4}[_trans](void *row, const unsigned *r)
  *   mma.sync       ck_mma_m16n8k{8,16}_f32_{f16,bf16}, ck_mma_m16n8k{8,16}_f16_f16,

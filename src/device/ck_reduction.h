@@ -7,6 +7,8 @@
  *   ck_welford     (count, mean, M2) states merged by Chan's formula
  *   ck_ml          online-softmax pairs (m, l): l a sum of exp2(u - m), merged at the common
  *                  maximum (reference 5.12-5.13; a part with m = -inf counts 0)
+ * and the 64-bit lane exchanges ck_shfl_xor_u64 / ck_shfl_xor_f64 (reductions of f64 values or
+ * (value, index) pairs build their butterflies on them).
  *
  * A "group" is `g` threads (a power of two) working on one row: aligned lane groups of a warp
  * when g <= 32, else the whole block (g == the block's threads). Lane butterflies run the xor
@@ -53,6 +55,19 @@ CK_DEVICE float ck_nanmax_f32(float a, float b)
 CK_DEVICE float ck_red_op_f32(float a, float b, int op)
 {
     return op == CK_RED_SUM ? a + b : op == CK_RED_MAX ? fmaxf(a, b) : ck_nanmax_f32(a, b);
+}
+
+/* ---- 64-bit lane exchange (f64 partial sums, argmax indices) ------------------------------ */
+
+CK_DEVICE uint64_t ck_shfl_xor_u64(uint64_t v, unsigned m)
+{
+    uint32_t lo = ck_shfl_xor_u32((uint32_t)v, m), hi = ck_shfl_xor_u32((uint32_t)(v >> 32), m);
+    return ((uint64_t)hi << 32) | lo;
+}
+
+CK_DEVICE double ck_shfl_xor_f64(double v, unsigned m)
+{
+    return ck_nc_bits_f64(ck_shfl_xor_u64(ck_nc_f64_bits(v), m));
 }
 
 /* ---- f32 ------------------------------------------------------------------------------------ */

@@ -351,7 +351,9 @@ static int entry_kind(const char *name, char *kind, size_t size)
         if (!strchr("0123456789abcdef", *p))
             return 0;
     snprintf(kind, size, "%s", dot + 1);
-    return strcmp(kind, "cubin") == 0 || strcmp(kind, "host-so") == 0;
+    if (strcmp(kind, "cubin") == 0 || strcmp(kind, "host-so") == 0)
+        return 1; /* a kernel */
+    return strcmp(kind, "src") == 0 ? 2 : 0; /* the source index (src/ops/common/context.c) */
 }
 
 ck_status ck_cache_list(ck_cache_entry **entries, int *count)
@@ -375,7 +377,7 @@ ck_status ck_cache_list(ck_cache_entry **entries, int *count)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         char kind[64];
-        if (!entry_kind(e->d_name, kind, sizeof kind))
+        if (entry_kind(e->d_name, kind, sizeof kind) != 1) /* kernels only */
             continue;
         ck_cache_entry *g = realloc(out, (size_t)(n + 1) * sizeof *out);
         if (!g) {
@@ -428,11 +430,12 @@ ck_status ck_cache_clear(int *removed)
     int failed = 0, first_errno = 0;
     char first[300] = "";
     while ((e = readdir(d)) != NULL) {
-        if (!entry_kind(e->d_name, kind, sizeof kind))
+        int what = entry_kind(e->d_name, kind, sizeof kind);
+        if (!what)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (unlink(path) == 0) {
-            (*removed)++;
+            *removed += what == 1; /* kernels; their index entries go with them */
         } else if (errno != ENOENT) { /* ENOENT: another process removed it first */
             if (!failed++) {
                 first_errno = errno;

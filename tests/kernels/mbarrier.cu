@@ -50,3 +50,31 @@ CK_KERNEL void mbar_phases(int phases, unsigned *out)
     r |= (unsigned)ck_mbar_try_wait_parity(bar, par) << 1;
     *o = r;
 }
+
+/* cp.async completion on an mbarrier (ck_cp_async_mbar_arrive_noinc): for each of `phases`
+ * phases, every one of 128 threads copies 16 bytes g[phase][t] into its slot of a shared buffer
+ * with cp.async and arrives through the copies (the barrier counts 128 such arrivals); after the
+ * phase completes, thread t reads the slot of thread 127 - t: out[p * 128 + t] = 1 when all 16
+ * bytes are the ones copied in phase p. */
+CK_KERNEL void mbar_cp_async(int phases, const unsigned char *g, unsigned *out)
+{
+    CK_SHARED_ARRAY_ALIGNED(unsigned long long, bar, 1, 8);
+    CK_SHARED_ARRAY_ALIGNED(unsigned char, s, 2048, 16);
+    unsigned t = ck_thread_idx_x();
+    if (t == 0) {
+        ck_mbar_init(bar, 128);
+        ck_mbar_fence_init();
+    }
+    ck_sync_threads();
+    for (int p = 0; p < phases; ++p) {
+        const unsigned char *src = g + (size_t)p * 2048u;
+        ck_cp_async_16(s + 16u * t, src + 16u * t);
+        ck_cp_async_mbar_arrive_noinc(bar);
+        ck_mbar_wait_parity(bar, (unsigned)p & 1u);
+        unsigned o = 127u - t, good = 1;
+        for (unsigned i = 0; i < 16u; ++i)
+            good &= s[16u * o + i] == src[16u * o + i];
+        out[p * 128 + (int)t] = good;
+        ck_sync_threads(); /* every thread has read before the next phase's copies land */
+    }
+}

@@ -18,7 +18,7 @@ import ctypes
 import struct
 import sys
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR, TENSOR_SIZE, ck_dtype_of, describe, empty, same_place
 
@@ -413,11 +413,17 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
 def _matmul_core(a, b):
     """a @ b for the common case (matrices on one device, nonempty, of a type with a default
     D, aligned) on _gemm_bias_act's short path; everything else takes _gemm_core."""
+    if type(a) is _fast.Tensor:
+        y = _gemm_fast(a, b, None, None, 1.0, "matmul")
+        if y is _GENERAL:
+            return _gemm_core(a, b, op="matmul")
+        if y is not None:
+            return y
     y = _gemm_bias_act(a, b, None, None, 1.0, "matmul")
     return y if y is not None else _gemm_core(a, b, op="matmul")
 
 
-def _gemm_bias_act(a, b, bias, activation, alpha, op="gemm"):
+def _gemm_bias_act(a, b, bias, activation, alpha, op="gemm", record=None):
     """act(alpha * a @ b + bias) for matrices and a per-column bias vector (N,) or none (the
     plain product and the common epilogue) with the fewest steps per call; None when the case
     is not this one (the caller then takes _gemm_core)."""
@@ -452,6 +458,45 @@ def _gemm_bias_act(a, b, bias, activation, alpha, op="gemm"):
     out, da = empty(aa, (m, n), dd)
     if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr,
                                                   bias_a.ptr if bias_a is not None else 0,
+                                                  alpha, 0.0, 1.0, 1.0, 1.0,
+                                                  *_NO_EXTRA_PTRS, 0, 0, 0)):
+        raise _lib.error()
+    if record is not None:  # what _gemm_fast needs to repeat this call (see there)
+        _fast.put(record, (aa.place, key[2:], (m, n), out.dtype, out.device,
+                           (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0,
+                           (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0))
+    return out
+
+
+_GENERAL = object()  # _gemm_fast: take the general path (_gemm_core)
+
+
+def _gemm_fast(a, b, bias, activation, alpha, op):
+    """_gemm_bias_act of plain torch tensors in eager mode with the fewest steps: the first
+    call records (place, plan key, output shape, type and device, which operands must be
+    16-byte aligned); a repeated call finds the context's plan and launches."""
+    if not _fast.eager(a, b) or (bias is not None and not _fast.eager(bias)):
+        return None
+    key = ("gemm", a.dtype, a.shape, a.stride(), _fast.where(a), b.dtype, b.shape, b.stride(),
+           _fast.where(b), activation, alpha,
+           None if bias is None else (bias.dtype, bias.shape, bias.stride(), _fast.where(bias)))
+    r = _fast.get(key)
+    if r is None:
+        y = _gemm_bias_act(a, b, bias, activation, alpha, op, record=key)
+        if y is None:  # not the short path's case: the general path, at once next time
+            _fast.put(key, False)
+            return _GENERAL
+        return y
+    if r is False:
+        return _GENERAL
+    place, rest, shape, dtype, device, align_a, align_b = r
+    ap, bp = a.data_ptr(), b.data_ptr()
+    plan = _plans().get(("ba", _runtime.context(place)) + rest)
+    if plan is None or (align_a and ap % 16) or (align_b and bp % 16):
+        return _gemm_bias_act(a, b, bias, activation, alpha, op)
+    out = _fast.torch.empty(shape, dtype=dtype, device=device)
+    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(ap, bp, 0, out.data_ptr(),
+                                                  bias.data_ptr() if bias is not None else 0,
                                                   alpha, 0.0, 1.0, 1.0, 1.0,
                                                   *_NO_EXTRA_PTRS, 0, 0, 0)):
         raise _lib.error()
@@ -652,7 +697,12 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
             out_dtype is None and compute is None and instance == -1 and bias_mode is None and \
             scale_a == 1.0 and scale_b == 1.0 and scale_d == 1.0 and \
             isinstance(alpha, (int, float)):
-        y = _gemm_bias_act(a, b, bias, activation, float(alpha))
+        y = None
+        if type(a) is _fast.Tensor:
+            y = _gemm_fast(a, b, bias, activation, float(alpha), "gemm")
+            if y is not None and y is not _GENERAL:
+                return y
+        y = None if y is _GENERAL else _gemm_bias_act(a, b, bias, activation, float(alpha))
         if y is not None:
             return y
     return _gemm_core(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,

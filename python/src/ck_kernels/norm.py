@@ -6,7 +6,7 @@ import struct
 
 import numpy as np
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR_SIZE, Pack, ck_dtype_of, describe, empty, same_place
 
@@ -119,7 +119,7 @@ def _forward(kind, x, weight, bias, residual, smooth, eps, qdtype, want_stats):
     return y, ys, ro, mean, rstd
 
 
-def _forward_plain(kind, x, weight, bias, eps):
+def _forward_plain(kind, x, weight, bias, eps, record=None):
     """y = norm(x) * weight (+ bias) over the last dimension, nothing else (the common call):
     what _forward does for it, with fewer steps per call."""
     xa, ga = describe(x, "x"), describe(weight, "weight")
@@ -139,6 +139,33 @@ def _forward_plain(kind, x, weight, bias, eps):
     xp, gp, yp, bp = p.tensors([xa, ga, ya, ba])
     _FWD.pack_into(p.buf, 10 * TENSOR_SIZE, kind, eps, xp, gp, bp or 0, 0, 0, yp, 0, 0, 0, 0)
     call(_lib.ck_norm_forward, _runtime.context(xa.place), p.base + 10 * TENSOR_SIZE)
+    if record is not None and _fast.contiguous(xa.shape, xa.strides):
+        # the descriptions at 0 (x), 1 (weight), 2 (y), 3 (bias) point into the buffer itself
+        slots = (0, TENSOR_SIZE, 2 * TENSOR_SIZE) + ((3 * TENSOR_SIZE,) if ba else ())
+        t = _fast.Template(p.mem[:10 * TENSOR_SIZE + _FWD.size], slots, _lib.ck_norm_forward,
+                           xa.place, lambda o: (o + 10 * TENSOR_SIZE,))
+        o = t.base  # the descriptor's tensor pointers: into the template's own buffer
+        _FWD.pack_into(t.mem, 10 * TENSOR_SIZE, kind, eps, o, o + TENSOR_SIZE,
+                       o + 3 * TENSOR_SIZE if ba else 0, 0, 0, o + 2 * TENSOR_SIZE, 0, 0, 0, 0)
+        _fast.put(record, t)
+    return y
+
+
+def _forward_fast(kind, x, weight, bias, eps):
+    """_forward_plain of plain torch tensors in eager mode, through a call template (_fast)."""
+    if not _fast.eager(x, weight) or (bias is not None and not _fast.eager(bias)):
+        return None
+    key = ("norm", kind, x.dtype, x.shape, x.stride(), _fast.where(x), weight.dtype,
+           weight.shape, weight.stride(), _fast.where(weight), eps,
+           None if bias is None else (bias.dtype, bias.shape, bias.stride(), _fast.where(bias)))
+    t = _fast.get(key)
+    if t is None:
+        return _forward_plain(kind, x, weight, bias, eps, record=key)
+    y = _fast.empty_like(x)
+    if bias is None:
+        t.run((x.data_ptr(), weight.data_ptr(), y.data_ptr()))
+    else:
+        t.run((x.data_ptr(), weight.data_ptr(), y.data_ptr(), bias.data_ptr()))
     return y
 
 
@@ -241,6 +268,10 @@ def _norm(kind, x, normalized_shape, weight, bias, eps, residual):
         return (y, ro) if residual is not None else y
     if k == 1:  # already [..., N]: no views, and the outputs have x's shape
         if residual is None and weight is not None:
+            if type(x) is _fast.Tensor:
+                y = _forward_fast(kind, x, weight, bias, eps)
+                if y is not None:
+                    return y
             return _forward_plain(kind, x, weight, bias, eps)
         y, _, ro, _, _ = _forward(kind, x, weight, bias, residual, None, eps, None, False)
         return (y, ro) if residual is not None else y

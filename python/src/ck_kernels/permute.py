@@ -1,7 +1,7 @@
 """permute: a new tensor holding x's dimensions in a new order (ck_permute)."""
 import struct
 
-from . import _lib, _runtime, _torchops
+from . import _fast, _lib, _runtime, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR_SIZE, Pack, describe, empty, same_place
 
@@ -14,7 +14,7 @@ def _perm(dims, rank):
     return p
 
 
-def _permute_core(x, dims, out=None):
+def _permute_core(x, dims, out=None, record=None):
     xa = describe(x, "x")
     perm = _perm(dims, xa.rank)
     if out is None:
@@ -26,7 +26,25 @@ def _permute_core(x, dims, out=None):
     yp, xp = p.tensors([ya, xa])
     struct.pack_into(f"={len(perm)}i", p.buf, 2 * TENSOR_SIZE, *perm)
     call(_lib.ck_permute, _runtime.context(place), yp, xp, p.base + 2 * TENSOR_SIZE)
+    if record is not None:
+        _fast.put(record, _fast.Template(
+            p.mem[:2 * TENSOR_SIZE + 4 * max(len(perm), 1)], (TENSOR_SIZE, 0), _lib.ck_permute,
+            place, lambda b: (b, b + TENSOR_SIZE, b + 2 * TENSOR_SIZE),
+            ((ya.shape, out.dtype, out.device),)))
     return out
+
+
+def _permute_fast(x, dims):
+    """_permute_core of a plain torch tensor in eager mode, through a call template (_fast)."""
+    if not _fast.eager(x):
+        return None
+    key = ("permute", x.dtype, x.shape, x.stride(), _fast.where(x), tuple(dims))
+    t = _fast.get(key)
+    if t is None:
+        return _permute_core(x, dims, record=key)
+    y = t.new()
+    t.run((x.data_ptr(), y.data_ptr()))
+    return y
 
 
 def _impl(x, dims):
@@ -57,6 +75,10 @@ _op = _torchops.op("permute(Tensor x, int[] dims) -> Tensor", _impl, _fake, _bac
 def permute(x, dims, *, out=None):
     """x.permute(dims) materialized into a new packed tensor (torch.permute returns a view;
     this is x.permute(dims).contiguous() in one kernel)."""
+    if out is None and type(x) is _fast.Tensor and isinstance(dims, (tuple, list)):
+        y = _permute_fast(x, dims)
+        if y is not None:
+            return y
     if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         return _op(x, list(dims))
     return _permute_core(x, dims, out)

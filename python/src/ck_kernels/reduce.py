@@ -3,7 +3,7 @@ L2 norm, argmax, argmin; with an element pre-op (abs, square) and post-ops (scal
 import ctypes
 import struct
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR_SIZE, Pack, ck_dtype_of, describe, empty
 
@@ -36,7 +36,7 @@ def _default_dtype(op, xdt):
     return _tensor.F64 if xdt == _tensor.I32 else _tensor.F32
 
 
-def _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, dtype, out=None):
+def _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, dtype, out=None, record=None):
     opn = OPS.get(op)
     if opn is None:
         fail(Status.INVALID_ARGUMENT, f"reduce: argument 'op' = {op!r}; accepted: "
@@ -65,7 +65,27 @@ def _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, dtype, out=None):
     struct.pack_into(f"={na}i", p.buf, o + _OPTS.size, *axes)
     call(_lib.ck_reduce, _runtime.context(xa.place), opn, xp, p.base + o + _OPTS.size, na, yp,
          p.base + o)
+    if record is not None:
+        size = o + _OPTS.size + 4 * max(na, 1)
+        _fast.put(record, _fast.Template(
+            p.mem[:size], (0, TENSOR_SIZE), _lib.ck_reduce, xa.place,
+            lambda b: (opn, b, b + o + _OPTS.size, na, b + TENSOR_SIZE, b + o),
+            ((ya.shape, out.dtype, out.device),)))
     return out
+
+
+def _reduce_fast(x, op, dim, keepdim, pre, scale, sqrt):
+    """_reduce_core of a plain torch tensor in eager mode, through a call template (_fast)."""
+    if not _fast.eager(x) or not isinstance(dim, (int, type(None))):
+        return None
+    key = ("reduce", x.dtype, x.shape, x.stride(), _fast.where(x), op, dim, keepdim, pre, scale,
+           sqrt)
+    t = _fast.get(key)
+    if t is None:
+        return _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, None, record=key)
+    y = t.new()
+    t.run((x.data_ptr(), y.data_ptr()))
+    return y
 
 
 def _impl(x, op, dim, keepdim, pre, scale, sqrt, dtype):
@@ -120,6 +140,10 @@ def reduce(x, op, dim=None, keepdim=False, *, pre=None, scale=1.0, sqrt=False, d
     then `* scale` and a square root when `sqrt`. Accumulates in fp32 (fp64 for f64 and i32).
     dtype: the output type (default: x's float type; f32 for i8/u8, f64 for i32; arg ops:
     int32 indices)."""
+    if out is None and dtype is None and type(x) is _fast.Tensor:
+        y = _reduce_fast(x, op, dim, keepdim, pre, scale, sqrt)
+        if y is not None:
+            return y
     if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         if isinstance(dim, int):
             dim = [dim]

@@ -7,7 +7,7 @@ dx = scale * (dy - exp(y) * sum(dy, -1)) for log_softmax.
 import ctypes
 import struct
 
-from . import _lib, _runtime, _tensor, _torchops
+from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
 from ._tensor import TENSOR_SIZE, Pack, ck_dtype_of, describe, empty, same_place
 
@@ -23,7 +23,7 @@ def _last_dim(dim, rank, name):
              "first (e.g. x.transpose(dim, -1)).")
 
 
-def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None):
+def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None, record=None):
     xa = describe(x, "x")
     _last_dim(dim, xa.rank, "log_softmax" if log else "softmax")
     args, names = [xa], ["x"]
@@ -42,7 +42,24 @@ def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None):
     xp, yp, mp = p.tensors([xa, ya, ma])
     _OPTS.pack_into(p.buf, 3 * TENSOR_SIZE, 1 if log else 0, scale, mp or 0, 1 if causal else 0)
     call(_lib.ck_softmax, _runtime.context(place), xp, yp, p.base + 3 * TENSOR_SIZE)
+    if record is not None and ya.dtype == xa.dtype and _fast.contiguous(xa.shape, xa.strides):
+        _fast.put(record, _fast.Template(
+            p.mem[:3 * TENSOR_SIZE + _OPTS.size], (0, TENSOR_SIZE), _lib.ck_softmax, place,
+            lambda o: (o, o + TENSOR_SIZE, o + 3 * TENSOR_SIZE)))
     return out
+
+
+def _softmax_fast(x, dim, log, scale, causal):
+    """_softmax_core of a plain torch tensor in eager mode, through a call template (_fast)."""
+    if not _fast.eager(x):
+        return None
+    key = ("softmax", x.dtype, x.shape, x.stride(), _fast.where(x), dim, log, scale, causal)
+    t = _fast.get(key)
+    if t is None:
+        return _softmax_core(x, dim, log, scale, None, causal, None, record=key)
+    y = _fast.empty_like(x)
+    t.run((x.data_ptr(), y.data_ptr()))
+    return y
 
 
 # ---- torch custom ops ----------------------------------------------------------------------
@@ -81,6 +98,10 @@ _op = _torchops.op(
 
 
 def _softmax(x, dim, log, scale, mask, causal, dtype, out):
+    if type(x) is _fast.Tensor and mask is None and dtype is None and out is None:
+        y = _softmax_fast(x, dim, log, scale, causal)
+        if y is not None:
+            return y
     if out is None and _op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x, mask):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
@@ -102,7 +123,7 @@ def log_softmax(x, dim=-1, *, dtype=None, scale=1.0, mask=None, causal=False, ou
 
 
 # ---- top-k softmax (MoE gating) ------------------------------------------------------------
-def _topk_core(logits, k, renormalize, dtype):
+def _topk_core(logits, k, renormalize, dtype, record=None):
     la = describe(logits, "logits")
     if la.rank != 2:
         fail(Status.INVALID_ARGUMENT, f"topk_softmax: argument 'logits' has rank {la.rank}; "
@@ -114,6 +135,26 @@ def _topk_core(logits, k, renormalize, dtype):
     lp, ip, wp = p.tensors([la, ia, wa])
     call(_lib.ck_topk_softmax, _runtime.context(la.place), lp, k, 1 if renormalize else 0,
          ip, wp)
+    if record is not None:  # logits at 0, indices at 1, weights at 2
+        r = 1 if renormalize else 0
+        _fast.put(record, _fast.Template(
+            p.mem[:3 * TENSOR_SIZE], (0, 2 * TENSOR_SIZE, TENSOR_SIZE), _lib.ck_topk_softmax,
+            la.place, lambda b: (b, k, r, b + TENSOR_SIZE, b + 2 * TENSOR_SIZE),
+            ((wa.shape, w.dtype, w.device), (ia.shape, i.dtype, i.device))))
+    return w, i
+
+
+def _topk_fast(logits, k, renormalize):
+    """_topk_core of a plain torch tensor in eager mode, through a call template (_fast)."""
+    if not _fast.eager(logits):
+        return None
+    key = ("topk", logits.dtype, logits.shape, logits.stride(), _fast.where(logits), k,
+           renormalize)
+    t = _fast.get(key)
+    if t is None:
+        return _topk_core(logits, k, renormalize, None, record=key)
+    w, i = t.new(0), t.new(1)
+    t.run((logits.data_ptr(), w.data_ptr(), i.data_ptr()))
     return w, i
 
 
@@ -134,6 +175,10 @@ def topk_softmax(logits, k, renormalize=False, *, dtype=None):
     Returns (weights [tokens, k] (dtype, default float32), indices [tokens, k] int32), largest
     first, like torch.topk(torch.softmax(logits, -1), k); renormalize divides the weights by
     their sum."""
+    if dtype is None and type(logits) is _fast.Tensor:
+        r = _topk_fast(logits, k, renormalize)
+        if r is not None:
+            return r
     if _topk_op is not None and _torchops.is_torch(logits) and not _torchops.direct(logits):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
             dtype = _tensor._CK_TO_TORCH.get(ck_dtype_of(dtype))

@@ -138,6 +138,14 @@ CK_DEVICE float ck_u32_as_f32(uint32_t u)
 {
     return __uint_as_float(u);
 }
+CK_DEVICE double ck_i64_as_f64(long long i)
+{
+    return __longlong_as_double(i);
+}
+CK_DEVICE long long ck_f64_as_i64(double d)
+{
+    return __double_as_longlong(d);
+}
 /* a / b with the hardware's fast reciprocal: 2 ulp for |b| < 2^126, 0 for 2^126 < |b| < 2^128
  * (the host prelude divides exactly). */
 CK_DEVICE float ck_fdiv_fast(float a, float b)

@@ -261,6 +261,14 @@ CK_TC_FN unsigned long long ck_mbar_arrive(unsigned long long *bar)
                  : "memory");
     return st;
 }
+/* One arrive-on, triggered when every cp.async this thread issued before it has landed
+ * (cp.async.mbarrier.arrive.noinc, sm_80): the barrier's expected count includes this arrival,
+ * so a producer of cp.async copies signals a stage's full barrier without waiting for them. */
+CK_TC_FN void ck_cp_async_mbar_arrive_noinc(unsigned long long *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(ck_smem_addr(bar))
+                 : "memory");
+}
 /* expect_tx(bytes) then arrive-on (sm_90). */
 CK_TC_FN unsigned long long ck_mbar_arrive_expect_tx(unsigned long long *bar, unsigned bytes)
 {

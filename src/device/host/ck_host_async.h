@@ -135,6 +135,11 @@ static inline unsigned long long ck_mbar_arrive(unsigned long long *bar)
 {
     return ck_emu_mbar_apply_(bar, 1, 0);
 }
+/* cp.async completes at issue in the emulator: the arrival the copies trigger is immediate. */
+static inline void ck_cp_async_mbar_arrive_noinc(unsigned long long *bar)
+{
+    ck_emu_mbar_apply_(bar, 1, 0);
+}
 static inline unsigned long long ck_mbar_arrive_expect_tx(unsigned long long *bar, unsigned bytes)
 {
     return ck_emu_mbar_apply_(bar, 1, (int32_t)bytes);

@@ -181,6 +181,18 @@ static inline float ck_u32_as_f32(uint32_t u)
     memcpy(&f, &u, 4);
     return f;
 }
+static inline double ck_i64_as_f64(long long i)
+{
+    double d;
+    memcpy(&d, &i, 8);
+    return d;
+}
+static inline long long ck_f64_as_i64(double d)
+{
+    long long i;
+    memcpy(&i, &d, 8);
+    return i;
+}
 /* a / b (the GPU's version uses the fast reciprocal: 2 ulp, 0 for 2^126 < |b| < 2^128). */
 static inline float ck_fdiv_fast(float a, float b)
 {

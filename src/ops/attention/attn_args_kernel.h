@@ -28,7 +28,27 @@ typedef struct ck_attn_kargs {
     /* soft-cap: s <- cap_out * tanh(s * cap_in), cap_in = scale / softcap, cap_out = softcap /
      * scale (so that scale_log2 then applies); cap_in 0: none */
     float cap_in, cap_out;
-    long long batch; /* b (the sm90 kernel's persistent walk over (query tile, head, batch)) */
+    long long batches; /* b (the sm90 kernel's persistent walk over (query tile, head, batch)) */
+    /* ---- variants (attn_variants_kernel.h) ---- */
+    const void *bias;                         /* the additive bias (ATTN_BIAS: its type), or NULL */
+    long long bias_b, bias_h, bias_q, bias_k; /* its element strides (0 along broadcast dims) */
+    const float *alibi;                       /* ALiBi slopes [h_q] (ATTN_ALIBI) */
+    float inv_scale;                          /* 1 / scale: bias and ALiBi in the units of Q K^T */
+    /* paged K / V (ATTN_PAGED): key j of sequence b is row j % page of page
+     * table[b * max_pages + j / page]; k_b and v_b step pages; seqlens_k[b] keys (NULL: sk) */
+    const int *table, *seqlens_k;
+    long long page, max_pages, num_pages;
+    /* dropout (ATTN_DROPOUT): P_ij kept when the Philox word of (b, h, i, j) >= drop_thresh,
+     * then scaled by drop_scale; dmask (or NULL): uint8 [b, hq, mask_sq, mask_sk] */
+    unsigned drop_thresh, seed_lo, seed_hi, offset_lo, offset_hi;
+    float drop_scale;
+    unsigned char *dmask;
+    long long mask_sq, mask_sk;
+    /* split-KV (the decode kernel): part s of the keys writes O (f32, normalized) to
+     * ws_o[((s * b + batch) * hq + h) * sq + i][0 .. dv) and its LSE to ws_lse[same row] */
+    float *ws_o, *ws_lse;
+    int splits;
+    int batch, head; /* the block's batch and query head (set by the kernel) */
 } ck_attn_kargs;
 
 #endif

@@ -57,6 +57,9 @@ int64_t ck_attn_span(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h,
  * producer warpgroup), tile_m 128. */
 typedef struct ck_attn_instance {
     int tile_m, tile_n, warps;
+    int decode; /* 1: the decode kernel (decode.c): tile_m query rows of a head group per block,
+                   each warp tile_n keys of a tile of warps * tile_n */
+    int splits; /* decode: key range split into this many parts (1: none) */
 } ck_attn_instance;
 
 #define CK_ATTN_SM90_WARPS 12
@@ -131,5 +134,85 @@ double ck_attn_tolerance_lse(const ck_attn_prob *prob, double smag, double ref);
 
 /* The effective scale of args (0 -> 1 / sqrt(d)). */
 double ck_attn_scale(const ck_attn_prob *prob, float scale);
+
+/* ---- variants (variants.c) ---- */
+
+/* Check and normalize problem->var (bias strides, paged pools' packed strides) in p, whose
+ * other fields are already checked; `given` is the caller's problem. A sentence on refusal. */
+ck_status ck_attn_variants_check(const ck_attention_problem *given, ck_attention_problem *p);
+
+/* ATTN_BIAS of the problem: 0 none, 1 f32, 2 bf16, 3 f16. */
+int ck_attn_bias_code(const ck_attn_prob *prob);
+
+/* Check the variants' pointers of args and set their fields of ka. */
+ck_status ck_attn_variants_args(const ck_attn_prob *prob, const ck_attention_args *args,
+                                ck_attn_kargs *ka);
+
+/* The variants' tensors of args against the n tensors (ptr, bytes, names) of Q, K, V, O, ...,
+ * the last `outputs` of them outputs: the dropout mask shares memory with none, the outputs
+ * with none of the variants' inputs; else CK_ERROR_INVALID_ARGUMENT naming both. */
+ck_status ck_attn_variants_disjoint(const ck_attn_prob *prob, const ck_attention_args *args,
+                                    const void *const *ptr, const size_t *bytes,
+                                    const char *const *names, int n, int outputs);
+
+/* Dropout: the integer threshold of p (words below it drop), Philox4x32-10 in place, and the
+ * keep decision of (b, h, i, j) as the kernels make it (docs/ops-attention.md). */
+unsigned ck_attn_dropout_threshold(float p);
+void ck_attn_philox4x32(uint32_t ctr[4], uint32_t k0, uint32_t k1);
+int ck_attn_dropout_keep(const ck_attn_prob *prob, uint64_t seed, uint64_t offset, int64_t b,
+                         int64_t h, int64_t i, int64_t j);
+
+/* The reference's inputs beyond Q, K, V (host copies; NULL where the problem has none). */
+typedef struct ck_attn_ref_in {
+    const void *q, *k, *v;      /* K and V: the pools when paged */
+    const int32_t *cu_q, *cu_k; /* varlen offsets */
+    const void *bias;           /* the problem's bias */
+    const float *alibi;         /* [h_q] */
+    const int32_t *block_table; /* paged: [b, max_pages] */
+    const int32_t *seqlens_k;   /* paged: [b] or NULL */
+    uint64_t seed, offset;      /* dropout */
+    double scale;               /* the effective scale */
+} ck_attn_ref_in;
+
+/* ck_attn_reference_row with every variant. A paged sequence with a page outside the pool
+ * gives o = lse = NaN (the kernels' rule). */
+void ck_attn_reference_row_in(const ck_attn_prob *prob, const ck_attn_ref_in *in, int64_t b,
+                              int64_t h, int64_t i, double *o, double *lse, double *mag,
+                              double *smag);
+
+/* ---- the decode kernel and split-KV (decode.c) ---- */
+
+/* Whether the decode kernel can run the problem (s_q <= 16, fixed lengths, ...); else a
+ * sentence (when `why`). */
+int ck_attn_decode_ok(const ck_attn_prob *prob, int why);
+
+/* The decode instance for the problem on the device with `splits` parts (0: the policy's). */
+ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props *props, int splits,
+                                ck_attn_instance *out);
+
+/* The policy's decode instance *in with the block shape of `want` (tile_m 0: the policy's
+ * rows), checked: 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64 (dividing the page size),
+ * 16 to 64 rows, the shared memory. */
+ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_props *props,
+                                  const ck_attn_instance *want, ck_attn_instance *in);
+
+/* Shared bytes of a decode instance. */
+size_t ck_attn_decode_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);
+
+/* The decode kernel's source (ck_attn_decode) and the combine kernel's (ck_attn_combine). */
+ck_status ck_attn_decode_source(const ck_attn_prob *prob, const ck_attn_instance *in,
+                                char **source);
+char *ck_attn_decode_key(const ck_attn_prob *prob, const ck_attn_instance *in);
+ck_status ck_attn_combine_source(const ck_attn_prob *prob, char **source);
+char *ck_attn_combine_key(const ck_attn_prob *prob);
+
+/* Launch the decode kernel (and with split-KV the combine kernel) for ka. */
+ck_status ck_attn_decode_launch(ck_context *ctx, const ck_attn_prob *prob,
+                                const ck_attn_instance *in, ck_kernel *decode, ck_kernel *combine,
+                                ck_attn_kargs *ka, size_t shared);
+
+/* The #defines of the parameter table (kernel.c), appended to b (a ck_sbuf). */
+struct ck_sbuf;
+void ck_attn_defines(const ck_attn_prob *prob, const ck_attn_instance *in, struct ck_sbuf *b);
 
 #endif

@@ -17,9 +17,11 @@
 #include "ops/attention/attn_args_kernel.h"
 
 #define ATTN_THREADS (ATTN_WARPS * 32)
-#define ATTN_MI      (ATTN_TILE_M / ATTN_WARPS / 16) /* 16-row mma tiles per warp */
-#define ATTN_NS      (ATTN_TILE_N / 8)               /* n8 tiles of S per row block */
-#define ATTN_NO      (ATTN_DV / 8)                   /* n8 tiles of O per row block */
+#ifndef ATTN_MI
+#define ATTN_MI (ATTN_TILE_M / ATTN_WARPS / 16) /* 16-row mma tiles per warp */
+#endif
+#define ATTN_NS      (ATTN_TILE_N / 8) /* n8 tiles of S per row block */
+#define ATTN_NO      (ATTN_DV / 8)     /* n8 tiles of O per row block */
 #define ATTN_Q_LINE  (ATTN_D * 2)
 #define ATTN_V_LINE  (ATTN_DV * 2)
 #define ATTN_Q_BYTES (ATTN_TILE_M * ATTN_Q_LINE)
@@ -39,6 +41,8 @@ typedef struct attn_rows {
     float m[ATTN_MI][2], l[ATTN_MI][2];
 } attn_rows;
 
+#include "ops/attention/attn_variants_kernel.h"
+
 CK_DEVICE void attn_copy(unsigned char *tile, int line_bytes, int lines, const void *src,
                          long long ld, long long valid, int vec)
 {
@@ -55,6 +59,11 @@ CK_DEVICE void attn_load(unsigned char *stage, const ck_attn_kargs *ka, const un
                          long long kt, int which)
 {
     long long n0 = kt * ATTN_TILE_N;
+#if ATTN_PAGED /* the tile lies in one page (ATTN_TILE_N divides the page size) */
+    kv =
+        attn_page_row(ka, kv, which ? ka->v_b : ka->k_b, which ? ka->v_s : ka->k_s, ka->batch, n0) -
+        n0 * (which ? ka->v_s : ka->k_s);
+#endif
     if (which == 0)
         attn_copy(stage, ATTN_Q_LINE, ATTN_TILE_N, kv + n0 * ka->k_s, ka->k_s, ka->sk - n0,
                   ATTN_K_VEC);
@@ -258,9 +267,15 @@ CK_DEVICE void attn_fwd_tile(const ck_attn_kargs *kp, const unsigned short *q,
         attn_scores(s, sq, cur, row0);
         if (ka.cap_in > 0.0f)
             attn_softcap(s, ka.cap_in, ka.cap_out);
+#if ATTN_BIAS || ATTN_ALIBI
+        attn_add_bias(s, &ka, ka.batch, ka.head, i0 + row0, 1LL << 40, ka.sq, kt * ATTN_TILE_N);
+#endif
         if (attn_tile_partial(&ka, i0, kt))
             attn_mask(s, &ka, i0 + row0, kt * ATTN_TILE_N);
         attn_softmax(s, o, &st, ka.scale_log2);
+#if ATTN_DROPOUT
+        attn_dropout(s, &ka, ka.batch, ka.head, i0 + row0, 1LL << 40, ka.sq, kt * ATTN_TILE_N);
+#endif
         ck_cp_async_wait(1); /* V of tile kt has landed (K of kt + 1 may be in flight) */
         ck_sync_threads();
         if (kt + 1 < end)
@@ -300,6 +315,20 @@ CK_DEVICE void attn_fwd_sm80_main(ck_attn_kargs ka)
         k += k0 * ka.k_s, v += k0 * ka.v_s;
         lse = ka.lse ? ka.lse + h * ka.total_q + q0 : 0;
     }
+    ka.batch = (int)b, ka.head = (int)h;
+#if ATTN_PAGED /* the pools have no batch stride: pages come from the block table */
+    k = (const unsigned short *)ka.k + hk * ka.k_h;
+    v = (const unsigned short *)ka.v + hk * ka.v_h;
+    if (attn_paged_bad(&ka, b, &ka.sk)) { /* a page outside the pool: O and LSE NaN */
+        for (long long i = ck_thread_linear(); i < ka.sq * ATTN_DV; i += ck_block_threads())
+            if (i / ATTN_DV / ATTN_TILE_M % ck_grid_dim_x() == ck_block_idx_x()) {
+                out[i / ATTN_DV * ka.o_s + i % ATTN_DV] = 0x7FC0u;
+                if (lse && i % ATTN_DV == 0)
+                    lse[i / ATTN_DV] = ck_u32_as_f32(0x7FC00000u);
+            }
+        return;
+    }
+#endif
     long long off = ka.bottom_right ? ka.sk - ka.sq : 0;
     ka.lo = ka.left < 0 ? -(1LL << 62) : off - ka.left;
     ka.hi = ka.right < 0 ? (1LL << 62) : off + ka.right;

@@ -459,7 +459,7 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsign
     } else {
         long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
         long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w / tiles;
-        x = r < heads * ka->batch ? tiles - 1 - w % tiles : -1;
+        x = r < heads * ka->batches ? tiles - 1 - w % tiles : -1;
         t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
         *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
         *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;

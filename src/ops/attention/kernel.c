@@ -22,6 +22,7 @@ struct ck_attention_plan {
     ck_attn_prob prob;
     ck_attn_instance inst;
     ck_kernel *kernel;
+    ck_kernel *combine; /* split-KV's combine kernel (decode instances with splits > 1) */
     size_t shared;
     unsigned align_q, align_k, align_v, align_o;
     char name[64];
@@ -45,7 +46,7 @@ typedef struct param {
     long long value;
 } param;
 
-enum { NPARAMS = 10 };
+enum { NPARAMS = 14 };
 
 static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *t)
 {
@@ -61,8 +62,20 @@ static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *
         {"ATTN_K_VEC", copy_vec(prob, &p->k)},
         {"ATTN_V_VEC", copy_vec(prob, &p->v)},
         {"ATTN_O_PAIR", out_pair(prob, &p->o)},
+        {"ATTN_BIAS", ck_attn_bias_code(prob)},
+        {"ATTN_ALIBI", p->var.alibi},
+        {"ATTN_PAGED", p->var.page_size > 0},
+        {"ATTN_DROPOUT", p->var.dropout_p > 0.0f},
     };
     memcpy(t, all, sizeof all);
+}
+
+void ck_attn_defines(const ck_attn_prob *prob, const ck_attn_instance *in, ck_sbuf *b)
+{
+    param t[NPARAMS];
+    params(prob, in, t);
+    for (int i = 0; i < NPARAMS; ++i)
+        ck_sbuf_printf(b, "#define %s %lld\n", t[i].name, t[i].value);
 }
 
 char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in)
@@ -119,14 +132,54 @@ static ck_status build_source(void *user, char **source)
     return ck_attn_source(&b->plan->prob, &b->plan->inst, source);
 }
 
+static ck_status build_decode(void *user, char **source)
+{
+    const build_ctx *b = user;
+    return ck_attn_decode_source(&b->plan->prob, &b->plan->inst, source);
+}
+
+static ck_status build_combine(void *user, char **source)
+{
+    const build_ctx *b = user;
+    return ck_attn_combine_source(&b->plan->prob, source);
+}
+
+/* The decode instance's plan: the decode kernel, and the combine kernel with split-KV. */
+static ck_status decode_plan(ck_context *ctx, ck_attention_plan *plan)
+{
+    build_ctx b = {plan};
+    char *key = ck_attn_decode_key(&plan->prob, &plan->inst);
+    if (!key)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
+    ck_status st = ck_op_kernel(ctx, key, "ck_attn_decode", build_decode, &b, &plan->kernel);
+    free(key);
+    if (st || plan->inst.splits <= 1)
+        return st;
+    if (!(key = ck_attn_combine_key(&plan->prob)))
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
+    st = ck_op_kernel(ctx, key, "ck_attn_combine", build_combine, &b, &plan->combine);
+    free(key);
+    return st;
+}
+
 ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob,
                                        const ck_attn_instance *want, ck_attention_plan **out)
 {
     ck_attn_instance in;
-    ck_status st = ck_attn_policy(prob, ck_op_props(ctx), &in);
-    if (st)
+    ck_status st;
+    int decode = want ? want->decode : ck_attn_decode_ok(prob, 0);
+    if (decode) {
+        if ((st = ck_attn_decode_policy(prob, ck_op_props(ctx), want ? want->splits : 0, &in)) ||
+            (want && want->tile_n &&
+             (st = ck_attn_decode_instance(prob, ck_op_props(ctx), want, &in))))
+            return st;
+    } else if ((st = ck_attn_policy(prob, ck_op_props(ctx), &in))) {
         return st;
-    if (want && ck_attn_is_sm90(want)) {
+    }
+    int64_t page = prob->p.var.page_size;
+    while (!decode && !want && page % in.tile_n) /* a key tile lies in one page */
+        in.tile_n /= 2;
+    if (want && !decode && ck_attn_is_sm90(want)) {
         char why[256];
         if (!ck_attn_sm90_supports(prob, ck_op_props(ctx), why, sizeof why))
             return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s", why);
@@ -143,7 +196,12 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
                            want->tile_m, want->tile_n, ck_attn_sm90_shared_bytes(prob, want),
                            ck_op_props(ctx)->max_shared_per_block);
         in = *want;
-    } else if (want) {
+    } else if (want && !decode && page % want->tile_n) {
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": instance m%dn%d w%d: its key tile of %d rows does not divide the "
+                          "page size %lld.",
+                       want->tile_m, want->tile_n, want->warps, want->tile_n, (long long)page);
+    } else if (want && !decode) {
         int w = want->warps;
         if ((w != 1 && w != 2 && w != 4 && w != 8) || want->tile_m < 16 * w ||
             want->tile_m % (16 * w) || want->tile_m / (16 * w) > 4 || want->tile_n < 16 ||
@@ -167,7 +225,9 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     plan->ctx = ctx;
     plan->prob = *prob;
     plan->inst = in;
-    plan->shared = sm90 ? ck_attn_sm90_shared_bytes(prob, &in) : ck_attn_shared_bytes(prob, &in);
+    plan->shared = decode ? ck_attn_decode_shared_bytes(prob, &in)
+                   : sm90 ? ck_attn_sm90_shared_bytes(prob, &in)
+                          : ck_attn_shared_bytes(prob, &in);
     const ck_attention_problem *p = &prob->p;
     plan->align_q = copy_vec(prob, &p->q) ? 16 : 2;
     plan->align_k = copy_vec(prob, &p->k) ? 16 : 2;
@@ -180,6 +240,16 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     } else {
         snprintf(plan->name, sizeof plan->name, "sm80.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
                  (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
+    }
+    if (decode) {
+        snprintf(plan->name, sizeof plan->name, "decode.d%lld.dv%lld.r%dn%d.w%d.s%d",
+                 (long long)p->d, (long long)p->d_v, in.tile_m, in.tile_n, in.warps, in.splits);
+        if ((st = decode_plan(ctx, plan))) {
+            free(plan);
+            return st;
+        }
+        *out = plan;
+        return CK_SUCCESS;
     }
     char *key = ck_attn_key(prob, &in);
     if (!key) {
@@ -258,6 +328,9 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     /* rows of Q / O and of K / V in the span of a batch: varlen packs every sequence into one */
     int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
     int64_t rk = p->varlen ? p->total_k : p->s_k;
+    int64_t nbk = p->var.page_size ? p->var.num_pages : nb; /* paged: the pools */
+    if (p->var.page_size)
+        rk = p->var.page_size;
     if (p->b == 0 || rq == 0)
         return CK_SUCCESS;
     ck_status st;
@@ -276,8 +349,8 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
                        "number, or 0 for 1 / sqrt(d).",
                        (double)args->scale);
     range in[3] = {span("q", args->q, &p->q, nb, rq, p->h_q, p->d, 2),
-                   span("k", args->k, &p->k, nb, rk, p->h_k, p->d, 2),
-                   span("v", args->v, &p->v, nb, rk, p->h_k, p->d_v, 2)};
+                   span("k", args->k, &p->k, nbk, rk, p->h_k, p->d, 2),
+                   span("v", args->v, &p->v, nbk, rk, p->h_k, p->d_v, 2)};
     range out[2] = {
         span("o", args->o, &p->o, nb, rq, p->h_q, p->d_v, 2),
         {(uintptr_t)args->lse, (uintptr_t)args->lse + (uintptr_t)(nb * p->h_q * rq * 4), "lse"}};
@@ -291,6 +364,15 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
                                out[x].name, r.name);
         }
     }
+    {
+        const void *ptr[5] = {args->q, args->k, args->v, args->o, p->lse ? args->lse : NULL};
+        size_t bytes[5];
+        const char *names[5] = {"q", "k", "v", "o", "lse"};
+        for (int i = 0; i < 5; ++i)
+            bytes[i] = i < 3 ? in[i].hi - in[i].lo : out[i - 3].hi - out[i - 3].lo;
+        if ((st = ck_attn_variants_disjoint(&plan->prob, args, ptr, bytes, names, 5, 2)))
+            return st;
+    }
     double scale = ck_attn_scale(&plan->prob, args->scale);
     ck_attn_kargs ka;
     memset(&ka, 0, sizeof ka);
@@ -298,7 +380,7 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     ka.lse = p->lse ? args->lse : NULL;
     ka.sq = p->s_q, ka.sk = p->s_k;
     ka.hq = (int)p->h_q, ka.group = (int)(p->h_q / p->h_k);
-    ka.batch = p->b;
+    ka.batches = p->b;
     ka.q_b = p->q.batch, ka.q_s = p->q.seq, ka.q_h = p->q.head;
     ka.k_b = p->k.batch, ka.k_s = p->k.seq, ka.k_h = p->k.head;
     ka.v_b = p->v.batch, ka.v_s = p->v.seq, ka.v_h = p->v.head;
@@ -314,6 +396,16 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
         ka.cap_in = (float)(scale / p->softcap);
         ka.cap_out = (float)(p->softcap / scale);
     }
+    ka.inv_scale = (float)(1.0 / scale);
+    if ((st = ck_attn_variants_args(&plan->prob, args, &ka)))
+        return st;
+    if (ka.dmask && (st = ck_memset_d8(ck_context_device(plan->ctx), ka.dmask, 0,
+                                       (size_t)(p->b * p->h_q * p->s_q * p->s_k),
+                                       ck_context_stream(plan->ctx))))
+        return st;
+    if (plan->inst.decode)
+        return ck_attn_decode_launch(plan->ctx, &plan->prob, &plan->inst, plan->kernel,
+                                     plan->combine, &ka, plan->shared);
     if (ck_attn_is_sm90(&plan->inst))
         return ck_attn_sm90_launch(plan->ctx, plan->kernel, &plan->prob, &plan->inst, &ka);
     void *argv[1] = {&ka};

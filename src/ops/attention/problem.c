@@ -182,6 +182,8 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
                        (double)p.softcap);
     if (p.lse != 0 && p.lse != 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": lse = %d; accepted: 0 or 1.", p.lse);
+    if ((st = ck_attn_variants_check(problem, &p)))
+        return st;
     prob->p = p;
     ck_attn_band(prob, p.s_q, p.s_k, &prob->lo, &prob->hi);
     return CK_SUCCESS;

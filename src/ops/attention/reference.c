@@ -19,15 +19,63 @@ static double elem(const void *base, ck_dtype t, int64_t i)
     return v;
 }
 
+/* The bias element (b, h, i, j) of the problem's bias (host copy). */
+static double bias_at(const ck_attention_problem *p, const void *bias, int64_t b, int64_t h,
+                      int64_t i, int64_t j)
+{
+    const ck_attn_bias *bi = &p->var.bias;
+    int64_t x = b * bi->strides[0] + h * bi->strides[1] + i * bi->strides[2] + j * bi->strides[3];
+    if (bi->dtype == CK_DTYPE_F32)
+        return ((const float *)bias)[x];
+    return elem(bias, bi->dtype, x);
+}
+
+/* Element offset of key row j of sequence b, head hk, in K or V (strides st): through the
+ * block table when paged; -1 when its page is outside the pool. */
+static int64_t key_offset(const ck_attention_problem *p, const ck_attn_ref_in *in,
+                          const ck_attn_strides *st, int64_t b, int64_t k0, int64_t j, int64_t hk)
+{
+    if (!p->var.page_size)
+        return ck_attn_offset(st, b, k0 + j, hk);
+    int64_t pg = in->block_table[b * p->var.max_pages + j / p->var.page_size];
+    if (pg < 0 || pg >= p->var.num_pages)
+        return -1;
+    return ck_attn_offset(st, pg, j % p->var.page_size, hk);
+}
+
 void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *k, const void *v,
                            const int32_t *cu_q, const int32_t *cu_k, double scale, int64_t b,
                            int64_t h, int64_t i, double *o, double *lse, double *mag, double *smag)
 {
+    ck_attn_ref_in in;
+    memset(&in, 0, sizeof in);
+    in.q = q, in.k = k, in.v = v, in.cu_q = cu_q, in.cu_k = cu_k, in.scale = scale;
+    ck_attn_reference_row_in(prob, &in, b, h, i, o, lse, mag, smag);
+}
+
+void ck_attn_reference_row_in(const ck_attn_prob *prob, const ck_attn_ref_in *in, int64_t b,
+                              int64_t h, int64_t i, double *o, double *lse, double *mag,
+                              double *smag)
+{
     const ck_attention_problem *p = &prob->p;
+    const ck_attn_variants *var = &p->var;
+    double scale = in->scale;
     int64_t hk = h / (p->h_q / p->h_k), sq, sk, q0, k0, lo, hi;
-    ck_attn_seq(prob, cu_q, p->total_q, p->s_q, b, &sq, &q0);
-    ck_attn_seq(prob, cu_k, p->total_k, p->s_k, b, &sk, &k0);
+    ck_attn_seq(prob, in->cu_q, p->total_q, p->s_q, b, &sq, &q0);
+    ck_attn_seq(prob, in->cu_k, p->total_k, p->s_k, b, &sk, &k0);
+    if (var->page_size) { /* seqlens_k clamped to [0, s_k]; a page outside the pool: NaN */
+        sk = in->seqlens_k ? in->seqlens_k[b] : p->s_k;
+        sk = sk < 0 ? 0 : sk > p->s_k ? p->s_k : sk;
+        for (int64_t j = 0; j < sk; j += var->page_size)
+            if (key_offset(p, in, &p->k, b, 0, j, hk) < 0) {
+                for (int64_t c = 0; c < p->d_v; ++c)
+                    o[c] = NAN;
+                *lse = NAN, *mag = *smag = 0;
+                return;
+            }
+    }
     ck_attn_band(prob, sq, sk, &lo, &hi);
+    int64_t off = p->align == CK_ATTN_BOTTOM_RIGHT ? sk - sq : 0;
     int64_t jlo = i + lo < 0 ? 0 : i + lo;
     int64_t jhi = i + hi > sk - 1 ? sk - 1 : i + hi;
     for (int64_t c = 0; c < p->d_v; ++c)
@@ -47,30 +95,48 @@ void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *
     int64_t qo = ck_attn_offset(&p->q, b, q0 + i, h);
     double mx = -INFINITY;
     for (int64_t j = 0; j < n; ++j) {
-        int64_t ko = ck_attn_offset(&p->k, b, k0 + jlo + j, hk);
+        int64_t ko = key_offset(p, in, &p->k, b, k0, jlo + j, hk);
         double dot = 0, adot = 0;
         for (int64_t c = 0; c < p->d; ++c) {
-            double x = elem(q, p->dtype, qo + c) * elem(k, p->dtype, ko + c);
+            double x = elem(in->q, p->dtype, qo + c) * elem(in->k, p->dtype, ko + c);
             dot += x;
             adot += fabs(x);
         }
         s[j] = scale * dot;
         if (p->softcap > 0.0f)
             s[j] = p->softcap * tanh(s[j] / p->softcap);
-        if (scale * adot > *smag)
-            *smag = scale * adot;
+        double add = 0;
+        if (in->bias && ck_attn_bias_code(prob))
+            add += bias_at(p, in->bias, b, h, i, jlo + j);
+        if (var->alibi)
+            add -= (double)in->alibi[h] * (double)llabs(jlo + j - i - off);
+        s[j] += add;
+        if (scale * adot + fabs(add) > *smag)
+            *smag = scale * adot + fabs(add);
         if (s[j] > mx)
             mx = s[j];
+    }
+    if (mx == -INFINITY) { /* every visible key masked by a -inf bias: as no key */
+        free(s);
+        *mag = *smag = 0;
+        return;
     }
     double l = 0;
     for (int64_t j = 0; j < n; ++j) {
         s[j] = exp(s[j] - mx);
         l += s[j];
     }
+    *lse = mx + log(l);
+    if (var->dropout_p > 0.0f) /* P_ij dropped or scaled; l (and LSE) are the undropped */
+        for (int64_t j = 0; j < n; ++j)
+            s[j] = ck_attn_dropout_keep(prob, in->seed, in->offset, b, h, i, jlo + j)
+                       ? s[j] / (1.0 - (double)var->dropout_p)
+                       : 0.0;
     for (int64_t c = 0; c < p->d_v; ++c) {
         double acc = 0, aacc = 0;
         for (int64_t j = 0; j < n; ++j) {
-            double x = s[j] * elem(v, p->dtype, ck_attn_offset(&p->v, b, k0 + jlo + j, hk) + c);
+            int64_t vo = key_offset(p, in, &p->v, b, k0, jlo + j, hk);
+            double x = s[j] * elem(in->v, p->dtype, vo + c);
             acc += x;
             aacc += fabs(x);
         }
@@ -78,7 +144,6 @@ void ck_attn_reference_row(const ck_attn_prob *prob, const void *q, const void *
         if (aacc / l > *mag)
             *mag = aacc / l;
     }
-    *lse = mx + log(l);
     free(s);
 }
 

@@ -2,11 +2,13 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ck/context.h"
 #include "ck/tuning.h"
 #include "core/error.h"
 #include "ops/common/op_common.h"
+#include "rt/module_cache.h"
 
 typedef struct kernel_entry {
     char *key;
@@ -126,6 +128,81 @@ static uint64_t hash_key(const char *s)
     return h;
 }
 
+/* The source index: generated sources on disk (module cache kind "src") under a hash of the
+ * library's source stamp, the device's properties, ck's CK_* environment variables, the kernel
+ * name and the key. The key names
+ * everything a source depends on for one library build and device (what the in-memory cache
+ * above relies on too), so a new process finds a kernel's source without generating it again
+ * (generation is most of a warm plan's time: ~20 ms for an sm90 GEMM), and the module cache
+ * then finds its binary by the source's own hash. */
+extern const char ck_source_stamp[];
+extern char **environ;
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static ck_hash128 index_key(const ck_context *ctx, const char *key, const char *kernel_name)
+{
+    const ck_device_props *p = &ctx->props;
+    long long f[9] = {p->backend,        p->cc_major,        p->cc_minor,
+                      p->multiprocessors, (long long)p->memory_bytes,
+                      (long long)p->max_shared_per_block, (long long)p->l2_bytes,
+                      (long long)p->shared_per_sm, (long long)p->max_threads_per_sm * 1000003ll +
+                                                       p->regs_per_sm};
+    ck_hasher h;
+    ck_hasher_init(&h);
+    ck_hasher_str(&h, "ck source index 1");
+    ck_hasher_str(&h, ck_source_stamp);
+    ck_hasher_str(&h, p->name);
+    ck_hasher_str(&h, p->target);
+    ck_hasher_field(&h, f, sizeof f);
+    /* ck's environment switches (developer knobs that steer generation within one process),
+     * so that a process with other settings never takes this one's sources */
+    const char *vars[128];
+    int nv = 0;
+    for (char **e = environ; *e && nv < 128; ++e)
+        if (strncmp(*e, "CK_", 3) == 0)
+            vars[nv++] = *e;
+    qsort(vars, (size_t)nv, sizeof vars[0], by_text); /* the same settings in any order */
+    for (int i = 0; i < nv; ++i)
+        ck_hasher_str(&h, vars[i]);
+    ck_hasher_str(&h, kernel_name);
+    ck_hasher_str(&h, key);
+    return ck_hasher_final(&h);
+}
+
+static ck_status indexed_source(ck_context *ctx, const char *key, const char *kernel_name,
+                                ck_op_build_fn build, void *user, char **source)
+{
+    ck_hash128 ik = index_key(ctx, key, kernel_name);
+    void *data = NULL;
+    size_t size = 0;
+    if (ck_mcache_load(ik, "src", &data, &size) == CK_SUCCESS) {
+        char *text = data;
+        if (size > 0 && memchr(text, '\0', size) == NULL) {
+            char *s = realloc(text, size + 1);
+            if (s) {
+                s[size] = '\0';
+                *source = s;
+                return CK_SUCCESS;
+            }
+        }
+        free(data); /* not a source: generate it again (and overwrite the entry below) */
+    }
+    ck_clear_error();
+    ck_status st = build(user, source);
+    if (st != CK_SUCCESS) {
+        free(*source);
+        *source = NULL;
+        return st;
+    }
+    if (ck_mcache_store(ik, "src", *source, strlen(*source)) != CK_SUCCESS)
+        ck_clear_error(); /* no index: the next process generates the source again */
+    return CK_SUCCESS;
+}
+
 ck_status ck_op_kernel(ck_context *ctx, const char *key, const char *kernel_name,
                        ck_op_build_fn build, void *user, ck_kernel **kernel)
 {
@@ -137,11 +214,9 @@ ck_status ck_op_kernel(ck_context *ctx, const char *key, const char *kernel_name
             return CK_SUCCESS;
         }
     char *source = NULL;
-    ck_status st = build(user, &source);
-    if (st != CK_SUCCESS) {
-        free(source);
+    ck_status st = indexed_source(ctx, key, kernel_name, build, user, &source);
+    if (st != CK_SUCCESS)
         return st;
-    }
     ck_module *mod = NULL;
     st = ck_module_load(ctx->device, source, NULL, 0, &mod);
     free(source);

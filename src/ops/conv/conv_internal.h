@@ -4,9 +4,12 @@
  *   problem.c     ck_conv_problem -> ck_conv_prob (checks, output lengths, strides of the layouts)
  *   descriptor.c  the im2col views as chains of ck's transforms (pad -> embed -> merge), backward
  *                 data's classes and their views of dY, W and dX
+ *   policy.c      the route and GEMM instance of each implicit GEMM on a device, with reasons
  *   kernel.c      the implicit GEMMs: each direction is a ck_gemm problem run by the GEMM's sm80
- *                 pipeline with an operand read through a generated copy window (the pipeline's
- *                 GEMM_A_LOADER / GEMM_B_LOADER operand path); the plan
+ *                 or sm90 pipeline with an operand read through a generated copy window (the
+ *                 pipelines' GEMM_A_LOADER / GEMM_B_LOADER operand path), or a plain GEMM;
+ *                 the plan
+ *   layout.c      the NCHW / KCRS front end: ck_permute into and out of the context's workspace
  *   reference.c   the direct CPU reference shared by the tests and `ck prof conv`
  */
 #ifndef CK_SRC_OPS_CONV_INTERNAL_H
@@ -18,6 +21,8 @@
 #include "ck/context.h"
 #include "ck/runtime.h"
 #include "ck/tile.h"
+#include "ck/tile_kernel.h"
+#include "ops/gemm/gemm_internal.h"
 
 /* The checked problem with everything derived. Spatial arrays are padded to 3 dims at the
  * front (length 1, stride 1, no padding) so that loops need not care about ndim. */
@@ -74,19 +79,83 @@ ck_status ck_conv_dy_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck
 ck_status ck_conv_w_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
 ck_status ck_conv_dx_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);
 
-/* ck_conv_plan_create with, when smallest is 1, the sm80 instance of the smallest tile instead
- * of the policy's first (the tests: faster to compile for the emulator). */
-ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+/* ---- the policy (policy.c) ------------------------------------------------------------- */
+
+/* How an implicit GEMM reads its operands. */
+typedef enum ck_conv_route {
+    CK_CONV_ROUTE_SM80 = 0, /* sm80 pipeline, view operands through copy windows (loaders) */
+    CK_CONV_ROUTE_SM90 = 1, /* sm90 pipeline, A = im2col(X) by cp.async producers, B by TMA */
+    CK_CONV_ROUTE_GEMM = 2  /* a plain GEMM (1x1, stride 1, unpadded forward): the GEMM's kernel */
+} ck_conv_route;
+
+/* What the policy is asked for: its choice, or (tests: quick to compile and emulate) the
+ * smallest tile of the sm80 loader route, the smallest sm90 tile (plain GEMM or loader), or
+ * the smallest sm90 loader tile with K split 3 ways. */
+enum {
+    CK_CONV_PICK_POLICY = 0,
+    CK_CONV_PICK_SM80_SMALLEST = 1,
+    CK_CONV_PICK_SM90_SMALLEST = 2,
+    CK_CONV_PICK_SM90_SPLIT = 3
+};
+
+typedef struct ck_conv_choice {
+    ck_conv_route route;
+    ck_gemm_instance inst;
+    char why[512]; /* the route and instance, and why no faster route was taken */
+} ck_conv_choice;
+
+/* 1 when the problem is a forward 1x1 convolution of stride 1 without padding. */
+int ck_conv_is_plain_gemm(const ck_conv_prob *q);
+/* 1 for backward data with a stride above 1 (residue classes whose rows of dX are a view). */
+int ck_conv_bwd_data_strided(const ck_conv_prob *q);
+const char *ck_conv_route_name(ck_conv_route r);
+
+/* The choice for one implicit GEMM: loader_gp is its GEMM problem with view operands,
+ * plain_gp (NULL unless ck_conv_is_plain_gemm) the same as a plain GEMM. Refusal: a
+ * sentence naming every route's reason. */
+ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
+                                const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
+                                const ck_device_props *props, int pick, ck_conv_choice *out);
+
+/* ---- kernel.c ---------------------------------------------------------------------------- */
+
+/* The copy window of operand `operand` (0 A, 1 B) of an instance of family 80 (its block's
+ * threads) or 90 (the producer warpgroup's 128 threads; B into the MN-major box tile), named
+ * "va" / "vb". */
+ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
+                                const ck_gemm_instance *in, int operand, char **src,
+                                ck_tile_copy_info *info);
+/* 1 when every view operand of the direction has a copy window for this sm80 instance. */
+int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c,
+                          const ck_gemm_instance *in);
+
+/* ck_conv_plan_create with `pick` (CK_CONV_PICK_*) in place of the policy's choice. */
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int pick,
                                  ck_conv_plan **plan);
 
 /* The kernel source a plan would build for a device with these properties (the NVRTC test:
- * no device needed). *source: malloc'd. */
-ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
+ * no device needed), for its first implicit GEMM. *source: malloc'd. */
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int pick,
                          char **source);
+
+/* The route of the plan's first implicit GEMM (tests). */
+ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan);
+/* The plan's checked problem and context (layout.c). */
+const ck_conv_prob *ck_conv_plan_prob(const ck_conv_plan *plan);
+ck_context *ck_conv_plan_context(const ck_conv_plan *plan);
+
+/* ck_conv_plan_execute on tensors in CK's layouts, whatever the problem's layout (kernel.c);
+ * ck_conv_plan_execute (layout.c) calls it directly or between the permutes of NCHW. */
+ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *args);
 
 /* Shared-memory tile descriptors of the GEMM's sm80 stages (gemm_swz of
  * sm80_pipeline_kernel.h): `lines` lines of line_bytes with elements of es bytes; dims
  * (line, element in line). */
 ck_status ck_conv_smem_lines(int lines, int line_bytes, int es, ck_descriptor **out);
+
+/* The sm90 pipeline's MN-major operand tile as a descriptor: `boxes` boxes of `lines` lines of
+ * 128 bytes (64 16-bit elements of M or N per line, one line per k), 16-byte chunks XORed with
+ * line % 8 (TMA's 128-byte swizzle); dims (k, mn). */
+ck_status ck_conv_smem_boxes(int lines, int boxes, int es, ck_descriptor **out);
 
 #endif

@@ -335,3 +335,50 @@ ck_status ck_conv_smem_lines(int lines, int line_bytes, int es, ck_descriptor **
     *out = d;
     return CK_SUCCESS;
 }
+
+/* The sm90 pipeline's MN-major operand tile (what its TMA boxes of 64 elements write): `boxes`
+ * boxes of `lines` lines of 128 bytes (one line per k, 64 16-bit elements of M or N), the
+ * 16-byte chunks XORed with line % 8; dims (k, mn) with mn = 64 box + element. */
+ck_status ck_conv_smem_boxes(int lines, int boxes, int es, ck_descriptor **out)
+{
+    *out = NULL;
+    int epc = 16 / es, per = 8; /* elements per chunk, chunks per line */
+    if (lines % 8 || boxes < 1 || es != 2)
+        return ck_fail(CK_ERROR_INTERNAL,
+                       "ck_conv: no box tile of %d lines, %d boxes of %d-byte elements.", lines,
+                       boxes, es);
+    /* naive over (box, line_hi, rank, chunk, elem), in elements */
+    ck_ival len[5] = {I(boxes), I(lines / 8), I(8), I(per), I(epc)};
+    ck_ival str[5] = {I((long long)lines * 128 / es), I(8 * 128 / es), I(128 / es), I(epc), I(1)};
+    ck_descriptor *d = NULL;
+    ck_status st = ck_descriptor_make_naive(5, len, str, &d);
+    if (st)
+        return st;
+    /* xor: chunk ^= rank */
+    ck_transform t[4];
+    st = ck_make_pass_through_transform(len[0], &t[0]);
+    if (!st)
+        st = ck_make_pass_through_transform(len[1], &t[1]);
+    if (!st)
+        st = ck_make_xor_transform(len[2], len[3], &t[2]);
+    if (!st)
+        st = ck_make_pass_through_transform(len[4], &t[3]);
+    int low[5] = {0, 1, 2, 3, 4}, up[5] = {0, 1, 2, 3, 4};
+    if (!st)
+        st = stage(&d, 4, t, low, up);
+    /* merge (line_hi, rank) -> k, (box, chunk, elem) -> mn */
+    ck_ival l1[2] = {len[1], len[2]}, l2[3] = {len[0], len[3], len[4]};
+    if (!st)
+        st = ck_make_merge_transform(2, l1, &t[0]);
+    if (!st)
+        st = ck_make_merge_transform(3, l2, &t[1]);
+    int low2[5] = {1, 2, 0, 3, 4}, up2[2] = {0, 1};
+    if (!st)
+        st = stage(&d, 2, t, low2, up2);
+    if (st) {
+        ck_descriptor_destroy(d);
+        return ck_fail_context(st, "ck_conv: the shared-memory box tile descriptor");
+    }
+    *out = d;
+    return CK_SUCCESS;
+}

@@ -1,12 +1,17 @@
 /*
- * Convolution as implicit GEMM on the GEMM's sm80 pipeline (CK's grouped conv kernels): each
+ * Convolution as implicit GEMM on the GEMM's pipelines (CK's grouped conv kernels): each
  * direction is a strided-batched ck_gemm problem (batch = groups) whose im2col operand is read
  * through a copy window generated from the im2col descriptor (descriptor.c) by
  * ck_tile_copy_generate -- 16-byte cp.async where C keeps runs of 8 (bf16/f16) or 4 (f32)
  * contiguous and aligned, zero-filled in the padding and past the edges. The pipeline takes the
  * window through its operand path: the source defines GEMM_A_LOADER (forward: A = im2col(X)) or
- * GEMM_B_LOADER (backward weight: B = im2col(X), the reduction over N * out), and the rest --
- * ldmatrix, mma.sync, the generated epilogue -- is the GEMM's, unchanged.
+ * GEMM_B_LOADER (backward weight: B = im2col(X), the reduction over N * out), and the rest is
+ * the GEMM's, unchanged. The policy (policy.c) picks the route of each implicit GEMM:
+ *   sm80  ldmatrix + mma.sync, every view operand through its window (all directions);
+ *   sm90  forward on sm_90a: the persistent warp-specialized wgmma pipeline, A's window run by
+ *         the producer warpgroup (cp.async into the 128-byte-swizzled tile wgmma reads, an
+ *         mbarrier arrival per thread when its copies land), W by TMA, the GEMM's epilogue;
+ *   gemm  1x1 stride-1 unpadded forward: X is A itself, the GEMM's own kernel and cache key.
  *
  *   forward          M = N * out, N = K, K = filter * C;  A = im2col(X), B = W (K-major),
  *                    D = Y (row-major, ld G * K), C = residual, bias per column
@@ -36,6 +41,7 @@
 typedef struct conv_sub {
     ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
     ck_conv_class cls;
+    ck_conv_choice choice; /* the policy's route, instance and reasons */
 } conv_sub;
 
 struct ck_conv_plan {
@@ -53,8 +59,10 @@ static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
     return m;
 }
 
-/* The GEMM problem of the direction (one batch per group). */
-static ck_status gemm_problem(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_problem *gp)
+/* The GEMM problem of the direction (one batch per group); plain: the forward 1x1 stride-1
+ * unpadded convolution's, whose A is X itself (rows of G * C). */
+static ck_status gemm_problem(const ck_conv_prob *q, const ck_conv_class *cls, int plain,
+                              ck_gemm_problem *gp)
 {
     const ck_conv_problem *p = &q->p;
     const int64_t G = p->g, C = p->c, K = p->k, KC = q->gemm_kf * C;
@@ -63,7 +71,8 @@ static ck_status gemm_problem(const ck_conv_prob *q, const ck_conv_class *cls, c
     gp->compute = p->compute;
     if (p->direction == CK_CONV_FWD) {
         gp->m = q->gemm_m, gp->n = K, gp->k = KC;
-        gp->a = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, KC, C); /* read by the loader */
+        /* read by the loader (ld unused), or X as a matrix */
+        gp->a = mat(p->in_dtype, CK_GEMM_ROW_MAJOR, plain ? G * C : KC, C);
         gp->b = mat(p->wei_dtype, CK_GEMM_COL_MAJOR, KC, K * KC);
         gp->d = mat(p->out_dtype, CK_GEMM_ROW_MAJOR, G * K, K);
         if (p->residual)
@@ -110,17 +119,20 @@ static ck_status view_make(const ck_conv_prob *q, const ck_conv_class *c, int op
 
 /* The copy window of operand `operand` (0 A, 1 B) for this instance: tile (tile_m, tile_k) of
  * the view into A's K-major lines, or (tile_k, tile_n) into B's N-major lines, both in
- * gemm_swz's layout. *src: the window's device C, named "va" or "vb". */
-static ck_status window_source(const ck_conv_prob *q, const ck_conv_class *c,
-                               const ck_gemm_instance *in, int operand, char **src,
-                               ck_tile_copy_info *info)
+ * gemm_swz's layout -- which for lines of 128 bytes is the sm90 tile's 128-byte swizzle (chunk
+ * ^ line % 8 in 1024-byte groups), so one descriptor serves both families. *src: the window's
+ * device C, named "va" or "vb". */
+ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
+                                const ck_gemm_instance *in, int operand, char **src,
+                                ck_tile_copy_info *info)
 {
     *src = NULL;
     ck_dtype dt = operand == 0
                       ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
                       : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
     int es = ck_gemm_dtype_bytes(dt);
-    int threads = in->warps_m * in->warps_n * 32;
+    int threads = in->family == CK_GEMM_FAMILY_SM90 ? 128 /* the producer warpgroup */
+                                                    : in->warps_m * in->warps_n * 32;
     int rows = operand ? in->tile_k : in->tile_m, cols = operand ? in->tile_n : in->tile_k;
     ck_dist_encoding enc;
     ck_descriptor *view = NULL, *dst = NULL;
@@ -128,7 +140,9 @@ static ck_status window_source(const ck_conv_prob *q, const ck_conv_class *c,
         ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, threads, rows, cols, 16 / es, &enc);
     if (!st)
         st = view_make(q, c, operand, &view);
-    if (!st)
+    if (!st && in->family == CK_GEMM_FAMILY_SM90 && operand == 1)
+        st = ck_conv_smem_boxes(rows, cols / 64, es, &dst); /* N-major: boxes of 64 columns */
+    else if (!st)
         st = ck_conv_smem_lines(rows, cols * es, es, &dst);
     if (!st) {
         ck_tile_copy_spec s;
@@ -216,6 +230,121 @@ static const char *dir_tag(ck_conv_direction d)
     return d == CK_CONV_FWD ? "fwd" : d == CK_CONV_BWD_DATA ? "bwd_data" : "bwd_weight";
 }
 
+/* The generated kernel's header comment: the convolution, the implicit GEMM, the route. */
+static void head_comment(ck_sbuf *b, const ck_conv_plan *plan, const conv_sub *sub,
+                         const ck_tile_copy_info *info, int o0)
+{
+    const ck_conv_prob *q = &plan->q;
+    const ck_conv_problem *p = &q->p;
+    const ck_gemm_prob *prob = &sub->g.prob;
+    const ck_gemm_instance *inst = &sub->g.inst;
+    int loaders = plan->loaders;
+    ck_sbuf_printf(
+        b,
+        "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
+        "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
+        "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
+        " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's %s "
+        "pipeline, instance %dx%dx%d s%d w%dx%d; operand%s %s read through the "
+        "copy window(s) below over the view descriptor(s) (%d-byte %s).\n * Policy: %s. */\n",
+        dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
+        (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
+        (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2], (long long)q->out[0],
+        (long long)q->out[1], (long long)q->out[2], (long long)q->str[0], (long long)q->str[1],
+        (long long)q->str[2], (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2],
+        (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1], (long long)q->pr[1],
+        (long long)q->pl[2], (long long)q->pr[2], (long long)prob->p.m, (long long)prob->p.n,
+        (long long)prob->p.k, ck_conv_route_name(sub->choice.route), inst->tile_m, inst->tile_n,
+        inst->tile_k, inst->stages, inst->warps_m, inst->warps_n, loaders == 3 ? "s" : "",
+        loaders == 3 ? "A and B are"
+        : o0         ? "B is"
+                     : "A is",
+        info[o0].vector_bytes, info[o0].async ? "cp.async" : "plain loads", sub->choice.why);
+}
+
+static const char *floordiv_defs =
+    "#ifndef CK_FLOORDIV\n"
+    "#define CK_FLOORDIV(a, b) ((a) / (b) - (((a) % (b) != 0) && (((a) < 0) != ((b) < 0))))\n"
+    "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n"
+    "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
+    "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n";
+
+/* The sm90 route: the GEMM's sm90 source with the view operands' loaders -- their copy windows,
+ * run by the producer warpgroup (the windows' thread ids are the warpgroup's own: the generated
+ * code's ck_warp_id / ck_thread_linear are taken modulo the warpgroup while it is defined). */
+static ck_status build_sm90(const ck_conv_plan *plan, const conv_sub *sub, char **source)
+{
+    const ck_conv_prob *q = &plan->q;
+    char *win[2] = {NULL, NULL}, *body = NULL;
+    ck_tile_copy_info info[2];
+    memset(info, 0, sizeof info);
+    ck_status st = CK_SUCCESS;
+    for (int o = 0; o < 2 && !st; ++o)
+        if (plan->loaders >> o & 1)
+            st = ck_conv_window_source(q, &sub->cls, &sub->g.inst, o, &win[o], &info[o]);
+    if (st) {
+        ck_tile_free(win[0]);
+        ck_tile_free(win[1]);
+        return st;
+    }
+    const char *ctype = ck_gemm_dtype_bytes(q->p.in_dtype) == 4 ? "float" : "unsigned short";
+    ck_sbuf l = {0};
+    ck_sbuf_printf(&l,
+                   "%s#define ck_warp_id() (ck_warp_id() %% 4u)\n"
+                   "#define ck_thread_linear() (ck_thread_linear() %% 128u)\n%s%s"
+                   "#undef ck_warp_id\n#undef ck_thread_linear\n",
+                   floordiv_defs, win[0] ? win[0] : "", win[1] ? win[1] : "");
+    if (plan->loaders & 1)
+        ck_sbuf_printf(&l,
+                       "/* A's tile (m0, k0) of group `batch`: its copy window from the group's "
+                       "base */\n"
+                       "CK_DEVICE void conv_load_a(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "int batch, long long m0, long long k0)\n{\n"
+                       "    ck_copy_va w = make_copy_va((%s *)ka->a + (long long)batch * "
+                       "ka->batch_a, m0, k0, (%s *)s, 0, 0);\n"
+                       "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
+                       ctype, ctype);
+    if (plan->loaders & 2)
+        ck_sbuf_printf(&l,
+                       "/* B's tile (k0, n0) of group `batch` (N-major boxes of 64 columns) */\n"
+                       "CK_DEVICE void conv_load_b(unsigned char *s, const ck_gemm_kargs *ka, "
+                       "int batch, long long n0, long long k0)\n{\n"
+                       "    ck_copy_vb w = make_copy_vb((%s *)ka->b + (long long)batch * "
+                       "ka->batch_b, k0, n0, (%s *)s, 0, 0);\n"
+                       "    copy_vb(&w);\n}\n#define GEMM_B_LOADER conv_load_b\n",
+                       ctype, ctype);
+    ck_tile_free(win[0]);
+    ck_tile_free(win[1]);
+    if (l.oom) {
+        free(l.s);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the loader.");
+    }
+    /* strided backward data: the class's rows of dX through a window over its dX view, from
+     * the wgmma accumulator's encoding (stride 1: dX's rows are the GEMM's, the GEMM's own) */
+    char *epi = NULL;
+    if (ck_conv_bwd_data_strided(q)) {
+        ck_dist_encoding acc;
+        ck_gemm_sm90_acc_encoding(&sub->g.inst, &acc);
+        st = dx_epilogue_source(q, sub, &acc, &epi);
+    }
+    if (!st)
+        st = ck_gemm_sm90_source_entry(&sub->g.prob, &sub->g.inst, l.s, epi, &body);
+    free(l.s);
+    free(epi);
+    if (st)
+        return st;
+    ck_sbuf b = {0};
+    head_comment(&b, plan, sub, info, plan->loaders & 1 ? 0 : 1);
+    ck_sbuf_printf(&b, "%s", body);
+    free(body);
+    if (b.oom) {
+        free(b.s);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel source.");
+    }
+    *source = b.s;
+    return CK_SUCCESS;
+}
+
 static ck_status build_source(void *user, char **source)
 {
     const ck_conv_plan *plan = ((const build_ctx *)user)->plan;
@@ -224,6 +353,10 @@ static ck_status build_source(void *user, char **source)
     const ck_gemm_instance *inst = &sub->g.inst;
     const ck_conv_prob *q = &plan->q;
     *source = NULL;
+    if (sub->choice.route == CK_CONV_ROUTE_GEMM) /* the GEMM's own source (and cache key) */
+        return sub->g.family->source(prob, inst, source);
+    if (sub->choice.route == CK_CONV_ROUTE_SM90)
+        return build_sm90(plan, sub, source);
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
     int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
     if (np < 0)
@@ -242,7 +375,7 @@ static ck_status build_source(void *user, char **source)
              : ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi);
     for (int o = 0; o < 2 && !st; ++o)
         if (plan->loaders >> o & 1)
-            st = window_source(q, &sub->cls, inst, o, &win[o], &info[o]);
+            st = ck_conv_window_source(q, &sub->cls, inst, o, &win[o], &info[o]);
     if (st) {
         free(defs);
         free(epi);
@@ -250,41 +383,13 @@ static ck_status build_source(void *user, char **source)
         ck_tile_free(win[1]);
         return st;
     }
-    const ck_conv_problem *p = &q->p;
-    const char *ctype = ck_gemm_dtype_bytes(p->in_dtype) == 4 ? "float" : "unsigned short";
+    const char *ctype = ck_gemm_dtype_bytes(q->p.in_dtype) == 4 ? "float" : "unsigned short";
     int o0 = plan->loaders & 1 ? 0 : 1;
     ck_sbuf b = {0};
-    ck_sbuf_printf(
-        &b,
-        "/* ck_conv %s, %d-D: n %lld, g %lld, c %lld -> k %lld, in %lldx%lldx%lld, "
-        "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
-        "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld.\n"
-        " * Implicit GEMM (batch = groups) %lld x %lld x %lld on the GEMM's sm80 "
-        "pipeline, instance %dx%dx%d s%d w%dx%d; operand%s %s read through the "
-        "copy window(s) below over the view descriptor(s) (%d-byte %s). */\n",
-        dir_tag(p->direction), p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
-        (long long)p->k, (long long)q->in[0], (long long)q->in[1], (long long)q->in[2],
-        (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2], (long long)q->out[0],
-        (long long)q->out[1], (long long)q->out[2], (long long)q->str[0], (long long)q->str[1],
-        (long long)q->str[2], (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2],
-        (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1], (long long)q->pr[1],
-        (long long)q->pl[2], (long long)q->pr[2], (long long)prob->p.m, (long long)prob->p.n,
-        (long long)prob->p.k, inst->tile_m, inst->tile_n, inst->tile_k, inst->stages, inst->warps_m,
-        inst->warps_n, plan->loaders == 3 ? "s" : "",
-        plan->loaders == 3 ? "A and B are"
-        : o0               ? "B is"
-                           : "A is",
-        info[o0].vector_bytes, info[o0].async ? "cp.async" : "plain loads");
+    head_comment(&b, plan, sub, info, o0);
     ck_sbuf_printf(&b,
-                   "#include \"ck_device.h\"\n"
-                   "#ifndef CK_FLOORDIV\n"
-                   "#define CK_FLOORDIV(a, b) ((a) / (b) - (((a) %% (b) != 0) && (((a) < 0) != "
-                   "((b) < 0))))\n"
-                   "#define CK_FLOORMOD(a, b) ((a) - CK_FLOORDIV(a, b) * (b))\n#endif\n"
-                   "#ifndef CK_MIN\n#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))\n#endif\n"
-                   "#ifndef CK_MAX\n#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n"
-                   "%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s%s",
-                   defs, epi, win[0] ? win[0] : "", win[1] ? win[1] : "");
+                   "#include \"ck_device.h\"\n%s%s#include \"ops/gemm/gemm_args_kernel.h\"\n%s%s%s",
+                   floordiv_defs, defs, epi, win[0] ? win[0] : "", win[1] ? win[1] : "");
     /* the operand path: the tile of k-tile origin k0 (and m0 or n0) of this group's view */
     if (plan->loaders & 1)
         ck_sbuf_printf(&b,
@@ -317,14 +422,15 @@ static ck_status build_source(void *user, char **source)
     return CK_SUCCESS;
 }
 
-/* "conv/<dir>/<every derived length>/<the GEMM's parameter key>" */
+/* The GEMM route: the GEMM's own key (its kernel is the GEMM's); the others
+ * "conv/<dir>/<every derived length>/<route>/<the GEMM's parameter key>" */
 static char *kernel_key(const ck_conv_plan *plan, const conv_sub *sub)
 {
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
     int np = ck_gemm_params(&sub->g.prob, &sub->g.inst, params, CK_GEMM_MAX_PARAMS);
     char *gk = np < 0 ? NULL : ck_gemm_params_key(params, np);
-    if (!gk)
-        return NULL;
+    if (!gk || sub->choice.route == CK_CONV_ROUTE_GEMM)
+        return gk;
     const ck_conv_prob *q = &plan->q;
     ck_sbuf b = {0};
     ck_sbuf_printf(&b, "conv/%s/n%lld/g%lld/c%lld/k%lld", dir_tag(q->p.direction),
@@ -336,7 +442,7 @@ static char *kernel_key(const ck_conv_plan *plan, const conv_sub *sub)
     if (q->p.direction == CK_CONV_BWD_DATA)
         ck_sbuf_printf(&b, "/class%lld.%lld.%lld", (long long)sub->cls.r[0],
                        (long long)sub->cls.r[1], (long long)sub->cls.r[2]);
-    ck_sbuf_printf(&b, "/%s", gk);
+    ck_sbuf_printf(&b, "/%s/%s", ck_conv_route_name(sub->choice.route), gk);
     free(gk);
     if (b.oom) {
         free(b.s);
@@ -347,59 +453,57 @@ static char *kernel_key(const ck_conv_plan *plan, const conv_sub *sub)
 
 ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, ck_conv_plan **out)
 {
-    return ck_conv_plan_create_ex(ctx, problem, 0, out);
+    return ck_conv_plan_create_ex(ctx, problem, CK_CONV_PICK_POLICY, out);
 }
 
-/* The GEMM of one sub-plan and its instance (the policy's best sm80 instance whose copy windows
- * exist -- a 2-D thread pattern, lines of whole 16-byte chunks -- or with smallest the smallest
- * tile). */
+int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c, const ck_gemm_instance *in)
+{
+    int loaders = loaders_of(q->p.direction), ok = 1;
+    for (int o = 0; o < 2 && ok; ++o) {
+        char *w = NULL;
+        ck_tile_copy_info info;
+        if (loaders >> o & 1) {
+            ok = ck_conv_window_source(q, c, in, o, &w, &info) == CK_SUCCESS;
+            if (!ok)
+                ck_clear_error();
+        }
+        ck_tile_free(w);
+    }
+    return ok;
+}
+
+/* The GEMM of one sub-plan, its route and instance (the policy's). */
 static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
-                            int smallest)
+                            int pick)
 {
     ck_gemm_problem gp;
-    ck_status st = gemm_problem(&plan->q, &sub->cls, &gp);
+    ck_gemm_prob loader, plain;
+    int is_plain = ck_conv_is_plain_gemm(&plan->q);
+    ck_status st = gemm_problem(&plan->q, &sub->cls, 0, &gp);
     if (!st)
-        st = ck_gemm_prob_make(&gp, &sub->g.prob);
+        st = ck_gemm_prob_make(&gp, &loader);
+    if (!st && is_plain && !(st = gemm_problem(&plan->q, &sub->cls, 1, &gp)))
+        st = ck_gemm_prob_make(&gp, &plain);
     if (st)
         return ck_fail_context(st, OP ": the implicit GEMM");
-    char reason[256] = "";
-    if (!ck_gemm_family_sm80.supports(&sub->g.prob, props, reason, sizeof reason))
-        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s.", reason);
-    enum { MAXI = 32 };
-    ck_gemm_instance ins[MAXI];
-    double score[MAXI];
-    int n = ck_gemm_policy_rank(&sub->g.prob, props, ins, score, MAXI, reason, sizeof reason);
-    int pick = -1;
-    for (int i = 0; i < n && (smallest || pick < 0); ++i) {
-        if (ins[i].family != CK_GEMM_FAMILY_SM80)
-            continue;
-        int ok = 1;
-        for (int o = 0; o < 2 && ok; ++o) {
-            char *w = NULL;
-            ck_tile_copy_info info;
-            if (plan->loaders >> o & 1) {
-                ok = window_source(&plan->q, &sub->cls, &ins[i], o, &w, &info) == CK_SUCCESS;
-                if (!ok)
-                    ck_clear_error();
-            }
-            ck_tile_free(w);
-        }
-        if (ok && (!smallest || pick < 0 ||
-                   ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n))
-            pick = i;
-    }
-    if (pick < 0)
-        return ck_fail(CK_ERROR_UNSUPPORTED,
-                       OP ": no sm80 GEMM instance can read this problem's views.");
-    sub->g.inst = ins[pick];
-    sub->g.family = &ck_gemm_family_sm80;
+    st = ck_conv_policy_choose(&plan->q, &sub->cls, &loader, is_plain ? &plain : NULL, props, pick,
+                               &sub->choice);
+    if (st)
+        return st;
+    sub->g.prob = sub->choice.route == CK_CONV_ROUTE_GEMM ? plain : loader;
+    sub->g.inst = sub->choice.inst;
+    sub->g.family = ck_gemm_family_of(sub->choice.inst.family);
+    sub->g.prob.tf32_truncate = sub->choice.inst.family == CK_GEMM_FAMILY_SM90;
+    sub->g.a_loader = sub->choice.route == CK_CONV_ROUTE_SM90 && (plan->loaders & 1);
+    sub->g.b_loader = sub->choice.route == CK_CONV_ROUTE_SM90 && (plan->loaders & 2);
+    CK_LOG(CK_LOG_INFO, OP ": %s", sub->choice.why);
     return CK_SUCCESS;
 }
 
 /* Everything a plan decides before its kernels exist: the checked problem, its sub-GEMMs (one;
- * backward data: one per class with rows and taps) and their instances. */
+ * backward data: one per class with rows and taps) and their routes and instances. */
 static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
-                             const ck_device_props *props, int smallest)
+                             const ck_device_props *props, int pick)
 {
     ck_status st = ck_conv_prob_make(problem, &plan->q);
     if (st)
@@ -432,7 +536,7 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
             }
             plan->sub[plan->nsub].cls = cls[i];
         }
-        st = sub_decide(plan, &plan->sub[plan->nsub], props, smallest);
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick);
         plan->nsub++;
     }
     free(cls);
@@ -441,12 +545,16 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
 
 static void plan_free(ck_conv_plan *plan)
 {
-    if (plan)
+    if (plan) {
+        for (int i = 0; i < plan->nsub; ++i)
+            if (plan->sub[i].g.family_state_free)
+                plan->sub[i].g.family_state_free(plan->sub[i].g.family_state);
         free(plan->sub);
+    }
     free(plan);
 }
 
-ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int smallest,
+ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *props, int pick,
                          char **source)
 {
     if (!problem || !props || !source)
@@ -455,7 +563,7 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
     ck_conv_plan *plan = calloc(1, sizeof *plan);
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_conv_source: out of host memory.");
-    ck_status st = plan_decide(plan, problem, props, smallest);
+    ck_status st = plan_decide(plan, problem, props, pick);
     if (!st && plan->nsub < 1)
         st = ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: the problem has no GEMM.");
     if (!st) {
@@ -466,7 +574,12 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
     return st;
 }
 
-ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int smallest,
+ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan)
+{
+    return plan && plan->nsub > 0 ? plan->sub[0].choice.route : CK_CONV_ROUTE_SM80;
+}
+
+ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem, int pick,
                                  ck_conv_plan **out)
 {
     if (!ctx || !problem || !out)
@@ -477,7 +590,7 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
-    ck_status st = plan_decide(plan, problem, ck_op_props(ctx), smallest);
+    ck_status st = plan_decide(plan, problem, ck_op_props(ctx), pick);
     for (int i = 0; i < plan->nsub && !st; ++i) {
         conv_sub *sub = &plan->sub[i];
         sub->g.ctx = ctx;
@@ -487,10 +600,12 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
             break;
         }
         build_ctx b = {plan, sub};
-        st = ck_op_kernel(ctx, key, "ck_conv_sm80", build_source, &b, &sub->g.kernel);
+        const char *name =
+            sub->choice.route == CK_CONV_ROUTE_SM80 ? "ck_conv_sm80" : sub->g.family->kernel_name;
+        st = ck_op_kernel(ctx, key, name, build_source, &b, &sub->g.kernel);
         free(key);
         if (!st)
-            st = ck_gemm_family_sm80.prepare(&sub->g);
+            st = sub->g.family->prepare(&sub->g);
     }
     if (st) {
         plan_free(plan);
@@ -512,7 +627,17 @@ static ck_status check_ptr(const char *name, const void *p, size_t align)
     return CK_SUCCESS;
 }
 
-ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
+const ck_conv_prob *ck_conv_plan_prob(const ck_conv_plan *plan)
+{
+    return &plan->q;
+}
+
+ck_context *ck_conv_plan_context(const ck_conv_plan *plan)
+{
+    return plan->ctx;
+}
+
+ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
 {
     if (!plan || !a)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -563,7 +688,7 @@ ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *a)
         ga.a = a->y, ga.b = a->w, ga.d = a->x;
     }
     for (int i = 0; i < plan->nsub && !st; ++i)
-        st = ck_gemm_family_sm80.launch(&plan->sub[i].g, &ga);
+        st = plan->sub[i].g.family->launch(&plan->sub[i].g, &ga);
     return st;
 }
 
@@ -578,10 +703,12 @@ ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size
     const ck_gemm_plan *g = &plan->sub[0].g;
     const ck_gemm_instance *in = &g->inst;
     int n = snprintf(buf, size,
-                     "%s: implicit GEMM %lld x %lld x %lld x %lld groups, sm80 %dx%dx%d s%d w%dx%d",
+                     "%s: implicit GEMM %lld x %lld x %lld x %lld groups, route %s, "
+                     "sm%d %dx%dx%d s%d w%dx%d",
                      dir_tag(plan->q.p.direction), (long long)g->prob.p.m, (long long)g->prob.p.n,
-                     (long long)g->prob.p.k, (long long)g->prob.p.batch, in->tile_m, in->tile_n,
-                     in->tile_k, in->stages, in->warps_m, in->warps_n);
+                     (long long)g->prob.p.k, (long long)g->prob.p.batch,
+                     ck_conv_route_name(plan->sub[0].choice.route), in->family, in->tile_m,
+                     in->tile_n, in->tile_k, in->stages, in->warps_m, in->warps_n);
     if (plan->nsub > 1 && n > 0 && (size_t)n < size)
         snprintf(buf + n, size - (size_t)n, " (the first of %d residue classes)", plan->nsub);
     return CK_SUCCESS;

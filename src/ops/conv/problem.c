@@ -64,6 +64,11 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
                        OP ": direction = %d; accepted: CK_CONV_FWD, CK_CONV_BWD_DATA, "
                           "CK_CONV_BWD_WEIGHT.",
                        (int)p->direction);
+    if (p->layout != CK_CONV_LAYOUT_NHWGC && p->layout != CK_CONV_LAYOUT_NCHW)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": layout = %d; accepted: CK_CONV_LAYOUT_NHWGC (0), CK_CONV_LAYOUT_NCHW "
+                          "(1).",
+                       (int)p->layout);
     if (p->ndim < 1 || p->ndim > 3)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": ndim = %d spatial dims; accepted: 1, 2 or 3.", p->ndim);

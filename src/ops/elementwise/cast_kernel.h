@@ -12,7 +12,7 @@
  * 4 for fp6, else 1) so that no two threads write the same byte. Element i (row-major index
  * over the shape) is at sum_d coord_d(i) * stride_d of each tensor.
  *
- * The kernel itself (ck_cast_any, in the source elementwise.c builds) calls ew_cast_any with
+ * The kernel itself (ck_cast_any, in the source kernel.c builds) calls ew_cast_any with
  * its parameters: the emulator finds kernels in the compiled source, not in headers.
  */
 #ifndef CK_OPS_ELEMENTWISE_CAST_KERNEL_H

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "ck/context.h"
 #include "ck/elementwise.h"
 
 enum { EW_MODE_CAST = 0, EW_MODE_EXPR = 1 };
@@ -28,8 +29,8 @@ typedef struct ew_instance {
 } ew_instance;
 
 struct ew_spec;
-/* The vector path's instance for spec (NULL: the plain default): the defaults above, or
- * CK_EW_INSTANCE when valid. */
+/* The vector path's instance for spec (NULL: the plain default): the defaults above, or the
+ * developer switch CK_EW_INSTANCE when valid. */
 ew_instance ck_ew_instance(const struct ew_spec *spec);
 
 /* What a generated kernel depends on (everything in it goes into the cache key). */
@@ -47,14 +48,14 @@ typedef struct ew_spec {
     const ck_ew_program *prog;
     int f64; /* compute in fp64 */
     /* EW_LAYOUT_VEC */
-    int alias; /* the destination is an input: plain (coherent) loads */
+    int alias;             /* the destination is an input: plain (coherent) loads */
     int unroll, block, cs; /* ew_instance (the kernel's launch bounds are `block`) */
     /* how input k is indexed by the contiguous output's element e (EW_BCAST_*); the kernel
      * receives bn, the output's row length, for the broadcast modes */
     int bmode[CK_EW_MAX_INPUTS];
     int idx32; /* strided: element indices fit 32 bits; vector: pack indices do */
     /* EW_LAYOUT_STRIDED */
-    int rank;  /* 1..8 after collapsing */
+    int rank; /* 1..8 after collapsing */
 } ew_spec;
 
 /* The cache key of spec (malloc'd). */
@@ -71,5 +72,72 @@ int ck_ew_vec_elems(const ew_spec *spec);
 
 /* Storage bytes of a byte-sized dtype (0 for fp4/fp6). */
 int ck_ew_elem_bytes(ck_dtype t);
+
+/* ---- problem.c */
+
+enum { EW_MAXT = CK_EW_MAX_INPUTS + 1 };
+
+/* A problem after broadcasting and collapsing: tensor k < nin is input k, tensor nin the
+ * destination; lengths and strides (elements) of `rank` dimensions, row-major order kept. */
+typedef struct ew_layout {
+    int nt, rank;
+    int64_t n;
+    int64_t len[CK_TENSOR_MAX_RANK];
+    int64_t str[EW_MAXT][CK_TENSOR_MAX_RANK];
+    void *data[EW_MAXT];
+    ck_dtype dtype[EW_MAXT];
+} ew_layout;
+
+void ck_ew_collapse(ew_layout *l, const ck_tensor *dst, const ck_tensor *in, int nin);
+/* 1 when a tensor of l has a sub-byte type (fp4, fp6). */
+int ck_ew_has_subbyte(const ew_layout *l);
+/* Same pointer and, dimension by dimension, the same strides where the length exceeds 1. */
+int ck_ew_same_layout(const ck_tensor *a, const ck_tensor *b);
+
+/* ---- policy.c */
+
+/* The vector layout: the destination contiguous (rank 1, or rank 2 with rows of bn = len[1]
+ * elements) with a 16-byte aligned pointer; each input laid out like it (16-byte aligned), a
+ * row vector broadcast over the rows (16-byte aligned, bn a multiple of the pack), one value
+ * per row, or one value. Fills spec->bmode and *bn. V: elements per pack. */
+int ck_ew_vec_ok(const ew_layout *l, int V, ew_spec *spec, int64_t *bn);
+/* Blocks for `work` items, per_block each, at most waves x SMs (waves 0: no cap but the
+ * grid's limit; the kernels' grid-stride loops cover what one pass does not). */
+unsigned ck_ew_grid(ck_context *ctx, int64_t work, int64_t per_block, int waves);
+
+/* The tuning table's problem key of a vector-layout spec over n elements (types, the cast's
+ * modes or a hash of the program, n, broadcast modes, in place): "f32>bf16/cast/r=0/o=0/
+ * s=0x1p+0/n=1024/b=0/alias=0". */
+void ck_ew_problem_key(const ew_spec *spec, int64_t n, char *buf, size_t size);
+/* The vector instance on ctx: the instance `ck tune` forces, else the tuning table's entry
+ * (op "elementwise") with the developer switch CK_EW_INSTANCE over it, else the heuristic. */
+ew_instance ck_ew_instance_for(ck_context *ctx, const ew_spec *spec, const char *problem);
+/* An instance's text "unroll,block,waves,cs" (the table's form) and back (0: invalid). */
+void ck_ew_instance_name(const ew_instance *in, char *buf, size_t size);
+int ck_ew_instance_parse(const char *text, ew_instance *in);
+
+/* ---- kernel.c */
+
+/* What ck_copy / ck_cast / ck_elementwise would run (checks included): vec 1 and the vector
+ * instance's text and problem key for the vector layout; vec 0 otherwise (strided, run-time
+ * typed or nothing to run). */
+typedef struct ew_plan_out {
+    int vec;
+    char instance[64];
+    char problem[256];
+} ew_plan_out;
+enum { EW_CALL_COPY = 0, EW_CALL_CAST = 1, EW_CALL_EXPR = 2 };
+ck_status ck_ew_plan(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
+                     int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
+                     ew_plan_out *out);
+
+/* `ck tune copy|cast|elementwise`: times every distinct vector instance (packs per thread,
+ * block, stores) of the call and stores the fastest in the tuning table
+ * (CK_ERROR_UNSUPPORTED when the call does not take the vector layout). */
+typedef void (*ck_ew_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+ck_status ck_ew_tune(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
+                     int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
+                     int reps, ck_ew_tune_progress progress, void *user, char *best,
+                     size_t best_size, double *best_ms);
 
 #endif

@@ -101,8 +101,8 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
  * acc holds CK_NREGS_acc registers in the encoding's ys_to_d order; m0, n0 is the tile's
  * origin in matrix `batch` (C, D and bias at their pointers + batch * their batch
  * strides). It computes alpha * acc (+ beta * C) + bias -> activation -> extras (multi-D, in
- * order, each + or *) -> program -> / scale_d -> cast and stores D through generated windows (masked at the edges). Threads whose P index
- * is out of range store nothing. *src: malloc'd. */
+ * order, each + or *) -> program -> / scale_d -> cast and stores D through generated windows
+ * (masked at the edges). Threads whose P index is out of range store nothing. *src: malloc'd. */
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
                                   int tile_n, char **src);
 
@@ -148,6 +148,9 @@ struct ck_gemm_plan {
     /* NULL, or the copies of A / B made before each launch (repack.c): prob is then the
      * padded problem the kernel runs, the caller's is in the repack state. */
     ck_gemm_repack *repack;
+    /* 1: the kernel reads A (B) through its source's GEMM_A_LOADER (GEMM_B_LOADER) (sm90: no
+     * tensor map of it; convolution's views, src/ops/conv) */
+    int a_loader, b_loader;
 };
 
 /* ---- operand repacking (repack.c) ---------------------------------------------------------- */
@@ -181,6 +184,17 @@ ck_status ck_gemm_sm80_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
 ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, ck_gemm_prob *prob);
 ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                  char **source);
+
+/* The sm90 family's kernel source with `loaders` (device C defining GEMM_A_LOADER and / or
+ * GEMM_B_LOADER, see sm90_pipeline_kernel.h; NULL: A and B by TMA) placed before the
+ * pipeline's include, and `epilogue` (device C defining gemm_epilogue for the accumulator of
+ * ck_gemm_sm90_acc_encoding; NULL: the generated one, or the TMA store). */
+ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                    const char *loaders, const char *epilogue, char **source);
+
+/* The sm90 family's accumulator encoding for an instance (wgmma m64nN C fragments of its
+ * consumer warpgroups stacked along M; P0 = warp of the block, P1 = lane). */
+void ck_gemm_sm90_acc_encoding(const ck_gemm_instance *inst, ck_dist_encoding *out);
 
 /* The policy's score of a family-90 instance: the estimate adjusted by measurements of its
  * variants (stages and staging of D, clusters). */

@@ -358,20 +358,43 @@ static void acc_encoding(int n, int wgs, ck_dist_encoding *e)
     e->y_major[2] = 2, e->y_minor[2] = 2;
 }
 
+void ck_gemm_sm90_acc_encoding(const ck_gemm_instance *inst, ck_dist_encoding *out)
+{
+    acc_encoding(inst->tile_n, inst->warps_m, out);
+}
+
 static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst, char **source)
+{
+    return ck_gemm_sm90_source_entry(prob, inst, NULL, NULL, source);
+}
+
+ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                                    const char *loaders, const char *epilogue, char **source)
 {
     const ck_gemm_problem *p = &prob->p;
     char *epi = NULL, *defs = NULL;
     *source = NULL;
     ck_dist_encoding enc;
     acc_encoding(inst->tile_n, inst->warps_m, &enc);
-    ck_status st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
+    ck_status st = CK_SUCCESS;
+    if (epilogue) { /* the caller's gemm_epilogue (then no TMA store) */
+        epi = malloc(strlen(epilogue) + 1);
+        if (epi)
+            memcpy(epi, epilogue, strlen(epilogue) + 1);
+        else
+            st = ck_fail(CK_ERROR_OUT_OF_MEMORY, "gemm sm90: out of memory for the epilogue.");
+    } else {
+        st = ck_gemm_epilogue_source(prob, &enc, inst->tile_m, inst->tile_n, &epi);
+    }
     if (st)
         return st;
     ck_gemm_param params[CK_GEMM_MAX_PARAMS];
     int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
     defs = np < 0 ? NULL : ck_gemm_params_defines(params, np);
-    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + 4096;
+    size_t cap = strlen(epi) + (defs ? strlen(defs) : 0) + (loaders ? strlen(loaders) : 0) + 4096;
+    /* the register split of setmaxnreg (at most 64K per block): a producer warpgroup that
+     * copies an operand with cp.async computes addresses and needs more than a TMA thread's 40 */
+    int regs_producer = loaders ? 56 : 40, regs_consumer = loaders ? 224 : 232;
     char *s = defs ? malloc(cap) : NULL;
     if (!s) {
         free(epi), free(defs);
@@ -383,10 +406,10 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
         "/* ck gemm, family sm90 (TMA + wgmma, warp-specialized, persistent): %s x %s -> "
         "%s, A %s, B %s, tile %dx%dx%d, %d stages, %d consumer warpgroups, groups of %d%s */\n"
         "%s#define GEMM_CONSUMERS GEMM_WARPS_M\n#define GEMM_IN %d\n#define GEMM_IN_B %d\n"
-        "#define GEMM_REGS_PRODUCER 40\n#define GEMM_REGS_CONSUMER 232\n"
+        "#define GEMM_REGS_PRODUCER %d\n#define GEMM_REGS_CONSUMER %d\n"
         "#define GEMM_TMA_STORE %d\n#define GEMM_D_F16 %d\n#define GEMM_C_PARTS %d\n"
         "#include \"ck_device.h\"\n#include \"ops/gemm/gemm_args_kernel.h\"\n\n"
-        "%s\n#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
+        "%s\n%s#include \"ops/gemm/sm90_pipeline_kernel.h\"\n\n"
         "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) gemm_sm90(ck_gemm_kargs ka,\n"
         "    CK_GRID_CONSTANT const ck_tensor_map ta, CK_GRID_CONSTANT const ck_tensor_map tb,\n"
         "    CK_GRID_CONSTANT const ck_tensor_map td)\n"
@@ -397,8 +420,9 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
         inst->decomp == CK_GEMM_DECOMP_STREAM_K ? ", stream-K"
         : inst->split_k > 1                     ? ", K split (count at launch)"
                                                 : "",
-        defs, in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), tma_store(prob),
-        p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi, SM90_THREADS_PER_WG * (inst->warps_m + 1));
+        defs, in_code(p->a.dtype, prob), in_code(p->b.dtype, prob), regs_producer, regs_consumer,
+        epilogue ? 0 : tma_store(prob), p->d.dtype == CK_DTYPE_F16, c_parts(inst), epi,
+        loaders ? loaders : "", SM90_THREADS_PER_WG * (inst->warps_m + 1));
     free(epi), free(defs);
     *source = s;
     return CK_SUCCESS;
@@ -410,6 +434,7 @@ static ck_status sm90_source(const ck_gemm_prob *prob, const ck_gemm_instance *i
  * workspace (partial sums and arrival counters, device memory of the plan). */
 typedef struct sm90_state {
     ck_tensor_map ta, tb, td;
+    ck_tensor_map none; /* zeros: the argument of an operand that comes through a loader */
     const void *a, *b, *d;
     ck_device *dev;
     void *ws;
@@ -558,7 +583,9 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ck_device *dev = ck_context_device(plan->ctx);
     sm90_state *s = plan->family_state;
     ck_status st = CK_SUCCESS;
-    if (s->a != args->a) {
+    if (plan->a_loader) { /* A comes through the source's loader: no map (B's stands in) */
+        s->a = NULL;
+    } else if (s->a != args->a) {
         s->a = NULL;
         st = operand_map(dev, args->a, &p->a, p->batch, prob->a_kmajor, p->m, p->k, in->tile_m,
                          in->tile_k, &s->ta);
@@ -566,7 +593,9 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
             return st;
         s->a = args->a;
     }
-    if (s->b != args->b) {
+    if (plan->b_loader) {
+        s->b = NULL;
+    } else if (s->b != args->b) {
         s->b = NULL;
         st = operand_map(dev, args->b, &p->b, p->batch, prob->b_kmajor, p->n, p->k,
                          in->tile_n / (in->cluster > 1 ? in->cluster : 1), in->tile_k, &s->tb);
@@ -591,7 +620,7 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
             if (st)
                 return st;
         } else {
-            s->td = s->ta;
+            s->td = plan->a_loader ? (plan->b_loader ? s->none : s->tb) : s->ta;
         }
         s->d = args->d;
     }
@@ -602,7 +631,8 @@ static ck_status sm90_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     ka.ws_flags = s->ws ? (unsigned *)((char *)s->ws + s->ws_flags_offset) : NULL;
     ck_launch_config cfg = plan->launch;
     cfg.stream = ck_context_stream(plan->ctx);
-    void *kargs[4] = {&ka, &s->ta, &s->tb, &s->td};
+    void *kargs[4] = {&ka, plan->a_loader ? &s->none : &s->ta, plan->b_loader ? &s->none : &s->tb,
+                      &s->td};
     size_t sizes[4] = {sizeof ka, sizeof s->ta, sizeof s->tb, sizeof s->td};
     return ck_launch(plan->kernel, &cfg, kargs, sizes, 4);
 }

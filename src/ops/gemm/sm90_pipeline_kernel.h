@@ -20,6 +20,17 @@
  * (GEMM_BATCHED): the units run over batch x tiles (x splits), the tensor maps are 3-D with the
  * batch outermost, and the epilogue writes the unit's batch of D.
  *
+ * The operand path (as the sm80 pipeline's): a source may define
+ * GEMM_A_LOADER(s, ka, batch, m0, k0) and / or GEMM_B_LOADER(s, ka, batch, n0, k0) before
+ * including this file; that operand's tile of a stage is then written by all 128 threads of
+ * the producer warpgroup with cp.async in the layout TMA would give it (K-major: rows of 128
+ * bytes; MN-major: boxes of 64 elements of M or N by TILE_K rows; 16-byte chunks XOR-swizzled
+ * by row % 8, 1024-byte aligned), e.g. convolution's im2col copy window (src/ops/conv). Each
+ * producer thread then arrives on the stage's full barrier when its copies land
+ * (ck_cp_async_mbar_arrive_noinc; the barrier expects 1 + 128 arrivals and the TMA boxes'
+ * bytes), and the consumers order those generic-proxy writes before their wgmma reads (async
+ * proxy) with a proxy fence. ka->a / ka->b are the bases of batch 0. No clusters with loaders.
+ *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
  * 4 e5m2; GEMM_IN_B likewise for B), GEMM_A_KMAJOR, GEMM_B_KMAJOR (1: K contiguous; 0: M or N
@@ -33,6 +44,25 @@
 #define SM90_A_BYTES   (GEMM_TILE_M * SM90_ROW_BYTES)
 #define SM90_B_BYTES   (GEMM_TILE_N * SM90_ROW_BYTES)
 #define SM90_STAGE     (SM90_A_BYTES + SM90_B_BYTES)
+#if defined(GEMM_A_LOADER) || defined(GEMM_B_LOADER) /* the producer warpgroup's cp.async */
+#define SM90_LOADER_FILLS CK_WARPGROUP_THREADS
+#else
+#define SM90_LOADER_FILLS 0
+#endif
+#ifdef GEMM_A_LOADER /* the bytes that come by TMA */
+#define SM90_TMA_A 0
+#else
+#define SM90_TMA_A SM90_A_BYTES
+#endif
+#ifdef GEMM_B_LOADER
+#define SM90_TMA_B 0
+#else
+#define SM90_TMA_B SM90_B_BYTES
+#endif
+#define SM90_TMA_BYTES (SM90_TMA_A + SM90_TMA_B)
+#if SM90_LOADER_FILLS && GEMM_CLUSTER > 1
+#error "operand loaders and clusters are not combined"
+#endif
 #define SM90_BOX_MN    64 /* MN-major boxes: 64 elements (128 bytes) along M or N */
 #define SM90_BOX_BYTES (SM90_BOX_MN * SM90_ROW_BYTES)
 #define SM90_WG_N      GEMM_TILE_N
@@ -307,10 +337,14 @@ CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const 
     }
 }
 
+/* The producer: thread 0 of the warpgroup issues the TMA boxes; with an operand loader every
+ * thread of the warpgroup runs this walk and copies its part of the loaded operand(s). */
 CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
                              const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
 {
     ck_ring_pos pos = ck_ring_start();
+    int lead = ck_warpgroup_thread() == 0;
+    (void)ta, (void)tb;
     for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u)) {
         int tm, tn, k0, k1, batch;
         sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
@@ -322,12 +356,32 @@ CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
 #else
             ck_ring_acquire(ring, pos);
 #endif
-            unsigned long long *full = ck_ring_expect(ring, pos, SM90_STAGE);
-            sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M, kt * GEMM_TILE_K,
-                      ba);
-            sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K, bb);
+            if (lead) {
+                unsigned long long *full = ck_ring_expect(ring, pos, SM90_TMA_BYTES);
+#ifndef GEMM_A_LOADER
+                sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M,
+                          kt * GEMM_TILE_K, ba);
+#endif
+#ifndef GEMM_B_LOADER
+                sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K, bb);
+#endif
+                (void)full;
+            }
+#ifdef GEMM_A_LOADER
+            GEMM_A_LOADER(a, ka, ba, (long long)tm * GEMM_TILE_M, (long long)kt * GEMM_TILE_K);
+#endif
+#ifdef GEMM_B_LOADER
+            GEMM_B_LOADER(b, ka, bb, (long long)tn * GEMM_TILE_N, (long long)kt * GEMM_TILE_K);
+#endif
+#if SM90_LOADER_FILLS
+            ck_cp_async_mbar_arrive_noinc(&ring->full[pos.slot]);
+#endif
+            (void)ba, (void)bb, (void)a, (void)b;
         }
     }
+#if SM90_LOADER_FILLS
+    ck_cp_async_wait_all(); /* no thread leaves with copies in flight */
+#endif
 }
 
 #if GEMM_SPLIT_K && !GEMM_SPLIT_ATOMIC
@@ -438,6 +492,9 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
             const unsigned char *a = stages + pos.slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
             const unsigned char *b = stages + pos.slot * SM90_STAGE + SM90_A_BYTES;
             ck_ring_wait(ring, pos);
+#if SM90_LOADER_FILLS
+            ck_fence_proxy_async(); /* the cp.async writes (generic proxy) before wgmma reads */
+#endif
             ck_wgmma_fence();
 #if GEMM_QUANT /* a K block's first k-tile overwrites part */
             int accumulate = (kt - k0) % SM90_KB_TILES != 0;
@@ -506,9 +563,14 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
     unsigned *flags = (unsigned *)(bars + 2 * GEMM_STAGES); /* split/stream-K: 'last' per wg */
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
+#ifndef GEMM_A_LOADER
         ck_tma_prefetch_map(ta);
+#endif
+#ifndef GEMM_B_LOADER
         ck_tma_prefetch_map(tb);
-        ck_ring_init(&ring, 4 * GEMM_CONSUMERS * GEMM_CLUSTER); /* one release per consumer warp */
+#endif
+        /* one release per consumer warp; fills: the TMA thread (and the loaders' 128 threads) */
+        ck_ring_init_fills(&ring, 1 + SM90_LOADER_FILLS, 4 * GEMM_CONSUMERS * GEMM_CLUSTER);
     }
 #if GEMM_CLUSTER > 1
     ck_cluster_sync(); /* the peers' barriers exist before any multicast or remote release */
@@ -517,7 +579,7 @@ CK_DEVICE void sm90_gemm(const ck_gemm_kargs *ka, const ck_tensor_map *ta, const
 #endif
     if (wg == GEMM_CONSUMERS) {
         CK_REGS_PRODUCER(GEMM_REGS_PRODUCER);
-        if (ck_warpgroup_thread() == 0)
+        if (SM90_LOADER_FILLS > 0 || ck_warpgroup_thread() == 0)
             sm90_producer(ka, ta, tb, &ring, smem);
     } else {
         CK_REGS_CONSUMER(GEMM_REGS_CONSUMER);

@@ -11,6 +11,7 @@
 #ifndef CK_NORM_COMMON_KERNEL_H
 #define CK_NORM_COMMON_KERNEL_H
 #include "ck_block.h"
+#include "ops/norm/norm_args_kernel.h"
 
 #ifndef NORM_EVEN
 #define NORM_EVEN 0

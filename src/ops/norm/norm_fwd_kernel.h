@@ -1,7 +1,7 @@
 /*
  * Layernorm / RMSNorm / smooth-quant forward over rows of NORM_N elements (device C).
  *
- * The generated source (src/ops/norm/norm.c) defines, before including this file:
+ * The generated source (src/ops/norm/params.c) defines, before including this file:
  *   NORM_KIND   0 layernorm, 1 RMSNorm, 2 none (standalone smooth/row-wise quantization)
  *   NORM_N, NORM_VEC (elements per vector access; divides NORM_N), NORM_NV = NORM_N / NORM_VEC
  *   NORM_G      threads per row (1..32 a power of two: several rows per block; else the block)
@@ -32,7 +32,7 @@
  * y = (a - mean) * rstd * gamma + beta. Quantized: y *= smooth, scale = max|y| / QMAX (written
  * to yscale), code = round(y / scale).
  */
-#include "ops/norm/norm_common_kernel.h"
+#include "ops/norm/norm_fwd_stages_kernel.h"
 
 #ifndef NORM_CLUSTER
 #define NORM_CLUSTER 1
@@ -44,59 +44,6 @@
 #endif
 /* vector of the row held by thread `lane` in round `it` */
 #define NORM_VIDX(it) (((it) * NORM_CLUSTER + NORM_RANK) * NORM_G + lane)
-
-CK_DEVICE void norm_fwd_get(const char *x, long long sx, const char *r, long long sr, long long row,
-                            int v, float *a)
-{
-    norm_load(x + (row * sx + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_XT), NORM_XT, a);
-#if NORM_RT >= 0
-    float b[NORM_VEC];
-    norm_load(r + (row * sr + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_RT), NORM_RT, b);
-    for (int k = 0; k < NORM_VEC; ++k)
-        a[k] += b[k];
-#else
-    (void)r;
-    (void)sr;
-#endif
-}
-
-/* y (before quantization) of vector v from a */
-CK_DEVICE void norm_fwd_y(const char *gamma, const char *beta, const char *smooth, int v, float mean,
-                          float rstd, float *a)
-{
-#if NORM_KIND != 2
-    float g[NORM_VEC];
-    norm_load(gamma + (long long)v * NORM_VEC * NORM_ESIZE(NORM_GT), NORM_GT, g);
-#if NORM_BT >= 0
-    float b[NORM_VEC];
-    norm_load(beta + (long long)v * NORM_VEC * NORM_ESIZE(NORM_BT), NORM_BT, b);
-#endif
-    for (int k = 0; k < NORM_VEC; ++k) {
-#if NORM_KIND == 0
-        float t = (a[k] - mean) * rstd * g[k];
-#else
-        float t = a[k] * rstd * g[k];
-#endif
-#if NORM_BT >= 0
-        t += b[k];
-#endif
-        a[k] = t;
-    }
-#else
-    (void)gamma;
-    (void)mean;
-    (void)rstd;
-#endif
-    (void)beta;
-#if NORM_ST >= 0
-    float s[NORM_VEC];
-    norm_load(smooth + (long long)v * NORM_VEC * NORM_ESIZE(NORM_ST), NORM_ST, s);
-    for (int k = 0; k < NORM_VEC; ++k)
-        a[k] *= s[k];
-#else
-    (void)smooth;
-#endif
-}
 
 #ifndef NORM_LAG
 #define NORM_LAG 2

@@ -1,4 +1,16 @@
-/* Internal interface of src/ops/norm (tests use it to compile the generated kernels). */
+/*
+ * Internal interface of src/ops/norm (tests use it to compile the generated kernels). The op in
+ * CK's parts:
+ *   problem.c   argument checks -> the problem (ck_norm_fwd_problem, ck_norm_bwd_problem)
+ *   policy.c    problem + device properties (+ tuning table / developer switches, as
+ *               ck_norm_fwd_knobs) -> the instance (ck_norm_instance)
+ *   params.c    THE parameter tables of the generated sources: their #defines and the kernel
+ *               cache keys are printed from the same lists
+ *   kernel.c    the launches (one argument struct shared with the device: norm_args_kernel.h)
+ *   norm_fwd_kernel.h, norm_bwd_kernel.h   the device pipelines
+ *   tune.c      `ck tune layernorm|rmsnorm`
+ * Not installed.
+ */
 #ifndef CK_SRC_OPS_NORM_NORM_INTERNAL_H
 #define CK_SRC_OPS_NORM_NORM_INTERNAL_H
 
@@ -6,6 +18,12 @@
 #include <stddef.h>
 
 #include "ck/norm.h"
+#include "ck/runtime.h"
+#include "ops/common/op_params.h"
+
+/* Rows up to this length take the register pipeline (norm_fwd_kernel.h); longer ones the looped
+ * pipeline (norm_fwd_looped_kernel.h). */
+enum { CK_NORM_REG_MAX_N = 65536 };
 
 /* A row tensor seen as rows x n with a row stride (elements). */
 typedef struct ck_norm_rows {
@@ -21,51 +39,147 @@ typedef struct ck_norm_instance {
     int cache;   /* of which kept in registers */
     int raw;     /* forward: the cache holds x's raw 16-bit codes */
     int cluster; /* forward: blocks per row (a thread-block cluster, sm_90); 1: none */
+    int looped;  /* forward: the looped pipeline (long rows, norm_fwd_looped_kernel.h) */
     unsigned grid;
 } ck_norm_instance;
 
-/* Choose the instance for hidden size n, vector width vec, `rows` rows on `sms` multiprocessors
- * (cache_floats: register budget for the row cache per thread). */
+/* The backward's instance for hidden size n, vector width vec, `rows` rows on a device
+ * (want_part: dgamma or dbeta wanted, so the grid also bounds the partial sums' workspace). */
+void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props, int want_part,
+                      ck_norm_instance *in);
+/* ck_norm_pick_bwd with the knobs given: vectors per thread (1..8) and a persistent grid (0/1);
+ * ck_norm_pick_bwd takes them from the developer switch CK_NORM_INSTANCE (default 1,1). */
+void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
+                           int want_part, int vpt, int persistent, ck_norm_instance *in);
+/* The backward's knobs: text "bwd,VPT,PERSISTENT" (the tuning table's form) or "VPT,PERSISTENT"
+ * (the switch's); 0 when it does not parse. The knobs of a problem on ctx: the instance ck tune
+ * forces, else the tuning table's entry (op "layernorm_bwd" / "rmsnorm_bwd") with the switch
+ * over it. */
+int ck_norm_bwd_knobs_parse(const char *text, int *vpt, int *persistent);
+void ck_norm_bwd_instance_name(int vpt, int persistent, char *buf, size_t size);
+void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem, int *vpt,
+                           int *persistent);
+
+/* ck_norm_pick_bwd without the partial sums on a device of `sms` multiprocessors (other limits
+ * those of the emulator's properties). */
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in);
 
 /* The forward's instance: one row group per block (grid = row groups), the row in registers.
  * raw_ok: 1 when x is 16-bit, read as 16-byte vectors, without a residual (its raw codes may
  * be cached where f32 values would not fit), 2 when x is bf16 besides (raw codes preferred
- * in every block instance); 0 otherwise. CK_NORM_FWD overrides (norm.c). */
+ * in every block instance); 0 otherwise. CK_NORM_FWD overrides (policy.c). */
 void ck_norm_pick_fwd(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
                       ck_norm_instance *in);
 
 /* What steers the forward's policy beyond the problem: a tuning-table entry (`ck tune
- * layernorm|rmsnorm`), the instance ck tune times, or the developer switches (norm.c). */
+ * layernorm|rmsnorm`), the instance ck tune times, or the developer switches (policy.c). */
 typedef struct ck_norm_fwd_knobs {
-    int g;        /* threads per row (0: the heuristic) */
-    int vals;     /* f32 values per thread before a larger block (default 32) */
-    int vals_set; /* vals given */
-    int raw;      /* -1 heuristic, 0/1 forbid / force the raw 16-bit cache */
-    int block;    /* threads per block of the lane-group instance (default 128) */
-    int cc, cg;   /* cluster instance: blocks per row and threads per block (0: none) */
+    int g;              /* threads per row (0: the heuristic) */
+    int vals;           /* f32 values per thread before a larger block (default 32) */
+    int vals_set;       /* vals given */
+    int raw;            /* -1 heuristic, 0/1 forbid / force the raw 16-bit cache */
+    int block;          /* threads per block of the lane-group instance (default 128) */
+    int cc, cg;         /* cluster instance: blocks per row and threads per block (0: none) */
+    int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
+                         * per thread (-1: the policy's); lg 0: not forced */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
 /* The developer switches CK_NORM_FWD and CK_NORM_CLUSTER over k. */
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
-/* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER" (or "auto": no
- * knob); 0 when it does not parse. */
+/* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER", or
+ * "loop,G,C,CACHE" for the looped pipeline (CACHE -1: the policy's), or "auto" (no knob); 0 when
+ * it does not parse. */
 int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text);
 void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size);
 /* ck_norm_pick_fwd with the given knobs (ck_norm_pick_fwd: the developer switches'). */
 void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
                            const ck_norm_fwd_knobs *knobs, ck_norm_instance *in);
+/* The knobs of a problem on ctx: the instance ck tune forces, else the tuning table's entry
+ * (op: ck_norm_table_name) with the developer switches over it. */
+void ck_norm_fwd_knobs_for(ck_context *ctx, const char *op, const char *problem,
+                           ck_norm_fwd_knobs *k);
 
 /* The forward's instance for d on ctx (checks included) and the tuning table's problem key;
  * in->grid = 0 when there is nothing to compute. ck_norm_tune times the candidates and stores
  * the fastest (`ck tune layernorm|rmsnorm`). */
-ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
-                               ck_norm_instance *in, char *problem, size_t problem_size);
+ck_status ck_norm_forward_plan(ck_context *ctx, const ck_norm_forward_desc *d, ck_norm_instance *in,
+                               char *problem, size_t problem_size);
 typedef void (*ck_norm_tune_progress)(void *user, int i, int n, const char *instance, double ms);
 ck_status ck_norm_tune(ck_context *ctx, const ck_norm_forward_desc *d, int reps,
                        ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
                        double *best_ms);
+
+/* ---- problem.c */
+
+/* The forward's problem: the checked arguments (row views, dtype codes: ck_dtype, -1 for an
+ * absent tensor), the vector width every tensor allows, and whether x's raw 16-bit codes may be
+ * cached (raw_ok: 1 16-bit x read as 16-byte vectors without a residual, 2 bf16 besides). */
+typedef struct ck_norm_fwd_problem {
+    int kind; /* ck_norm_kind */
+    const char *op;
+    int64_t n, rows;
+    ck_norm_rows x, y, r, o; /* x, y, residual, residual_out */
+    int xt, yt, gt, bt, rt, ot, st;
+    int want_mean, want_rstd;
+    int vec, raw_ok;
+} ck_norm_fwd_problem;
+
+/* Check d and fill p (p->rows == 0: nothing to compute). */
+ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_problem *p);
+/* The tuning table's problem key ("bf16>bf16/n=4096/rows=8/vec=8/t=4") and op name. */
+void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p, char *buf,
+                             size_t size);
+const char *ck_norm_table_name(int kind);
+
+/* The backward's problem (dtype codes as above). */
+typedef struct ck_norm_bwd_problem {
+    int kind;
+    const char *op;
+    int64_t n, rows;
+    ck_norm_rows x, dy, dx;
+    int dyt, xt, gt, dxt, dgt, dbt;
+    int vec, want_part; /* want_part: dgamma or dbeta asked */
+} ck_norm_bwd_problem;
+
+ck_status ck_norm_bwd_problem_of(const ck_norm_backward_desc *d, ck_norm_bwd_problem *p);
+/* The backward's tuning-table problem key ("f16,f16>f16/n=512/rows=8/vec=8/t=1": dy, x > dx
+ * types, hidden size, rows, vector width, dgamma / dbeta asked as bits) and op name. */
+void ck_norm_bwd_problem_key(const ck_norm_bwd_problem *p, char *buf, size_t size);
+const char *ck_norm_bwd_table_name(int kind);
+
+/* The backward's instance on ctx (checks included; in->grid = 0 when there are no rows) and its
+ * knobs' text; ck_norm_bwd_tune times the candidates and stores the fastest (`ck tune
+ * layernorm|rmsnorm ... --bwd`). */
+ck_status ck_norm_backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
+                                ck_norm_instance *in, char *name, size_t name_size, char *problem,
+                                size_t problem_size);
+ck_status ck_norm_bwd_tune(ck_context *ctx, const ck_norm_backward_desc *d, int reps,
+                           ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
+                           double *best_ms);
+
+/* Shared checks. */
+ck_status ck_norm_view_rows(const char *op, const char *name, const ck_tensor *t, ck_norm_rows *r);
+ck_status ck_norm_check_vector(const char *op, const char *name, const ck_tensor *t, int64_t n,
+                               int f32_only);
+int ck_norm_row_check(const char *op, const char *name, const ck_tensor *t, const ck_norm_rows *x,
+                      ck_norm_rows *r, ck_status *st);
+int ck_norm_pick_vec(int64_t n, int x_esize, int count, const ck_tensor *const *ts,
+                     const int64_t *strides);
+
+/* ---- params.c */
+
+/* The parameter table of the forward's / backward's source (CK_OP_MAX_PARAMS of room); its
+ * count. */
+int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in, ck_op_param *t);
+int ck_norm_bwd_params(const ck_norm_bwd_problem *p, const ck_norm_instance *in, ck_op_param *t);
+
+/* The kernel `name` ("ck_norm_fwd"; "ck_norm_bwd" or "ck_norm_bwd_combine", one module) of the
+ * problem's instance on ctx: built on a miss, keyed by the parameter table. */
+ck_status ck_norm_fwd_kernel(ck_context *ctx, const ck_norm_fwd_problem *p,
+                             const ck_norm_instance *in, ck_kernel **k);
+ck_status ck_norm_bwd_kernel(ck_context *ctx, const ck_norm_bwd_problem *p,
+                             const ck_norm_instance *in, const char *name, ck_kernel **k);
 
 /* Full source of the forward kernel "ck_norm_fwd" for the given constants (malloc'd). The
  * dtype arguments are ck_dtype values, -1 for an absent tensor. */
@@ -76,17 +190,5 @@ char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt
  * "ck_norm_bwd_combine" (one module). */
 char *ck_norm_bwd_source(int kind, int64_t n, const ck_norm_instance *in, int dyt, int xt, int gt,
                          int dxt, int dgt, int dbt);
-
-/* Shared by norm.c and norm_bwd.c. */
-ck_status ck_norm_view_rows(const char *op, const char *name, const ck_tensor *t,
-                            ck_norm_rows *r);
-ck_status ck_norm_check_vector(const char *op, const char *name, const ck_tensor *t, int64_t n,
-                               int f32_only);
-int ck_norm_row_check(const char *op, const char *name, const ck_tensor *t, const ck_norm_rows *x,
-                      ck_norm_rows *r, ck_status *st);
-int ck_norm_pick_vec(int64_t n, int x_esize, int count, const ck_tensor *const *ts,
-                     const int64_t *strides);
-/* Kernel `name` of the module built from `src` (freed here; it is also the cache key). */
-ck_status ck_norm_get_kernel(ck_context *ctx, char *src, const char *name, ck_kernel **k);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * `ck tune layernorm|rmsnorm` (norm_internal.h): the forward's candidate instances of one
  * problem for the common tuner (ops/common/op_tune.h), which times the distinct ones and stores
- * the fastest in the tuning table, where the policy finds it (norm.c).
+ * the fastest in the tuning table, where the policy finds it (policy.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +13,8 @@
 enum { MAX_CANDIDATES = 64, NAME = 64 }; /* room for four ints in any format */
 
 /* "auto", every block shape with and without the raw cache (lane groups in blocks of 128 or
- * 256 threads), the cluster shapes. */
+ * 256 threads), the cluster shapes, the looped pipeline's shapes (512 or 1024 threads, 1 to 8
+ * blocks per row, the policy's cache). */
 static int candidate_texts(char (*c)[NAME], int max)
 {
     int n = 0;
@@ -27,6 +28,10 @@ static int candidate_texts(char (*c)[NAME], int max)
         for (int g = 128; g <= 512; g *= 2)
             if (n < max)
                 snprintf(c[n++], NAME, "fwd,%d,1,%d,%d", g, g, cl);
+    for (int g = 512; g <= 1024; g *= 2)
+        for (int cl = 1; cl <= 8; cl *= 2)
+            if (n < max)
+                snprintf(c[n++], NAME, "loop,%d,%d,-1", g, cl);
     return n;
 }
 
@@ -45,7 +50,7 @@ static ck_status plan(void *user, char *name, size_t nsize, char *problem, size_
     if (in.grid == 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck tune: x has no rows; nothing to tune.");
     ck_norm_fwd_instance_name(&in, name, nsize);
-    if ((int64_t)in.iters * in.vec > 128)
+    if (!in.looped && (int64_t)in.iters * in.vec > 128)
         name[0] = '\0'; /* more than 128 values per thread: not worth compiling */
     return CK_SUCCESS;
 }
@@ -76,5 +81,57 @@ ck_status ck_norm_tune(ck_context *ctx, const ck_norm_forward_desc *d, int reps,
                          n,   plan,
                          run, (double)(ck_tensor_extent_bytes(d->x) + ck_tensor_extent_bytes(d->y)),
                          &t};
+    return ck_op_tune(ctx, &tuner, reps, progress, user, best, best_size, best_ms);
+}
+
+/* ---- the backward: vectors per thread 1, 2, 4, 8 on a persistent grid or one group of rows
+ * per block */
+
+typedef struct bwd_tune {
+    ck_context *ctx;
+    const ck_norm_backward_desc *d;
+} bwd_tune;
+
+static ck_status bwd_plan(void *user, char *name, size_t nsize, char *problem, size_t psize)
+{
+    bwd_tune *t = user;
+    ck_norm_instance in;
+    ck_status st = ck_norm_backward_plan(t->ctx, t->d, &in, name, nsize, problem, psize);
+    if (st != CK_SUCCESS)
+        return st;
+    if (in.grid == 0)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck tune: x has no rows; nothing to tune.");
+    return CK_SUCCESS;
+}
+
+static ck_status bwd_run(void *user)
+{
+    bwd_tune *t = user;
+    return ck_norm_backward(t->ctx, t->d);
+}
+
+ck_status ck_norm_bwd_tune(ck_context *ctx, const ck_norm_backward_desc *d, int reps,
+                           ck_norm_tune_progress progress, void *user, char *best, size_t best_size,
+                           double *best_ms)
+{
+    if (!ctx || !d || !d->x || !d->dy || !d->dx ||
+        (d->kind != CK_NORM_LAYERNORM && d->kind != CK_NORM_RMSNORM))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck tune: the context, a layernorm or RMSNorm kind, dy, x and dx are "
+                       "required.");
+    char texts[9][NAME];
+    const char *ptr[9];
+    int n = 0;
+    snprintf(texts[n++], NAME, "auto");
+    for (int vpt = 1; vpt <= 8; vpt *= 2)
+        for (int persistent = 1; persistent >= 0; --persistent)
+            snprintf(texts[n++], NAME, "bwd,%d,%d", vpt, persistent);
+    for (int i = 0; i < n; ++i)
+        ptr[i] = texts[i];
+    bwd_tune t = {ctx, d};
+    /* dy and x read, dx written once (the parameters and the partial sums not counted) */
+    double bytes = (double)(ck_tensor_extent_bytes(d->dy) + ck_tensor_extent_bytes(d->x) +
+                            ck_tensor_extent_bytes(d->dx));
+    ck_op_tuner tuner = {ck_norm_bwd_table_name(d->kind), ptr, n, bwd_plan, bwd_run, bytes, &t};
     return ck_op_tune(ctx, &tuner, reps, progress, user, best, best_size, best_ms);
 }

@@ -1,5 +1,15 @@
-/* Internals of ck_permute shared with its tests: the plan (collapsed problem and kernel choice)
- * and the shared-memory bank-conflict check of the tile kernel's layout. Not installed. */
+/*
+ * Internals of ck_permute shared with its tests: the plan (collapsed problem and kernel choice)
+ * and the shared-memory bank-conflict check of the tile kernel's layout. Not installed. The op
+ * in CK's parts:
+ *   problem.c   argument checks -> the collapsed problem and its kind (ck_perm_plan)
+ *   policy.c    tile shape and grid (heuristic, tuning table, developer switch), bank check
+ *   params.c    THE parameter table of the generated source: its #defines and the kernel cache
+ *               key are printed from the same list
+ *   kernel.c    the launch (argument structs shared with the device: permute_args_kernel.h)
+ *   permute_kernel.h, permute_layout_kernel.h   the device pipelines and the tile layout
+ *   tune.c      `ck tune permute`
+ */
 #ifndef CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
 #define CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
 
@@ -49,7 +59,10 @@ void ck_permute_smem_ways(int elem_bytes, int gn, int gm, int *pass1, int *pass2
  * each 8, 16 or 32 times 16 / element bytes), TPB tiles per block (0: automatic grid). */
 void ck_permute_choose_tile(ck_perm_plan *plan, const char *env);
 
-/* Blocks of the tile kernel's launch for a plan on a GPU with `sms` multiprocessors. */
+/* The tile shape and grid of a tile plan without a context: the heuristic's, or the developer
+ * switch CK_PERMUTE_INSTANCE's (ck_permute_choose_tile; ck_permute_plan calls it). */
+void ck_permute_default_tile(ck_perm_plan *plan);
+
 /* ck_permute_plan with the tuning table's tile shape for a tiled transpose (ck tune permute;
  * the instance ck tune forces, else the table's entry unless CK_PERMUTE_INSTANCE is set);
  * problem (size bytes, may be NULL) receives the table's problem key ("" for a gather). */
@@ -61,15 +74,18 @@ void ck_permute_instance_name(const ck_perm_plan *plan, char *buf, size_t size);
 
 /* `ck tune permute`: times every tile shape and grid of the transpose and stores the fastest
  * (CK_ERROR_UNSUPPORTED for a permutation that is not a tiled transpose). */
-typedef void (*ck_permute_tune_progress)(void *user, int i, int n, const char *instance,
-                                         double ms);
-ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
-                          const int *perm, int reps, ck_permute_tune_progress progress, void *user,
-                          char *best, size_t best_size, double *best_ms);
+typedef void (*ck_permute_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm,
+                          int reps, ck_permute_tune_progress progress, void *user, char *best,
+                          size_t best_size, double *best_ms);
 
+/* Blocks of the tile kernel's launch for a plan on a GPU with `sms` multiprocessors. */
 long long ck_permute_tile_blocks(const ck_perm_plan *plan, long long tiles, int sms);
 
 /* The device source of a plan's kernel (malloc'd) and its kernel name. */
 ck_status ck_permute_source(const ck_perm_plan *plan, char **source, const char **kernel_name);
+
+/* The kernel of a plan on ctx (built on a miss; keyed by the parameter table). */
+ck_status ck_permute_kernel(ck_context *ctx, const ck_perm_plan *plan, ck_kernel **kernel);
 
 #endif

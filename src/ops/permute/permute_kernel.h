@@ -1,5 +1,5 @@
 /*
- * Device code of ck_permute (src/ops/permute/permute.c generates a source that #defines the
+ * Device code of ck_permute (src/ops/permute/params.c generates a source that #defines the
  * constants below and includes this file).
  *
  *   PERM_E        element bytes: 1, 2, 4 or 8
@@ -21,6 +21,7 @@
  * offset to its destination offset (rank a.rank, at most 8). PERM_IDX32: the item count fits 32
  * bits.
  */
+#include "ops/permute/permute_args_kernel.h"
 #include "ops/permute/permute_layout_kernel.h"
 
 #define PERM_V (16 / PERM_E)
@@ -61,15 +62,6 @@ CK_DEVICE void perm_put(uint32_t *w, int k, PERM_T v)
 #define PERM_TN         (PERM_GN * PERM_V)
 #define PERM_TM         (PERM_GM * PERM_V)
 #define PERM_SMEM_BYTES (PERM_TN * PERM_GM * 16)
-
-typedef struct ck_perm_tile_args {
-    long long n, m; /* lengths of the destination's / the source's contiguous dimension */
-    long long s_n;  /* source stride of n (elements) */
-    long long d_m;  /* destination stride of m */
-    long long tiles_m, tiles_n, tiles;
-    long long nb;                    /* batch dimensions (0..6) */
-    long long blen[6], bs[6], bd[6]; /* batch dimensions: lengths, source / destination strides */
-} ck_perm_tile_args;
 
 /* The 4x4-word transpose of a V x V block: out row i = column i of in. */
 CK_DEVICE void perm_transpose(uint32_t in[PERM_V][4], uint32_t out[PERM_V][4])
@@ -214,13 +206,6 @@ typedef unsigned int perm_idx;
 #else
 typedef long long perm_idx;
 #endif
-
-typedef struct ck_perm_gather_args {
-    long long len[8]; /* the last in items (vectors of PERM_VEC elements) */
-    long long ss[8], ds[8];
-    long long items;
-    long long rank;
-} ck_perm_gather_args;
 
 CK_DEVICE void perm_gather(unsigned char *dst, const unsigned char *src, ck_perm_gather_args a)
 {

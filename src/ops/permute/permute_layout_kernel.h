@@ -25,7 +25,7 @@
 #endif
 
 /* Tile shapes: GN x GM blocks of V x V elements, GN and GM each 8, 16 or 32, GN * GM threads
- * (64 to 256); permute.c chooses one per problem. */
+ * (64 to 256); policy.c chooses one per problem. */
 /* Whether (gn, gm) is a supported tile shape for elem_bytes: at most 256 threads and 32 KB of
  * shared memory (gn * gm threads x V chunks of 16 bytes; 1-byte elements: 128 threads). */
 CK_DEVICE int ck_perm_shape_ok(int elem_bytes, int gn, int gm)

@@ -14,7 +14,8 @@ enum { MAX_CANDIDATES = 40, NAME = 32 };
 
 typedef struct perm_tune {
     ck_context *ctx;
-    const ck_tensor *dst, *src;
+    ck_tensor *dst;
+    const ck_tensor *src;
     const int *perm;
 } perm_tune;
 
@@ -39,9 +40,9 @@ static ck_status run(void *user)
     return ck_permute(t->ctx, t->dst, t->src, t->perm);
 }
 
-ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
-                          const int *perm, int reps, ck_permute_tune_progress progress, void *user,
-                          char *best, size_t best_size, double *best_ms)
+ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm,
+                          int reps, ck_permute_tune_progress progress, void *user, char *best,
+                          size_t best_size, double *best_ms)
 {
     ck_perm_plan p;
     ck_status st = ck_permute_plan(dst, src, perm, &p);

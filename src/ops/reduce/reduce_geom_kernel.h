@@ -1,6 +1,6 @@
 /*
  * The problem of one ck_reduce launch, passed by value to every reduce kernel and filled by the
- * host (src/ops/reduce/reduce.c). Plain C shared by the host library and the device code: only
+ * host (src/ops/reduce/kernel.c). Plain C shared by the host library and the device code: only
  * long long and double fields, so both sides agree on the layout.
  *
  * The reduction is canonical: kept dimensions k = 0..RD_KD-1 (outer to inner; the output's

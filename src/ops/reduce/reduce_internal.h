@@ -1,10 +1,99 @@
-/* Internal declarations of src/ops/reduce (not installed). */
+/*
+ * Internal declarations of src/ops/reduce (not installed). The op in CK's parts:
+ *   problem.c    argument checks -> the canonical problem (rd_canon)
+ *   policy.c     canonical problem + device properties -> the instance (rd_plan)
+ *   params.c     THE parameter table of the generated source: its #defines and the kernel
+ *                cache key are printed from the same list
+ *   kernel.c     the launches (rd_geom, reduce_geom_kernel.h, is the argument struct shared
+ *                with the device)
+ *   reduce_kernel.h   the device pipelines
+ *   reference.c  the CPU reference (tests and `ck prof reduce`)
+ */
 #ifndef CK_SRC_OPS_REDUCE_INTERNAL_H
 #define CK_SRC_OPS_REDUCE_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ck/reduce.h"
+#include "ck/runtime.h"
+#include "ops/common/op_params.h"
+#include "ops/reduce/reduce_geom_kernel.h"
+
+/* ---- problem.c */
+
+extern const char *const ck_reduce_op_names[CK_REDUCE_OP_COUNT];
+int ck_reduce_is_arg(ck_reduce_op op);
+/* Bytes per element of x's type (0: not a supported input). */
+int ck_reduce_in_size(ck_dtype t);
+
+/* The canonical problem: kept dimensions (lengths, strides of x and y) and reduced dimensions
+ * (lengths, strides of x), length-1 dimensions dropped; rows outputs of n elements each. */
+typedef struct rd_canon {
+    int kd, rd;
+    int64_t kl[RD_MAXD], kxs[RD_MAXD], kys[RD_MAXD], rl[RD_MAXD], rxs[RD_MAXD];
+    int64_t rows, n;
+} rd_canon;
+
+/* Checks shared by ck_reduce and its reference; fills the reduced-axis mask. */
+ck_status ck_reduce_check_common(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
+                                 const ck_reduce_options *opt, int *mask);
+/* All checks (y's too) and the canonical form. */
+ck_status ck_reduce_analyze(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
+                            const ck_tensor *y, const ck_reduce_options *opt, rd_canon *c);
+
+/* ---- policy.c */
+
+/* The instance (and the problem fields its source depends on). */
+typedef struct rd_plan {
+    int kind; /* 0 row, 1 column */
+    int ti, to, acc64, op, pre, scale, sqrt_, kd, rd, vb, g, rpb, u, ct, rt;
+    int kernel_kind; /* 0 row, 1 column, 2 combine: the source being built */
+    size_t smem;
+    rd_geom geom;
+} rd_plan;
+
+void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
+                      const ck_device_props *props);
+
+/* What steers the policy beyond the problem: a tuning-table entry (`ck tune reduce`), the
+ * instance ck tune forces: "row,G,RPB,PARTS" (G threads per output, RPB outputs per block,
+ * whole warps; G > 32: RPB 1) or "col,CT,RT,PARTS" (column threads <= 32, reduced threads),
+ * PARTS the split (0: the heuristic's); "auto" none (kind -1). */
+typedef struct rd_knobs {
+    int kind, a, b, parts;
+} rd_knobs;
+
+int ck_reduce_knobs_parse(const char *text, rd_knobs *k);
+void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x, const rd_knobs *k);
+/* The instance's text in the table's form, and the table's problem key. */
+void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size);
+void ck_reduce_problem_key(const rd_plan *p, char *buf, size_t size);
+
+/* `ck tune reduce`: times the instances of the problem's kind and stores the fastest. */
+typedef void (*ck_reduce_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
+                         int naxes, ck_tensor *y, const ck_reduce_options *opt, int reps,
+                         ck_reduce_tune_progress progress, void *user, char *best, size_t best_size,
+                         double *best_ms);
+
+/* ---- params.c */
+
+/* The parameter table of p's source for kernel p->kernel_kind (CK_OP_MAX_PARAMS of room); its
+ * count. */
+int ck_reduce_params(const rd_plan *p, ck_op_param *t);
+/* The source (ck_op_build_fn: user is the rd_plan) and the cache key. */
+ck_status ck_reduce_build_source(void *user, char **source);
+ck_status ck_reduce_plan_key(const rd_plan *p, char *key, size_t size);
+
+/* ---- kernel.c */
+
+/* The checks, the canonical problem and the instance of ck_reduce's arguments. */
+ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
+                              int naxes, const ck_tensor *y, const ck_reduce_options *opt,
+                              rd_plan *p, rd_canon *c);
+/* p turned into the plan of the combine kernel of a split instance. */
+void ck_reduce_combine_plan(rd_plan *q);
 
 /* The instance ck_reduce would run (for tests, `ck prof` and docs): kind 0 row (vb > 0:
  * contiguous with vb-byte vectors, 0: strided), 1 column; threads per output group (row),
@@ -33,7 +122,6 @@ ck_status ck_reduce_source(ck_context *ctx, ck_reduce_op op, const ck_tensor *x,
  * bounds; |value| for max/min). Arrays hold ck_tensor_numel(x) / n entries. Checks as
  * ck_reduce except y (no y here). */
 ck_status ck_reduce_reference(ck_reduce_op op, const ck_tensor *x, const int *axes, int naxes,
-                              const ck_reduce_options *opt, double *val, int64_t *idx,
-                              double *mag);
+                              const ck_reduce_options *opt, double *val, int64_t *idx, double *mag);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Device code of ck_reduce (included by the source src/ops/reduce/reduce.c generates, which
+ * Device code of ck_reduce (included by the source src/ops/reduce/params.c generates, which
  * defines the constants below first). Three kernels:
  *
  *   rd_row_k      RD_KIND 0: a group of RD_G threads per output ("row"), RD_RPB groups per block
@@ -60,30 +60,19 @@ typedef float rd_acc;
 #define RD_V 1
 #endif
 
-/* ---- element conversion (exact; the block library's fast conversions for the common types) */
+/* ---- element conversion (exact): the block library's conversions; f64, i32 and the FNUZ fp8
+ * types (constant conditions: the compiler keeps one branch) */
 CK_DEVICE rd_acc rd_in(uint64_t c)
 {
-#if RD_TI == CK_NC_F32
-    return (rd_acc)ck_u32_as_f32((uint32_t)c);
-#elif RD_TI == CK_NC_F64
-    return (rd_acc)ck_nc_bits_f64(c);
-#elif RD_TI == CK_NC_BF16
-    return (rd_acc)ck_u32_as_f32((uint32_t)c << 16);
-#elif RD_TI == CK_NC_F16
-    return (rd_acc)ck_fast_f16_to_f32((uint32_t)c);
-#elif RD_TI == CK_NC_FP8_E5M2
-    return (rd_acc)ck_fast_fp8e5m2_to_f32((uint32_t)c);
-#elif RD_TI == CK_NC_FP8_E4M3
-    return (rd_acc)ck_fast_fp8e4m3_to_f32((uint32_t)c);
-#elif RD_TI == CK_NC_I8
-    return (rd_acc)(int8_t)(uint8_t)c;
-#elif RD_TI == CK_NC_U8
-    return (rd_acc)(uint8_t)c;
-#elif RD_TI == CK_NC_I32
-    return (rd_acc)(int32_t)(uint32_t)c;
-#else
+    if (RD_TI == CK_NC_F64)
+        return (rd_acc)ck_nc_bits_f64(c);
+    if (RD_TI == CK_NC_I32)
+        return (rd_acc)(int32_t)(uint32_t)c;
+    if (RD_TI == CK_NC_F32 || RD_TI == CK_NC_BF16 || RD_TI == CK_NC_F16 ||
+        RD_TI == CK_NC_FP8_E5M2 || RD_TI == CK_NC_FP8_E4M3 || RD_TI == CK_NC_I8 ||
+        RD_TI == CK_NC_U8)
+        return (rd_acc)ck_code_to_f32(RD_TI, (uint32_t)c);
     return (rd_acc)ck_nc_to_f32(RD_TI, c);
-#endif
 }
 
 /* pre-op */
@@ -179,20 +168,7 @@ CK_DEVICE rd_state rd_comb(rd_state a, rd_state b)
 
 CK_DEVICE rd_acc rd_shfl_acc(rd_acc v, unsigned m)
 {
-#if RD_ACC64
-    uint64_t b = ck_nc_f64_bits(v);
-    uint32_t lo = ck_shfl_xor_u32((uint32_t)b, m), hi = ck_shfl_xor_u32((uint32_t)(b >> 32), m);
-    return ck_nc_bits_f64(((uint64_t)hi << 32) | lo);
-#else
-    return ck_shfl_xor_f32(v, m);
-#endif
-}
-
-CK_DEVICE long long rd_shfl_ll(long long v, unsigned m)
-{
-    uint64_t b = (uint64_t)v;
-    uint32_t lo = ck_shfl_xor_u32((uint32_t)b, m), hi = ck_shfl_xor_u32((uint32_t)(b >> 32), m);
-    return (long long)(((uint64_t)hi << 32) | lo);
+    return RD_ACC64 ? (rd_acc)ck_shfl_xor_f64(v, m) : (rd_acc)ck_shfl_xor_f32((float)v, m);
 }
 
 /* Butterfly over aligned groups of min(RD_G, 32) lanes: every lane of a group ends with the
@@ -203,7 +179,7 @@ CK_DEVICE rd_state rd_warp(rd_state s)
         rd_state o;
         o.v = rd_shfl_acc(s.v, m);
 #if RD_IS_ARG
-        o.i = rd_shfl_ll(s.i, m);
+        o.i = (long long)ck_shfl_xor_u64((uint64_t)s.i, m);
 #else
         o.i = 0;
 #endif

@@ -374,7 +374,7 @@ static ck_status softmax_run(ck_context *ctx, const ck_tensor *x, const ck_tenso
     return ck_op_launch(ctx, kwrite, (unsigned)blocks, 1, 1, (unsigned)p.g, 0, a2, s2, 12);
 }
 
-ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
+ck_status ck_softmax(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
                      const ck_softmax_options *options)
 {
     return softmax_run(ctx, x, y, options, NULL, NULL);

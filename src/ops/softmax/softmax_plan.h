@@ -99,7 +99,7 @@ typedef void (*ck_smx_tune_progress)(void *user, int i, int n, const char *insta
  * (the heuristic's choice, register shapes of 32 to 1024 threads on 1 to 16 blocks per row,
  * staged shapes), `reps` runs each after 2 warm-up runs, and stores the fastest in the tuning
  * table under this device and problem; later calls of ck_softmax on a new context use it. */
-ck_status ck_smx_tune(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
+ck_status ck_smx_tune(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
                       const ck_softmax_options *options, int reps, ck_smx_tune_progress progress,
                       void *user, char *best, size_t best_size, double *best_ms);
 

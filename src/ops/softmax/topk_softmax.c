@@ -39,7 +39,7 @@ static ck_status build(void *user, char **source)
 }
 
 ck_status ck_topk_softmax(ck_context *ctx, const ck_tensor *logits, int k, int renormalize,
-                          const ck_tensor *indices, const ck_tensor *weights)
+                          ck_tensor *indices, ck_tensor *weights)
 {
     CK_REQUIRE_NOT_NULL(ctx, OP);
     CK_REQUIRE_NOT_NULL(logits, OP);

@@ -32,7 +32,8 @@ static int candidate_texts(char (*c)[NAME], int max)
 
 typedef struct smx_tune {
     ck_context *ctx;
-    const ck_tensor *x, *y;
+    const ck_tensor *x;
+    ck_tensor *y;
     const ck_softmax_options *o;
 } smx_tune;
 
@@ -57,7 +58,7 @@ static ck_status run(void *user)
     return ck_softmax(t->ctx, t->x, t->y, t->o);
 }
 
-ck_status ck_smx_tune(ck_context *ctx, const ck_tensor *x, const ck_tensor *y,
+ck_status ck_smx_tune(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
                       const ck_softmax_options *options, int reps, ck_smx_tune_progress progress,
                       void *user, char *best, size_t best_size, double *best_ms)
 {

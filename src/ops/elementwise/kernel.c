@@ -1,6 +1,7 @@
 /*
- * ck_copy, ck_cast, ck_elementwise: argument checks, broadcasting, collapsing of dimensions,
- * instance selection and launches. docs/ops-elementwise.md describes the algorithm.
+ * ck_copy, ck_cast, ck_elementwise (ew_internal.h): the arguments' checks, then problem
+ * (problem.c) -> layout and instance (policy.c) -> kernel (ew_gen.c generates it from the spec,
+ * which is also its cache key) -> launch. docs/ops-elementwise.md describes the algorithm.
  */
 #include <math.h>
 #include <stdint.h>
@@ -15,111 +16,7 @@
 #include "ops/common/op_common.h"
 #include "ops/elementwise/ew_internal.h"
 
-enum { MAXT = CK_EW_MAX_INPUTS + 1, SMALL_N = 65536 };
-
-/* A problem after broadcasting and collapsing: tensor k < nin is input k, tensor nin the
- * destination; lengths and strides (elements) of `rank` dimensions, row-major order kept. */
-typedef struct ew_layout {
-    int nt, rank;
-    int64_t n;
-    int64_t len[CK_TENSOR_MAX_RANK];
-    int64_t str[MAXT][CK_TENSOR_MAX_RANK];
-    void *data[MAXT];
-    ck_dtype dtype[MAXT];
-} ew_layout;
-
-/* Fill l from the destination and broadcast inputs (already checked), dropping length-1
- * dimensions and merging dimension pairs that every tensor walks contiguously. */
-static void collapse(ew_layout *l, const ck_tensor *dst, const ck_tensor *in, int nin)
-{
-    memset(l, 0, sizeof *l);
-    l->nt = nin + 1;
-    l->n = ck_tensor_numel(dst);
-    for (int k = 0; k <= nin; ++k) {
-        const ck_tensor *t = k < nin ? &in[k] : dst;
-        l->data[k] = t->data;
-        l->dtype[k] = t->dtype;
-    }
-    int r = 0;
-    for (int d = 0; d < dst->rank; ++d) {
-        if (dst->shape[d] == 1)
-            continue;
-        l->len[r] = dst->shape[d];
-        for (int k = 0; k <= nin; ++k) {
-            const ck_tensor *t = k < nin ? &in[k] : dst;
-            int td = d - (dst->rank - t->rank); /* aligned at the last dimension */
-            l->str[k][r] = td < 0 || t->shape[td] == 1 ? 0 : t->strides[td];
-        }
-        ++r;
-    }
-    /* merge d-1 and d when, for every tensor, stride[d-1] == stride[d] * len[d] */
-    int w = 0;
-    for (int d = 0; d < r; ++d) {
-        int merge = w > 0;
-        for (int k = 0; merge && k <= nin; ++k)
-            merge = l->str[k][w - 1] == l->str[k][d] * l->len[d];
-        if (merge) {
-            l->len[w - 1] *= l->len[d];
-            for (int k = 0; k <= nin; ++k)
-                l->str[k][w - 1] = l->str[k][d];
-        } else {
-            l->len[w] = l->len[d];
-            for (int k = 0; k <= nin; ++k)
-                l->str[k][w] = l->str[k][d];
-            ++w;
-        }
-    }
-    if (w == 0) { /* a single element */
-        l->len[0] = 1;
-        for (int k = 0; k <= nin; ++k)
-            l->str[k][0] = 1;
-        w = 1;
-    }
-    l->rank = w;
-}
-
-static int has_subbyte(const ew_layout *l)
-{
-    for (int k = 0; k < l->nt; ++k)
-        if (ck_ew_elem_bytes(l->dtype[k]) == 0)
-            return 1;
-    return 0;
-}
-
-/* The vector layout: the destination contiguous (rank 1, or rank 2 with rows of bn = len[1]
- * elements) with a 16-byte aligned pointer; each input laid out like it (16-byte aligned), a
- * row vector broadcast over the rows (16-byte aligned, bn a multiple of the pack), one value
- * per row, or one value. Fills spec->bmode and *bn. V: elements per pack. */
-static int vec_ok(const ew_layout *l, int V, ew_spec *spec, int64_t *bn)
-{
-    int nin = l->nt - 1;
-    *bn = 1;
-    if (l->rank > 2 || has_subbyte(l) || V <= 0 || (uintptr_t)l->data[nin] % 16u)
-        return 0;
-    int r2 = l->rank == 2;
-    if (l->str[nin][r2] != 1 || (r2 && l->str[nin][0] != l->len[1]))
-        return 0;
-    if (r2) {
-        if (l->len[1] % V)
-            return 0;
-        *bn = l->len[1];
-    }
-    for (int k = 0; k < nin; ++k) {
-        const int64_t *st = l->str[k];
-        int aligned = (uintptr_t)l->data[k] % 16u == 0;
-        if (st[r2] == 1 && (!r2 || st[0] == l->len[1]) && aligned)
-            spec->bmode[k] = EW_BCAST_NONE;
-        else if (r2 && st[0] == 0 && st[1] == 1 && aligned)
-            spec->bmode[k] = EW_BCAST_ROW;
-        else if (r2 && st[0] == 1 && st[1] == 0)
-            spec->bmode[k] = EW_BCAST_COL;
-        else if (st[0] == 0 && (!r2 || st[1] == 0))
-            spec->bmode[k] = EW_BCAST_SCALAR;
-        else
-            return 0;
-    }
-    return 1;
-}
+enum { SMALL_N = 65536 };
 
 typedef struct build_ctx {
     const ew_spec *spec;
@@ -162,65 +59,35 @@ static ck_status build_any(void *user, char **source)
     return ck_ew_cast_any_source(source);
 }
 
-/* Blocks for `work` items, per_block each, at most waves x SMs (waves 0: no cap but the
- * grid's limit; the kernels' grid-stride loops cover what one pass does not). */
-static unsigned grid_for(ck_context *ctx, int64_t work, int64_t per_block, int waves)
-{
-    int64_t blocks = (work + per_block - 1) / per_block;
-    int64_t cap =
-        waves > 0 ? (int64_t)(ck_op_props(ctx)->multiprocessors > 0
-                                  ? ck_op_props(ctx)->multiprocessors
-                                  : 1) *
-                        waves
-                  : INT32_MAX;
-    if (blocks > cap)
-        blocks = cap;
-    return blocks < 1 ? 1u : (unsigned)blocks;
-}
-
-/* Tuning experiments: CK_EW_INSTANCE="unroll,block,waves[,cs]" (unroll 1/2/4/8, block a power
- * of two 64..1024, waves 0..64, cs 0/1); invalid values are ignored. */
-ew_instance ck_ew_instance(const ew_spec *spec)
-{
-    ew_instance in = {EW_UNROLL, EW_BLOCK, EW_WAVES, EW_CS};
-    /* Packs whose output is two or more 16-byte words (bf16 -> f32 and other widenings): one
-     * pack per thread in 1024-thread blocks. H100, bf16 -> f32 16384x8192 (2026-11-25): 2.80
-     * TB/s (94.7% of copy) against 2.24 with 4 packs of 256 threads (bench/RESULTS.md). */
-    if (spec && ck_ew_vec_elems(spec) * ck_ew_elem_bytes(spec->out) >= 32) {
-        in.unroll = EW_WIDE_UNROLL;
-        in.block = EW_WIDE_BLOCK;
-    }
-    const char *e = getenv("CK_EW_INSTANCE");
-    int u, bl, w, cs = EW_CS;
-    int got = e ? sscanf(e, "%d,%d,%d,%d", &u, &bl, &w, &cs) : 0;
-    if (got >= 3 && (u == 1 || u == 2 || u == 4 || u == 8) && bl >= 64 && bl <= 1024 &&
-        (bl & (bl - 1)) == 0 && w >= 0 && w <= 64 && (cs == 0 || cs == 1)) {
-        in.unroll = u;
-        in.block = bl;
-        in.waves = w;
-        in.cs = cs;
-    }
-    return in;
-}
-
 /* Generate (or find) and launch the kernel of `spec` (layout filled in here) over l. */
-static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const ew_layout *l)
+static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const ew_layout *l,
+                          ew_plan_out *out)
 {
     int64_t bn = 1;
     for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
         spec->bmode[k] = EW_BCAST_NONE;
-    spec->layout = vec_ok(l, ck_ew_vec_elems(spec), spec, &bn) ? EW_LAYOUT_VEC : EW_LAYOUT_STRIDED;
+    spec->layout =
+        ck_ew_vec_ok(l, ck_ew_vec_elems(spec), spec, &bn) ? EW_LAYOUT_VEC : EW_LAYOUT_STRIDED;
     if (spec->layout != EW_LAYOUT_VEC)
         for (int k = 0; k < CK_EW_MAX_INPUTS; ++k)
             spec->bmode[k] = EW_BCAST_NONE;
     spec->rank = l->rank;
     spec->idx32 = l->n <= (int64_t)UINT32_MAX;
-    ew_instance inst = ck_ew_instance(spec);
+    ew_instance inst = {EW_UNROLL, EW_BLOCK, EW_WAVES, EW_CS};
     int64_t npacks = 0;
     unsigned grid = 1;
     if (spec->layout == EW_LAYOUT_VEC) {
+        char problem[256];
+        ck_ew_problem_key(spec, l->n, problem, sizeof problem);
+        inst = ck_ew_instance_for(ctx, spec, problem);
+        if (out) {
+            out->vec = 1;
+            ck_ew_instance_name(&inst, out->instance, sizeof out->instance);
+            snprintf(out->problem, sizeof out->problem, "%s", problem);
+            return CK_SUCCESS;
+        }
         npacks = l->n / ck_ew_vec_elems(spec);
-        grid = grid_for(ctx, npacks, (int64_t)inst.block * inst.unroll, inst.waves);
+        grid = ck_ew_grid(ctx, npacks, (int64_t)inst.block * inst.unroll, inst.waves);
         spec->rank = 0;
         spec->unroll = inst.unroll;
         spec->block = inst.block;
@@ -228,6 +95,8 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
         /* 32-bit pack indices when p + step (the loop's last increment) stays below 2^32 */
         spec->idx32 = npacks + (int64_t)grid * inst.block * inst.unroll <= (int64_t)UINT32_MAX;
     } else {
+        if (out)
+            return CK_SUCCESS; /* strided: no instance to tune */
         spec->alias = 0;
         spec->unroll = spec->block = spec->cs = 0;
     }
@@ -242,10 +111,10 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
     free(key);
     if (st != CK_SUCCESS)
         return st;
-    void *args[MAXT + 2 + CK_TENSOR_MAX_RANK * (MAXT + 1)];
-    size_t sizes[MAXT + 2 + CK_TENSOR_MAX_RANK * (MAXT + 1)];
-    long long vals[2 + CK_TENSOR_MAX_RANK * (MAXT + 1)];
-    void *ptrs[MAXT];
+    void *args[EW_MAXT + 2 + CK_TENSOR_MAX_RANK * (EW_MAXT + 1)];
+    size_t sizes[EW_MAXT + 2 + CK_TENSOR_MAX_RANK * (EW_MAXT + 1)];
+    long long vals[2 + CK_TENSOR_MAX_RANK * (EW_MAXT + 1)];
+    void *ptrs[EW_MAXT];
     int na = 0, nv = 0;
     int nin = l->nt - 1;
     ptrs[0] = l->data[nin];
@@ -276,7 +145,7 @@ static ck_status run_spec(ck_context *ctx, const char *op, ew_spec *spec, const 
         for (int k = 0; k <= nin; ++k)
             for (int d = 0; d < l->rank; ++d)
                 PUSH(l->str[k][d]);
-        grid = grid_for(ctx, units, EW_BLOCK, 16);
+        grid = ck_ew_grid(ctx, units, EW_BLOCK, 16);
     }
 #undef PUSH
     return ck_op_launch(ctx, kernel, grid, 1, 1, block, 0, args, sizes, na);
@@ -331,23 +200,12 @@ static ck_status run_any(ck_context *ctx, const ew_layout *l, int round, int ovf
     args[na] = &rank, sizes[na++] = sizeof rank;
     for (int i = 0; i < 3 * CK_TENSOR_MAX_RANK; ++i)
         args[na] = &geo[i], sizes[na++] = sizeof geo[i];
-    return ck_op_launch(ctx, kernel, grid_for(ctx, units, EW_BLOCK, 16), 1, 1, EW_BLOCK, 0, args,
+    return ck_op_launch(ctx, kernel, ck_ew_grid(ctx, units, EW_BLOCK, 16), 1, 1, EW_BLOCK, 0, args,
                         sizes, na);
 }
 
-/* Same pointer and, dimension by dimension, the same strides where the length exceeds 1. */
-static int same_layout(const ck_tensor *a, const ck_tensor *b)
-{
-    if (a->data != b->data || a->rank != b->rank)
-        return 0;
-    for (int d = 0; d < a->rank; ++d)
-        if (a->shape[d] != b->shape[d] || (a->shape[d] > 1 && a->strides[d] != b->strides[d]))
-            return 0;
-    return 1;
-}
-
 static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst,
-                           const ck_tensor *src, const ck_convert_options *opt)
+                           const ck_tensor *src, const ck_convert_options *opt, ew_plan_out *out)
 {
     CK_REQUIRE_NOT_NULL(ctx, op);
     ck_status st = ck_op_check_tensor(op, "dst", dst);
@@ -375,7 +233,7 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     int alias = 0;
     if (ck_op_overlap(dst, src)) {
         const ck_dtype_info *di = ck_dtype_get(dst->dtype), *si = ck_dtype_get(src->dtype);
-        if (!same_layout(dst, src) || di->pack_elements > 1 || si->pack_elements > 1 ||
+        if (!ck_ew_same_layout(dst, src) || di->pack_elements > 1 || si->pack_elements > 1 ||
             di->pack_bytes != si->pack_bytes)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "%s: the destination %s overlaps the source %s; they must be "
@@ -387,7 +245,7 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
         alias = 1;
     }
     ew_layout l;
-    collapse(&l, dst, src, 1);
+    ck_ew_collapse(&l, dst, src, 1);
     int fast_pair =
         (src->dtype == CK_DTYPE_F32 || src->dtype == CK_DTYPE_BF16 || src->dtype == CK_DTYPE_F16) &&
         (dst->dtype == CK_DTYPE_F32 || dst->dtype == CK_DTYPE_BF16 || dst->dtype == CK_DTYPE_F16) &&
@@ -402,8 +260,8 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
         l.len[0] = l.n;
         l.dtype[0] = l.dtype[1] = CK_DTYPE_U8;
     }
-    if (has_subbyte(&l) || (!same && !fast_pair && l.n < SMALL_N))
-        return run_any(ctx, &l, (int)o.round, ovf, o.scale, o.seed);
+    if (ck_ew_has_subbyte(&l) || (!same && !fast_pair && l.n < SMALL_N))
+        return out ? CK_SUCCESS : run_any(ctx, &l, (int)o.round, ovf, o.scale, o.seed);
     ew_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.mode = EW_MODE_CAST;
@@ -415,27 +273,27 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     spec.scale = o.scale;
     spec.seed = o.round == CK_ROUND_STOCHASTIC ? o.seed : 0;
     spec.alias = alias;
-    return run_spec(ctx, op, &spec, &l);
+    return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_copy(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src)
+ck_status ck_copy(ck_context *ctx, ck_tensor *dst, const ck_tensor *src)
 {
     if (dst && src && dst->dtype != src->dtype)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_copy: 'dst' has dtype %s and 'src' %s; a copy keeps the type (use "
                        "ck_cast to convert).",
                        ck_dtype_name(dst->dtype), ck_dtype_name(src->dtype));
-    return cast_impl("ck_copy", ctx, dst, src, NULL);
+    return cast_impl("ck_copy", ctx, dst, src, NULL, NULL);
 }
 
-ck_status ck_cast(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
+ck_status ck_cast(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
                   const ck_convert_options *opt)
 {
-    return cast_impl("ck_cast", ctx, dst, src, opt);
+    return cast_impl("ck_cast", ctx, dst, src, opt, NULL);
 }
 
-ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
-                         int input_count, const ck_ew_program *prog)
+static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
+                                  int input_count, const ck_ew_program *prog, ew_plan_out *out)
 {
     static const char op[] = "ck_elementwise";
     CK_REQUIRE_NOT_NULL(ctx, op);
@@ -484,7 +342,7 @@ ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor 
         if (!ck_op_overlap(dst, t))
             continue;
         const ck_dtype_info *di = ck_dtype_get(dst->dtype), *si = ck_dtype_get(t->dtype);
-        if (!same_layout(dst, t) || di->pack_elements > 1 || si->pack_elements > 1 ||
+        if (!ck_ew_same_layout(dst, t) || di->pack_elements > 1 || si->pack_elements > 1 ||
             di->pack_bytes != si->pack_bytes)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            "%s: the destination %s overlaps %s (%s); an input may be the "
@@ -495,7 +353,7 @@ ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor 
         alias = 1;
     }
     ew_layout l;
-    collapse(&l, dst, inputs, input_count);
+    ck_ew_collapse(&l, dst, inputs, input_count);
     ew_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.mode = EW_MODE_EXPR;
@@ -510,10 +368,30 @@ ck_status ck_elementwise(ck_context *ctx, const ck_tensor *dst, const ck_tensor 
         spec.f64 = 1;
     spec.prog = prog;
     spec.alias = alias;
-    return run_spec(ctx, op, &spec, &l);
+    return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_elementwise_expr(ck_context *ctx, const ck_tensor *dst, const ck_tensor *inputs,
+ck_status ck_elementwise(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs, int input_count,
+                         const ck_ew_program *prog)
+{
+    return elementwise_impl(ctx, dst, inputs, input_count, prog, NULL);
+}
+
+ck_status ck_ew_plan(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,
+                     int input_count, const ck_convert_options *opt, const ck_ew_program *prog,
+                     ew_plan_out *out)
+{
+    CK_REQUIRE_NOT_NULL(out, "ck_ew_plan");
+    memset(out, 0, sizeof *out);
+    if (call == EW_CALL_EXPR)
+        return elementwise_impl(ctx, dst, inputs, input_count, prog, out);
+    if (call == EW_CALL_COPY && dst && inputs && dst->dtype != inputs->dtype)
+        return ck_copy(ctx, dst, inputs); /* the refusal */
+    return cast_impl(call == EW_CALL_COPY ? "ck_copy" : "ck_cast", ctx, dst, inputs,
+                     call == EW_CALL_COPY ? NULL : opt, out);
+}
+
+ck_status ck_elementwise_expr(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
                               int input_count, const char *expr)
 {
     ck_ew_program prog;

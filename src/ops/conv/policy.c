@@ -1,0 +1,251 @@
+/*
+ * The convolution policy (CK's instance selection for grouped conv): for one implicit GEMM of a
+ * plan and a device, the route its operands take and the GEMM instance that runs it, with the
+ * reason for the choice and for every faster route it refused:
+ *
+ *   gemm  a 1x1, stride-1, unpadded forward convolution is a plain GEMM (A = X as an
+ *         (N * out) x C matrix of leading dimension G * C): the GEMM's own policy, kernel and
+ *         cache key -- on sm_90a its TMA + wgmma family;
+ *   sm90  on sm_90a (and the emulator): the GEMM's sm90 pipeline (persistent, warp-specialized,
+ *         wgmma) with the view operands copied by the producer warpgroup with 16-byte cp.async
+ *         from their copy windows, the others by TMA: forward A = im2col(X), W by TMA; backward
+ *         weight B = im2col(X) (N-major boxes), dY by TMA; backward data A = dY's view and
+ *         B = W's view per residue class (strided: the class's rows of dX stored through its
+ *         dX view from the wgmma accumulator's encoding). Needs the windows'
+ *         rows in 16-byte runs (channels of a group a multiple of 8 for 16-bit types, of 4 for
+ *         f32 forward), 16-bit types for the backward directions (their N-major operand) and
+ *         the sm90 family's own conditions (types, TMA strides);
+ *   sm80  everything else: the sm80 pipeline with the views' copy windows (kernel.c) --
+ *         f32 backward, depthwise, C = 3 stems, 3xTF32.
+ *
+ * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
+ * (kernel.c's kernel_key), so every decision here is covered. CK_CONV_ROUTE=sm80 in the
+ * environment keeps the policy on the sm80 route (its best instance), for measuring one route
+ * against the other (bench/conv.py --route sm80).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "ops/conv/conv_internal.h"
+
+#define OP "ck_conv"
+
+enum { MAXI = 48 };
+
+int ck_conv_bwd_data_strided(const ck_conv_prob *q)
+{
+    return q->p.direction == CK_CONV_BWD_DATA &&
+           (q->str[0] != 1 || q->str[1] != 1 || q->str[2] != 1);
+}
+
+int ck_conv_is_plain_gemm(const ck_conv_prob *q)
+{
+    if (q->p.direction != CK_CONV_FWD)
+        return 0;
+    for (int d = 0; d < 3; ++d)
+        if (q->fil[d] != 1 || q->str[d] != 1 || q->pl[d] || q->pr[d])
+            return 0;
+    return 1;
+}
+
+const char *ck_conv_route_name(ck_conv_route r)
+{
+    return r == CK_CONV_ROUTE_GEMM ? "gemm" : r == CK_CONV_ROUTE_SM90 ? "sm90" : "sm80";
+}
+
+/* The best (or, with smallest, the smallest-tile) instance of `family` among ins[0..n-1] that
+ * `ok` accepts; -1 if none. The list is ranked best first. */
+static int pick_of(const ck_gemm_instance *ins, int n, int family, int smallest,
+                   int (*ok)(const ck_gemm_instance *))
+{
+    int pick = -1;
+    for (int i = 0; i < n; ++i) {
+        if ((family && ins[i].family != family) || (ok && !ok(&ins[i])))
+            continue;
+        if (pick < 0)
+            pick = i;
+        else if (smallest && ins[i].tile_m * ins[i].tile_n < ins[pick].tile_m * ins[pick].tile_n)
+            pick = i;
+        if (!smallest)
+            break;
+    }
+    return pick;
+}
+
+/* sm90 instances of whole tiles (the smallest-tile picks of the tests). */
+static int sm90_plain(const ck_gemm_instance *in)
+{
+    return in->split_k <= 1 &&
+           (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES) &&
+           in->cluster <= 1;
+}
+
+/* sm90 loader instances: whole tiles or the deterministic split of K (backward weight's long
+ * reduction over N * out on few tiles); no clusters (a loader writes its own block's tile) and
+ * none of the nondeterministic or stream-K variants. */
+static int sm90_loader_ok(const ck_gemm_instance *in)
+{
+    return (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES ||
+            in->decomp == CK_GEMM_DECOMP_SPLIT_K) &&
+           in->cluster <= 1;
+}
+
+/* Why the sm90 route cannot take this implicit GEMM (0: it can). */
+static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const ck_gemm_prob *gp,
+                        const ck_device_props *props, char *why, size_t size)
+{
+    char reason[256] = "";
+    ck_conv_direction dir = q->p.direction;
+    if (dir != CK_CONV_FWD && q->p.in_dtype == CK_DTYPE_F32) {
+        snprintf(why, size,
+                 "sm90 not used: %s reads an N-major operand, which wgmma takes in 16-bit "
+                 "types only (f32 is tf32: K-major)",
+                 dir == CK_CONV_BWD_DATA ? "backward data" : "backward weight");
+        return 1;
+    }
+    /* the view operands' copy windows, for the producer warpgroup: 16-byte cp.async */
+    ck_gemm_instance in;
+    memset(&in, 0, sizeof in);
+    in.family = CK_GEMM_FAMILY_SM90;
+    in.tile_m = 128, in.tile_n = 64, in.tile_k = 128 / ck_gemm_dtype_bytes(q->p.in_dtype);
+    in.warps_m = 2, in.warps_n = 1;
+    int loaders = dir == CK_CONV_FWD ? 1 : dir == CK_CONV_BWD_WEIGHT ? 2 : 3;
+    for (int o = 0; o < 2; ++o) {
+        if (!(loaders >> o & 1))
+            continue;
+        char *src = NULL;
+        ck_tile_copy_info info;
+        memset(&info, 0, sizeof info);
+        ck_status st = ck_conv_window_source(q, cls, &in, o, &src, &info);
+        ck_tile_free(src);
+        const char *view = dir == CK_CONV_BWD_DATA ? (o ? "W" : "dY") : "im2col";
+        if (st) {
+            snprintf(why, size, "sm90 not used: no %s copy window (%s)", view, ck_last_error());
+            ck_clear_error();
+            return 1;
+        }
+        if (!info.async || info.vector_bytes != 16) {
+            snprintf(why, size,
+                     "sm90 not used: the producer's cp.async copies need the %s rows in "
+                     "16-byte runs, but %s = %lld channels per group of %s give %d-byte %s",
+                     view, dir == CK_CONV_BWD_DATA && !o ? "K" : "C",
+                     (long long)(dir == CK_CONV_BWD_DATA && !o ? q->p.k : q->p.c),
+                     ck_dtype_name(q->p.in_dtype), info.vector_bytes,
+                     info.async ? "cp.async" : "plain loads");
+            return 1;
+        }
+    }
+    /* a loaded operand's leading dimension is the loader's business; the family's other
+     * conditions hold */
+    if (!ck_gemm_family_sm90.supports(gp, props, reason, sizeof reason)) {
+        size_t n = strlen(reason);
+        if (n && reason[n - 1] == '.')
+            reason[n - 1] = 0;
+        snprintf(why, size, "sm90 not used: %s", reason);
+        return 1;
+    }
+    return 0;
+}
+
+ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
+                                const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
+                                const ck_device_props *props, int pick, ck_conv_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    ck_gemm_instance ins[MAXI];
+    double score[MAXI];
+    char reason[512] = "";
+    int smallest = pick != CK_CONV_PICK_POLICY, split = pick == CK_CONV_PICK_SM90_SPLIT;
+    const char *env = getenv("CK_CONV_ROUTE");
+    int only80 = pick == CK_CONV_PICK_POLICY && env && strcmp(env, "sm80") == 0;
+    if (split)
+        pick = CK_CONV_PICK_SM90_SMALLEST, plain_gp = NULL; /* the loader route, split */
+    /* 1. a plain GEMM: the GEMM's policy over every family */
+    if (plain_gp && pick != CK_CONV_PICK_SM80_SMALLEST && !only80) {
+        int n = ck_gemm_policy_rank(plain_gp, props, ins, score, MAXI, reason, sizeof reason);
+        int i = pick_of(ins, n, pick == CK_CONV_PICK_SM90_SMALLEST ? CK_GEMM_FAMILY_SM90 : 0,
+                        smallest, pick == CK_CONV_PICK_SM90_SMALLEST ? sm90_plain : NULL);
+        if (i >= 0) {
+            out->route = CK_CONV_ROUTE_GEMM;
+            out->inst = ins[i];
+            snprintf(out->why, sizeof out->why,
+                     "gemm: a 1x1, stride-1, unpadded forward convolution is a plain GEMM "
+                     "(X read as its A matrix); the GEMM's policy chose family %d",
+                     ins[i].family);
+            return CK_SUCCESS;
+        }
+    }
+    /* 2. sm90 with the im2col loader */
+    char no90[320] = "";
+    if (pick == CK_CONV_PICK_SM80_SMALLEST || only80)
+        snprintf(no90, sizeof no90, "sm90 not used: the sm80 pipeline was asked for%s",
+                 only80 ? " (CK_CONV_ROUTE=sm80)" : "");
+    else if (!sm90_refuses(q, cls, loader_gp, props, no90, sizeof no90)) {
+        int n = ck_gemm_family_sm90.instances(loader_gp, props, ins, MAXI);
+        int slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
+        for (int i = 0; i < n; ++i) /* best first by the family's own score */
+            score[i] = ck_gemm_sm90_score(loader_gp, &ins[i], slots);
+        for (int i = 1; i < n; ++i)
+            for (int j = i; j > 0 && score[j - 1] < score[j]; --j) {
+                ck_gemm_instance t = ins[j];
+                double s = score[j];
+                ins[j] = ins[j - 1], score[j] = score[j - 1];
+                ins[j - 1] = t, score[j - 1] = s;
+            }
+        int i =
+            pick_of(ins, n, CK_GEMM_FAMILY_SM90, smallest, smallest ? sm90_plain : sm90_loader_ok);
+        if (i >= 0) {
+            out->route = CK_CONV_ROUTE_SM90;
+            out->inst = ins[i];
+            if (split)
+                out->inst.split_k = 3;
+            ck_conv_direction dir = q->p.direction;
+            snprintf(out->why, sizeof out->why,
+                     "sm90: %s on sm_90a, %s by the producer warpgroup's 16-byte cp.async%s, "
+                     "wgmma; tile %dx%d, %d stages, K split %d ways%s",
+                     dir == CK_CONV_FWD        ? "forward"
+                     : dir == CK_CONV_BWD_DATA ? "backward data"
+                                               : "backward weight",
+                     dir == CK_CONV_FWD          ? "A = im2col(X)"
+                     : dir == CK_CONV_BWD_WEIGHT ? "B = im2col(X)"
+                                                 : "A = dY's view and B = W's view",
+                     dir == CK_CONV_FWD          ? ", W by TMA"
+                     : dir == CK_CONV_BWD_WEIGHT ? ", dY by TMA"
+                                                 : "",
+                     ins[i].tile_m, ins[i].tile_n, ins[i].stages,
+                     out->inst.split_k > 1 ? out->inst.split_k : 1,
+                     smallest ? " (the smallest tile, as asked)" : " (the family's best score)");
+            return CK_SUCCESS;
+        }
+        snprintf(no90, sizeof no90, "sm90 not used: no instance fits the shared memory");
+    }
+    /* 3. sm80 with the views' copy windows: the policy's best sm80 instance whose windows
+     * exist (a 2-D thread pattern, lines of whole 16-byte chunks), or the smallest */
+    char no80[256] = "";
+    (void)reason;
+    if (!ck_gemm_family_sm80.supports(loader_gp, props, no80, sizeof no80))
+        return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s; %s.", no90, no80);
+    int n = ck_gemm_policy_rank(loader_gp, props, ins, score, MAXI, reason, sizeof reason);
+    int best = -1;
+    for (int i = 0; i < n && (smallest || best < 0); ++i) {
+        if (ins[i].family != CK_GEMM_FAMILY_SM80)
+            continue;
+        if (!ck_conv_windows_exist(q, cls, &ins[i]))
+            continue;
+        if (best < 0 ||
+            (smallest && ins[i].tile_m * ins[i].tile_n < ins[best].tile_m * ins[best].tile_n))
+            best = i;
+    }
+    if (best < 0)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": no sm80 GEMM instance can read this problem's views (%s).", no90);
+    out->route = CK_CONV_ROUTE_SM80;
+    out->inst = ins[best];
+    snprintf(out->why, sizeof out->why,
+             "sm80: cp.async + mma.sync with the views' copy windows, "
+             "tile %dx%dx%d; %s",
+             ins[best].tile_m, ins[best].tile_n, ins[best].tile_k, no90);
+    return CK_SUCCESS;
+}

@@ -1,0 +1,154 @@
+/*
+ * ck_attention's decode kernel (s_q <= 16, a head group's rows per block) and split-KV (parts of
+ * the key range combined through their LSEs) on the device CK_DEVICE chooses (the emulator in
+ * CI): s_q from 1 to 16, GQA ratios 1, 2 and 8 (more rows than one block: two row chunks),
+ * head dims 32 to 256 and d_v != d, every mask and alignment, s_k = 0, more parts than key
+ * tiles (empty parts), paged K / V with split-KV (the benchmark's decode shape, small),
+ * unaligned pointers (element-wise copies), other block shapes; every
+ * element of O and LSE against the f64 reference. The policy's choice of parts, and refusals.
+ */
+#include "attn_harness.h"
+
+static acase dec(int64_t b, int64_t sq, int64_t sk, int64_t hq, int64_t hk, int64_t d, int splits)
+{
+    acase c = ac_base(b, sq, sk, hq, hk, d);
+    c.inst.decode = 1;
+    c.inst.splits = splits;
+    c.lse = 1;
+    return c;
+}
+
+static void test_decode_shapes(void)
+{
+    static const int64_t sqs[] = {1, 2, 5, 16, 3, 1};
+    static const int64_t ratio[] = {1, 2, 8, 8, 2, 8};
+    static const int splits[] = {1, 3, 1, 2, 7, 4};
+    for (int x = 0; x < 6; ++x) {
+        acase c = dec(2, sqs[x], 90 + 37 * x, 8, 8 / ratio[x], x % 2 ? 128 : 64, splits[x]);
+        c.dt = x % 2 ? CK_DTYPE_F16 : CK_DTYPE_BF16;
+        c.bhsd = x % 3 == 1;
+        c.mask = x % 3 == 2 ? CK_ATTN_MASK_CAUSAL : CK_ATTN_MASK_NONE;
+        c.align = CK_ATTN_BOTTOM_RIGHT;
+        ac_run(&c);
+    }
+}
+
+static void test_decode_dims(void)
+{
+    static const int64_t dims[][2] = {{32, 32}, {96, 96}, {256, 256}, {192, 128}};
+    for (int x = 0; x < 4; ++x) {
+        acase c = dec(1, 1 + x, 150, 4, 2, dims[x][0], x % 2 ? 3 : 1);
+        c.dv = dims[x][1];
+        c.pad = x == 1 ? 3 : 0; /* element-wise copies of Q, K, V */
+        ac_run(&c);
+    }
+    acase c = ac_base(2, 2, 70, 4, 1, 64); /* unaligned pointers through ck_attention */
+    c.shift = 1;
+    c.lse = 1;
+    ac_run(&c);
+}
+
+/* Masks (top-left causal: rows beyond the keys; windows), softcap, s_k = 0, empty parts. */
+static void test_decode_masks(void)
+{
+    acase c = dec(1, 9, 60, 4, 1, 64, 2);
+    c.mask = CK_ATTN_MASK_CAUSAL; /* top-left: row i sees keys 0..i */
+    ac_run(&c);
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 20, c.wr = 0, c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.softcap = 3.0f;
+    ac_run(&c);
+    c = dec(1, 12, 5, 2, 1, 64, 3); /* bottom-right causal with s_q > s_k: rows that see none */
+    c.mask = CK_ATTN_MASK_CAUSAL, c.align = CK_ATTN_BOTTOM_RIGHT;
+    ac_run(&c);
+    c = dec(2, 3, 0, 2, 2, 64, 2); /* no keys: O = 0, LSE = -inf */
+    ac_run(&c);
+    c = dec(1, 1, 100, 2, 1, 64, 20); /* one key tile, 19 empty parts */
+    ac_run(&c);
+}
+
+/* The benchmark's decode shape in small: GQA 4, s_q 1, paged (page 64), split-KV; and the
+ * policy's own choice for it. */
+static void test_decode_paged(void)
+{
+    acase c = dec(3, 1, 300, 8, 2, 128, 3);
+    int lk[3] = {300, 129, 64};
+    c.page = 64;
+    c.seqlens = 1;
+    memcpy(c.lk, lk, sizeof lk);
+    c.align = CK_ATTN_BOTTOM_RIGHT, c.mask = CK_ATTN_MASK_CAUSAL;
+    ac_run(&c);
+    c.inst.decode = 0; /* the policy's instance */
+    c.alibi = 1;
+    ac_run(&c);
+}
+
+/* Other decode block shapes (ck prof attention --splitkv N --instance RxNxW) and bad ones. */
+static void test_decode_instances(void)
+{
+    acase c = dec(2, 3, 200, 8, 2, 64, 2);
+    c.inst.tile_m = 32, c.inst.tile_n = 16, c.inst.warps = 2;
+    ac_run(&c);
+    c = dec(1, 1, 300, 4, 1, 128, 1);
+    c.inst.tile_m = 16, c.inst.tile_n = 16, c.inst.warps = 8;
+    c.page = 64;
+    ac_run(&c);
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attention_plan *plan = NULL;
+    ck_attn_instance bad[] = {{16, 48, 4, 1, 1}, {16, 32, 3, 1, 1}, {80, 32, 4, 1, 1}};
+    for (int x = 0; x < 3; ++x)
+        CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[x], &plan),
+                     CK_ERROR_INVALID_ARGUMENT);
+    ck_attn_instance big = {16, 64, 8, 1, 1}; /* 512 KiB of K / V stages */
+    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &big, &plan), CK_ERROR_UNSUPPORTED);
+    p.var.page_size = 16, p.var.max_pages = 19, p.var.num_pages = 40;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attn_instance straddle = {16, 32, 4, 1, 1}; /* 32 keys per warp over pages of 16 */
+    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &straddle, &plan),
+                 CK_ERROR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+}
+
+static void test_decode_policy(void)
+{
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA, props.cc_major = 9, props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    ck_attention_problem p;
+    ck_attention_problem_init(&p);
+    p.b = 1, p.s_q = 1, p.s_k = 8192, p.h_q = 32, p.h_k = 8, p.d = p.d_v = 128;
+    ck_attn_prob prob;
+    ck_attn_instance in;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
+    CHECK_MSG(in.splits > 1, "b1 h_k 8 s_k 8192: %d parts", in.splits);
+    p.b = 64;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
+    CHECK_MSG(in.splits == 1, "b64 h_k 8: %d parts", in.splits);
+    CHECK(in.tile_m == 16 && in.decode == 1);
+    CHECK_STATUS(ck_attn_decode_policy(&prob, &props, 65, &in), CK_ERROR_INVALID_ARGUMENT);
+    p.s_q = 17;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK_STATUS(ck_attn_decode_policy(&prob, &props, 2, &in), CK_ERROR_UNSUPPORTED);
+    CHECK(strstr(ck_last_error(), "s_q") != NULL);
+}
+
+int main(void)
+{
+    CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &a_ctx));
+    if (!a_ctx)
+        return 1;
+    printf("seed 0x%016llx\n", (unsigned long long)a_rng);
+    RUN_TEST(test_decode_shapes);
+    RUN_TEST(test_decode_dims);
+    RUN_TEST(test_decode_masks);
+    RUN_TEST(test_decode_paged);
+    RUN_TEST(test_decode_instances);
+    RUN_TEST(test_decode_policy);
+    ck_context_destroy(a_ctx);
+    return CK_TEST_REPORT();
+}
