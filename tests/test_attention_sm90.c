@@ -12,6 +12,77 @@
  */
 #include "attn_harness.h"
 
+/* P's rounding (ck_cvt_bf16x2 / ck_cvt_f16x2: one cvt.rn per pair on the GPU, its integer model
+ * in the emulator) against ck_convert, nearest even, on random values, values near 1 (P's
+ * range), f16 subnormals, halfway cases and overflow; NaN gives 0x7fff. */
+static void test_pack_rounding(void)
+{
+    static const char *src =
+        "#include \"ck_device.h\"\n"
+        "CK_KERNEL void cvt(const float *x, unsigned *h, unsigned *b, int n)\n"
+        "{\n"
+        "    for (int i = (int)ck_thread_linear(); 2 * i < n; i += (int)ck_block_threads()) {\n"
+        "        h[i] = ck_cvt_f16x2(x[2 * i], x[2 * i + 1]);\n"
+        "        b[i] = ck_cvt_bf16x2(x[2 * i], x[2 * i + 1]);\n"
+        "    }\n"
+        "}\n";
+    enum { N = 1 << 16 };
+    static const uint32_t edges[] = {0x33000000u, 0x33000001u, 0x33800000u, 0x387fffffu,
+                                     0x38800000u, 0x477fefffu, 0x477ff000u, 0x7f7fffffu,
+                                     0x3f808000u, 0x3f818000u, 0x00000001u, 0x3effffffu};
+    ck_device *dev = ck_context_device(a_ctx);
+    float *x = malloc(N * 4);
+    uint32_t *h = malloc(N * 2), *b = malloc(N * 2);
+    for (int i = 0; i < N; ++i) {
+        uint32_t u = (uint32_t)ckt_rand64(&a_rng);
+        if (i < 24)
+            u = edges[i / 2] | (i % 2 ? 0x80000000u : 0);
+        else if (i % 2)
+            u = (u & 0x807fffffu) | ((uint32_t)(100 + i % 40) << 23);
+        if ((u & 0x7f800000u) == 0x7f800000u)
+            u &= 0xbfffffffu;
+        if (i == N - 1)
+            u = 0x7fc00001u; /* NaN */
+        memcpy(&x[i], &u, 4);
+    }
+    ck_module *m = NULL;
+    ck_kernel *k = NULL;
+    void *dx = NULL, *dh = NULL, *db = NULL;
+    CHECK_OK(ck_module_load(dev, src, NULL, 0, &m));
+    CHECK_OK(ck_module_get_kernel(m, "cvt", &k));
+    CHECK_OK(ck_malloc(dev, N * 4, &dx));
+    CHECK_OK(ck_malloc(dev, N * 2, &dh));
+    CHECK_OK(ck_malloc(dev, N * 2, &db));
+    CHECK_OK(ck_memcpy_h2d(dev, dx, x, N * 4, NULL));
+    int n = N;
+    void *args[4] = {&dx, &dh, &db, &n};
+    size_t sizes[4] = {sizeof dx, sizeof dh, sizeof db, sizeof n};
+    ck_launch_config cfg = {{1, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0, NULL};
+    if (k)
+        CHECK_OK(ck_launch(k, &cfg, args, sizes, 4));
+    CHECK_OK(ck_context_synchronize(a_ctx));
+    CHECK_OK(ck_memcpy_d2h(dev, h, dh, N * 2, NULL));
+    CHECK_OK(ck_memcpy_d2h(dev, b, db, N * 2, NULL));
+    long bad = 0;
+    for (int i = 0; i < N; ++i) {
+        uint64_t eh = 0x7fff, eb = 0x7fff;
+        if (i < N - 1) {
+            ck_convert_from_f64(CK_DTYPE_F16, (double)x[i], CK_ROUND_NEAREST_EVEN,
+                                CK_OVERFLOW_DEFAULT, 0, &eh);
+            ck_convert_from_f64(CK_DTYPE_BF16, (double)x[i], CK_ROUND_NEAREST_EVEN,
+                                CK_OVERFLOW_DEFAULT, 0, &eb);
+        }
+        uint32_t gh = (h[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        uint32_t gb = (b[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        if ((gh != eh || gb != eb) && bad++ < 5)
+            CHECK_MSG(0, "%.9g: f16 0x%04x (want 0x%04x), bf16 0x%04x (want 0x%04x)", (double)x[i],
+                      gh, (unsigned)eh, gb, (unsigned)eb);
+    }
+    CHECK(bad == 0);
+    ck_free(dev, dx), ck_free(dev, dh), ck_free(dev, db);
+    free(x), free(h), free(b);
+}
+
 /* Run the case and check that the policy chose the sm90 kernel for it. */
 static void run90(const acase *c)
 {
@@ -64,7 +135,7 @@ static void test_masks(void)
         }
 }
 
-/* Every head dim the kernel takes (128-row key tiles up to d_v 192, 64-row beyond), d_v != d,
+/* Every head dim the kernel takes (128-row key tiles where they fit, else 64), d_v != d,
  * both types, MHA / GQA 8 / MQA, BSHD / BHSD with padded rows, scale 1 and the default. */
 static void test_head_dims(void)
 {
@@ -88,7 +159,8 @@ static void test_head_dims(void)
 }
 
 /* Several key tiles and both query tiles' warpgroups: the online softmax's rescaling, the ring
- * wrapping its slots (causal, 2 batches), and the 64-row key tile forced on d 128. */
+ * wrapping its slots (causal, 2 batches), the 64-row key tile forced on d 128 and the 192-row
+ * one on d 64. */
 static void test_multi_tile(void)
 {
     acase c = ac_base(2, 200, 300, 2, 1, 128);
@@ -100,6 +172,12 @@ static void test_multi_tile(void)
     c.dt = CK_DTYPE_F16;
     c.lse = 1;
     c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+    ac_run(&c);
+    c = ac_base(1, 140, 450, 2, 1, 64); /* the 192-row key tile (d_v 64), causal */
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    c.inst = (ck_attn_instance){128, 192, CK_ATTN_SM90_WARPS, 0, 1};
     ac_run(&c);
 }
 
@@ -214,6 +292,27 @@ static void test_varlen_inf_after(void)
     free(hq), free(hk), free(hv), free(ho), free(hl);
 }
 
+/* O through shared memory and TMA stores (CK_ATTN_SM90_OSTORE=tma): odd s_q (rows clipped by
+ * TMA), BHSD with padded rows (the padding untouched), bf16 and f16, d_v 64 and 128, several
+ * tiles per block (the staging tile reused once the previous store has read it). */
+static void test_o_tma(void)
+{
+    setenv("CK_ATTN_SM90_OSTORE", "tma", 1);
+    acase c = ac_base(2, 201, 150, 2, 1, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.bhsd = 1, c.pad = 8, c.lse = 1;
+    run90(&c);
+    c = ac_base(1, 77, 300, 4, 2, 64);
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    run90(&c);
+    c = ac_base(1, 130, 90, 2, 2, 128);
+    c.dv = 64;
+    run90(&c);
+    unsetenv("CK_ATTN_SM90_OSTORE");
+}
+
 /* Rows that see no key: bottom-right causal with s_q > s_k, a window past every key, s_k = 0. */
 static void test_fully_masked(void)
 {
@@ -288,12 +387,14 @@ int main(void)
         return 0;
     }
     printf("seed 0x%016llx\n", (unsigned long long)a_rng);
+    RUN_TEST(test_pack_rounding);
     RUN_TEST(test_masks);
     RUN_TEST(test_head_dims);
     RUN_TEST(test_multi_tile);
     RUN_TEST(test_softcap);
     RUN_TEST(test_varlen);
     RUN_TEST(test_varlen_inf_after);
+    RUN_TEST(test_o_tma);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_refusals);
     ck_context_destroy(a_ctx);

@@ -22,6 +22,8 @@
  *   ck_fdiv_fast(a, b)               a / b, 2 ulp on the GPU (fast reciprocal), exact on the host
  *   ck_exp2_ftz(x)                   2^x, one ex2.approx.ftz on the GPU (2 ulp; results below
  *                                    2^-126 are 0); exp2f with the same flush on the host
+ *   ck_cvt_bf16x2(lo, hi), ck_cvt_f16x2(lo, hi)   two floats to one register of two bf16 / f16
+ *                                    codes (lo low), nearest even, NaN -> 0x7fff: one cvt.rn.*x2
  *   ck_opaque_u32(u)                 u, hidden from the GPU compiler's common-subexpression
  *                                    elimination (recompute derived values, save registers)
  *   CK_UNROLL for (...)              unroll the loop fully on the GPU (keeps constant-indexed

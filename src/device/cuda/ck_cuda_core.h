@@ -160,6 +160,21 @@ CK_DEVICE float ck_exp2_ftz(float x)
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
+/* Two floats rounded to nearest even into one register of two bf16 (f16) codes, lo in the low
+ * half: one cvt.rn.bf16x2.f32 (cvt.rn.f16x2.f32); subnormals kept, overflow to infinity, NaN
+ * gives the canonical NaN 0x7fff. */
+CK_DEVICE uint32_t ck_cvt_bf16x2(float lo, float hi)
+{
+    uint32_t r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+CK_DEVICE uint32_t ck_cvt_f16x2(float lo, float hi)
+{
+    uint32_t r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
 /* The value of u, opaque to the compiler: values derived from it in one loop are not kept live
  * for reuse in a later one (a kernel recomputes them instead of holding registers). */
 CK_DEVICE uint32_t ck_opaque_u32(uint32_t u)

@@ -205,6 +205,37 @@ static inline float ck_exp2_ftz(float x)
     float r = exp2f(x);
     return r < 0x1p-126f ? 0.0f * r : r;
 }
+/* f32 -> bf16 / f16 code as the GPU's cvt.rn: nearest even, subnormals kept, overflow to
+ * infinity, NaN the canonical 0x7fff. */
+static inline uint32_t ck_host_cvt_bf16_(float x)
+{
+    uint32_t u = ck_f32_as_u32(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return 0x7fffu;
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+static inline uint32_t ck_host_cvt_f16_(float x)
+{
+    uint32_t u = ck_f32_as_u32(x), sign = (u >> 16) & 0x8000u;
+    u &= 0x7fffffffu;
+    if (u > 0x7f800000u)
+        return 0x7fffu;
+    if (u >= 0x47800000u) /* >= 65536: infinity */
+        return sign | 0x7c00u;
+    if (u < 0x38800000u) /* below 2^-14: one exact addition aligns bit 0 to 2^-24 */
+        return sign | (ck_f32_as_u32(ck_u32_as_f32(u) + 0.5f) - 0x3f000000u);
+    u += 0xc8000fffu + ((u >> 13) & 1u); /* rebias (15 - 127) << 23, plus rounding */
+    return sign | (u >> 13);
+}
+/* Two floats into one register of two bf16 (f16) codes, lo in the low half (cvt.rn.*x2). */
+static inline uint32_t ck_cvt_bf16x2(float lo, float hi)
+{
+    return ck_host_cvt_bf16_(lo) | (ck_host_cvt_bf16_(hi) << 16);
+}
+static inline uint32_t ck_cvt_f16x2(float lo, float hi)
+{
+    return ck_host_cvt_f16_(lo) | (ck_host_cvt_f16_(hi) << 16);
+}
 /* The value of u (on the GPU opaque to the compiler, so derived values are recomputed). */
 static inline uint32_t ck_opaque_u32(uint32_t u)
 {

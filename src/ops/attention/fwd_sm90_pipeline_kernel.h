@@ -1,9 +1,10 @@
 /*
  * The sm_90a attention forward pipeline (FlashAttention-3's structure): warp-specialized TMA +
- * wgmma. One block per (tile of ATTN_TILE_M query rows, query head, batch): ATTN_CONSUMERS
+ * wgmma. A block walks query tiles of ATTN_TILE_M rows (attn90_work: a persistent grid over
+ * (query tile, head, batch), or the tiles of one sequence with varlen) with ATTN_CONSUMERS
  * consumer warpgroups (threads 0 .. 128 * ATTN_CONSUMERS - 1, warpgroup w owning query rows
  * 64w .. 64w + 63 of the tile) and one producer warpgroup (the last), whose one thread loads
- * the Q tile once and then walks the key/value tiles the mask leaves visible, each K tile into
+ * a tile's Q once and then walks the key/value tiles the mask leaves visible, each K tile into
  * a slot of the K ring and each V tile into a slot of the V ring (TMA boxes of 64 columns, the
  * 128-byte swizzle, zero-filled past the tensors). Per key tile a consumer warpgroup computes
  * S = Q K^T with wgmma (both operands in shared memory), releases the K slot, soft-caps and
@@ -30,7 +31,6 @@
 #define CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
 
 #include "ck_block.h"
-#include "ck_block_mma.h"
 #include "ops/attention/attn_args_kernel.h"
 
 #define A90_ROW      128 /* one line of a tile: 64 elements, the 128-byte swizzle span */
@@ -44,13 +44,21 @@
 #define A90_KSTEPS   (ATTN_TILE_N / 16)
 #define A90_NEG_INF  (ck_u32_as_f32(0xFF800000u))
 #define A90_RELEASES (4 * ATTN_CONSUMERS) /* lane 0 of every consumer warp */
+#ifndef ATTN_O_TMA
+#define ATTN_O_TMA 0
+#endif
+#define A90_O_WG_BYTES  (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
+#define A90_O_STAGE_AT  (A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES))
+#define A90_BARRIERS_AT (A90_O_STAGE_AT + ATTN_CONSUMERS * A90_O_WG_BYTES)
 
 #if ATTN_BF16
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
+#define A90_CVT_X2                  ck_cvt_bf16x2
 #else
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
+#define A90_CVT_X2                  ck_cvt_f16x2
 #endif
 #define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
@@ -103,6 +111,7 @@ CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
  * apart). One wgmma group; s is not to be read before it completes. */
 CK_DEVICE void attn90_scores_issue(float *s, const unsigned char *sq, const unsigned char *sk)
 {
+    sq += ck_opaque_u32(0u); /* Q's descriptors are made here, not held across the loop */
     ck_wgmma_fence();
     CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < 4; ++k)
     {
@@ -201,35 +210,75 @@ CK_DEVICE void attn90_rescale(float *o, const float *alpha)
     CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] *= alpha[attn90_slot_o(d)];
 }
 
-/* P rounded to the input type, two registers to one: the A fragments of P V's k-steps. */
+/* P rounded to the input type (nearest even; one cvt per two elements), two registers to one:
+ * the A fragments of P V's k-steps. */
 CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
 {
     CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r) p[j][r] =
-        ck_pack_f32x2_b16(s[8 * j + 2 * r], s[8 * j + 2 * r + 1], ATTN_BF16);
+        A90_CVT_X2(s[8 * j + 2 * r], s[8 * j + 2 * r + 1]);
 }
 
-/* O = o / l (0 for rows that saw no key) through the generated window (rows below sq), LSE by
- * the leading lane of each row. */
-CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn_kargs *ka,
-                               unsigned short *out, float *lse, long long i0)
+#if ATTN_O_TMA
+/* O's rows of warpgroup wg through shared memory: each register pair (two columns of one row)
+ * into the warpgroup's staging boxes (64 columns of 64 lines, the 128-byte swizzle), then one
+ * thread stores the boxes with TMA (rows past s_q are clipped), once the previous tile's store
+ * has read them. */
+CK_DEVICE void attn90_store_o_tma(const unsigned *ow, const attn90_tile *t, unsigned wg,
+                                  unsigned char *ost, const ck_tensor_map *to)
 {
+    int leader = ck_warpgroup_thread() == 0;
+    if (leader)
+        ck_tma_store_wait_read(0);
+    ck_named_barrier_sync(6 + wg, CK_WARPGROUP_THREADS);
+    CK_UNROLL for (int d = 0; d < A90_NO; d += 2)
+    {
+        long long x[2];
+        tile_x_o(d, x);
+        int r = (int)x[0] - 64 * (int)wg, c = (int)x[1];
+        *(unsigned *)(ost + (c / 64) * 64 * A90_ROW + r * A90_ROW +
+                      ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2) = ow[d / 2];
+    }
+    ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
+    ck_named_barrier_sync(6 + wg, CK_WARPGROUP_THREADS);
+    if (leader) {
+        for (int c = 0; c < A90_VB; ++c)
+            ck_tma_store_4d(to, ost + c * 64 * A90_ROW, 64 * c, (int)t->i0 + 64 * (int)wg, t->h,
+                            t->bz);
+        ck_tma_store_commit();
+    }
+}
+#endif
+
+/* O = o / l (0 for rows that saw no key), rounded, stored through shared memory and TMA
+ * (ATTN_O_TMA) or the generated window (rows below sq); LSE by the leading lane of each row. */
+CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn_kargs *ka,
+                               const attn90_tile *t, unsigned wg, unsigned short *out, float *lse,
+                               unsigned char *ost, const ck_tensor_map *to)
+{
+    long long i0 = t->i0;
     float inv[ATTN90_SLOTS];
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
     {
         l[r] = attn90_row_sum(l[r]);
         inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
     }
-    unsigned short ob[A90_NO];
-    CK_UNROLL for (int d = 0; d < A90_NO; ++d)
-    {
-#if ATTN_BF16
-        ob[d] = (unsigned short)ck_fast_f32_to_bf16(o[d] * inv[attn90_slot_o(d)]);
+    unsigned ow[A90_NO / 2];
+    CK_UNROLL for (int d = 0; d < A90_NO; d += 2) ow[d / 2] =
+        A90_CVT_X2(o[d] * inv[attn90_slot_o(d)], o[d + 1] * inv[attn90_slot_o(d + 1)]);
+#if ATTN_O_TMA
+    (void)out;
+    attn90_store_o_tma(ow, t, wg, ost, to);
 #else
-        ob[d] = (unsigned short)ck_fast_f32_to_f16(o[d] * inv[attn90_slot_o(d)]);
-#endif
+    (void)ost, (void)to, (void)wg;
+    unsigned short ob[A90_NO];
+    CK_UNROLL for (int d = 0; d < A90_NO; d += 2)
+    {
+        ob[d] = (unsigned short)(ow[d / 2] & 0xffffu);
+        ob[d + 1] = (unsigned short)(ow[d / 2] >> 16);
     }
     ck_win_o w = make_win_o(out, i0, 0, ka->o_s, ka->sq);
     store_o(ob, &w);
+#endif
     if (!lse || (ck_lane_id() & ATTN90_ROW_LANES) != 0)
         return;
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
@@ -302,7 +351,7 @@ CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
 CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
                                unsigned char *smem, unsigned wg, const attn90_tile *t,
                                ck_ring_pos *kpos, ck_ring_pos *vpos, unsigned short *out,
-                               float *lse)
+                               float *lse, const ck_tensor_map *to)
 {
     long long i0 = t->i0, begin = t->begin, end = t->end;
     const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
@@ -362,7 +411,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
         ck_ring_next(&bars->v, &vp);
         *kpos = kp, *vpos = vp;
     }
-    attn90_epilogue(o, m, l, ka, out, lse, i0);
+    attn90_epilogue(o, m, l, ka, t, wg, out, lse, smem + A90_O_STAGE_AT + wg * A90_O_WG_BYTES, to);
 }
 
 /* Offset of sequence b's first row and its length: clamped [cu[b], cu[b + 1]) of [0, total]. */
@@ -389,10 +438,11 @@ CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long
 /* The block's n-th query tile (n = 0, 1, ...) in t, its O rows and LSE in *out, *lse, the
  * band of its sequence in ka; 0 past the block's last tile.
  * Fixed lengths (a persistent grid): work items blockIdx.x + n gridDim.x over (query tile, h,
- * b), heads and batches fastest and the query tiles last first (the longest causal rows start
- * first). Varlen (grid (query tiles of the longest sequence hint, h_q, b)): the query tiles
- * q - 1 - blockIdx.x - n gridDim.x of sequence b's q, the sequence's rows of the packed
- * tensors (whose maps have one batch), LSE [h_q, total_q]. */
+ * b), the query tiles of a head fastest (the blocks at work at once share few heads' K and V,
+ * which stay in L2), last first (a head's longest causal rows start first). Varlen (grid (query
+ * tiles of the longest sequence hint, h_q, b)): the query tiles q - 1 - blockIdx.x - n gridDim.x of
+ * sequence b's q, the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q,
+ * total_q]. */
 CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsigned short **out,
                           float **lse)
 {
@@ -408,8 +458,8 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsign
         *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
     } else {
         long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
-        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w % (heads * ka->batches);
-        x = tiles - 1 - w / (heads * ka->batches);
+        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w / tiles;
+        x = r < heads * ka->batches ? tiles - 1 - w % tiles : -1;
         t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
         *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
         *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
@@ -428,12 +478,12 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsign
 /* The kernel's body: barriers, then the producer's and the consumers' walks over the block's
  * query tiles (the same walk: attn90_work). */
 CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
-                                  const ck_tensor_map *tk, const ck_tensor_map *tv)
+                                  const ck_tensor_map *tk, const ck_tensor_map *tv,
+                                  const ck_tensor_map *to)
 {
     unsigned char *smem = (unsigned char *)ck_dynamic_shared();
     smem += (1024u - (ck_smem_addr(smem) & 1023u)) & 1023u; /* the 128-byte swizzle's pattern */
-    unsigned long long *bar =
-        (unsigned long long *)(smem + A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES));
+    unsigned long long *bar = (unsigned long long *)(smem + A90_BARRIERS_AT);
     attn90_bars bars;
     bars.q_full = bar, bars.q_empty = bar + 1;
     bars.k = ck_ring_make(bar + 2, ATTN_STAGES);
@@ -443,6 +493,8 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         ck_tma_prefetch_map(tq);
         ck_tma_prefetch_map(tk);
         ck_tma_prefetch_map(tv);
+        if (ATTN_O_TMA)
+            ck_tma_prefetch_map(to);
         ck_mbar_init(bars.q_full, 1);
         ck_mbar_init(bars.q_empty, A90_RELEASES);
         ck_ring_init(&bars.k, A90_RELEASES);
@@ -470,8 +522,10 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
             t.q_phase = loads & 1u;
             loads += t.begin < t.end;
-            attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse);
+            attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse, to);
         }
+        if (ATTN_O_TMA && ck_warpgroup_thread() == 0)
+            ck_tma_store_wait(0); /* the last O stores have read their staging */
     }
 }
 

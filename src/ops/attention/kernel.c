@@ -183,10 +183,11 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
         char why[256];
         if (!ck_attn_sm90_supports(prob, ck_op_props(ctx), why, sizeof why))
             return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s", why);
-        if (want->tile_m != 128 || (want->tile_n != 64 && want->tile_n != 128))
+        if (want->tile_m != 128 || (want->tile_n != 64 && want->tile_n != 128 &&
+                                    (want->tile_n != 192 || prob->p.d_v > 64)))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": sm90 instance m%dn%d w%d; accepted: m128 with a key tile of 64 "
-                              "or 128 rows.",
+                              "or 128 rows (192 with d_v 64).",
                            want->tile_m, want->tile_n, want->warps);
         if (ck_attn_sm90_shared_bytes(prob, want) > ck_op_props(ctx)->max_shared_per_block)
             return ck_fail(CK_ERROR_UNSUPPORTED,

@@ -2,7 +2,9 @@
  * The sm_90a attention kernel's host side (fwd_sm90_pipeline_kernel.h): what it supports (and
  * why not: the policy then takes the sm80 kernel), its instance, its parameter table (the
  * defines and the kernel cache key), the parts generated from the accumulators' encodings, the
- * tensor maps of Q, K and V and the launch.
+ * tensor maps of Q, K and V (and O for the TMA store) and the launch. Knobs for timing on the
+ * GPU (each in the parameter table, so in the cache key): CK_ATTN_SM90_PINGPONG=0,
+ * CK_ATTN_SM90_STAGES=3|4, CK_ATTN_SM90_OSTORE=tma.
  *
  * Generated from the encodings (ck_mma_encoding of wgmma m64nNk16's C, stacked over the consumer
  * warpgroups: P0 = warp of the block, P1 = lane): the window over S (its tile_x gives the mask
@@ -26,8 +28,7 @@
 
 enum {
     A90_CONSUMERS = 2,
-    A90_STAGES = 2, /* slots of the K ring and of the V ring */
-    A90_ROW = 128,  /* bytes of a tile line: the 128-byte swizzle span */
+    A90_ROW = 128, /* bytes of a tile line: the 128-byte swizzle span */
     A90_REGS_PRODUCER = 24,
     A90_REGS_CONSUMER = 240
 };
@@ -124,12 +125,38 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
     return 1;
 }
 
-size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
+/* Slots of the K ring and of the V ring: 2, or CK_ATTN_SM90_STAGES (2 to 4, to time more where
+ * the shared memory allows; an instance that then does not fit is refused). */
+static int stages(void)
+{
+    const char *e = getenv("CK_ATTN_SM90_STAGES");
+    return e && e[0] >= '2' && e[0] <= '4' && !e[1] ? e[0] - '0' : 2;
+}
+
+/* Shared bytes of the instance without O's staging tile. */
+static size_t base_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     const ck_attention_problem *p = &prob->p;
     size_t q = (size_t)in->tile_m * (size_t)p->d * 2;
     size_t kv = (size_t)in->tile_n * (size_t)(p->d + p->d_v) * 2;
-    return 1024 + q + (size_t)A90_STAGES * kv + 8 * (1 + 4 * (size_t)A90_STAGES);
+    return 1024 + q + (size_t)stages() * kv + 8 * (2 + 4 * (size_t)stages());
+}
+
+/* O is stored through the generated window, or with CK_ATTN_SM90_OSTORE=tma (to time it: at
+ * d 128 ptxas then spills a few bytes of the consumers) through shared memory and TMA
+ * (ATTN_O_TMA) for fixed lengths (TMA clips at the tensor's end, not a sequence's) where its
+ * staging tile (tile_m x d_v) still fits in the 227 KiB of an H100 block (the emulator's too). */
+static int o_tma(const ck_attn_prob *prob, const ck_attn_instance *in)
+{
+    const char *e = getenv("CK_ATTN_SM90_OSTORE");
+    size_t o = (size_t)in->tile_m * (size_t)prob->p.d_v * 2;
+    return e && strcmp(e, "tma") == 0 && !prob->p.varlen && base_bytes(prob, in) + o <= 227 * 1024;
+}
+
+size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
+{
+    return base_bytes(prob, in) +
+           (o_tma(prob, in) ? (size_t)in->tile_m * (size_t)prob->p.d_v * 2 : 0);
 }
 
 /* Key tiles of 128 rows where the S and O accumulators (TILE_N / 2 + d_v / 2 registers) and
@@ -162,7 +189,7 @@ typedef struct param {
     long long value;
 } param;
 
-enum { NPARAMS = 10 };
+enum { NPARAMS = 11 };
 
 /* The consumer warpgroups' ping-pong: on, unless CK_ATTN_SM90_PINGPONG=0 (to time without). */
 static int pingpong(void)
@@ -180,9 +207,10 @@ static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *
         {"ATTN_BF16", p->dtype == CK_DTYPE_BF16},
         {"ATTN_TILE_M", in->tile_m},
         {"ATTN_TILE_N", in->tile_n},
-        {"ATTN_STAGES", A90_STAGES},
+        {"ATTN_STAGES", stages()},
         {"ATTN_CONSUMERS", in->tile_m / 64},
         {"ATTN_PINGPONG", pingpong()},
+        {"ATTN_O_TMA", o_tma(prob, in)},
         {"ATTN_REGS_PRODUCER", A90_REGS_PRODUCER},
         {"ATTN_REGS_CONSUMER", A90_REGS_CONSUMER},
     };
@@ -345,6 +373,28 @@ static ck_status check_p_fragment(const ck_attn_prob *prob, int tile_n)
     return CK_SUCCESS;
 }
 
+/* O is stored by register pairs (one 32-bit word of two 16-bit elements): registers 2i and
+ * 2i + 1 of every thread must be two neighbouring columns of one row. */
+static ck_status check_pairs(const ck_distribution *d, int warps)
+{
+    for (int t = 0; t < 32 * warps; ++t)
+        for (long long r = 0; r < d->elements_per_thread; r += 2) {
+            int p[2] = {t / 32, t % 32}, y[CK_DIST_MAX_Y], a[CK_DIST_MAX_X], b[CK_DIST_MAX_X];
+            ck_status st = ck_dist_d_to_ys(d, r, y);
+            if (!st)
+                st = ck_dist_calculate_x(d, p, y, a);
+            if (!st)
+                st = ck_dist_d_to_ys(d, r + 1, y);
+            if (!st)
+                st = ck_dist_calculate_x(d, p, y, b);
+            if (st)
+                return st;
+            if (a[0] != b[0] || a[1] + 1 != b[1] || a[1] % 2)
+                return ck_fail(CK_ERROR_INTERNAL, OP ": O's register pairs are not column pairs.");
+        }
+    return CK_SUCCESS;
+}
+
 /* A switch from register to slot: "CK_DEVICE int name(int d)". */
 static void emit_slots(ck_sbuf *b, const char *name, const int *slot, long long n)
 {
@@ -414,6 +464,8 @@ static ck_status emit_generated(ck_sbuf *b, const ck_attn_prob *prob, const ck_a
         st = ck_dist_make(&eo, &dO);
     if (!st)
         st = check_p_fragment(prob, in->tile_n);
+    if (!st)
+        st = check_pairs(&dO, 4 * wgs);
     if (st)
         return st;
     int slot_s[128], slot_o[128], ns = 0, no = 0;
@@ -465,7 +517,7 @@ ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *
     ck_sbuf_printf(&b,
                    "/* ck_attention forward, sm90 (TMA + wgmma, warp-specialized), instance "
                    "m%dn%d, %d consumer warpgroups, %d stages */\n#include \"ck_device.h\"\n",
-                   in->tile_m, in->tile_n, in->tile_m / 64, A90_STAGES);
+                   in->tile_m, in->tile_n, in->tile_m / 64, stages());
     for (int i = 0; i < NPARAMS; ++i)
         ck_sbuf_printf(&b, "#define %s %lld\n", t[i].name, t[i].value);
     ck_status st = emit_generated(&b, prob, in);
@@ -477,8 +529,9 @@ ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *
                    "#include \"ops/attention/fwd_sm90_pipeline_kernel.h\"\n"
                    "CK_KERNEL void CK_LAUNCH_BOUNDS(%d, 1) ck_attn_fwd_sm90(ck_attn_kargs ka,\n"
                    "    CK_GRID_CONSTANT const ck_tensor_map tq, CK_GRID_CONSTANT const "
-                   "ck_tensor_map tk,\n    CK_GRID_CONSTANT const ck_tensor_map tv)\n"
-                   "{\n    attn_fwd_sm90_main(&ka, &tq, &tk, &tv);\n}\n",
+                   "ck_tensor_map tk,\n    CK_GRID_CONSTANT const ck_tensor_map tv, "
+                   "CK_GRID_CONSTANT const ck_tensor_map to)\n"
+                   "{\n    attn_fwd_sm90_main(&ka, &tq, &tk, &tv, &to);\n}\n",
                    in->warps * 32);
     if (b.oom) {
         free(b.s);
@@ -516,7 +569,7 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
 {
     const ck_attention_problem *p = &prob->p;
     ck_device *dev = ck_context_device(ctx);
-    ck_tensor_map tq, tk, tv;
+    ck_tensor_map tq, tk, tv, to;
     /* varlen: the packed rows, one batch */
     int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
     int64_t rk = p->varlen ? p->total_k : p->s_k;
@@ -529,8 +582,12 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
         return st;
     if (rk == 0) /* no key tile is loaded */
         tk = tv = tq;
-    void *argv[4] = {(void *)ka, &tq, &tk, &tv};
-    size_t sizes[4] = {sizeof *ka, sizeof tq, sizeof tk, sizeof tv};
+    to = tq; /* unused without ATTN_O_TMA */
+    if (o_tma(prob, in) &&
+        (st = qkv_map(dev, ka->o, &p->o, p->d_v, rq, p->h_q, nb, 64, &to)) != CK_SUCCESS)
+        return st;
+    void *argv[5] = {(void *)ka, &tq, &tk, &tv, &to};
+    size_t sizes[5] = {sizeof *ka, sizeof tq, sizeof tk, sizeof tv, sizeof to};
     /* fixed lengths: a persistent grid, one block per multiprocessor over the (query tile,
      * head, batch) work items; varlen: blocks along the rows of the longest sequence hint (each
      * walks every gridDim.x-th query tile of its sequence) */
@@ -543,5 +600,5 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
         gy = gz = 1;
     }
     return ck_op_launch(ctx, kernel, gx, gy, gz, (unsigned)in->warps * 32,
-                        ck_attn_sm90_shared_bytes(prob, in), argv, sizes, 4);
+                        ck_attn_sm90_shared_bytes(prob, in), argv, sizes, 5);
 }
