@@ -47,10 +47,10 @@ int main(void)
 {
     const long long M = 100, N = 150, lda = 160; /* not multiples of the 32 x 64 tile */
     const float alpha = 1.5f;
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_ival m, n, ld;
     ck_descriptor *da = NULL, *dp = NULL;
-    if (ck_expr_ctx_create(&ctx) != CK_SUCCESS ||
+    if (ck_expr_arena_create(&ctx) != CK_SUCCESS ||
         ck_expr_symbol(ctx, "M", 1, 1 << 30, 1, &m) != CK_SUCCESS ||
         ck_expr_symbol(ctx, "N", 1, 1 << 30, 1, &n) != CK_SUCCESS ||
         ck_expr_symbol(ctx, "lda", 4, 1 << 30, 4, &ld) != CK_SUCCESS) /* lda % 4 == 0 */
@@ -143,6 +143,6 @@ done:
     ck_device_close(dev);
     ck_descriptor_destroy(da);
     ck_descriptor_destroy(dp);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     return rc;
 }

@@ -132,7 +132,7 @@ static const char *outer_c = /* X = (M 64 = wm, mi, <16>), (N 64 = wn, ni, <8>) 
     " sequence<1, 2>, sequence<1, 1>>";
 
 /* A window spec (the fields every window here sets). */
-static ck_tile_window_spec window(const char *name, const ck_descriptor *desc, ck_expr_ctx *ctx,
+static ck_tile_window_spec window(const char *name, const ck_descriptor *desc, ck_expr_arena *ctx,
                                   const ck_dist_encoding *enc, ck_dtype dtype, int align0,
                                   int align1, unsigned ops)
 {
@@ -150,7 +150,7 @@ static ck_status matrix(ck_ival rows, ck_ival cols, ck_ival ld, ck_descriptor **
 }
 
 /* A copy spec: global src (symbolic sizes, masked) -> shared tile dst holding one window. */
-static ck_tile_copy_spec copy(const char *name, const ck_descriptor *src, ck_expr_ctx *ctx,
+static ck_tile_copy_spec copy(const char *name, const ck_descriptor *src, ck_expr_arena *ctx,
                               const ck_descriptor *dst, const ck_dist_encoding *enc, int rows,
                               int cols)
 {
@@ -165,13 +165,13 @@ static ck_tile_copy_spec copy(const char *name, const ck_descriptor *src, ck_exp
  * (symbolic sizes, masked) into swizzled shared-memory tiles, the fragments over those, D. */
 static ck_status load_kernel(ck_device *dev, ck_kernel **kern)
 {
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_descriptor *dga = NULL, *dgb = NULL, *dd = NULL, *dsa = NULL, *dsb = NULL;
     ck_module *mod = NULL;
     ck_status st;
     /* Global matrices: sizes are symbols; the leading dimensions multiples of 8. */
     ck_ival m, n, k, la, lb, ld;
-    if ((st = ck_expr_ctx_create(&ctx)) || (st = ck_expr_symbol(ctx, "M", 1, 1 << 30, 1, &m)) ||
+    if ((st = ck_expr_arena_create(&ctx)) || (st = ck_expr_symbol(ctx, "M", 1, 1 << 30, 1, &m)) ||
         (st = ck_expr_symbol(ctx, "N", 1, 1 << 30, 1, &n)) ||
         (st = ck_expr_symbol(ctx, "K", 1, 1 << 30, 1, &k)) ||
         (st = ck_expr_symbol(ctx, "lda", 8, 1 << 30, 8, &la)) ||
@@ -208,7 +208,7 @@ done:
     ck_descriptor_destroy(dd);
     ck_descriptor_destroy(dsa);
     ck_descriptor_destroy(dsb);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     return st;
 }
 

@@ -35,7 +35,7 @@ static unsigned next_rand(void)
 }
 
 typedef struct built {
-    ck_expr_ctx *ctx;
+    ck_expr_arena *ctx;
     ck_descriptor *src, *dst;
     ck_dist_encoding enc;
     ck_tile_copy_spec spec;
@@ -47,7 +47,7 @@ static int build(const copy_case *k, built *b)
 {
     memset(b, 0, sizeof *b);
     ck_ival m, n, ld;
-    CHECK_OK(ck_expr_ctx_create(&b->ctx));
+    CHECK_OK(ck_expr_arena_create(&b->ctx));
     CHECK_OK(ck_expr_symbol(b->ctx, "M", 1, 1 << 20, 1, &m));
     CHECK_OK(ck_expr_symbol(b->ctx, "N", 1, 1 << 20, 1, &n));
     CHECK_OK(ck_expr_symbol(b->ctx, "ld", 1, 1 << 20, k->ld_div, &ld));
@@ -77,7 +77,7 @@ static void unbuild(built *b)
 {
     ck_descriptor_destroy(b->src);
     ck_descriptor_destroy(b->dst);
-    ck_expr_ctx_destroy(b->ctx);
+    ck_expr_arena_destroy(b->ctx);
 }
 
 /* Fill the tile with a sentinel, copy, wait, publish, write the raw tile out. */

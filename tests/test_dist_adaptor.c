@@ -107,12 +107,12 @@ static void test_symbolic_p(void)
         dr_encoding(&s, -1, dr_uniform(&s, 1, 3), &e);
         CHECK_OK(ck_dist_make(&e, &d));
         ck_adaptor *a = NULL;
-        ck_expr_ctx *ctx = NULL;
+        ck_expr_arena *ctx = NULL;
         CHECK_OK(ck_dist_make_ps_ys_to_xs_adaptor(&d, &a));
-        CHECK_OK(ck_expr_ctx_create(&ctx));
+        CHECK_OK(ck_expr_arena_create(&ctx));
         if (!a || !ctx) {
             ck_adaptor_destroy(a);
-            ck_expr_ctx_destroy(ctx);
+            ck_expr_arena_destroy(ctx);
             continue;
         }
         ck_ival top[CK_DIST_MAX_P + CK_DIST_MAX_Y], bottom[CK_DIST_MAX_X];
@@ -141,7 +141,7 @@ static void test_symbolic_p(void)
             }
         }
         ck_adaptor_destroy(a);
-        ck_expr_ctx_destroy(ctx);
+        ck_expr_arena_destroy(ctx);
     }
     CHECK(checked > 500);
 }

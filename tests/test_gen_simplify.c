@@ -83,11 +83,11 @@ static void bind_random(ck_binding *b)
     }
 }
 
-static ck_expr_ctx *ctx;
+static ck_expr_arena *ctx;
 
 static void declare(void)
 {
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    CHECK_OK(ck_expr_arena_create(&ctx));
     for (int i = 0; i < NSYM; ++i)
         CHECK_OK(
             ck_expr_symbol(ctx, syms[i].name, syms[i].min, syms[i].max, syms[i].div, &syms[i].v));
@@ -279,6 +279,6 @@ int main(void)
     if (ckk_open())
         RUN_TEST(test_emitted_c);
     ckk_close();
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     return CK_TEST_REPORT();
 }

@@ -372,8 +372,8 @@ static void test_bad_input(void)
     CHECK_OK(ck_descriptor_make_packed(1, &len8, &d8));
     CHECK_OK(ck_descriptor_make_packed(1, &len4, &d4));
     CHECK_OK(ck_descriptor_make_packed(2, two, &d88));
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     ck_ival n;
     CHECK_OK(ck_expr_symbol(ctx, "N", 1, 1 << 20, 1, &n));
     CHECK_OK(ck_descriptor_make_packed(1, &n, &sym));
@@ -415,7 +415,7 @@ static void test_bad_input(void)
     ck_descriptor_destroy(d88);
     ck_descriptor_destroy(sym);
     ck_descriptor_destroy(symb);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 int main(void)

@@ -58,9 +58,9 @@ static void test_transform_arguments(void)
     CHECK_STATUS(ck_make_indexing_transform(3, NULL, I(4), &t), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_make_indexing_transform(0, table, I(4), &t), CK_ERROR_INVALID_ARGUMENT);
     /* a symbol that may be 0 is not a length */
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_ival Z;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    CHECK_OK(ck_expr_arena_create(&ctx));
     CHECK_OK(ck_expr_symbol(ctx, "Z", 0, 10, 1, &Z));
     CHECK_STATUS(ck_make_pass_through_transform(Z, &t), CK_ERROR_INVALID_ARGUMENT);
     CHECK(mentions("Z"));
@@ -87,7 +87,7 @@ static void test_transform_arguments(void)
     ck_vector_info vin[2] = {{1, 0, 1}, {1, 0, 1}}, vout[2] = {{7, 7, 7}, {7, 7, 7}};
     ck_transform_upper_vector_info(&t, vin, vout); /* ignored, no write */
     CHECK_EQ_INT(vout[0].length, 7);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 static void test_descriptor_errors(void)

@@ -117,8 +117,8 @@ static void test_parse_matches_api(void)
 
 static void test_parse_symbols(void)
 {
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     ck_ival M;
     CHECK_OK(ck_expr_symbol(ctx, "M", 4, 4096, 4, &M));
     ck_descriptor *p = NULL, *b = NULL, *n = NULL;
@@ -138,7 +138,7 @@ static void test_parse_symbols(void)
     ck_descriptor_destroy(n);
     /* symbols without a context are refused */
     CHECK_STATUS(ck_descriptor_parse("packed(lengths=[N])", NULL, &p), CK_ERROR_PARSE);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 static void test_parse_errors(void)

@@ -329,8 +329,8 @@ static void check_symbolic(const ck_descriptor *d, int exact_ranges)
     for (int i = 0; i < ck_adaptor_ntransforms(a); ++i)
         has_gather |=
             ck_adaptor_get_transform(a, i, NULL, NULL, NULL)->kind == CK_TRANSFORM_INDEXING;
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     ck_ival top[CK_TILE_MAX_HIDDEN], offset;
     char names[CK_TILE_MAX_HIDDEN][16];
     for (int i = 0; i < n; ++i) {
@@ -343,12 +343,12 @@ static void check_symbolic(const ck_descriptor *d, int exact_ranges)
     int nc = 0;
     ck_status st = ck_descriptor_calculate_offset_expr(d, top, &offset, conds, 32, &nc);
     if (st == CK_ERROR_UNSUPPORTED && has_gather) {
-        ck_expr_ctx_destroy(ctx);
+        ck_expr_arena_destroy(ctx);
         return;
     }
     CHECK_OK(st);
     if (st) {
-        ck_expr_ctx_destroy(ctx);
+        ck_expr_arena_destroy(ctx);
         return;
     }
     int64_t idx[CK_TILE_MAX_HIDDEN] = {0};
@@ -374,7 +374,7 @@ static void check_symbolic(const ck_descriptor *d, int exact_ranges)
         CHECK_EQ_INT(sym_valid, valid);
         ++nsymbolic_checked;
     } while (next_index(d, idx));
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 static void test_random_chains(void)

@@ -22,8 +22,8 @@ static int64_t ref_floordiv(int64_t a, int64_t b)
 
 static void test_expr_basics(void)
 {
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     ck_ival M, K, x, y;
     CHECK_OK(ck_expr_symbol(ctx, "M", 1, 4096, 4, &M));
     CHECK_OK(ck_expr_symbol(ctx, "K", 1, 100, 1, &K));
@@ -117,13 +117,13 @@ static void test_expr_basics(void)
     CHECK_STATUS(ck_expr_symbol(ctx, "Z", 5, 2, 1, &x), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_expr_symbol(ctx, "Z", 1, 2, 0, &x), CK_ERROR_INVALID_ARGUMENT);
     /* expressions from two contexts do not mix */
-    ck_expr_ctx *other = NULL;
-    CHECK_OK(ck_expr_ctx_create(&other));
+    ck_expr_arena *other = NULL;
+    CHECK_OK(ck_expr_arena_create(&other));
     ck_ival N;
     CHECK_OK(ck_expr_symbol(other, "N", 1, 10, 1, &N));
     CHECK_STATUS(ck_ival_add(M, N, &x), CK_ERROR_INVALID_ARGUMENT);
-    ck_expr_ctx_destroy(other);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(other);
+    ck_expr_arena_destroy(ctx);
 }
 
 /* A random expression tree evaluated twice: through the builders (with all
@@ -135,8 +135,8 @@ typedef struct rnode {
 
 static void test_expr_random(void)
 {
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     const char *names[3] = {"A", "B", "C"};
     int64_t divs[3] = {1, 4, 6};
     ck_ival sym[3];
@@ -246,7 +246,7 @@ static void test_expr_random(void)
             }
     }
     CHECK(checked > 100000);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 /* The same construction from ck_ivals: symbols or numbers. */
@@ -333,8 +333,8 @@ static int check_claims(const ck_descriptor *d, const ck_vector_info *vi)
 
 static void test_symbolic_vectors(void)
 {
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     ck_ival v;
     CHECK_OK(ck_expr_symbol(ctx, "M", 4, 24, 4, &v));
     CHECK_OK(ck_expr_symbol(ctx, "N", 8, 32, 8, &v));
@@ -370,13 +370,13 @@ static void test_symbolic_vectors(void)
         ck_descriptor_destroy(d);
     }
     CHECK(claims >= 30);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 static void test_symbolic_descriptors(void)
 {
-    ck_expr_ctx *ctx = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    ck_expr_arena *ctx = NULL;
+    CHECK_OK(ck_expr_arena_create(&ctx));
     ck_ival M, K, lda, P;
     CHECK_OK(ck_expr_symbol(ctx, "M", 8, 64, 4, &M));
     CHECK_OK(ck_expr_symbol(ctx, "K", 1, 20, 1, &K));
@@ -386,7 +386,7 @@ static void test_symbolic_descriptors(void)
     CHECK(sd != NULL);
     if (!sd) {
         fprintf(stderr, "%s\n", ck_last_error());
-        ck_expr_ctx_destroy(ctx);
+        ck_expr_arena_destroy(ctx);
         return;
     }
     CHECK(!ck_descriptor_is_concrete(sd));
@@ -492,7 +492,7 @@ static void test_symbolic_descriptors(void)
     ck_binding wrong[] = {{"M", 10}, {"K", 3}, {"lda", 3}, {"P", 0}};
     CHECK_STATUS(ck_descriptor_bind(sd, wrong, 4, &bd), CK_ERROR_INVALID_ARGUMENT);
     ck_descriptor_destroy(sd);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
 }
 
 int main(void)

@@ -75,9 +75,9 @@ static void test_refusals(void)
     s.desc = padded, s.dtype = CK_DTYPE_BF16;
     CHECK_STATUS(ck_tma_window_make(&s, &w), CK_ERROR_UNSUPPORTED);
     /* a symbolic descriptor needs binding first */
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_ival M;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    CHECK_OK(ck_expr_arena_create(&ctx));
     CHECK_OK(ck_expr_symbol(ctx, "M", 1, 1000, 1, &M));
     ck_ival len[2] = {M, ck_ival_int(16)}, str[2] = {ck_ival_int(16), ck_ival_int(1)};
     ck_descriptor *sym = NULL;
@@ -87,7 +87,7 @@ static void test_refusals(void)
     char *src = NULL;
     CHECK_STATUS(ck_tma_window_generate("bad name", &w, &src), CK_ERROR_INVALID_ARGUMENT);
     ck_descriptor_destroy(sym);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     ck_descriptor_destroy(padded);
     ck_descriptor_destroy(odd);
     ck_descriptor_destroy(nounit);

@@ -21,7 +21,7 @@ enum { MAXT = 256 };
 typedef struct wcase {
     ck_dist_encoding enc;
     ck_distribution dist;
-    ck_expr_ctx *ctx;
+    ck_expr_arena *ctx;
     ck_descriptor *desc, *bound;
     ck_binding binds[16];
     int nb;
@@ -374,7 +374,7 @@ static void case_free(wcase *c)
 {
     ck_descriptor_destroy(c->desc);
     ck_descriptor_destroy(c->bound);
-    ck_expr_ctx_destroy(c->ctx);
+    ck_expr_arena_destroy(c->ctx);
     memset(c, 0, sizeof *c);
 }
 
@@ -415,7 +415,7 @@ static int make_case(wcase *c, int kind)
         s = s * lens[i] + dr_uniform(&seed, 0, 3);
     }
     ck_ival L[CK_DIST_MAX_X], S[CK_DIST_MAX_X];
-    if (ck_expr_ctx_create(&c->ctx))
+    if (ck_expr_arena_create(&c->ctx))
         return 0;
     for (int i = 0; i < nx; ++i) {
         L[i] = ck_ival_int(lens[i]);
@@ -499,7 +499,7 @@ static void test_vector_windows(void)
         CHECK_OK(ck_dist_make_2d_pattern(CK_DIST_THREAD_RAKED, 64, rows, cols, vec, &c.enc));
         CHECK_OK(ck_dist_make(&c.enc, &c.dist));
         c.nthreads = 64;
-        CHECK_OK(ck_expr_ctx_create(&c.ctx));
+        CHECK_OK(ck_expr_arena_create(&c.ctx));
         ck_ival L[2] = {ck_ival_int(3 * rows), ck_ival_int(2 * cols)};
         ck_ival S[2] = {ck_ival_int(2 * cols + vec), ck_ival_int(1)};
         if (v >= 2) {
@@ -615,10 +615,10 @@ static void test_bad_input(void)
     CHECK_STATUS(ck_tile_kernel_source(2, two, "", &src), CK_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(ck_tile_kernel_source(1, &s, NULL, &src), CK_ERROR_INVALID_ARGUMENT);
     /* symbolic descriptor without ctx */
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_ival M;
     ck_descriptor *ds = NULL;
-    CHECK_OK(ck_expr_ctx_create(&ctx));
+    CHECK_OK(ck_expr_arena_create(&ctx));
     CHECK_OK(ck_expr_symbol(ctx, "M", 1, 1000, 1, &M));
     ck_ival LS[2] = {M, ck_ival_int(8)};
     CHECK_OK(ck_descriptor_make_packed(2, LS, &ds));
@@ -648,7 +648,7 @@ static void test_bad_input(void)
     ck_tile_free(src);
     ck_tile_free(src2);
     ck_descriptor_destroy(ds);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     ck_descriptor_destroy(d);
     ck_descriptor_destroy(d1);
 }

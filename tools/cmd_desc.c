@@ -93,7 +93,7 @@ static void print_vectors(const ck_descriptor *d)
 
 /* The offset as an expression of symbolic indices i0, i1, ... and the padding
  * conditions of validity. */
-static void print_offset_expr(const ck_descriptor *d, ck_expr_ctx *ctx)
+static void print_offset_expr(const ck_descriptor *d, ck_expr_arena *ctx)
 {
     int n = ck_descriptor_ndim(d);
     ck_ival idx[CK_TILE_MAX_HIDDEN], off;
@@ -198,11 +198,11 @@ int ck_cmd_desc(int argc, char **argv)
     if (!text)
         return cli_usage_error("desc", "missing DESCRIPTOR");
 
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_descriptor *d = NULL, *bound = NULL;
     char *dump = NULL;
     int rc = CK_EXIT_OK;
-    if (ck_expr_ctx_create(&ctx) != CK_SUCCESS)
+    if (ck_expr_arena_create(&ctx) != CK_SUCCESS)
         return cli_library_error("desc");
     for (int i = 0; i < nsyms; ++i) {
         char name[CK_TILE_MAX_SYMBOL_NAME + 1];
@@ -275,6 +275,6 @@ out:
     ck_tile_free(dump);
     ck_descriptor_destroy(bound);
     ck_descriptor_destroy(d);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     return rc;
 }

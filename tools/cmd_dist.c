@@ -133,11 +133,11 @@ static int parse_dtype(const char *t, dist_opts *o)
 }
 
 /* The descriptor for the traits and --desc checks: --desc, or naive over the layout strides. */
-static int build_desc(const ck_distribution *d, const dist_opts *o, ck_expr_ctx **ctx,
+static int build_desc(const ck_distribution *d, const dist_opts *o, ck_expr_arena **ctx,
                       ck_descriptor **desc)
 {
     if (o->desc_text) {
-        if (ck_expr_ctx_create(ctx) != CK_SUCCESS ||
+        if (ck_expr_arena_create(ctx) != CK_SUCCESS ||
             ck_descriptor_parse(o->desc_text, *ctx, desc) != CK_SUCCESS)
             return cli_library_error("dist");
         if (!ck_descriptor_is_concrete(*desc))
@@ -286,8 +286,8 @@ int ck_cmd_dist(int argc, char **argv)
             } else if (strcmp(a, "--strides") == 0) {
                 int n = parse_ints(v, o.layout.strides, CK_DIST_MAX_X);
                 if (n < 1)
-                    return cli_usage_error("dist",
-                                           "--strides wants comma-separated 64-bit integers, got '%s'", v);
+                    return cli_usage_error(
+                        "dist", "--strides wants comma-separated 64-bit integers, got '%s'", v);
                 o.layout.ndim = n;
                 o.have_strides = 1;
             } else if (strcmp(a, "--base") == 0) {
@@ -428,7 +428,7 @@ int ck_cmd_dist(int argc, char **argv)
             s *= d.x_lengths[x];
         }
     }
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_descriptor *desc = NULL;
     ck_access_report rep, *repp = NULL;
     ck_load_store_traits traits, *tp = NULL;
@@ -456,7 +456,7 @@ int ck_cmd_dist(int argc, char **argv)
     if (repp)
         ck_access_report_free(repp);
     ck_descriptor_destroy(desc);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     free(tids);
     return rc;
 }

@@ -31,7 +31,7 @@
  *
  * Sizes. Every length, stride, pad, offset... is a ck_ival: a known 64-bit
  * integer or an expression over named run-time symbols (M, K, lda...) with a
- * known [min,max] range and divisor. Expressions live in a ck_expr_ctx that
+ * known [min,max] range and divisor. Expressions live in a ck_expr_arena that
  * must outlive everything built from them. Concrete objects (no symbols)
  * compute offsets directly on int64; symbolic ones are printed, compared and
  * turned concrete with ck_descriptor_bind / ck_adaptor_bind.
@@ -42,7 +42,7 @@
  * ck_coordinate, ck_ival) need no freeing.
  *
  * Threads. Adaptors, descriptors and transforms are immutable once built and
- * may be read from any number of threads; a ck_expr_ctx must not be used to
+ * may be read from any number of threads; a ck_expr_arena must not be used to
  * build expressions from two threads at once.
  *
  * Errors. Every function returning ck_status reports failures with a
@@ -91,7 +91,7 @@ void ck_tile_free(void *p);
  * ====================================================================== */
 
 /* Arena owning expression nodes and symbols. */
-typedef struct ck_expr_ctx ck_expr_ctx;
+typedef struct ck_expr_arena ck_expr_arena;
 /* One expression node (opaque here; src/core/expr.h has the structure). */
 typedef struct ck_expr ck_expr;
 
@@ -122,15 +122,15 @@ typedef struct ck_binding {
 } ck_binding;
 
 /* Create an empty context. Errors: null out, out of memory. */
-ck_status ck_expr_ctx_create(ck_expr_ctx **out);
+ck_status ck_expr_arena_create(ck_expr_arena **out);
 /* Free a context and every expression in it (NULL accepted). */
-void ck_expr_ctx_destroy(ck_expr_ctx *ctx);
+void ck_expr_arena_destroy(ck_expr_arena *ctx);
 
 /* Declare (or return the existing) symbol `name` ([A-Za-z_][A-Za-z0-9_]*,
  * at most CK_TILE_MAX_SYMBOL_NAME chars) with values in [min,max], all
  * multiples of `divisor` (>= 1). Redeclaring a name with different facts is
  * an error. */
-ck_status ck_expr_symbol(ck_expr_ctx *ctx, const char *name, int64_t min, int64_t max,
+ck_status ck_expr_symbol(ck_expr_arena *ctx, const char *name, int64_t min, int64_t max,
                          int64_t divisor, ck_ival *out);
 
 /* Arithmetic on ck_ival: sum, difference, product, floor division, floor
@@ -465,7 +465,7 @@ ck_status ck_descriptor_to_string(const ck_descriptor *d, char **out);
 /* Build a descriptor from the textual form of `ck desc --help`; symbols
  * named in it are declared in ctx (range [1, 2^31-1], divisor 1) unless
  * already declared. Errors: CK_ERROR_PARSE with the position. */
-ck_status ck_descriptor_parse(const char *text, ck_expr_ctx *ctx, ck_descriptor **out);
+ck_status ck_descriptor_parse(const char *text, ck_expr_arena *ctx, ck_descriptor **out);
 
 /* ======================================================================
  * Shared-memory tiles of tensor-core instructions (wgmma / TMA layouts)

@@ -72,7 +72,7 @@ enum {
 typedef struct ck_tile_window_spec {
     const char *name;            /* C identifier suffix: load_<name>, ... (at most 40 chars) */
     const ck_descriptor *desc;   /* tensor descriptor; visible dims = X dims of the encoding */
-    ck_expr_ctx *ctx;            /* ctx of desc's symbols (NULL for a concrete descriptor) */
+    ck_expr_arena *ctx;          /* ctx of desc's symbols (NULL for a concrete descriptor) */
     const ck_dist_encoding *enc; /* tile distribution (window lengths = its X lengths) */
     ck_dtype dtype;
     long long origin_align[CK_DIST_MAX_X]; /* origin i is a multiple of this (0 means 1) */
@@ -187,7 +187,7 @@ typedef struct ck_tile_copy_spec {
     const ck_dist_encoding *enc; /* thread -> element mapping (window lengths = its X lengths) */
     ck_dtype dtype;
     const ck_descriptor *src; /* source tensor (global memory); visible dims = X dims */
-    ck_expr_ctx *ctx;         /* ctx of src's symbols (NULL for a concrete descriptor) */
+    ck_expr_arena *ctx;       /* ctx of src's symbols (NULL for a concrete descriptor) */
     long long src_origin_align[CK_DIST_MAX_X]; /* source origin i is a multiple (0 means 1) */
     const ck_descriptor *dst; /* shared-memory tile, concrete; visible dims = X dims */
     long long dst_origin_align[CK_DIST_MAX_X]; /* destination origin i is a multiple (0: 1) */

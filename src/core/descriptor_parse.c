@@ -18,7 +18,7 @@ enum { MAX_ARGS = 8, MAX_LIST = 64 };
 
 typedef struct parser {
     const char *text, *p;
-    ck_expr_ctx *ctx;
+    ck_expr_arena *ctx;
     int depth;
 } parser;
 
@@ -465,7 +465,7 @@ static ck_status base(parser *ps, ck_descriptor **out)
     return CK_SUCCESS;
 }
 
-ck_status ck_descriptor_parse(const char *text, ck_expr_ctx *ctx, ck_descriptor **out)
+ck_status ck_descriptor_parse(const char *text, ck_expr_arena *ctx, ck_descriptor **out)
 {
     CK_REQUIRE_NOT_NULL(text, "ck_descriptor_parse");
     CK_REQUIRE_NOT_NULL(out, "ck_descriptor_parse");

@@ -22,7 +22,7 @@ typedef struct sym_entry {
     const ck_expr *node;
 } sym_entry;
 
-struct ck_expr_ctx {
+struct ck_expr_arena {
     arena_block *blocks;
     sym_entry *symbols;
 };
@@ -32,17 +32,17 @@ void ck_tile_free(void *p)
     free(p);
 }
 
-ck_status ck_expr_ctx_create(ck_expr_ctx **out)
+ck_status ck_expr_arena_create(ck_expr_arena **out)
 {
-    CK_REQUIRE_NOT_NULL(out, "ck_expr_ctx_create");
+    CK_REQUIRE_NOT_NULL(out, "ck_expr_arena_create");
     *out = calloc(1, sizeof **out);
     if (!*out)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY,
-                       "ck_expr_ctx_create: out of memory allocating %zu bytes.", sizeof **out);
+                       "ck_expr_arena_create: out of memory allocating %zu bytes.", sizeof **out);
     return CK_SUCCESS;
 }
 
-void ck_expr_ctx_destroy(ck_expr_ctx *ctx)
+void ck_expr_arena_destroy(ck_expr_arena *ctx)
 {
     if (!ctx)
         return;
@@ -55,7 +55,7 @@ void ck_expr_ctx_destroy(ck_expr_ctx *ctx)
     free(ctx);
 }
 
-static void *arena_alloc(ck_expr_ctx *ctx, size_t n)
+static void *arena_alloc(ck_expr_arena *ctx, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     arena_block *b = ctx->blocks;
@@ -143,19 +143,19 @@ int64_t ck_ival_divisor(ck_ival x)
 
 /* ------------------------------------------------------------ node creation */
 
-static ck_status ctx_of(ck_ival a, ck_ival b, ck_expr_ctx **ctx, const char *op)
+static ck_status ctx_of(ck_ival a, ck_ival b, ck_expr_arena **ctx, const char *op)
 {
-    ck_expr_ctx *ca = a.e ? a.e->ctx : NULL, *cb = b.e ? b.e->ctx : NULL;
+    ck_expr_arena *ca = a.e ? a.e->ctx : NULL, *cb = b.e ? b.e->ctx : NULL;
     if (ca && cb && ca != cb)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_ival_%s: the operands belong to different expression contexts; "
-                       "build every expression of one object in one ck_expr_ctx.",
+                       "build every expression of one object in one ck_expr_arena.",
                        op);
     *ctx = ca ? ca : cb;
     return CK_SUCCESS;
 }
 
-static ck_expr *new_node(ck_expr_ctx *ctx, ck_expr_op op)
+static ck_expr *new_node(ck_expr_arena *ctx, ck_expr_op op)
 {
     ck_expr *n = arena_alloc(ctx, sizeof *n);
     if (!n)
@@ -166,7 +166,7 @@ static ck_expr *new_node(ck_expr_ctx *ctx, ck_expr_op op)
     return n;
 }
 
-static const ck_expr *as_node(ck_expr_ctx *ctx, ck_ival x)
+static const ck_expr *as_node(ck_expr_arena *ctx, ck_ival x)
 {
     if (x.e)
         return x.e;
@@ -190,7 +190,7 @@ static ck_ival node_ival(const ck_expr *e)
 
 static ck_status make_binary(ck_expr_op op, ck_ival a, ck_ival b, ck_ival *out, const char *name)
 {
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_status st = ctx_of(a, b, &ctx, name);
     if (st)
         return st;
@@ -276,7 +276,7 @@ static ck_status make_binary(ck_expr_op op, ck_ival a, ck_ival b, ck_ival *out, 
     return CK_SUCCESS;
 }
 
-ck_status ck_expr_symbol(ck_expr_ctx *ctx, const char *name, int64_t min, int64_t max,
+ck_status ck_expr_symbol(ck_expr_arena *ctx, const char *name, int64_t min, int64_t max,
                          int64_t divisor, ck_ival *out)
 {
     CK_REQUIRE_NOT_NULL(ctx, "ck_expr_symbol");
@@ -334,7 +334,7 @@ ck_status ck_expr_symbol(ck_expr_ctx *ctx, const char *name, int64_t min, int64_
     return CK_SUCCESS;
 }
 
-int ck_expr_find_symbol(ck_expr_ctx *ctx, const char *name, ck_ival *out)
+int ck_expr_find_symbol(ck_expr_arena *ctx, const char *name, ck_ival *out)
 {
     if (!ctx || !name)
         return 0;

@@ -1,6 +1,6 @@
 /*
  * Symbolic integer expressions (internal structure). Nodes are immutable and
- * owned by a ck_expr_ctx arena; src/gen extends this with its own lowering.
+ * owned by a ck_expr_arena arena; src/gen extends this with its own lowering.
  * The public face is ck_ival in ck/tile.h.
  */
 #ifndef CK_SRC_CORE_EXPR_H
@@ -25,7 +25,7 @@ typedef enum ck_expr_op {
 
 struct ck_expr {
     ck_expr_op op;
-    ck_expr_ctx *ctx;
+    ck_expr_arena *ctx;
     int64_t value;    /* CK_EXPR_CONST */
     const char *name; /* CK_EXPR_SYM (arena copy) */
     int64_t min, max; /* known range (every node) */
@@ -72,7 +72,7 @@ static inline int64_t ck_gcd64(int64_t a, int64_t b)
 ck_status ck_ival_substitute(ck_ival x, const ck_binding *bindings, int nbindings, ck_ival *out);
 
 /* The symbol `name` of ctx, if declared (returns 0 otherwise). */
-int ck_expr_find_symbol(ck_expr_ctx *ctx, const char *name, ck_ival *out);
+int ck_expr_find_symbol(ck_expr_arena *ctx, const char *name, ck_ival *out);
 
 /* Lower bound of x is >= lo (known). */
 static inline int ck_ival_known_ge(ck_ival x, int64_t lo)

@@ -383,7 +383,7 @@ void ck_gen_release(gen *g)
     for (int q = 0; q < 32; ++q)
         free(g->ldm_row[q]);
     ck_adaptor_destroy(g->adaptor);
-    ck_expr_ctx_destroy(g->own_ctx);
+    ck_expr_arena_destroy(g->own_ctx);
 }
 
 ck_status ck_gen_prepare(gen *g, const ck_tile_window_spec *spec)
@@ -440,7 +440,7 @@ ck_status ck_gen_prepare(gen *g, const ck_tile_window_spec *spec)
                        spec->name, spec->fill);
     g->ctx = spec->ctx;
     if (!g->ctx) {
-        if ((st = ck_expr_ctx_create(&g->own_ctx)))
+        if ((st = ck_expr_arena_create(&g->own_ctx)))
             return st;
         g->ctx = g->own_ctx;
     }

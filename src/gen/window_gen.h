@@ -34,7 +34,7 @@ typedef struct reg_info {
 typedef struct ck_gen {
     const ck_tile_window_spec *spec;
     ck_distribution dist;
-    ck_expr_ctx *ctx, *own_ctx;
+    ck_expr_arena *ctx, *own_ctx;
     ck_adaptor *adaptor;
     const char *ctype;
     int ebytes;

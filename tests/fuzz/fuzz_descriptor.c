@@ -10,8 +10,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = fuzz_text(data, size);
-    ck_expr_ctx *ctx = NULL;
-    if (!text || ck_expr_ctx_create(&ctx) != CK_SUCCESS) {
+    ck_expr_arena *ctx = NULL;
+    if (!text || ck_expr_arena_create(&ctx) != CK_SUCCESS) {
         free(text);
         return 0;
     }
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         ck_descriptor_destroy(d);
     }
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     free(text);
     return 0;
 }

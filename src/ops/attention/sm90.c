@@ -410,10 +410,10 @@ static void emit_slots(ck_sbuf *b, const char *name, const int *slot, long long 
 static ck_status emit_window(ck_sbuf *b, const char *name, const ck_dist_encoding *enc, int rows,
                              int cols, int is_o, ck_dtype dtype)
 {
-    ck_expr_ctx *ctx = NULL;
+    ck_expr_arena *ctx = NULL;
     ck_descriptor *desc = NULL;
     ck_ival len[2], str[2];
-    ck_status st = ck_expr_ctx_create(&ctx);
+    ck_status st = ck_expr_arena_create(&ctx);
     if (!st && is_o) {
         st = ck_expr_symbol(ctx, "SQ", 1, (1LL << 31), 1, &len[0]);
         if (!st)
@@ -442,7 +442,7 @@ static ck_status emit_window(ck_sbuf *b, const char *name, const ck_dist_encodin
         ck_sbuf_printf(b, "%s\n", text);
     ck_tile_free(text);
     ck_descriptor_destroy(desc);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     return st ? ck_fail_context(st, OP ": sm90 window '%s'", name) : CK_SUCCESS;
 }
 

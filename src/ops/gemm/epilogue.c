@@ -168,7 +168,7 @@ static ck_status emit_program(ck_sbuf *b, const ck_ew_program *prog, int f64)
 
 /* One window over an M x N matrix (strides per order; ld symbol `ldname` whose values are
  * multiples of ld_div, NULL: the bias vector, stride 0 along the other dim). */
-static ck_status gen_window(ck_sbuf *b, ck_expr_ctx *ctx, const char *name, ck_dtype dtype,
+static ck_status gen_window(ck_sbuf *b, ck_expr_arena *ctx, const char *name, ck_dtype dtype,
                             int row_major, const char *ldname, int ld_div, int bias_row,
                             const ck_dist_encoding *acc, int tile_m, int tile_n, unsigned ops)
 {
@@ -213,7 +213,7 @@ static ck_status gen_window(ck_sbuf *b, ck_expr_ctx *ctx, const char *name, ck_d
     return CK_SUCCESS;
 }
 
-static ck_status emit_all(ck_sbuf *b, ck_expr_ctx *ctx, const ck_gemm_prob *prob,
+static ck_status emit_all(ck_sbuf *b, ck_expr_arena *ctx, const ck_gemm_prob *prob,
                           const ck_dist_encoding *acc, int tm, int tn)
 {
     const ck_gemm_problem *p = &prob->p;
@@ -333,13 +333,13 @@ ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encodi
     if (!prob || !acc || !src)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": epilogue: NULL argument.");
     *src = NULL;
-    ck_expr_ctx *ctx = NULL;
-    ck_status st = ck_expr_ctx_create(&ctx);
+    ck_expr_arena *ctx = NULL;
+    ck_status st = ck_expr_arena_create(&ctx);
     if (st)
         return st;
     ck_sbuf b = {0};
     st = emit_all(&b, ctx, prob, acc, tile_m, tile_n);
-    ck_expr_ctx_destroy(ctx);
+    ck_expr_arena_destroy(ctx);
     if (!st && b.oom)
         st = ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the epilogue source.");
     if (st) {
