@@ -232,7 +232,7 @@ static void test_blog_002(void)
     CHECK_EQ_INT(ck_descriptor_length(t, 2).v, 128);
     CHECK_EQ_INT(off(t, (int64_t[]){1, 3, 2}), 8578);
     ck_coordinate c;
-    CHECK_OK(ck_tensor_coordinate_make(t, (int64_t[]){1, 3, 2}, &c));
+    CHECK_OK(ck_coordinate_make(t, (int64_t[]){1, 3, 2}, &c));
     int64_t want[] = {8578, 67, 2, 1, 3, 2};
     CHECK_EQ_INT(c.nhidden, 6);
     for (int i = 0; i < 6; ++i)
@@ -274,16 +274,16 @@ static void test_coordinate_examples(void)
     ck_descriptor *d = NULL;
     CHECK_OK(ck_descriptor_make_naive(2, (ck_ival[]){I(4), I(3)}, (ck_ival[]){I(3), I(1)}, &d));
     ck_coordinate c;
-    CHECK_OK(ck_tensor_coordinate_make(d, (int64_t[]){2, 1}, &c));
-    CHECK_EQ_INT(ck_tensor_coordinate_offset(&c), 7);
-    CHECK(ck_tensor_coordinate_is_valid(d, &c));
-    CHECK_OK(ck_tensor_coordinate_move(d, &c, (int64_t[]){0, 1}));
-    CHECK_EQ_INT(ck_tensor_coordinate_offset(&c), 8);
-    CHECK_OK(ck_tensor_coordinate_move(d, &c, (int64_t[]){0, 1}));
-    CHECK(!ck_tensor_coordinate_is_valid(d, &c)); /* column 3 of 3 */
-    CHECK_OK(ck_tensor_coordinate_move(d, &c, (int64_t[]){1, -3}));
-    CHECK_EQ_INT(ck_tensor_coordinate_offset(&c), 9);
-    CHECK(ck_tensor_coordinate_is_valid(d, &c));
+    CHECK_OK(ck_coordinate_make(d, (int64_t[]){2, 1}, &c));
+    CHECK_EQ_INT(ck_coordinate_offset(&c), 7);
+    CHECK(ck_coordinate_is_valid(d, &c));
+    CHECK_OK(ck_coordinate_move(d, &c, (int64_t[]){0, 1}));
+    CHECK_EQ_INT(ck_coordinate_offset(&c), 8);
+    CHECK_OK(ck_coordinate_move(d, &c, (int64_t[]){0, 1}));
+    CHECK(!ck_coordinate_is_valid(d, &c)); /* column 3 of 3 */
+    CHECK_OK(ck_coordinate_move(d, &c, (int64_t[]){1, -3}));
+    CHECK_EQ_INT(ck_coordinate_offset(&c), 9);
+    CHECK(ck_coordinate_is_valid(d, &c));
     ck_descriptor_destroy(d);
 }
 

@@ -408,7 +408,7 @@ static void test_random_chains(void)
         int64_t cur[CK_TILE_MAX_HIDDEN], step[CK_TILE_MAX_HIDDEN];
         for (int i = 0; i < n; ++i)
             cur[i] = rnd(0, ck_descriptor_length(d, i).v - 1);
-        CHECK_OK(ck_tensor_coordinate_make(d, cur, &c));
+        CHECK_OK(ck_coordinate_make(d, cur, &c));
         for (int s = 0; s < 30; ++s) {
             for (int i = 0; i < n; ++i) {
                 int64_t L = ck_descriptor_length(d, i).v;
@@ -416,14 +416,13 @@ static void test_random_chains(void)
                 step[i] = rnd(0, 2) ? target - cur[i] : 0;
                 cur[i] += step[i];
             }
-            CHECK_OK(ck_tensor_coordinate_move(d, &c, step));
-            CHECK_OK(ck_tensor_coordinate_make(d, cur, &fresh));
+            CHECK_OK(ck_coordinate_move(d, &c, step));
+            CHECK_OK(ck_coordinate_make(d, cur, &fresh));
             int same = c.nhidden == fresh.nhidden;
             for (int h = 0; same && h < c.nhidden; ++h)
                 same = c.hidden[h] == fresh.hidden[h];
             CHECK(same);
-            CHECK_EQ_INT(ck_tensor_coordinate_is_valid(d, &c),
-                         ck_tensor_coordinate_is_valid(d, &fresh));
+            CHECK_EQ_INT(ck_coordinate_is_valid(d, &c), ck_coordinate_is_valid(d, &fresh));
         }
         ck_vector_info vi[CK_TILE_MAX_HIDDEN];
         CHECK_OK(ck_descriptor_vector_info(d, vi));

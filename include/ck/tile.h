@@ -534,15 +534,15 @@ void ck_adaptor_coordinate_bottom(const ck_adaptor *a, const ck_coordinate *c, i
 /* Every padding transform valid at the cached indices (top range not checked). */
 int ck_adaptor_coordinate_is_valid(const ck_adaptor *a, const ck_coordinate *c);
 
-ck_status ck_tensor_coordinate_make(const ck_descriptor *d, const int64_t *idx, ck_coordinate *c);
-ck_status ck_tensor_coordinate_move(const ck_descriptor *d, ck_coordinate *c, const int64_t *step);
+ck_status ck_coordinate_make(const ck_descriptor *d, const int64_t *idx, ck_coordinate *c);
+ck_status ck_coordinate_move(const ck_descriptor *d, ck_coordinate *c, const int64_t *step);
 /* The element offset (hidden dim 0). */
-static inline int64_t ck_tensor_coordinate_offset(const ck_coordinate *c)
+static inline int64_t ck_coordinate_offset(const ck_coordinate *c)
 {
     return c->hidden[0];
 }
 /* Top index within [0,len) and every padding transform valid. */
-int ck_tensor_coordinate_is_valid(const ck_descriptor *d, const ck_coordinate *c);
+int ck_coordinate_is_valid(const ck_descriptor *d, const ck_coordinate *c);
 
 #ifdef __cplusplus
 }

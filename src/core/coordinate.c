@@ -122,19 +122,19 @@ int ck_adaptor_coordinate_is_valid(const ck_adaptor *a, const ck_coordinate *c)
     return 1;
 }
 
-ck_status ck_tensor_coordinate_make(const ck_descriptor *d, const int64_t *idx, ck_coordinate *c)
+ck_status ck_coordinate_make(const ck_descriptor *d, const int64_t *idx, ck_coordinate *c)
 {
-    CK_REQUIRE_NOT_NULL(d, "ck_tensor_coordinate_make");
+    CK_REQUIRE_NOT_NULL(d, "ck_coordinate_make");
     return ck_adaptor_coordinate_make(d->ad, idx, c);
 }
 
-ck_status ck_tensor_coordinate_move(const ck_descriptor *d, ck_coordinate *c, const int64_t *step)
+ck_status ck_coordinate_move(const ck_descriptor *d, ck_coordinate *c, const int64_t *step)
 {
-    CK_REQUIRE_NOT_NULL(d, "ck_tensor_coordinate_move");
+    CK_REQUIRE_NOT_NULL(d, "ck_coordinate_move");
     return ck_adaptor_coordinate_move(d->ad, c, step, NULL);
 }
 
-int ck_tensor_coordinate_is_valid(const ck_descriptor *d, const ck_coordinate *c)
+int ck_coordinate_is_valid(const ck_descriptor *d, const ck_coordinate *c)
 {
     if (!d || !c || !d->ad->concrete)
         return 0;

@@ -182,7 +182,7 @@ ck_status ck_descriptor_is_valid_index(const ck_descriptor *d, const int64_t *id
     ck_status st = ck_adaptor_coordinate_make(d->ad, idx, &c);
     if (st)
         return ck_fail_context(st, "%s", fn);
-    *valid = ck_tensor_coordinate_is_valid(d, &c);
+    *valid = ck_coordinate_is_valid(d, &c);
     return CK_SUCCESS;
 }
 
