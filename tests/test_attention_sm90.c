@@ -292,12 +292,13 @@ static void test_varlen_inf_after(void)
     free(hq), free(hk), free(hv), free(ho), free(hl);
 }
 
-/* O through shared memory and TMA stores (CK_ATTN_SM90_OSTORE=tma): odd s_q (rows clipped by
- * TMA), BHSD with padded rows (the padding untouched), bf16 and f16, d_v 64 and 128, several
- * tiles per block (the staging tile reused once the previous store has read it). */
-static void test_o_tma(void)
+/* O through the generated window instead of the default shared memory + TMA stores
+ * (CK_ATTN_SM90_OSTORE=window; every other case here stores with TMA where it fits): odd s_q,
+ * BHSD with padded rows (the padding untouched), bf16 and f16, d_v 64 and 128, several tiles
+ * per block. */
+static void test_o_window(void)
 {
-    setenv("CK_ATTN_SM90_OSTORE", "tma", 1);
+    setenv("CK_ATTN_SM90_OSTORE", "window", 1);
     acase c = ac_base(2, 201, 150, 2, 1, 128);
     c.mask = CK_ATTN_MASK_CAUSAL;
     c.align = CK_ATTN_BOTTOM_RIGHT;
@@ -394,7 +395,7 @@ int main(void)
     RUN_TEST(test_softcap);
     RUN_TEST(test_varlen);
     RUN_TEST(test_varlen_inf_after);
-    RUN_TEST(test_o_tma);
+    RUN_TEST(test_o_window);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_refusals);
     ck_context_destroy(a_ctx);

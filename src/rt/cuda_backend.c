@@ -30,6 +30,7 @@ typedef struct {
 } cu_launch_config;
 
 enum {
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
@@ -74,6 +75,7 @@ struct ck_cuda_api {
     CUresult (*module_unload)(void *);
     CUresult (*module_function)(void **, void *, const char *);
     CUresult (*func_set_attr)(void *, int, int);
+    CUresult (*func_get_attr)(int *, int, void *);
     CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                        void *, void **, void **);
     CUresult (*launch_ex)(const cu_launch_config *, void *, void **, void **);
@@ -127,6 +129,7 @@ static void load(void)
          ck_dynlib_symbol(h, w, "cuModuleUnload", &cu.module_unload) ||
          ck_dynlib_symbol(h, w, "cuModuleGetFunction", &cu.module_function) ||
          ck_dynlib_symbol(h, w, "cuFuncSetAttribute", &cu.func_set_attr) ||
+         ck_dynlib_symbol(h, w, "cuFuncGetAttribute", &cu.func_get_attr) ||
          ck_dynlib_symbol(h, w, "cuLaunchKernel", &cu.launch) ||
          ck_dynlib_symbol(h, w, "cuLaunchKernelEx", &cu.launch_ex) ||
          ck_dynlib_symbol(h, w, "cuOccupancyMaxActiveBlocksPerMultiprocessor", &cu.occ_blocks) ||
@@ -446,10 +449,19 @@ static cu_launch_attribute cluster_attr(const unsigned *c)
     return attr;
 }
 
-/* More than 48 KiB of dynamic shared memory needs the kernel's opt-in, once per size. */
+/* More than 48 KiB of shared memory in all (the kernel's static __shared__ arrays plus the
+ * launch's dynamic bytes) needs the kernel's opt-in for the dynamic part, once per size. */
 static ck_status allow_shared(ck_kernel *k, size_t bytes)
 {
-    if (bytes <= 48u * 1024u || bytes <= k->cu_dyn_shared_set)
+    if (bytes <= k->cu_dyn_shared_set)
+        return CK_SUCCESS;
+    if (k->cu_static_shared < 0) {
+        int st = 0;
+        CU_CALL(cu.func_get_attr(&st, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->cu_function),
+                "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+        k->cu_static_shared = st;
+    }
+    if (bytes + (size_t)k->cu_static_shared <= 48u * 1024u)
         return CK_SUCCESS;
     CU_CALL(cu.func_set_attr(k->cu_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              (int)bytes),

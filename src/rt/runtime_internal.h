@@ -36,6 +36,7 @@ struct ck_kernel {
     const size_t *layout;            /* host: {count, size, align, offset0, size0, ...} */
     void *cu_function;               /* cuda */
     size_t cu_dyn_shared_set;        /* MAX_DYNAMIC_SHARED_SIZE_BYTES already set */
+    int cu_static_shared;            /* its static __shared__ bytes; -1 until read */
     int cu_nonportable_set;          /* NON_PORTABLE_CLUSTER_SIZE_ALLOWED already set */
     const size_t *arg_sizes_checked; /* cuda: the sizes of the launch being checked */
 };

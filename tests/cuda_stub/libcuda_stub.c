@@ -205,6 +205,12 @@ R cuModuleGetFunction(void **f, void *m, const char *n)
     *f = &function;
     return 0;
 }
+R cuFuncGetAttribute(int *v, int a, void *f)
+{
+    (void)a, (void)f;
+    *v = 0; /* no static shared memory */
+    return 0;
+}
 R cuFuncSetAttribute(void *f, int a, int v)
 {
     (void)f;
