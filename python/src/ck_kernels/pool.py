@@ -18,7 +18,7 @@ import numpy as np
 from . import _lib, _runtime, _torchops
 from ._lib import Status, fail
 from ._tensor import BF16, F16, F32, describe, empty, same_place
-from .conv import _is_channels_last, _is_packed
+from .conv import _is_channels_last, _is_packed, _tuple
 
 # ck_pool_problem: mode, ndim; n, c; in, kernel, stride, dilation, pad (3 each); ceil_mode,
 # count_include_pad; divisor_override; dtype, index
@@ -28,18 +28,6 @@ _INDEX_NONE, _INDEX_I64 = 0, 2
 _P = ctypes.c_void_p
 _forward = _lib._sig("ck_pool_forward", [_P, _P, _P, _P, _P])
 _backward = _lib._sig("ck_pool_backward", [_P, _P, _P, _P, _P])
-
-
-def _tuple(v, nd, name, fn):
-    if isinstance(v, int):
-        return (v,) * nd
-    v = tuple(int(e) for e in v)
-    if len(v) == 1:
-        return v * nd
-    if len(v) != nd:
-        fail(Status.INVALID_ARGUMENT, f"{fn}: '{name}' = {v} has {len(v)} entries; give one "
-             f"int or {nd}.")
-    return v
 
 
 def _out_len(i, k, p, s, d, ceil_mode):
