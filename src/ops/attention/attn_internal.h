@@ -87,6 +87,11 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
 /* The kernel source of (problem, instance) (malloc'd) and its cache key (malloc'd). */
 ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source);
 char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in);
+/* "op/NAME=value/..." of a parameter table, names without "ATTN_" (malloc'd; NULL: no memory
+ * or too long); of the sm80 / decode kernels' table for ck_attn_params_key. */
+struct ck_op_param;
+char *ck_attn_table_key(const char *op, const struct ck_op_param *t, int n);
+char *ck_attn_params_key(const char *op, const ck_attn_prob *prob, const ck_attn_instance *in);
 
 /* ---- the sm_90a kernel (sm90.c) ---- */
 

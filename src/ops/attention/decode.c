@@ -135,24 +135,9 @@ ck_status ck_attn_decode_source(const ck_attn_prob *prob, const ck_attn_instance
     return finish(&b, source);
 }
 
-static char *key_of(const ck_attn_prob *prob, const ck_attn_instance *in, const char *kind)
-{
-    ck_sbuf b = {0};
-    ck_sbuf_printf(&b, "attention/%s/", kind);
-    ck_attn_defines(prob, in, &b);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    for (char *c = b.s; *c; ++c) /* one line */
-        if (*c == '\n')
-            *c = '/';
-    return b.s;
-}
-
 char *ck_attn_decode_key(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
-    return key_of(prob, in, "decode");
+    return ck_attn_params_key("attention/decode", prob, in);
 }
 
 static const ck_attn_instance combine_inst = {16, 16, 4, 1, 2};
@@ -170,7 +155,7 @@ ck_status ck_attn_combine_source(const ck_attn_prob *prob, char **source)
 
 char *ck_attn_combine_key(const ck_attn_prob *prob)
 {
-    return key_of(prob, &combine_inst, "combine");
+    return ck_attn_params_key("attention/combine", prob, &combine_inst);
 }
 
 ck_status ck_attn_decode_launch(ck_context *ctx, const ck_attn_prob *prob,

@@ -14,6 +14,7 @@
 #include "gen/sbuf.h"
 #include "ops/attention/attn_internal.h"
 #include "ops/common/op_common.h"
+#include "ops/common/op_params.h"
 
 #define OP "ck_attention"
 
@@ -41,76 +42,74 @@ static int out_pair(const ck_attn_prob *prob, const ck_attn_strides *st)
     return !(prob->scalar_copy & 2) && st->batch % 2 == 0 && st->seq % 2 == 0 && st->head % 2 == 0;
 }
 
-typedef struct param {
-    const char *name;
-    long long value;
-} param;
-
-enum { NPARAMS = 14 };
-
-static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *t)
+/* THE parameter table of the sm80 and decode kernels (one list makes both the #defines and the
+ * kernel cache key: ops/common/op_params.h). */
+static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_param *t)
 {
     const ck_attention_problem *p = &prob->p;
-    param all[NPARAMS] = {
-        {"ATTN_D", p->d},
-        {"ATTN_DV", p->d_v},
-        {"ATTN_BF16", p->dtype == CK_DTYPE_BF16},
-        {"ATTN_TILE_M", in->tile_m},
-        {"ATTN_TILE_N", in->tile_n},
-        {"ATTN_WARPS", in->warps},
-        {"ATTN_Q_VEC", copy_vec(prob, &p->q)},
-        {"ATTN_K_VEC", copy_vec(prob, &p->k)},
-        {"ATTN_V_VEC", copy_vec(prob, &p->v)},
-        {"ATTN_O_PAIR", out_pair(prob, &p->o)},
-        {"ATTN_BIAS", ck_attn_bias_code(prob)},
-        {"ATTN_ALIBI", p->var.alibi},
-        /* paged: 1 when a key tile lies in one page, 2 when rows are addressed one by one */
-        {"ATTN_PAGED", !p->var.page_size               ? 0
-                       : p->var.page_size % in->tile_n ? 2
-                                                       : 1},
-        {"ATTN_DROPOUT", p->var.dropout_p > 0.0f},
-    };
-    memcpy(t, all, sizeof all);
+    int n = 0;
+    ck_op_param_add(t, &n, "ATTN_D", p->d);
+    ck_op_param_add(t, &n, "ATTN_DV", p->d_v);
+    ck_op_param_add(t, &n, "ATTN_BF16", p->dtype == CK_DTYPE_BF16);
+    ck_op_param_add(t, &n, "ATTN_TILE_M", in->tile_m);
+    ck_op_param_add(t, &n, "ATTN_TILE_N", in->tile_n);
+    ck_op_param_add(t, &n, "ATTN_WARPS", in->warps);
+    ck_op_param_add(t, &n, "ATTN_Q_VEC", copy_vec(prob, &p->q));
+    ck_op_param_add(t, &n, "ATTN_K_VEC", copy_vec(prob, &p->k));
+    ck_op_param_add(t, &n, "ATTN_V_VEC", copy_vec(prob, &p->v));
+    ck_op_param_add(t, &n, "ATTN_O_PAIR", out_pair(prob, &p->o));
+    ck_op_param_add(t, &n, "ATTN_BIAS", ck_attn_bias_code(prob));
+    ck_op_param_add(t, &n, "ATTN_ALIBI", p->var.alibi);
+    /* paged: 1 when a key tile lies in one page, 2 when rows are addressed one by one */
+    ck_op_param_add(t, &n, "ATTN_PAGED",
+                    !p->var.page_size               ? 0
+                    : p->var.page_size % in->tile_n ? 2
+                                                    : 1);
+    ck_op_param_add(t, &n, "ATTN_DROPOUT", p->var.dropout_p > 0.0f);
+    return n;
 }
 
 void ck_attn_defines(const ck_attn_prob *prob, const ck_attn_instance *in, ck_sbuf *b)
 {
-    param t[NPARAMS];
-    params(prob, in, t);
-    for (int i = 0; i < NPARAMS; ++i)
-        ck_sbuf_printf(b, "#define %s %lld\n", t[i].name, t[i].value);
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    char *d = ck_op_params_defines(t, params(prob, in, t));
+    if (!d) {
+        b->oom = 1;
+        return;
+    }
+    ck_sbuf_printf(b, "%s", d);
+    free(d);
+}
+
+char *ck_attn_table_key(const char *op, const ck_op_param *t, int n)
+{
+    char key[1024];
+    return ck_op_params_key(op, t, n, 5 /* "ATTN_" */, key, sizeof key) ? NULL : strdup(key);
+}
+
+char *ck_attn_params_key(const char *op, const ck_attn_prob *prob, const ck_attn_instance *in)
+{
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    return ck_attn_table_key(op, t, params(prob, in, t));
 }
 
 char *ck_attn_key(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     if (ck_attn_is_sm90(in))
         return ck_attn_sm90_key(prob, in);
-    param t[NPARAMS];
-    params(prob, in, t);
-    ck_sbuf b = {0};
-    ck_sbuf_printf(&b, "attention/sm80");
-    for (int i = 0; i < NPARAMS; ++i)
-        ck_sbuf_printf(&b, "/%s=%lld", t[i].name, t[i].value);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return ck_attn_params_key("attention/sm80", prob, in);
 }
 
 ck_status ck_attn_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source)
 {
     if (ck_attn_is_sm90(in))
         return ck_attn_sm90_source(prob, in, source);
-    param t[NPARAMS];
-    params(prob, in, t);
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "/* ck_attention forward, sm80 family (cp.async + ldmatrix + mma.sync), "
                    "instance m%dn%d w%d */\n#include \"ck_device.h\"\n",
                    in->tile_m, in->tile_n, in->warps);
-    for (int i = 0; i < NPARAMS; ++i)
-        ck_sbuf_printf(&b, "#define %s %lld\n", t[i].name, t[i].value);
+    ck_attn_defines(prob, in, &b);
     ck_sbuf_printf(&b,
                    "#include \"ops/attention/fwd_sm80_pipeline_kernel.h\"\n"
                    "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_attn_fwd_sm80(ck_attn_kargs ka)\n"

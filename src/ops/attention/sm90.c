@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "gen/sbuf.h"
 #include "ops/attention/attn_internal.h"
+#include "ops/common/op_params.h"
 #include "ops/common/op_common.h"
 
 #define OP "ck_attention"
@@ -144,10 +145,10 @@ static size_t base_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
 
 /* O is stored through shared memory and TMA (ATTN_O_TMA) for fixed lengths (TMA clips at the
  * tensor's end, not a sequence's) where its staging tile (tile_m x d_v) still fits in the
- * 227 KiB of an H100 block (the emulator's too): at d 128 it measured 647 TFLOP/s against 590
- * through the generated window (bench/RESULTS.md, fifth session), though ptxas spills a few
- * bytes of the consumers there. Otherwise, and with CK_ATTN_SM90_OSTORE=window, through the
- * generated window over O. */
+ * 227 KiB of an H100 block (the emulator's too): faster than the generated window's stores at
+ * d 128 on the H100 (bench/RESULTS.md, fifth session), though ptxas spills a few bytes of the
+ * consumers there. Otherwise, and with CK_ATTN_SM90_OSTORE=window, through the generated
+ * window over O. */
 static int o_tma(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     const char *e = getenv("CK_ATTN_SM90_OSTORE");
@@ -187,13 +188,6 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
 
 /* ---- the parameter table ------------------------------------------------------------------- */
 
-typedef struct param {
-    const char *name;
-    long long value;
-} param;
-
-enum { NPARAMS = 11 };
-
 /* The consumer warpgroups' ping-pong: on, unless CK_ATTN_SM90_PINGPONG=0 (to time without). */
 static int pingpong(void)
 {
@@ -201,38 +195,29 @@ static int pingpong(void)
     return !(e && strcmp(e, "0") == 0);
 }
 
-static void params(const ck_attn_prob *prob, const ck_attn_instance *in, param *t)
+/* THE parameter table (ops/common/op_params.h: the #defines and the kernel cache key). */
+static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_param *t)
 {
     const ck_attention_problem *p = &prob->p;
-    param all[NPARAMS] = {
-        {"ATTN_D", p->d},
-        {"ATTN_DV", p->d_v},
-        {"ATTN_BF16", p->dtype == CK_DTYPE_BF16},
-        {"ATTN_TILE_M", in->tile_m},
-        {"ATTN_TILE_N", in->tile_n},
-        {"ATTN_STAGES", stages()},
-        {"ATTN_CONSUMERS", in->tile_m / 64},
-        {"ATTN_PINGPONG", pingpong()},
-        {"ATTN_O_TMA", o_tma(prob, in)},
-        {"ATTN_REGS_PRODUCER", A90_REGS_PRODUCER},
-        {"ATTN_REGS_CONSUMER", A90_REGS_CONSUMER},
-    };
-    memcpy(t, all, sizeof all);
+    int n = 0;
+    ck_op_param_add(t, &n, "ATTN_D", p->d);
+    ck_op_param_add(t, &n, "ATTN_DV", p->d_v);
+    ck_op_param_add(t, &n, "ATTN_BF16", p->dtype == CK_DTYPE_BF16);
+    ck_op_param_add(t, &n, "ATTN_TILE_M", in->tile_m);
+    ck_op_param_add(t, &n, "ATTN_TILE_N", in->tile_n);
+    ck_op_param_add(t, &n, "ATTN_STAGES", stages());
+    ck_op_param_add(t, &n, "ATTN_CONSUMERS", in->tile_m / 64);
+    ck_op_param_add(t, &n, "ATTN_PINGPONG", pingpong());
+    ck_op_param_add(t, &n, "ATTN_O_TMA", o_tma(prob, in));
+    ck_op_param_add(t, &n, "ATTN_REGS_PRODUCER", A90_REGS_PRODUCER);
+    ck_op_param_add(t, &n, "ATTN_REGS_CONSUMER", A90_REGS_CONSUMER);
+    return n;
 }
 
 char *ck_attn_sm90_key(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
-    param t[NPARAMS];
-    params(prob, in, t);
-    ck_sbuf b = {0};
-    ck_sbuf_printf(&b, "attention/sm90");
-    for (int i = 0; i < NPARAMS; ++i)
-        ck_sbuf_printf(&b, "/%s=%lld", t[i].name, t[i].value);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    return ck_attn_table_key("attention/sm90", t, params(prob, in, t));
 }
 
 /* ---- parts generated from the encodings ------------------------------------------------------ */
@@ -513,16 +498,19 @@ static ck_status emit_generated(ck_sbuf *b, const ck_attn_prob *prob, const ck_a
 
 ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source)
 {
-    param t[NPARAMS];
-    params(prob, in, t);
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    char *defines = ck_op_params_defines(t, params(prob, in, t));
     ck_sbuf b = {0};
     *source = NULL;
     ck_sbuf_printf(&b,
                    "/* ck_attention forward, sm90 (TMA + wgmma, warp-specialized), instance "
                    "m%dn%d, %d consumer warpgroups, %d stages */\n#include \"ck_device.h\"\n",
                    in->tile_m, in->tile_n, in->tile_m / 64, stages());
-    for (int i = 0; i < NPARAMS; ++i)
-        ck_sbuf_printf(&b, "#define %s %lld\n", t[i].name, t[i].value);
+    if (defines)
+        ck_sbuf_printf(&b, "%s", defines);
+    else
+        b.oom = 1;
+    free(defines);
     ck_status st = emit_generated(&b, prob, in);
     if (st) {
         free(b.s);
