@@ -78,29 +78,5 @@ def where(x):
     return (x.is_cuda, x.is_cpu, x.get_device())
 
 
-def contiguous(shape, strides):
-    acc = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != acc:
-            return False
-        acc *= n
-    return True
-
-
 if torch is not None:
-    _is_compiling = torch.compiler.is_compiling
-    _dispatch_stack = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 0)
-    _grad_enabled = torch.is_grad_enabled
     empty_like = torch.empty_like
-
-
-def eager(*tensors):
-    """The calls may skip the dispatcher (_torchops.direct) and every argument is a plain
-    torch tensor."""
-    if _is_compiling() or _dispatch_stack():
-        return False
-    grad = _grad_enabled()
-    for t in tensors:
-        if type(t) is not Tensor or (grad and t.requires_grad):
-            return False
-    return True

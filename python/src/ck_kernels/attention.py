@@ -141,7 +141,7 @@ def _sdpa_core(query, key, value, is_causal, scale, enable_gqa, attn_mask=None, 
 def _sdpa_fast(q, k, v, is_causal, scale, enable_gqa):
     """_sdpa_core of plain torch tensors in eager mode without mask or dropout: the first call
     records (place, plan key, output); a repeated call finds the context's plan and launches."""
-    if not _fast.eager(q, k, v):
+    if not _torchops.direct(q, k, v):
         return None
     key = ("sdpa", q.dtype, q.shape, q.stride(), _fast.where(q), k.dtype, k.shape, k.stride(),
            _fast.where(k), v.dtype, v.shape, v.stride(), _fast.where(v), is_causal, scale,

@@ -211,7 +211,7 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn, reco
 def _conv_fast(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
     """_conv_core of packed NCHW torch tensors in eager mode: the first call records (place,
     plan key, output); a repeated call finds the context's plan and launches."""
-    if not _fast.eager(x, weight) or (bias is not None and not _fast.eager(bias)):
+    if not _torchops.direct(x, weight, bias):
         return None
     key = ("conv", x.dtype, x.shape, x.stride(), _fast.where(x), weight.dtype, weight.shape,
            weight.stride(), _fast.where(weight), stride, pad_l, pad_r, dilation, groups,

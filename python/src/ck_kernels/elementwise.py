@@ -79,7 +79,7 @@ def _ew_core(expr, inputs, dtype=None, out=None, record=None):
     addrs = p.tensors([ya] + args)
     call(_lib.ck_elementwise, _runtime.context(place), addrs[0], addrs[1], len(args), prog)
     if record is not None and ya.dtype == args[0].dtype and ya.shape == args[0].shape and \
-            _fast.contiguous(args[0].shape, args[0].strides):
+            args[0].strides == _tensor.contiguous_strides(args[0].shape):
         # y's description first, then the inputs'; the output is allocated like x0
         entry = _program_entry(expr)  # kept alive by the template
         _fast.put(record, _fast.Template(
@@ -92,7 +92,7 @@ def _ew_core(expr, inputs, dtype=None, out=None, record=None):
 def _ew_fast(expr, inputs):
     """_ew_core of plain torch tensors in eager mode (output like x0), through a call template
     (_fast)."""
-    if not _fast.eager(*inputs):
+    if not _torchops.direct(*inputs):
         return None
     key = ("ew", expr) + tuple((x.dtype, x.shape, x.stride(), _fast.where(x)) for x in inputs)
     t = _fast.get(key)
@@ -257,7 +257,7 @@ def _cast_core(x, dtype, scale, rounding, overflow, seed, out=None, record=None)
 
 def _cast_fast(x, dtype, scale, rounding, overflow, seed):
     """_cast_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _fast.eager(x):
+    if not _torchops.direct(x):
         return None
     key = ("cast", x.dtype, x.shape, x.stride(), _fast.where(x), dtype, scale, rounding,
            overflow, seed)

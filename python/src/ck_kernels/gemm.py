@@ -475,7 +475,7 @@ def _gemm_fast(a, b, bias, activation, alpha, op):
     """_gemm_bias_act of plain torch tensors in eager mode with the fewest steps: the first
     call records (place, plan key, output shape, type and device, which operands must be
     16-byte aligned); a repeated call finds the context's plan and launches."""
-    if not _fast.eager(a, b) or (bias is not None and not _fast.eager(bias)):
+    if not _torchops.direct(a, b, bias):
         return None
     key = ("gemm", a.dtype, a.shape, a.stride(), _fast.where(a), b.dtype, b.shape, b.stride(),
            _fast.where(b), activation, alpha,

@@ -139,7 +139,7 @@ def _forward_plain(kind, x, weight, bias, eps, record=None):
     xp, gp, yp, bp = p.tensors([xa, ga, ya, ba])
     _FWD.pack_into(p.buf, 10 * TENSOR_SIZE, kind, eps, xp, gp, bp or 0, 0, 0, yp, 0, 0, 0, 0)
     call(_lib.ck_norm_forward, _runtime.context(xa.place), p.base + 10 * TENSOR_SIZE)
-    if record is not None and _fast.contiguous(xa.shape, xa.strides):
+    if record is not None and xa.strides == _tensor.contiguous_strides(xa.shape):
         # the descriptions at 0 (x), 1 (weight), 2 (y), 3 (bias) point into the buffer itself
         slots = (0, TENSOR_SIZE, 2 * TENSOR_SIZE) + ((3 * TENSOR_SIZE,) if ba else ())
         t = _fast.Template(p.mem[:10 * TENSOR_SIZE + _FWD.size], slots, _lib.ck_norm_forward,
@@ -153,7 +153,7 @@ def _forward_plain(kind, x, weight, bias, eps, record=None):
 
 def _forward_fast(kind, x, weight, bias, eps):
     """_forward_plain of plain torch tensors in eager mode, through a call template (_fast)."""
-    if not _fast.eager(x, weight) or (bias is not None and not _fast.eager(bias)):
+    if not _torchops.direct(x, weight, bias):
         return None
     key = ("norm", kind, x.dtype, x.shape, x.stride(), _fast.where(x), weight.dtype,
            weight.shape, weight.stride(), _fast.where(weight), eps,

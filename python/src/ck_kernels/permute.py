@@ -36,7 +36,7 @@ def _permute_core(x, dims, out=None, record=None):
 
 def _permute_fast(x, dims):
     """_permute_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _fast.eager(x):
+    if not _torchops.direct(x):
         return None
     key = ("permute", x.dtype, x.shape, x.stride(), _fast.where(x), tuple(dims))
     t = _fast.get(key)

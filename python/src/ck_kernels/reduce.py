@@ -76,7 +76,7 @@ def _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, dtype, out=None, record=
 
 def _reduce_fast(x, op, dim, keepdim, pre, scale, sqrt):
     """_reduce_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _fast.eager(x) or not isinstance(dim, (int, type(None))):
+    if not _torchops.direct(x) or not isinstance(dim, (int, type(None))):
         return None
     key = ("reduce", x.dtype, x.shape, x.stride(), _fast.where(x), op, dim, keepdim, pre, scale,
            sqrt)

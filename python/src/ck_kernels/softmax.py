@@ -42,7 +42,8 @@ def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None, record=None
     xp, yp, mp = p.tensors([xa, ya, ma])
     _OPTS.pack_into(p.buf, 3 * TENSOR_SIZE, 1 if log else 0, scale, mp or 0, 1 if causal else 0)
     call(_lib.ck_softmax, _runtime.context(place), xp, yp, p.base + 3 * TENSOR_SIZE)
-    if record is not None and ya.dtype == xa.dtype and _fast.contiguous(xa.shape, xa.strides):
+    if record is not None and ya.dtype == xa.dtype and \
+            xa.strides == _tensor.contiguous_strides(xa.shape):
         _fast.put(record, _fast.Template(
             p.mem[:3 * TENSOR_SIZE + _OPTS.size], (0, TENSOR_SIZE), _lib.ck_softmax, place,
             lambda o: (o, o + TENSOR_SIZE, o + 3 * TENSOR_SIZE)))
@@ -51,7 +52,7 @@ def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None, record=None
 
 def _softmax_fast(x, dim, log, scale, causal):
     """_softmax_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _fast.eager(x):
+    if not _torchops.direct(x):
         return None
     key = ("softmax", x.dtype, x.shape, x.stride(), _fast.where(x), dim, log, scale, causal)
     t = _fast.get(key)
@@ -146,7 +147,7 @@ def _topk_core(logits, k, renormalize, dtype, record=None):
 
 def _topk_fast(logits, k, renormalize):
     """_topk_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _fast.eager(logits):
+    if not _torchops.direct(logits):
         return None
     key = ("topk", logits.dtype, logits.shape, logits.stride(), _fast.where(logits), k,
            renormalize)
