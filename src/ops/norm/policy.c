@@ -270,9 +270,9 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
              * beyond, 16-bit x keeps raw codes (up to 64 per thread: 32 registers) in 512 or
              * 1024 threads, else 1024 threads and the rest of the row re-read from L2 */
             g = 0;
-            /* bf16 rows longer than 8192: 8 vectors (64 raw values) per thread. H100,
-             * layernorm 16384x32768: 2.93 TB/s with 512 threads against 2.57 with 1024
-             * (32 values each); 32768x16384: 2.92 with 256 against 2.68 with 512 */
+            /* bf16 rows longer than 8192: 8 vectors (64 raw values) per thread, faster on the
+             * H100 than 32 values each in twice the threads (bench/RESULTS.md, "Measurements
+             * moved out of the memory-bound ops' sources") */
             if (raw_ok == 2 && kn.raw != 0 && !kn.vals_set && n > 8192)
                 for (int b = 64; b <= 1024 && !g; b *= 2)
                     if (cdiv(nv, b) * vec <= 64)

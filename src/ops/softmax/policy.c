@@ -150,9 +150,8 @@ static void choose_raw(smx_plan *p, const ck_device_props *props, const smx_knob
         p->raw = k->raw;
     if (p->kind == 0 && p->raw) {
         /* Reductions: the maximum then the sum. One reduction of (m, l) pairs saves an exchange
-         * but measured slower at every length (H100, 1 GiB bf16, 2026-11-25: N 131072 2.60
-         * against 2.79 TB/s, 262144 2.57 / 2.69, 65536 on clusters of 2 2.65 / 2.86).
-         * The knob red overrides. */
+         * but measured slower at every length on the H100 (bench/RESULTS.md, "Reduction form
+         * with st.async"). The knob red overrides. */
         p->pairred = k->red == 1;
         /* as many blocks as the registers allow: the raw words (4 per vector) and about 32
          * more per thread */
