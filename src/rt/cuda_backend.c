@@ -481,6 +481,31 @@ static ck_status allow_cluster(ck_kernel *k, unsigned cluster_blocks)
     return CK_SUCCESS;
 }
 
+/* The launch's argument sizes against the compiled kernel's parameters, which the driver is
+ * asked for once per kernel (a query per argument per launch cost microseconds per call). */
+static ck_status check_param_sizes(ck_kernel *k, int arg_count)
+{
+    if (k->cu_param_known < 0) {
+        k->cu_param_known = 0;
+        int n = arg_count < CK_SIG_MAX_PARAMS ? arg_count : CK_SIG_MAX_PARAMS;
+        for (int i = 0; cu.func_param_info && i < n; ++i) {
+            size_t off = 0, size = 0;
+            if (cu.func_param_info(k->cu_function, (size_t)i, &off, &size) != 0)
+                break;
+            k->cu_param_size[i] = (uint32_t)size;
+            k->cu_param_known = i + 1;
+        }
+    }
+    for (int i = 0; i < arg_count && i < k->cu_param_known; ++i)
+        if (k->cu_param_size[i] != k->arg_sizes_checked[i])
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_launch: argument %d of kernel '%s' has %zu bytes but parameter "
+                           "'%s' has %u.",
+                           i, k->sig->name, k->arg_sizes_checked[i], k->sig->params[i],
+                           (unsigned)k->cu_param_size[i]);
+    return CK_SUCCESS;
+}
+
 ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args,
                          int arg_count)
 {
@@ -488,18 +513,8 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     ck_status st = make_current(dev);
     if (st != CK_SUCCESS)
         return st;
-    if (cu.func_param_info) { /* check argument sizes against the compiled kernel */
-        for (int i = 0; i < arg_count; ++i) {
-            size_t off = 0, size = 0;
-            if (cu.func_param_info(k->cu_function, (size_t)i, &off, &size) != 0)
-                break;
-            if (size != k->arg_sizes_checked[i])
-                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                               "ck_launch: argument %d of kernel '%s' has %zu bytes but "
-                               "parameter '%s' has %zu.",
-                               i, k->sig->name, k->arg_sizes_checked[i], k->sig->params[i], size);
-        }
-    }
+    if ((st = check_param_sizes(k, arg_count)) != CK_SUCCESS)
+        return st;
     if ((st = allow_shared(k, cfg->dynamic_shared_bytes)) != CK_SUCCESS)
         return st;
     unsigned g[3], b[3], c[3];
