@@ -56,6 +56,7 @@ struct ck_cuda_api {
     CUresult (*ctx_retain)(void **, int);
     CUresult (*ctx_release)(int);
     CUresult (*ctx_set)(void *);
+    CUresult (*ctx_get)(void **); /* optional: skips a cuCtxSetCurrent that changes nothing */
     CUresult (*ctx_sync)(void);
     CUresult (*mem_alloc)(CUdeviceptr *, size_t);
     CUresult (*mem_free)(CUdeviceptr);
@@ -137,6 +138,8 @@ static void load(void)
         st = CK_ERROR_BACKEND_UNAVAILABLE;
     }
     if (st == CK_SUCCESS) { /* optional entry points */
+        if (ck_dynlib_symbol(h, w, "cuCtxGetCurrent", &cu.ctx_get) != CK_SUCCESS)
+            cu.ctx_get = NULL;
         if (ck_dynlib_symbol(h, w, "cuFuncGetParamInfo", &cu.func_param_info) != CK_SUCCESS)
             cu.func_param_info = NULL;
         if (ck_dynlib_symbol(h, w, "cuOccupancyMaxActiveClusters", &cu.occ_clusters) != CK_SUCCESS)
@@ -200,8 +203,13 @@ static ck_status cu_fail(CUresult rc, const char *what)
             return cu_fail(rc_, (what));                                                           \
     } while (0)
 
+/* The device's context current on the calling thread (every call that uses it runs this;
+ * with a context already current, as in a loop of launches, only a read). */
 static ck_status make_current(ck_device *dev)
 {
+    void *cur = NULL;
+    if (cu.ctx_get && cu.ctx_get(&cur) == 0 && cur == dev->cu_context && cur)
+        return CK_SUCCESS;
     CU_CALL(cu.ctx_set(dev->cu_context), "cuCtxSetCurrent");
     return CK_SUCCESS;
 }

@@ -91,9 +91,18 @@ R cuDevicePrimaryCtxRelease_v2(int d)
     (void)d;
     return 0;
 }
+static void *current_ctx;
 R cuCtxSetCurrent(void *c)
 {
-    return c == (void *)0x1234 ? 0 : 201;
+    if (c != (void *)0x1234)
+        return 201;
+    current_ctx = c;
+    return 0;
+}
+R cuCtxGetCurrent(void **c)
+{
+    *c = current_ctx;
+    return 0;
 }
 R cuCtxSynchronize(void)
 {
