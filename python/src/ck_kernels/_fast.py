@@ -125,7 +125,7 @@ def py_key(opts, *ts):
 
 def py_call(opts, *ts):
     """The outputs of the recorded call on these tensors, or None (no template / not plain)."""
-    if not _torchops.direct(*ts):
+    if torch is None or not _torchops.direct(*ts):
         return None
     t = _local.templates.get(py_key(opts, *ts))
     if t is None:

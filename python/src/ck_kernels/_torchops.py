@@ -80,6 +80,9 @@ else:
     def is_compiling():
         return False
 
+    def dispatch_stack_len():
+        return 0
+
 
 def direct(*tensors):
     """True when a call on these torch tensors may skip the dispatcher and run the operation's

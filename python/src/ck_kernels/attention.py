@@ -169,7 +169,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         y = _fast.call(opts, query, key, value)  # a repeated eager call (_fast)
         if y is not None:
             return y
-        if _torchops.direct(query, key, value) and _torchops.is_torch(query):
+        if _torchops.is_torch(query) and _torchops.direct(query, key, value):
             return _sdpa_core(query, key, value, bool(is_causal), scale, bool(enable_gqa),
                               record=opts)
     if attn_mask is not None and is_causal:

@@ -194,7 +194,7 @@ def elementwise(expr, *inputs, dtype=None, out=None):
         y = _fast.call(opts, *inputs)  # a repeated eager call (_fast)
         if y is not None:
             return y
-        if _torchops.direct(*inputs) and _torchops.is_torch(inputs[0]):
+        if _torchops.is_torch(inputs[0]) and _torchops.direct(*inputs):
             return _ew_core(expr, inputs, record=opts)
     if out is None and _ew_op is not None and _torchops.is_torch(inputs[0] if inputs else None) \
             and not _torchops.direct(*inputs):
@@ -269,7 +269,7 @@ def cast(x, dtype, *, scale=1.0, rounding="rne", overflow="default", seed=0, out
         y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
-        if _torchops.direct(x) and _torchops.is_torch(x):
+        if _torchops.is_torch(x) and _torchops.direct(x):
             return _cast_core(x, dtype, scale, rounding, overflow, seed, record=opts)
     if out is None and _cast_op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x):

@@ -66,7 +66,7 @@ def permute(x, dims, *, out=None):
         y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
-        if _torchops.direct(x) and _torchops.is_torch(x):
+        if _torchops.is_torch(x) and _torchops.direct(x):
             return _permute_core(x, dims, record=opts)
     if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         return _op(x, list(dims))

@@ -129,7 +129,7 @@ def reduce(x, op, dim=None, keepdim=False, *, pre=None, scale=1.0, sqrt=False, d
         y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
-        if _torchops.direct(x) and _torchops.is_torch(x):
+        if _torchops.is_torch(x) and _torchops.direct(x):
             return _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, None, record=opts)
     if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         if isinstance(dim, int):

@@ -90,7 +90,7 @@ def _softmax(x, dim, log, scale, mask, causal, dtype, out):
         y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
-        if _torchops.direct(x) and _torchops.is_torch(x):
+        if _torchops.is_torch(x) and _torchops.direct(x):
             return _softmax_core(x, dim, log, scale, None, causal, None, record=opts)
     if out is None and _op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x, mask):
@@ -154,7 +154,7 @@ def topk_softmax(logits, k, renormalize=False, *, dtype=None):
         r = _fast.call(opts, logits)  # a repeated eager call (_fast)
         if r is not None:
             return r
-        if _torchops.direct(logits) and _torchops.is_torch(logits):
+        if _torchops.is_torch(logits) and _torchops.direct(logits):
             return _topk_core(logits, k, renormalize, None, record=opts)
     if _topk_op is not None and _torchops.is_torch(logits) and not _torchops.direct(logits):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
