@@ -30,7 +30,10 @@ typedef struct bench {
 
 enum { ROWS = 64, COLS = 1024 };
 
-static ck_status op_softmax(bench *s) { return ck_softmax(s->ctx, &s->x, &s->y, NULL); }
+static ck_status op_softmax(bench *s)
+{
+    return ck_softmax(s->ctx, &s->x, &s->y, NULL);
+}
 
 static ck_status op_layernorm(bench *s)
 {
@@ -64,9 +67,15 @@ static ck_status op_permute(bench *s)
     return ck_permute(s->ctx, &s->xt, &s->x, perm);
 }
 
-static ck_status op_cast(bench *s) { return ck_cast(s->ctx, &s->yh, &s->x, NULL); }
+static ck_status op_cast(bench *s)
+{
+    return ck_cast(s->ctx, &s->yh, &s->x, NULL);
+}
 
-static ck_status op_silu(bench *s) { return ck_elementwise(s->ctx, &s->y, &s->x, 1, &s->silu); }
+static ck_status op_silu(bench *s)
+{
+    return ck_elementwise(s->ctx, &s->y, &s->x, 1, &s->silu);
+}
 
 static ck_status op_mul(bench *s)
 {
@@ -79,10 +88,14 @@ static const struct {
     const char *name;
     ck_status (*fn)(bench *);
 } ops[] = {
-    {"ck_softmax", op_softmax},          {"ck_norm_forward layernorm", op_layernorm},
-    {"ck_norm_forward rmsnorm", op_rmsnorm}, {"ck_reduce sum", op_sum},
-    {"ck_permute (1, 0)", op_permute},   {"ck_cast f32 -> f16", op_cast},
-    {"ck_elementwise silu", op_silu},    {"ck_elementwise_expr-like x0 * x1", op_mul},
+    {"ck_softmax", op_softmax},
+    {"ck_norm_forward layernorm", op_layernorm},
+    {"ck_norm_forward rmsnorm", op_rmsnorm},
+    {"ck_reduce sum", op_sum},
+    {"ck_permute (1, 0)", op_permute},
+    {"ck_cast f32 -> f16", op_cast},
+    {"ck_elementwise silu", op_silu},
+    {"ck_elementwise_expr-like x0 * x1", op_mul},
 };
 
 int main(int argc, char **argv)

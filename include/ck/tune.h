@@ -37,12 +37,12 @@ ck_status ck_softmax_tune(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
                           void *user, char *best, size_t best_size, double *best_ms);
 
 ck_status ck_norm_forward_tune(ck_context *ctx, const ck_norm_forward_desc *desc, int reps,
-                               ck_tune_progress progress, void *user, char *best,
-                               size_t best_size, double *best_ms);
+                               ck_tune_progress progress, void *user, char *best, size_t best_size,
+                               double *best_ms);
 
 ck_status ck_norm_backward_tune(ck_context *ctx, const ck_norm_backward_desc *desc, int reps,
-                                ck_tune_progress progress, void *user, char *best,
-                                size_t best_size, double *best_ms);
+                                ck_tune_progress progress, void *user, char *best, size_t best_size,
+                                double *best_ms);
 
 ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
                          int naxes, ck_tensor *y, const ck_reduce_options *opt, int reps,
@@ -63,8 +63,8 @@ ck_status ck_cast_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
 
 ck_status ck_elementwise_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
                               int input_count, const ck_ew_program *prog, int reps,
-                              ck_tune_progress progress, void *user, char *best,
-                              size_t best_size, double *best_ms);
+                              ck_tune_progress progress, void *user, char *best, size_t best_size,
+                              double *best_ms);
 
 #ifdef __cplusplus
 }

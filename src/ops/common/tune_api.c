@@ -13,15 +13,15 @@ ck_status ck_softmax_tune(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
 }
 
 ck_status ck_norm_forward_tune(ck_context *ctx, const ck_norm_forward_desc *desc, int reps,
-                               ck_tune_progress progress, void *user, char *best,
-                               size_t best_size, double *best_ms)
+                               ck_tune_progress progress, void *user, char *best, size_t best_size,
+                               double *best_ms)
 {
     return ck_norm_tune(ctx, desc, reps, progress, user, best, best_size, best_ms);
 }
 
 ck_status ck_norm_backward_tune(ck_context *ctx, const ck_norm_backward_desc *desc, int reps,
-                                ck_tune_progress progress, void *user, char *best,
-                                size_t best_size, double *best_ms)
+                                ck_tune_progress progress, void *user, char *best, size_t best_size,
+                                double *best_ms)
 {
     return ck_norm_bwd_tune(ctx, desc, reps, progress, user, best, best_size, best_ms);
 }
@@ -44,9 +44,9 @@ ck_status ck_cast_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
 
 ck_status ck_elementwise_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
                               int input_count, const ck_ew_program *prog, int reps,
-                              ck_tune_progress progress, void *user, char *best,
-                              size_t best_size, double *best_ms)
+                              ck_tune_progress progress, void *user, char *best, size_t best_size,
+                              double *best_ms)
 {
-    return ck_ew_tune(ctx, EW_CALL_EXPR, dst, inputs, input_count, NULL, prog, reps, progress,
-                      user, best, best_size, best_ms);
+    return ck_ew_tune(ctx, EW_CALL_EXPR, dst, inputs, input_count, NULL, prog, reps, progress, user,
+                      best, best_size, best_ms);
 }
