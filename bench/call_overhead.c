@@ -69,19 +69,19 @@ static ck_status op_permute(bench *s)
 
 static ck_status op_cast(bench *s)
 {
-    return ck_cast(s->ctx, &s->yh, &s->x, NULL);
+    return ck_cast(s->ctx, &s->x, &s->yh, NULL);
 }
 
 static ck_status op_silu(bench *s)
 {
-    return ck_elementwise(s->ctx, &s->y, &s->x, 1, &s->silu);
+    return ck_elementwise(s->ctx, &s->silu, &s->x, 1, &s->y);
 }
 
 static ck_status op_mul(bench *s)
 {
     ck_tensor in[2] = {s->x, s->x2};
     ck_ew_program p;
-    return ck_ew_parse("x0 * x1", &p) ?: ck_elementwise(s->ctx, &s->y, in, 2, &p);
+    return ck_ew_parse("x0 * x1", &p) ?: ck_elementwise(s->ctx, &p, in, 2, &s->y);
 }
 
 static const struct {

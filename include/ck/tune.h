@@ -53,18 +53,17 @@ ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
                           int reps, ck_tune_progress progress, void *user, char *best,
                           size_t best_size, double *best_ms);
 
-ck_status ck_copy_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, int reps,
+ck_status ck_copy_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst, int reps,
                        ck_tune_progress progress, void *user, char *best, size_t best_size,
                        double *best_ms);
 
-ck_status ck_cast_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
+ck_status ck_cast_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst,
                        const ck_convert_options *opt, int reps, ck_tune_progress progress,
                        void *user, char *best, size_t best_size, double *best_ms);
 
-ck_status ck_elementwise_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
-                              int input_count, const ck_ew_program *prog, int reps,
-                              ck_tune_progress progress, void *user, char *best, size_t best_size,
-                              double *best_ms);
+ck_status ck_elementwise_tune(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
+                              int input_count, ck_tensor *dst, int reps, ck_tune_progress progress,
+                              void *user, char *best, size_t best_size, double *best_ms);
 
 #ifdef __cplusplus
 }

@@ -78,10 +78,10 @@ def _ew_core(expr, inputs, dtype=None, out=None, record=None):
     addrs = p.tensors([ya] + args)
     ctx = _runtime.context(place)
     entry = _program_entry(expr)
-    call(_lib.ck_elementwise, ctx, addrs[0], addrs[1], len(args), entry[1])
+    call(_lib.ck_elementwise, ctx, entry[1], addrs[1], len(args), addrs[0])
     if record:  # y's description first, then the inputs'
         _fast.record(record, inputs, (out,), _lib.ck_elementwise,
-                     (ctx, addrs[0], addrs[1], len(args), entry[1]), p.buf,
+                     (ctx, entry[1], addrs[1], len(args), addrs[0]), p.buf,
                      tuple(i * TENSOR_SIZE for i in range(1, len(args) + 1)) + (0,), keep=entry)
     return out
 
@@ -232,9 +232,9 @@ def _cast_core(x, dtype, scale, rounding, overflow, seed, out=None, record=None)
                        _mode(_lib.ck_overflow_mode_from_name, overflow, "overflow"),
                        scale, seed)
     ctx = _runtime.context(place)
-    call(_lib.ck_cast, ctx, yp, xp, p.base + 2 * TENSOR_SIZE)
+    call(_lib.ck_cast, ctx, xp, yp, p.base + 2 * TENSOR_SIZE)
     if record:  # y's description first, then x's
-        _fast.record(record, (x,), (out,), _lib.ck_cast, (ctx, yp, xp, p.base + 2 * TENSOR_SIZE),
+        _fast.record(record, (x,), (out,), _lib.ck_cast, (ctx, xp, yp, p.base + 2 * TENSOR_SIZE),
                      p.buf, (TENSOR_SIZE, 0))
     return out
 

@@ -26,7 +26,7 @@ ck_status ck_norm_backward_tune(ck_context *ctx, const ck_norm_backward_desc *de
     return ck_norm_bwd_tune(ctx, desc, reps, progress, user, best, best_size, best_ms);
 }
 
-ck_status ck_copy_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, int reps,
+ck_status ck_copy_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst, int reps,
                        ck_tune_progress progress, void *user, char *best, size_t best_size,
                        double *best_ms)
 {
@@ -34,7 +34,7 @@ ck_status ck_copy_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, in
                       best_size, best_ms);
 }
 
-ck_status ck_cast_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
+ck_status ck_cast_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst,
                        const ck_convert_options *opt, int reps, ck_tune_progress progress,
                        void *user, char *best, size_t best_size, double *best_ms)
 {
@@ -42,10 +42,9 @@ ck_status ck_cast_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
                       best_size, best_ms);
 }
 
-ck_status ck_elementwise_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
-                              int input_count, const ck_ew_program *prog, int reps,
-                              ck_tune_progress progress, void *user, char *best, size_t best_size,
-                              double *best_ms)
+ck_status ck_elementwise_tune(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
+                              int input_count, ck_tensor *dst, int reps, ck_tune_progress progress,
+                              void *user, char *best, size_t best_size, double *best_ms)
 {
     return ck_ew_tune(ctx, EW_CALL_EXPR, dst, inputs, input_count, NULL, prog, reps, progress, user,
                       best, best_size, best_ms);
