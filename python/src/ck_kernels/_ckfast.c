@@ -180,11 +180,18 @@ static int data_ptr(PyObject *t, uintptr_t *p)
     return *p == (uintptr_t)-1 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* Call fn(a[0..n)) with the GIL released, as ctypes does (on the emulator the kernel runs
+ * inside the call; other Python threads go on meanwhile). */
 static int invoke(PyObject *fn_obj, const uintptr_t *a, Py_ssize_t n, int *status)
 {
     void *fn = PyLong_AsVoidPtr(fn_obj);
     if (!fn)
         return -1;
+    if (n > MAX_ARGS) {
+        PyErr_SetString(PyExc_ValueError, "_ckfast: a template of more than 8 arguments");
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
     switch (n) {
     case 0: *status = ((fn0)fn)(); break;
     case 1: *status = ((fn1)fn)(a[0]); break;
@@ -194,10 +201,9 @@ static int invoke(PyObject *fn_obj, const uintptr_t *a, Py_ssize_t n, int *statu
     case 5: *status = ((fn5)fn)(a[0], a[1], a[2], a[3], a[4]); break;
     case 6: *status = ((fn6)fn)(a[0], a[1], a[2], a[3], a[4], a[5]); break;
     case 7: *status = ((fn7)fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
-    case 8: *status = ((fn8)fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
-    default: PyErr_SetString(PyExc_ValueError, "_ckfast: a template of more than 8 arguments");
-             return -1;
+    default: *status = ((fn8)fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
     }
+    Py_END_ALLOW_THREADS
     return 0;
 }
 
