@@ -109,11 +109,7 @@ static char *fwd_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in
     if (in->looped)
         ck_sbuf_printf(&b, "    ck_norm_fwd_looped(a);\n}\n");
     else
-        ck_sbuf_printf(
-            &b, "    ck_norm_fwd_body(a.x, a.sx, a.residual, a.sr, a.y, a.sy, a.resout, a.so, "
-                "a.gamma,\n"
-                "                     a.beta, a.smooth, a.yscale, a.mean_out, a.rstd_out, a.rows, "
-                "a.eps);\n}\n");
+        ck_sbuf_printf(&b, "    ck_norm_fwd_body(a);\n}\n");
     free(defs);
     if (b.oom) {
         free(b.s);
