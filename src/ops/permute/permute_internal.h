@@ -7,7 +7,7 @@
  *   params.c    THE parameter table of the generated source: its #defines and the kernel cache
  *               key are printed from the same list
  *   kernel.c    the launch (argument structs shared with the device: permute_args_kernel.h)
- *   permute_kernel.h, permute_layout_kernel.h   the device pipelines and the tile layout
+ *   permute_kernel.h (shared), permute_tile/gather_kernel.h (the pipelines), permute_layout_kernel.h (the tile layout)
  *   tune.c      `ck tune permute`
  */
 #ifndef CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
