@@ -51,6 +51,9 @@ struct ck_conv_plan {
     int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
     int nsub;
     conv_sub *sub;
+    int direct;    /* the direct depthwise route (no sub-GEMM) */
+    ck_conv_dw dw; /* its geometry, instance and reason */
+    ck_kernel *dw_kernel;
 };
 
 static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
@@ -474,7 +477,7 @@ int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c, const c
 
 /* The GEMM of one sub-plan, its route and instance (the policy's). */
 static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
-                            int pick)
+                            int pick, const char *no_dw)
 {
     ck_gemm_problem gp;
     ck_gemm_prob loader, plain;
@@ -490,6 +493,10 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
                                &sub->choice);
     if (st)
         return st;
+    if (no_dw[0]) { /* a depthwise problem the direct route refused: say why */
+        size_t n = strlen(sub->choice.why);
+        snprintf(sub->choice.why + n, sizeof sub->choice.why - n, "; %s", no_dw);
+    }
     sub->g.prob = sub->choice.route == CK_CONV_ROUTE_GEMM ? plain : loader;
     sub->g.inst = sub->choice.inst;
     sub->g.family = ck_gemm_family_of(sub->choice.inst.family);
@@ -508,6 +515,20 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     ck_status st = ck_conv_prob_make(problem, &plan->q);
     if (st)
         return st;
+    /* depthwise (G = C = K): the direct route where it takes the problem (the policy's choice;
+     * the tests' picks of GEMM routes keep the implicit GEMM) */
+    char no_dw[384] = "";
+    int dw_shaped = plan->q.p.c == 1 && plan->q.p.k == 1;
+    if (pick == CK_CONV_PICK_POLICY && !ck_conv_dw_refuses(&plan->q, no_dw, sizeof no_dw)) {
+        st = ck_conv_dw_policy(&plan->q, &plan->dw);
+        if (!st) {
+            plan->direct = 1;
+            CK_LOG(CK_LOG_INFO, OP ": %s", plan->dw.why);
+        }
+        return st;
+    }
+    if (!dw_shaped || pick != CK_CONV_PICK_POLICY)
+        no_dw[0] = 0;
     plan->loaders = loaders_of(problem->direction);
     int ncls = 1;
     ck_conv_class *cls = NULL;
@@ -536,7 +557,7 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
             }
             plan->sub[plan->nsub].cls = cls[i];
         }
-        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick);
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick, no_dw);
         plan->nsub++;
     }
     free(cls);
@@ -564,6 +585,11 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_conv_source: out of host memory.");
     ck_status st = plan_decide(plan, problem, props, pick);
+    if (!st && plan->direct) {
+        st = ck_conv_dw_source(&plan->q, &plan->dw, source);
+        plan_free(plan);
+        return st;
+    }
     if (!st && plan->nsub < 1)
         st = ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: the problem has no GEMM.");
     if (!st) {
@@ -576,6 +602,8 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
 
 ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan)
 {
+    if (plan && plan->direct)
+        return CK_CONV_ROUTE_DEPTHWISE;
     return plan && plan->nsub > 0 ? plan->sub[0].choice.route : CK_CONV_ROUTE_SM80;
 }
 
@@ -591,6 +619,8 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
     ck_status st = plan_decide(plan, problem, ck_op_props(ctx), pick);
+    if (!st && plan->direct)
+        st = ck_conv_dw_kernel(ctx, &plan->q, &plan->dw, &plan->dw_kernel);
     for (int i = 0; i < plan->nsub && !st; ++i) {
         conv_sub *sub = &plan->sub[i];
         sub->g.ctx = ctx;
@@ -637,12 +667,48 @@ ck_context *ck_conv_plan_context(const ck_conv_plan *plan)
     return plan->ctx;
 }
 
+/* The direct depthwise route: 16-byte vectors of channels in X, Y (dY, dX) and the residual
+ * (every vector lies at a multiple of its width from the base), elements in W and the bias. */
+static ck_status execute_direct(ck_conv_plan *plan, const ck_conv_args *a)
+{
+    const ck_conv_problem *p = &plan->q.p;
+    ck_status st = check_ptr("x", a->x, 16);
+    if (!st)
+        st = check_ptr("y", a->y, 16);
+    if (!st)
+        st = check_ptr("w", a->w, (size_t)ck_gemm_dtype_bytes(p->wei_dtype));
+    if (!st && p->bias)
+        st = check_ptr("bias", a->bias, (size_t)ck_gemm_dtype_bytes(p->bias_dtype));
+    if (!st && p->residual)
+        st = check_ptr("residual", a->residual, 16);
+    if (st)
+        return st;
+    size_t ex = (size_t)plan->q.x_elems * (size_t)ck_gemm_dtype_bytes(p->in_dtype),
+           ey = (size_t)plan->q.y_elems * (size_t)ck_gemm_dtype_bytes(p->out_dtype);
+    uintptr_t x0 = (uintptr_t)a->x, y0 = (uintptr_t)a->y;
+    if (x0 < y0 + ey && y0 < x0 + ex) /* the kernel reads one while it writes the other */
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: x and y overlap; the depthwise kernel needs them "
+                       "apart.");
+    if (p->residual) {
+        uintptr_t r0 = (uintptr_t)a->residual,
+                  r1 = r0 + (uintptr_t)plan->q.y_elems *
+                                (uintptr_t)ck_gemm_dtype_bytes(p->residual_dtype);
+        if (r0 < y0 + ey && y0 < r1)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
+    }
+    return ck_conv_dw_launch(plan->ctx, &plan->q, &plan->dw, plan->dw_kernel, a);
+}
+
 ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
 {
     if (!plan || !a)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_conv_plan_execute: plan and args must not be NULL.");
     const ck_conv_problem *p = &plan->q.p;
+    if (plan->direct)
+        return execute_direct(plan, a);
     /* the views' copy windows read 16-byte pieces where they proved them aligned from the
      * base; the GEMM's own operands need the instance's alignment (the first GEMM's: the
      * classes of backward data read and write only through views) */
@@ -696,6 +762,15 @@ ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size
 {
     if (!plan || !buf || !size)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
+    if (plan->direct) {
+        const ck_conv_dw *dw = &plan->dw;
+        snprintf(buf, size,
+                 "%s: direct depthwise, route depthwise, %lld channels, vec %d x %d threads, "
+                 "%d strips of %d outputs per block",
+                 dir_tag(plan->q.p.direction), (long long)plan->q.p.g, dw->vec, dw->tct, dw->tr,
+                 dw->strip);
+        return CK_SUCCESS;
+    }
     if (plan->nsub < 1) {
         snprintf(buf, size, "%s: no GEMM (every row of dX is zero)", dir_tag(plan->q.p.direction));
         return CK_SUCCESS;

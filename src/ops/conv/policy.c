@@ -16,12 +16,22 @@
  *         f32 forward), 16-bit types for the backward directions (their N-major operand) and
  *         the sm90 family's own conditions (types, TMA strides);
  *   sm80  everything else: the sm80 pipeline with the views' copy windows (kernel.c) --
- *         f32 backward, depthwise, C = 3 stems, 3xTF32.
+ *         f32 backward, C = 3 stems, 3xTF32.
+ *
+ * Before them, a depthwise convolution (G = C = K: one channel per group, channel multiplier 1)
+ * takes the direct route (depthwise.c, dw_pipeline_kernel.h): as G GEMMs of N = 1 it leaves the
+ * tensor cores idle and reads X once per tap, while the direct kernel is memory-bound -- one
+ * pass over X and Y, 16-byte vectors of channels, strips of outputs along W reusing each loaded
+ * input column. Forward with every epilogue, and backward data of stride 1 (the forward
+ * convolution of dY with the flipped filter); backward weight and strided backward data stay on
+ * the implicit GEMM, with the reason in the route's sentence.
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
  * (kernel.c's kernel_key), so every decision here is covered. CK_CONV_ROUTE=sm80 in the
  * environment keeps the policy on the sm80 route (its best instance), for measuring one route
- * against the other (bench/conv.py --route sm80).
+ * against the other (bench/conv.py --route sm80); CK_CONV_ROUTE=gemm keeps depthwise problems on
+ * the implicit-GEMM routes (the policy's choice among them), to time the direct route against
+ * them; CK_CONV_DW_STRIP=n sets the direct route's outputs per strip.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +62,10 @@ int ck_conv_is_plain_gemm(const ck_conv_prob *q)
 
 const char *ck_conv_route_name(ck_conv_route r)
 {
-    return r == CK_CONV_ROUTE_GEMM ? "gemm" : r == CK_CONV_ROUTE_SM90 ? "sm90" : "sm80";
+    return r == CK_CONV_ROUTE_GEMM        ? "gemm"
+           : r == CK_CONV_ROUTE_SM90      ? "sm90"
+           : r == CK_CONV_ROUTE_DEPTHWISE ? "depthwise"
+                                          : "sm80";
 }
 
 /* The best (or, with smallest, the smallest-tile) instance of `family` among ins[0..n-1] that
@@ -247,5 +260,106 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
              "sm80: cp.async + mma.sync with the views' copy windows, "
              "tile %dx%dx%d; %s",
              ins[best].tile_m, ins[best].tile_n, ins[best].tile_k, no90);
+    return CK_SUCCESS;
+}
+
+/* ---- the direct depthwise route ---------------------------------------------------------- */
+
+enum { DW_SMEM_MAX = 48 * 1024 }; /* the filter stage: no opt-in to more shared memory */
+
+int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
+{
+    const ck_conv_problem *p = &q->p;
+    const char *env = getenv("CK_CONV_ROUTE");
+    why[0] = 0;
+    if (p->c != 1 || p->k != 1)
+        snprintf(why, size,
+                 "depthwise not used: %lld input and %lld output channels per group (the direct "
+                 "kernel takes one of each: G = C = K)",
+                 (long long)p->c, (long long)p->k);
+    else if (env && (strcmp(env, "gemm") == 0 || strcmp(env, "sm80") == 0))
+        snprintf(why, size, "depthwise not used: CK_CONV_ROUTE=%s", env);
+    else if (p->direction == CK_CONV_BWD_WEIGHT)
+        snprintf(why, size, "depthwise not used: backward weight has no direct kernel yet");
+    else if (ck_conv_bwd_data_strided(q)) {
+        char st[64] = "";
+        for (int d = 0, n = 0; d < p->ndim && n >= 0 && n < (int)sizeof st; ++d)
+            n += snprintf(st + n, sizeof st - (size_t)n, "%s%lld", d ? "x" : "",
+                          (long long)p->stride[d]);
+        snprintf(why, size,
+                 "depthwise not used: backward data of stride %s (the direct kernel takes "
+                 "stride 1, the flipped filter's forward convolution)",
+                 st);
+    } else if (q->gemm_kf * 4 * 16 / ck_gemm_dtype_bytes(p->in_dtype) > DW_SMEM_MAX)
+        snprintf(why, size,
+                 "depthwise not used: %lld filter taps of one vector of channels exceed the "
+                 "filter stage's %d bytes of shared memory",
+                 (long long)q->gemm_kf, (int)DW_SMEM_MAX);
+    return why[0] != 0;
+}
+
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
+{
+    const ck_conv_problem *p = &q->p;
+    memset(dw, 0, sizeof *dw);
+    int bwd = p->direction == CK_CONV_BWD_DATA;
+    for (int d = 0; d < 3; ++d) {
+        dw->src[d] = bwd ? q->out[d] : q->in[d];
+        dw->dst[d] = bwd ? q->in[d] : q->out[d];
+        dw->str[d] = bwd ? 1 : q->str[d];
+        /* backward data: dX[i] = sum_f dY[i + pl - f d] W[f] = sum_f' dY[i + f' d - pl'] W'[f']
+         * with f' = F - 1 - f and pl' = (F - 1) d - pl */
+        dw->pl[d] = bwd ? (q->fil[d] - 1) * q->dil[d] - q->pl[d] : q->pl[d];
+    }
+    dw->flip = bwd;
+    /* the widest vector of channels: up to 16 bytes of the input type, dividing G (every
+     * thread's channels lie inside the tensor and are aligned to the vector) */
+    int es = ck_gemm_dtype_bytes(p->in_dtype);
+    int64_t G = p->g;
+    dw->vec = 1;
+    while (dw->vec * 2 * es <= 16 && G % (dw->vec * 2) == 0)
+        dw->vec *= 2;
+    /* threads along the channels: a power of two covering G, at most a warp (a warp's load is
+     * then one pixel's run of up to 512 contiguous bytes), fewer where the filter stage would
+     * exceed its shared memory; 256 threads, the rest along the strips */
+    int64_t vecs = (G + dw->vec - 1) / dw->vec;
+    dw->tct = 1;
+    while (dw->tct < 32 && dw->tct < vecs)
+        dw->tct *= 2;
+    while (dw->tct > 1 && (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4 > DW_SMEM_MAX)
+        dw->tct /= 2;
+    dw->threads = 256;
+    dw->tr = dw->threads / dw->tct;
+    /* outputs per strip: 4 (3x3 stride 1: 6 column loads per row for 12 products) */
+    dw->strip = 4;
+    const char *env = getenv("CK_CONV_DW_STRIP");
+    int forced = 0;
+    if (env && *env) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 1 || v > 16)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": CK_CONV_DW_STRIP = \"%s\"; accepted: 1 to 16 outputs per strip.",
+                           env);
+        dw->strip = (int)v, forced = 1;
+    }
+    if (dw->strip > dw->dst[2])
+        dw->strip = (int)dw->dst[2];
+    dw->smem = (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4;
+    int64_t strips = p->n * dw->dst[0] * dw->dst[1] * ((dw->dst[2] + dw->strip - 1) / dw->strip);
+    int64_t gx = (strips + dw->tr - 1) / dw->tr,
+            gy = (G + dw->tct * dw->vec - 1) / (dw->tct * dw->vec);
+    if (gx > INT32_MAX || gy > 65535)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": the depthwise launch needs a grid of %lld x %lld blocks; at most "
+                          "2^31 - 1 x 65535.",
+                       (long long)gx, (long long)gy);
+    dw->grid_x = (unsigned)gx, dw->grid_y = (unsigned)gy;
+    snprintf(dw->why, sizeof dw->why,
+             "depthwise: G = C = K = %lld, the direct memory-bound kernel (one pass over the "
+             "tensors, no GEMM of N = 1)%s; %d channels per thread, %d threads along the "
+             "channels, strips of %d outputs along W%s",
+             (long long)G, bwd ? ", backward data as the flipped filter's forward convolution" : "",
+             dw->vec, dw->tct, dw->strip, forced ? " (CK_CONV_DW_STRIP)" : "");
     return CK_SUCCESS;
 }
