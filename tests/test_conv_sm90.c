@@ -272,7 +272,10 @@ static void test_policy_reasons(void)
     ck_conv_problem p = fwd(2, 1, 1, 3, 8, in, f3, CK_DTYPE_BF16);
     expect_reason("fwd c3", &p, "sm80", "16-byte runs");
     p = fwd(2, 1, 16, 1, 1, in, f3, CK_DTYPE_BF16);
-    expect_reason("depthwise", &p, "sm80", "16-byte runs");
+    expect_reason("depthwise", &p, "depthwise", "G = C = K = 16");
+    p.direction = CK_CONV_BWD_WEIGHT; /* no direct kernel: the implicit GEMM, saying why */
+    expect_reason("depthwise bwd weight", &p, "sm80", "depthwise not used: backward weight");
+    expect_reason("depthwise bwd weight (sm90)", &p, "sm80", "16-byte runs");
     p = fwd(2, 1, 1, 8, 8, in, f3, CK_DTYPE_BF16);
     p.direction = CK_CONV_BWD_DATA;
     expect_reason("bwd data stride 1", &p, "sm90", "A = dY's view and B = W's view");

@@ -319,17 +319,17 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
     dw->vec = 1;
     while (dw->vec * 2 * es <= 16 && G % (dw->vec * 2) == 0)
         dw->vec *= 2;
-    /* threads along the channels: a power of two covering G, at most a warp (a warp's load is
-     * then one pixel's run of up to 512 contiguous bytes), fewer where the filter stage would
-     * exceed its shared memory; 256 threads, the rest along the strips */
-    int64_t vecs = (G + dw->vec - 1) / dw->vec;
-    dw->tct = 1;
-    while (dw->tct < 32 && dw->tct < vecs)
-        dw->tct *= 2;
+    /* threads along the channels: every vector of G in one block up to a warp's 32 (a warp's
+     * load is then up to 512 contiguous bytes of one pixel), else an even split into blocks
+     * of at most 32 -- no power of two, so that 96 or 144 channels leave no thread idle --;
+     * halved while the filter stage would exceed its shared memory; about 256 threads, the
+     * rest along the strips */
+    int64_t vecs = G / dw->vec, tiles = (vecs + 31) / 32;
+    dw->tct = (int)((vecs + tiles - 1) / tiles);
     while (dw->tct > 1 && (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4 > DW_SMEM_MAX)
-        dw->tct /= 2;
-    dw->threads = 256;
-    dw->tr = dw->threads / dw->tct;
+        dw->tct = (dw->tct + 1) / 2;
+    dw->tr = 256 / dw->tct;
+    dw->threads = dw->tct * dw->tr;
     /* outputs per strip: 4 (3x3 stride 1: 6 column loads per row for 12 products) */
     dw->strip = 4;
     const char *env = getenv("CK_CONV_DW_STRIP");
