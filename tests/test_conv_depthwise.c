@@ -4,8 +4,9 @@
  * (ck_conv_reference_value): 1-D/2-D/3-D, filters 1/3/5/7, strides 1-2, dilation 2, asymmetric
  * padding, odd sizes (1, 7, 13), channel counts that take vectors of 8, 4, 2 and 1 and more
  * channels than one block covers, bf16/f16/f32, the forward epilogue (bias, residual,
- * activation, output cast), backward data of stride 1; strided backward data, backward weight
- * and CK_CONV_ROUTE=gemm keep the implicit GEMM with the reason; CK_CONV_DW_STRIP. */
+ * activation, output cast), backward data of stride 1, backward weight (fixed-order partial
+ * sums: two runs give the same bits); strided backward data, channel multipliers and
+ * CK_CONV_ROUTE=gemm keep the implicit GEMM with the reason; CK_CONV_DW_STRIP. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +99,9 @@ static void run_case(const char *what, const ck_conv_problem *p, ck_conv_route w
         return;
     CHECK_MSG(ck_conv_plan_route(plan) == want, "%s: route %s, expected %s", what,
               ck_conv_route_name(ck_conv_plan_route(plan)), ck_conv_route_name(want));
-    int fwd = p->direction == CK_CONV_FWD;
-    ck_dtype rt = p->residual_dtype, bt = p->bias_dtype, ot = fwd ? p->out_dtype : p->in_dtype;
+    int fwd = p->direction == CK_CONV_FWD, bww = p->direction == CK_CONV_BWD_WEIGHT;
+    ck_dtype rt = p->residual_dtype, bt = p->bias_dtype;
+    ck_dtype ot = fwd ? p->out_dtype : bww ? p->wei_dtype : p->in_dtype;
     void *h[5] = {random_tensor(p->in_dtype, nx), random_tensor(p->wei_dtype, nw),
                   random_tensor(p->out_dtype, ny), random_tensor(bt, p->g), random_tensor(rt, ny)};
     size_t sz[5] = {(size_t)nx * es_of(p->in_dtype), (size_t)nw * es_of(p->wei_dtype),
@@ -119,17 +121,22 @@ static void run_case(const char *what, const ck_conv_problem *p, ck_conv_route w
     st = ck_conv_plan_execute(plan, &a);
     CHECK_MSG(st == CK_SUCCESS, "%s: execute: %s", what, ck_last_error());
     CHECK_OK(ck_context_synchronize(g_ctx));
-    int oi = fwd ? 2 : 0;
-    int64_t no = fwd ? ny : nx;
-    void *got = malloc(sz[oi]);
+    int oi = fwd ? 2 : bww ? 1 : 0;
+    int64_t no = fwd ? ny : bww ? nw : nx;
+    void *got = malloc(sz[oi]), *again = malloc(sz[oi]);
     CHECK_OK(ck_memcpy_d2h(dev, got, d[oi], sz[oi], NULL));
+    /* a second run gives the same bits (backward weight: the fixed-order sums) */
+    CHECK_OK(ck_conv_plan_execute(plan, &a));
+    CHECK_OK(ck_context_synchronize(g_ctx));
+    CHECK_OK(ck_memcpy_d2h(dev, again, d[oi], sz[oi], NULL));
+    CHECK_MSG(memcmp(got, again, sz[oi]) == 0, "%s: a second run differs", what);
     ck_conv_args ha = a;
     ha.x = h[0], ha.w = h[1], ha.y = h[2], ha.bias = h[3], ha.residual = h[4];
     double unit = ot == CK_DTYPE_BF16 ? 0x1p-8 : ot == CK_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
     int64_t bad = 0;
     for (int64_t e = 0; e < no; ++e) {
         double mag = 0, ref = act(p->activation, ck_conv_reference_value(p, &ha, e, &mag));
-        double tol = 2 * unit * fabs(ref) + 1e-6 + mag * 0x1p-20;
+        double tol = 2 * unit * fabs(ref) + 1e-6 + mag * (bww ? 0x1p-17 : 0x1p-20);
         double v = get(got, ot, e);
         if (!(fabs(v - ref) <= tol) && bad++ < 3)
             CHECK_MSG(0, "%s: element %lld: got %.8g, reference %.8g (tol %.3g)", what,
@@ -141,6 +148,7 @@ static void run_case(const char *what, const ck_conv_problem *p, ck_conv_route w
         free(h[i]);
     }
     free(got);
+    free(again);
     ck_conv_plan_destroy(plan);
 }
 
@@ -225,6 +233,46 @@ static void test_bwd_data(void)
     run_case("bwd-data 3-D 3x3x3 g8 f16", &p, CK_CONV_ROUTE_DEPTHWISE);
 }
 
+/* dW = alpha * sum over N * out of dY X: partials per block, summed in a fixed order */
+static void test_bwd_weight(void)
+{
+    const int in13[2] = {13, 11}, f3[2] = {3, 3}, f5[2] = {5, 5}, f7[2] = {7, 7};
+    ck_conv_problem p = dw(CK_CONV_BWD_WEIGHT, 2, 3, 16, in13, f3, CK_DTYPE_BF16);
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
+    run_case("bwd-weight 3x3 pad 1 n3 g16 bf16", &p, CK_CONV_ROUTE_DEPTHWISE);
+    p = dw(CK_CONV_BWD_WEIGHT, 2, 2, 12, in13, f5, CK_DTYPE_F16);
+    p.stride[0] = p.stride[1] = 2, p.dilation[1] = 2;
+    pad(&p, 0, 2, 1), pad(&p, 1, 0, 3);
+    run_case("bwd-weight 5x5 stride 2 dilation (1,2) asymmetric pad g12 f16", &p,
+             CK_CONV_ROUTE_DEPTHWISE);
+    p = dw(CK_CONV_BWD_WEIGHT, 2, 1, 264, in13, f7, CK_DTYPE_F32);
+    pad(&p, 0, 3, 3), pad(&p, 1, 0, 6);
+    run_case("bwd-weight 7x7 g264 f32 (partial channel block)", &p, CK_CONV_ROUTE_DEPTHWISE);
+    const int w13[1] = {13}, x3[1] = {3}, in3[3] = {3, 5, 7}, f333[3] = {3, 3, 3};
+    p = dw(CK_CONV_BWD_WEIGHT, 1, 2, 5, w13, x3, CK_DTYPE_BF16);
+    p.stride[0] = 2;
+    pad(&p, 0, 1, 0);
+    run_case("bwd-weight 1-D 3 stride 2 g5 bf16", &p, CK_CONV_ROUTE_DEPTHWISE);
+    p = dw(CK_CONV_BWD_WEIGHT, 3, 1, 8, in3, f333, CK_DTYPE_F16);
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 0), pad(&p, 2, 0, 1);
+    run_case("bwd-weight 3-D 3x3x3 g8 f16", &p, CK_CONV_ROUTE_DEPTHWISE);
+    /* fewer lanes than strips: 1798 strips of one output (8 channels: 256 lanes a block), 2
+     * lane blocks (6 blocks over 3 filter rows), so each thread walks up to 4 strips */
+    const int in29[2] = {29, 31};
+    p = dw(CK_CONV_BWD_WEIGHT, 2, 2, 8, in29, f3, CK_DTYPE_BF16);
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
+    setenv("CK_CONV_DW_WGRAD_BLOCKS", "6", 1);
+    setenv("CK_CONV_DW_STRIP", "1", 1);
+    run_case("bwd-weight 3x3 n2 29x31 g8, 2 lane blocks of 4 strips a thread", &p,
+             CK_CONV_ROUTE_DEPTHWISE);
+    unsetenv("CK_CONV_DW_STRIP");
+    setenv("CK_CONV_DW_WGRAD_BLOCKS", "x", 1);
+    ck_conv_plan *plan = NULL;
+    CHECK_STATUS(ck_conv_plan_create(g_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "CK_CONV_DW_WGRAD_BLOCKS") != NULL);
+    unsetenv("CK_CONV_DW_WGRAD_BLOCKS");
+}
+
 /* What the direct route does not take: the implicit GEMM, with the reason in its sentence. */
 static void expect_gemm_route(const char *what, const ck_conv_problem *p, const char *phrase)
 {
@@ -241,8 +289,6 @@ static void test_routes(void)
     ck_conv_problem p = dw(CK_CONV_BWD_DATA, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
     p.stride[0] = 2;
     expect_gemm_route("strided backward data", &p, "stride 2x1");
-    p = dw(CK_CONV_BWD_WEIGHT, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
-    expect_gemm_route("backward weight", &p, "backward weight");
     p = dw(CK_CONV_FWD, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
     p.k = 16; /* channel multiplier 2 */
     expect_gemm_route("channel multiplier 2", &p, "one of each");
@@ -286,11 +332,13 @@ int main(void)
         return 1;
     unsetenv("CK_CONV_ROUTE");
     unsetenv("CK_CONV_DW_STRIP");
+    unsetenv("CK_CONV_DW_WGRAD_BLOCKS");
     printf("seed 0x%016llx\n", (unsigned long long)g_rng);
     RUN_TEST(test_fwd_2d);
     RUN_TEST(test_fwd_1d_3d);
     RUN_TEST(test_fwd_epilogue);
     RUN_TEST(test_bwd_data);
+    RUN_TEST(test_bwd_weight);
     RUN_TEST(test_routes);
     RUN_TEST(test_strip_switch);
     ck_context_destroy(g_ctx);

@@ -142,7 +142,8 @@ static void compile_dw(const char *what, const ck_conv_problem *p)
     CHECK_MSG(st == CK_SUCCESS, "%s: source: %s", what, ck_last_error());
     if (st)
         return;
-    CHECK_MSG(strstr(src, "dw_tile(") != NULL, "%s: not the depthwise kernel", what);
+    CHECK_MSG(strstr(src, "dw_tile(") || strstr(src, "dw_wgrad_partial("),
+              "%s: not the depthwise kernel", what);
     void *cubin = NULL;
     size_t size = 0;
     st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
@@ -169,6 +170,9 @@ static void test_compile_depthwise(void)
     p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_F32);
     p.g = p.k, p.dilation[1] = 2, p.pad_left[1] = p.pad_right[1] = 2;
     compile_dw("depthwise bwd-data f32 3x3 dilation (1,2)", &p);
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_BF16);
+    p.g = p.k, p.stride[0] = p.stride[1] = 2;
+    compile_dw("depthwise bwd-weight bf16 3x3 stride 2", &p);
 }
 
 int main(void)

@@ -273,9 +273,12 @@ static void test_policy_reasons(void)
     expect_reason("fwd c3", &p, "sm80", "16-byte runs");
     p = fwd(2, 1, 16, 1, 1, in, f3, CK_DTYPE_BF16);
     expect_reason("depthwise", &p, "depthwise", "G = C = K = 16");
-    p.direction = CK_CONV_BWD_WEIGHT; /* no direct kernel: the implicit GEMM, saying why */
-    expect_reason("depthwise bwd weight", &p, "sm80", "depthwise not used: backward weight");
-    expect_reason("depthwise bwd weight (sm90)", &p, "sm80", "16-byte runs");
+    p.direction = CK_CONV_BWD_WEIGHT;
+    expect_reason("depthwise bwd weight", &p, "depthwise", "fixed-order partial sums");
+    p.direction = CK_CONV_BWD_DATA, p.stride[0] = 2; /* no direct kernel: the implicit GEMM */
+    expect_reason("depthwise bwd data stride 2", &p, "sm80",
+                  "depthwise not used: backward data of stride 2x1");
+    expect_reason("depthwise bwd data stride 2 (sm90)", &p, "sm80", "16-byte runs");
     p = fwd(2, 1, 1, 8, 8, in, f3, CK_DTYPE_BF16);
     p.direction = CK_CONV_BWD_DATA;
     expect_reason("bwd data stride 1", &p, "sm90", "A = dY's view and B = W's view");

@@ -132,8 +132,11 @@ typedef struct ck_conv_dw {
     int strip;   /* outputs per strip along the innermost spatial dim */
     int threads; /* tct * tr */
     size_t smem; /* the block's filter taps as f32 */
-    unsigned grid_x, grid_y;
-    char why[384]; /* the route and instance, and why */
+    unsigned grid_x, grid_y, grid_z;
+    int lane_blocks;     /* backward weight: partial sums per channel and tap */
+    unsigned sum_blocks; /* backward weight: blocks of the fixed-order sum (256 threads) */
+    size_t ws_bytes;     /* backward weight: the partials (f32), owned by the plan */
+    char why[384];       /* the route and instance, and why */
 } ck_conv_dw;
 
 /* Why the direct depthwise route cannot take the problem (0: it can; *why then empty). */
@@ -146,13 +149,16 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw);
 /* The kernel source of the instance (malloc'd). */
 ck_status ck_conv_dw_source(const ck_conv_prob *q, const ck_conv_dw *dw, char **source);
 
-/* Build (or find in the context's cache) the instance's kernel. */
-ck_status ck_conv_dw_kernel(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                            ck_kernel **kernel);
+/* Build (or find in the context's cache) the instance's kernels: kernel[0] the convolution
+ * (backward weight: the partial sums), kernel[1] backward weight's fixed-order sum (NULL for
+ * the other directions). */
+ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
+                             ck_kernel *kernel[2]);
 
-/* Launch: x, w, y as ck_conv_args (CK's layouts), pointers already checked. */
+/* Launch: x, w, y as ck_conv_args (CK's layouts), pointers already checked; ws: backward
+ * weight's partials (dw->ws_bytes of device memory). */
 ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                            ck_kernel *kernel, const ck_conv_args *args);
+                            ck_kernel *const kernel[2], float *ws, const ck_conv_args *args);
 
 /* ---- kernel.c ---------------------------------------------------------------------------- */
 

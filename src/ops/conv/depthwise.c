@@ -1,8 +1,11 @@
 /*
  * The direct depthwise convolution kernel (G = C = K; the route and instance: policy.c): the
  * parameter table -- one list printing both the source's #defines and the kernel cache key --,
- * the source around dw_pipeline_kernel.h, the launch. Grid: (blocks of tr strips of outputs,
- * blocks of tct * vec channels); dynamic shared memory: the block's filter taps as f32.
+ * the source around dw_pipeline_kernel.h (forward, backward data) or dw_wgrad_pipeline_kernel.h
+ * (backward weight: two kernels of one module), the launches. Forward and backward data: grid
+ * (blocks of tr strips of outputs, blocks of tct * vec channels), the block's filter taps in
+ * dynamic shared memory as f32. Backward weight: grid (lane blocks, channel blocks, filter rows)
+ * writing partials into the plan's buffer, then the fixed-order sum, one thread per weight.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@ static int params(const ck_conv_prob *q, const ck_conv_dw *dw, ck_op_param *t)
     const int64_t *arr[6] = {dw->src, dw->dst, q->fil, dw->str, q->dil, dw->pl};
     const ck_conv_problem *p = &q->p;
     int bwd = p->direction == CK_CONV_BWD_DATA, n = 0;
+    ck_op_param_add(t, &n, "DW_WGRAD", p->direction == CK_CONV_BWD_WEIGHT);
     /* element types as ck_dtype codes (the device's CK_NC_* are the same values) */
     ck_op_param_add(t, &n, "DW_XT", (int)(bwd ? p->out_dtype : p->in_dtype));
     ck_op_param_add(t, &n, "DW_WT", (int)p->wei_dtype);
@@ -46,6 +50,7 @@ static int params(const ck_conv_prob *q, const ck_conv_dw *dw, ck_op_param *t)
     ck_op_param_add(t, &n, "DW_TR", dw->tr);
     ck_op_param_add(t, &n, "DW_S", dw->strip);
     ck_op_param_add(t, &n, "DW_THREADS", dw->threads);
+    ck_op_param_add(t, &n, "DW_LANE_BLOCKS", dw->lane_blocks);
     return n;
 }
 
@@ -65,25 +70,38 @@ static ck_status build(void *user, char **source)
     if (!defs)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
     const ck_conv_problem *p = &q->p;
+    int wgrad = p->direction == CK_CONV_BWD_WEIGHT;
+    const char *pipe = wgrad ? "dw_wgrad_pipeline_kernel.h" : "dw_pipeline_kernel.h";
     ck_sbuf s = {0};
     ck_sbuf_printf(
         &s,
         "/* ck_conv %s depthwise, %d-D: n %lld, g = c = k = %lld, in %lldx%lldx%lld, "
         "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
         "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld; %s -> %s.\n"
-        " * Direct kernel (src/ops/conv/dw_pipeline_kernel.h), no GEMM.\n"
-        " * Policy: %s. */\n"
-        "#include \"ck_device.h\"\n%s#include \"ops/conv/dw_pipeline_kernel.h\"\n"
-        "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_dw(ck_conv_dw_kargs ka)\n"
-        "{\n    dw_tile(&ka);\n}\n",
-        p->direction == CK_CONV_FWD ? "fwd" : "bwd_data", p->ndim, (long long)p->n, (long long)p->g,
-        (long long)q->in[0], (long long)q->in[1], (long long)q->in[2], (long long)q->fil[0],
-        (long long)q->fil[1], (long long)q->fil[2], (long long)q->out[0], (long long)q->out[1],
-        (long long)q->out[2], (long long)q->str[0], (long long)q->str[1], (long long)q->str[2],
-        (long long)q->dil[0], (long long)q->dil[1], (long long)q->dil[2], (long long)q->pl[0],
-        (long long)q->pr[0], (long long)q->pl[1], (long long)q->pr[1], (long long)q->pl[2],
-        (long long)q->pr[2], ck_dtype_name(p->in_dtype), ck_dtype_name(p->out_dtype), dw->why, defs,
-        dw->threads);
+        " * Direct kernel (src/ops/conv/%s), no GEMM.\n * Policy: %s. */\n"
+        "#include \"ck_device.h\"\n%s#include \"ops/conv/%s\"\n",
+        p->direction == CK_CONV_FWD ? "fwd"
+        : wgrad                     ? "bwd_weight"
+                                    : "bwd_data",
+        p->ndim, (long long)p->n, (long long)p->g, (long long)q->in[0], (long long)q->in[1],
+        (long long)q->in[2], (long long)q->fil[0], (long long)q->fil[1], (long long)q->fil[2],
+        (long long)q->out[0], (long long)q->out[1], (long long)q->out[2], (long long)q->str[0],
+        (long long)q->str[1], (long long)q->str[2], (long long)q->dil[0], (long long)q->dil[1],
+        (long long)q->dil[2], (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1],
+        (long long)q->pr[1], (long long)q->pl[2], (long long)q->pr[2], ck_dtype_name(p->in_dtype),
+        ck_dtype_name(p->out_dtype), pipe, dw->why, defs, pipe);
+    if (wgrad)
+        ck_sbuf_printf(&s,
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_dw_partial(ck_conv_dw_kargs "
+                       "ka)\n{\n    dw_wgrad_partial(&ka, ka.ws);\n}\n"
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(256) ck_conv_dw_sum(ck_conv_dw_kargs ka)\n"
+                       "{\n    dw_wgrad_sum(&ka, ka.ws);\n}\n",
+                       dw->threads);
+    else
+        ck_sbuf_printf(&s,
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_dw(ck_conv_dw_kargs ka)\n"
+                       "{\n    dw_tile(&ka);\n}\n",
+                       dw->threads);
     free(defs);
     if (s.oom) {
         free(s.s);
@@ -99,32 +117,48 @@ ck_status ck_conv_dw_source(const ck_conv_prob *q, const ck_conv_dw *dw, char **
     return build(&b, source);
 }
 
-ck_status ck_conv_dw_kernel(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                            ck_kernel **kernel)
+ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
+                             ck_kernel *kernel[2])
 {
+    kernel[0] = kernel[1] = NULL;
     ck_op_param t[CK_OP_MAX_PARAMS];
     int nt = params(q, dw, t);
     char key[1536];
     if (ck_op_params_key("conv_dw", t, nt, 3, key, sizeof key))
         return ck_fail(CK_ERROR_INTERNAL, OP ": the depthwise kernel key does not fit.");
     dw_build b = {q, dw};
-    return ck_op_kernel(ctx, key, "ck_conv_dw", build, &b, kernel);
+    if (q->p.direction != CK_CONV_BWD_WEIGHT)
+        return ck_op_kernel(ctx, key, "ck_conv_dw", build, &b, &kernel[0]);
+    /* one source, two entries: the second lookup finds the module in the disk cache */
+    size_t n = strlen(key);
+    if (n + 9 > sizeof key)
+        return ck_fail(CK_ERROR_INTERNAL, OP ": the depthwise kernel key does not fit.");
+    memcpy(key + n, "/partial", 9);
+    ck_status st = ck_op_kernel(ctx, key, "ck_conv_dw_partial", build, &b, &kernel[0]);
+    memcpy(key + n, "/sum", 5);
+    if (!st)
+        st = ck_op_kernel(ctx, key, "ck_conv_dw_sum", build, &b, &kernel[1]);
+    return st;
 }
 
 ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                            ck_kernel *kernel, const ck_conv_args *a)
+                            ck_kernel *const kernel[2], float *ws, const ck_conv_args *a)
 {
     int bwd = q->p.direction == CK_CONV_BWD_DATA;
     ck_conv_dw_kargs ka;
     memset(&ka, 0, sizeof ka);
-    ka.x = bwd ? a->y : a->x; /* gathered: X or dY */
+    ka.x = bwd ? a->y : a->x; /* gathered: X (forward, backward weight) or dY */
     ka.w = a->w;
-    ka.y = bwd ? a->x : a->y; /* written: Y or dX */
+    ka.y = bwd ? a->x : a->y; /* written: Y or dX; backward weight reads dY */
     ka.bias = a->bias;
     ka.residual = a->residual;
     ka.alpha = a->alpha;
+    ka.ws = ws;
     void *args[1] = {&ka};
     size_t sizes[1] = {sizeof ka};
-    return ck_op_launch(ctx, kernel, dw->grid_x, dw->grid_y, 1, (unsigned)dw->threads, dw->smem,
-                        args, sizes, 1);
+    ck_status st = ck_op_launch(ctx, kernel[0], dw->grid_x, dw->grid_y, dw->grid_z,
+                                (unsigned)dw->threads, dw->smem, args, sizes, 1);
+    if (!st && kernel[1])
+        st = ck_op_launch(ctx, kernel[1], dw->sum_blocks, 1, 1, 256, 0, args, sizes, 1);
+    return st;
 }

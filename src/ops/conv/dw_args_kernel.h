@@ -7,11 +7,13 @@
 
 typedef struct ck_conv_dw_kargs {
     const void *x;        /* the gathered tensor: X (forward) or dY (backward data) */
-    const void *w;        /* the filter, G x taps (GKYXC with one channel per group) */
+    const void *w;        /* the filter, G x taps (GKYXC with one channel per group); written
+                             by backward weight's dw_wgrad_sum */
     void *y;              /* the written tensor: Y (forward) or dX (backward data) */
     const void *bias;     /* G values (DW_BIAS) */
     const void *residual; /* like y (DW_RES) */
     float alpha;
+    float *ws; /* backward weight: the blocks' partial sums, [lane block][tap][g] */
 } ck_conv_dw_kargs;
 
 #endif

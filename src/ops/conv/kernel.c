@@ -51,9 +51,10 @@ struct ck_conv_plan {
     int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
     int nsub;
     conv_sub *sub;
-    int direct;    /* the direct depthwise route (no sub-GEMM) */
-    ck_conv_dw dw; /* its geometry, instance and reason */
-    ck_kernel *dw_kernel;
+    int direct;              /* the direct depthwise route (no sub-GEMM) */
+    ck_conv_dw dw;           /* its geometry, instance and reason */
+    ck_kernel *dw_kernel[2]; /* the kernel; backward weight: the partials, their sum */
+    float *dw_ws;            /* backward weight: the partials (device memory, the plan's) */
 };
 
 static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
@@ -571,6 +572,8 @@ static void plan_free(ck_conv_plan *plan)
             if (plan->sub[i].g.family_state_free)
                 plan->sub[i].g.family_state_free(plan->sub[i].g.family_state);
         free(plan->sub);
+        if (plan->dw_ws)
+            ck_free(ck_context_device(plan->ctx), plan->dw_ws);
     }
     free(plan);
 }
@@ -620,7 +623,12 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
     plan->ctx = ctx;
     ck_status st = plan_decide(plan, problem, ck_op_props(ctx), pick);
     if (!st && plan->direct)
-        st = ck_conv_dw_kernel(ctx, &plan->q, &plan->dw, &plan->dw_kernel);
+        st = ck_conv_dw_kernels(ctx, &plan->q, &plan->dw, plan->dw_kernel);
+    if (!st && plan->direct && plan->dw.ws_bytes) {
+        void *ws = NULL;
+        st = ck_malloc(ck_context_device(ctx), plan->dw.ws_bytes, &ws);
+        plan->dw_ws = ws;
+    }
     for (int i = 0; i < plan->nsub && !st; ++i) {
         conv_sub *sub = &plan->sub[i];
         sub->g.ctx = ctx;
@@ -667,8 +675,16 @@ ck_context *ck_conv_plan_context(const ck_conv_plan *plan)
     return plan->ctx;
 }
 
+/* [a0, a0 + na) and [b0, b0 + nb) intersect */
+static int overlaps(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    return a0 < b0 + nb && b0 < a0 + na;
+}
+
 /* The direct depthwise route: 16-byte vectors of channels in X, Y (dY, dX) and the residual
- * (every vector lies at a multiple of its width from the base), elements in W and the bias. */
+ * (every vector lies at a multiple of its width from the base), elements in W and the bias;
+ * the written tensor apart from the ones read. */
 static ck_status execute_direct(ck_conv_plan *plan, const ck_conv_args *a)
 {
     const ck_conv_problem *p = &plan->q.p;
@@ -684,21 +700,24 @@ static ck_status execute_direct(ck_conv_plan *plan, const ck_conv_args *a)
     if (st)
         return st;
     size_t ex = (size_t)plan->q.x_elems * (size_t)ck_gemm_dtype_bytes(p->in_dtype),
-           ey = (size_t)plan->q.y_elems * (size_t)ck_gemm_dtype_bytes(p->out_dtype);
-    uintptr_t x0 = (uintptr_t)a->x, y0 = (uintptr_t)a->y;
-    if (x0 < y0 + ey && y0 < x0 + ex) /* the kernel reads one while it writes the other */
+           ey = (size_t)plan->q.y_elems * (size_t)ck_gemm_dtype_bytes(p->out_dtype),
+           ew = (size_t)plan->q.w_elems * (size_t)ck_gemm_dtype_bytes(p->wei_dtype);
+    if (p->direction == CK_CONV_BWD_WEIGHT
+            ? overlaps(a->w, ew, a->x, ex) || overlaps(a->w, ew, a->y, ey)
+            : overlaps(a->x, ex, a->y, ey))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       "ck_conv_plan_execute: x and y overlap; the depthwise kernel needs them "
-                       "apart.");
-    if (p->residual) {
-        uintptr_t r0 = (uintptr_t)a->residual,
-                  r1 = r0 + (uintptr_t)plan->q.y_elems *
-                                (uintptr_t)ck_gemm_dtype_bytes(p->residual_dtype);
-        if (r0 < y0 + ey && y0 < r1)
-            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
-    }
-    return ck_conv_dw_launch(plan->ctx, &plan->q, &plan->dw, plan->dw_kernel, a);
+                       "ck_conv_plan_execute: the written tensor (%s) overlaps one the depthwise "
+                       "kernel reads; give separate tensors.",
+                       p->direction == CK_CONV_FWD        ? "y"
+                       : p->direction == CK_CONV_BWD_DATA ? "x"
+                                                          : "w");
+    if (p->residual &&
+        overlaps(a->residual,
+                 (size_t)plan->q.y_elems * (size_t)ck_gemm_dtype_bytes(p->residual_dtype), a->y,
+                 ey))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
+    return ck_conv_dw_launch(plan->ctx, &plan->q, &plan->dw, plan->dw_kernel, plan->dw_ws, a);
 }
 
 ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)

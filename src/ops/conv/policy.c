@@ -22,16 +22,18 @@
  * takes the direct route (depthwise.c, dw_pipeline_kernel.h): as G GEMMs of N = 1 it leaves the
  * tensor cores idle and reads X once per tap, while the direct kernel is memory-bound -- one
  * pass over X and Y, 16-byte vectors of channels, strips of outputs along W reusing each loaded
- * input column. Forward with every epilogue, and backward data of stride 1 (the forward
- * convolution of dY with the flipped filter); backward weight and strided backward data stay on
- * the implicit GEMM, with the reason in the route's sentence.
+ * input column. Forward with every epilogue, backward data of stride 1 (the forward
+ * convolution of dY with the flipped filter) and backward weight (dw_wgrad_pipeline_kernel.h:
+ * fixed-order partial sums); strided backward data stays on the implicit GEMM, with the reason
+ * in the route's sentence.
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
  * (kernel.c's kernel_key), so every decision here is covered. CK_CONV_ROUTE=sm80 in the
  * environment keeps the policy on the sm80 route (its best instance), for measuring one route
  * against the other (bench/conv.py --route sm80); CK_CONV_ROUTE=gemm keeps depthwise problems on
  * the implicit-GEMM routes (the policy's choice among them), to time the direct route against
- * them; CK_CONV_DW_STRIP=n sets the direct route's outputs per strip.
+ * them; CK_CONV_DW_STRIP=n sets the direct route's outputs per strip, CK_CONV_DW_WGRAD_BLOCKS=n
+ * the blocks its backward weight aims at.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,8 +281,6 @@ int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
                  (long long)p->c, (long long)p->k);
     else if (env && (strcmp(env, "gemm") == 0 || strcmp(env, "sm80") == 0))
         snprintf(why, size, "depthwise not used: CK_CONV_ROUTE=%s", env);
-    else if (p->direction == CK_CONV_BWD_WEIGHT)
-        snprintf(why, size, "depthwise not used: backward weight has no direct kernel yet");
     else if (ck_conv_bwd_data_strided(q)) {
         char st[64] = "";
         for (int d = 0, n = 0; d < p->ndim && n >= 0 && n < (int)sizeof st; ++d)
@@ -290,7 +290,8 @@ int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
                  "depthwise not used: backward data of stride %s (the direct kernel takes "
                  "stride 1, the flipped filter's forward convolution)",
                  st);
-    } else if (q->gemm_kf * 4 * 16 / ck_gemm_dtype_bytes(p->in_dtype) > DW_SMEM_MAX)
+    } else if (p->direction != CK_CONV_BWD_WEIGHT &&
+               q->gemm_kf * 4 * 16 / ck_gemm_dtype_bytes(p->in_dtype) > DW_SMEM_MAX)
         snprintf(why, size,
                  "depthwise not used: %lld filter taps of one vector of channels exceed the "
                  "filter stage's %d bytes of shared memory",
@@ -302,7 +303,7 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
 {
     const ck_conv_problem *p = &q->p;
     memset(dw, 0, sizeof *dw);
-    int bwd = p->direction == CK_CONV_BWD_DATA;
+    int bwd = p->direction == CK_CONV_BWD_DATA, wgrad = p->direction == CK_CONV_BWD_WEIGHT;
     for (int d = 0; d < 3; ++d) {
         dw->src[d] = bwd ? q->out[d] : q->in[d];
         dw->dst[d] = bwd ? q->in[d] : q->out[d];
@@ -326,7 +327,8 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
      * rest along the strips */
     int64_t vecs = G / dw->vec, tiles = (vecs + 31) / 32;
     dw->tct = (int)((vecs + tiles - 1) / tiles);
-    while (dw->tct > 1 && (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4 > DW_SMEM_MAX)
+    while (!wgrad && dw->tct > 1 &&
+           (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4 > DW_SMEM_MAX)
         dw->tct = (dw->tct + 1) / 2;
     dw->tr = 256 / dw->tct;
     dw->threads = dw->tct * dw->tr;
@@ -345,10 +347,44 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
     }
     if (dw->strip > dw->dst[2])
         dw->strip = (int)dw->dst[2];
-    dw->smem = (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4;
     int64_t strips = p->n * dw->dst[0] * dw->dst[1] * ((dw->dst[2] + dw->strip - 1) / dw->strip);
     int64_t gx = (strips + dw->tr - 1) / dw->tr,
             gy = (G + dw->tct * dw->vec - 1) / (dw->tct * dw->vec);
+    dw->grid_z = 1;
+    if (wgrad) {
+        /* backward weight: blocks (lane blocks, channel blocks, filter rows); about 1024 blocks
+         * in all (several waves of 132 SMs; CK_CONV_DW_WGRAD_BLOCKS=n sets the target), each
+         * thread's strips strided by the lanes, one partial per lane block: the fixed-order
+         * sum reads lane_blocks x taps x G floats */
+        int64_t target = 1024;
+        const char *tb = getenv("CK_CONV_DW_WGRAD_BLOCKS");
+        if (tb && *tb) {
+            char *end = NULL;
+            long v = strtol(tb, &end, 10);
+            if (*end || v < 1 || v > 1 << 20)
+                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                               OP ": CK_CONV_DW_WGRAD_BLOCKS = \"%s\"; accepted: 1 to 2^20 "
+                                  "blocks.",
+                               tb);
+            target = v;
+        }
+        dw->grid_z = (unsigned)(q->fil[0] * q->fil[1]);
+        int64_t want = (target + gy * dw->grid_z - 1) / (gy * dw->grid_z);
+        gx = want < gx ? want : gx;
+        gx = gx < 1 ? 1 : gx;
+        dw->lane_blocks = (int)gx;
+        dw->smem = (size_t)dw->threads * (size_t)dw->vec * 4; /* the block's sums */
+        dw->ws_bytes = (size_t)gx * (size_t)q->gemm_kf * (size_t)G * 4;
+        int64_t sb = (G * q->gemm_kf + 255) / 256;
+        if (sb > INT32_MAX || dw->grid_z > 65535)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": the depthwise backward weight needs %lld blocks for its sum and "
+                              "%u filter rows; at most 2^31 - 1 and 65535.",
+                           (long long)sb, dw->grid_z);
+        dw->sum_blocks = (unsigned)sb;
+    } else {
+        dw->smem = (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4; /* the filter */
+    }
     if (gx > INT32_MAX || gy > 65535)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": the depthwise launch needs a grid of %lld x %lld blocks; at most "
@@ -359,7 +395,15 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
              "depthwise: G = C = K = %lld, the direct memory-bound kernel (one pass over the "
              "tensors, no GEMM of N = 1)%s; %d channels per thread, %d threads along the "
              "channels, strips of %d outputs along W%s",
-             (long long)G, bwd ? ", backward data as the flipped filter's forward convolution" : "",
+             (long long)G,
+             bwd     ? ", backward data as the flipped filter's forward convolution"
+             : wgrad ? ", backward weight as fixed-order partial sums per block and their sum"
+                     : "",
              dw->vec, dw->tct, dw->strip, forced ? " (CK_CONV_DW_STRIP)" : "");
+    if (wgrad) {
+        size_t n = strlen(dw->why);
+        snprintf(dw->why + n, sizeof dw->why - n, ", %d lane blocks x %u filter rows",
+                 dw->lane_blocks, dw->grid_z);
+    }
     return CK_SUCCESS;
 }
