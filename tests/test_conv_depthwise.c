@@ -4,9 +4,10 @@
  * (ck_conv_reference_value): 1-D/2-D/3-D, filters 1/3/5/7, strides 1-2, dilation 2, asymmetric
  * padding, odd sizes (1, 7, 13), channel counts that take vectors of 8, 4, 2 and 1 and more
  * channels than one block covers, bf16/f16/f32, the forward epilogue (bias, residual,
- * activation, output cast), backward data of stride 1, backward weight (fixed-order partial
- * sums: two runs give the same bits); strided backward data, channel multipliers and
- * CK_CONV_ROUTE=gemm keep the implicit GEMM with the reason; CK_CONV_DW_STRIP. */
+ * activation, output cast), backward data (stride 1, and strided: per residue class, rows no
+ * tap reaches zeroed), backward weight (fixed-order partial sums: two runs give the same bits);
+ * channel multipliers and CK_CONV_ROUTE=gemm keep the implicit GEMM with the reason;
+ * CK_CONV_DW_STRIP and CK_CONV_DW_WGRAD_BLOCKS. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,34 @@ static void test_bwd_data(void)
     run_case("bwd-data 3-D 3x3x3 g8 f16", &p, CK_CONV_ROUTE_DEPTHWISE);
 }
 
+/* Strided backward data: one launch per residue class of the stride (conv's classes), rows that
+ * no tap reaches zeroed */
+static void test_bwd_data_strided(void)
+{
+    const int in13[2] = {13, 11}, f3[2] = {3, 3}, f5[2] = {5, 5}, f1[2] = {1, 1};
+    ck_conv_problem p = dw(CK_CONV_BWD_DATA, 2, 2, 16, in13, f3, CK_DTYPE_BF16);
+    p.stride[0] = p.stride[1] = 2;
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
+    run_case("bwd-data 3x3 stride 2 pad 1 g16 bf16", &p, CK_CONV_ROUTE_DEPTHWISE);
+    p = dw(CK_CONV_BWD_DATA, 2, 1, 12, in13, f5, CK_DTYPE_F16);
+    p.stride[0] = 2, p.stride[1] = 3, p.dilation[0] = 2;
+    pad(&p, 0, 3, 1), pad(&p, 1, 0, 2);
+    run_case("bwd-data 5x5 stride (2,3) dilation (2,1) asymmetric pad g12 f16", &p,
+             CK_CONV_ROUTE_DEPTHWISE);
+    p = dw(CK_CONV_BWD_DATA, 2, 2, 6, in13, f1, CK_DTYPE_F32);
+    p.stride[0] = p.stride[1] = 2;
+    run_case("bwd-data 1x1 stride 2 g6 f32 (classes no tap reaches)", &p, CK_CONV_ROUTE_DEPTHWISE);
+    const int w13[1] = {13}, x3[1] = {3}, in3[3] = {3, 7, 9}, f333[3] = {3, 3, 3};
+    p = dw(CK_CONV_BWD_DATA, 1, 2, 40, w13, x3, CK_DTYPE_BF16);
+    p.stride[0] = 3, p.dilation[0] = 2;
+    pad(&p, 0, 2, 0);
+    run_case("bwd-data 1-D 3 stride 3 dilation 2 g40", &p, CK_CONV_ROUTE_DEPTHWISE);
+    p = dw(CK_CONV_BWD_DATA, 3, 1, 8, in3, f333, CK_DTYPE_BF16);
+    p.stride[1] = p.stride[2] = 2;
+    pad(&p, 0, 1, 1), pad(&p, 1, 1, 0), pad(&p, 2, 0, 1);
+    run_case("bwd-data 3-D 3x3x3 stride (1,2,2) g8", &p, CK_CONV_ROUTE_DEPTHWISE);
+}
+
 /* dW = alpha * sum over N * out of dY X: partials per block, summed in a fixed order */
 static void test_bwd_weight(void)
 {
@@ -286,17 +315,14 @@ static void expect_gemm_route(const char *what, const ck_conv_problem *p, const 
 static void test_routes(void)
 {
     const int in7[2] = {7, 7}, f3[2] = {3, 3};
-    ck_conv_problem p = dw(CK_CONV_BWD_DATA, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
-    p.stride[0] = 2;
-    expect_gemm_route("strided backward data", &p, "stride 2x1");
-    p = dw(CK_CONV_FWD, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
+    ck_conv_problem p = dw(CK_CONV_FWD, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
     p.k = 16; /* channel multiplier 2 */
     expect_gemm_route("channel multiplier 2", &p, "one of each");
     p.k = 8;
     setenv("CK_CONV_ROUTE", "gemm", 1);
     expect_gemm_route("CK_CONV_ROUTE=gemm", &p, "CK_CONV_ROUTE=gemm");
     unsetenv("CK_CONV_ROUTE");
-    /* strided backward data runs on the implicit GEMM (the smallest sm80 tile here) */
+    /* the tests' picks of GEMM routes keep the implicit GEMM (test_conv's depthwise cases) */
     p = dw(CK_CONV_BWD_DATA, 2, 1, 8, in7, f3, CK_DTYPE_BF16);
     p.stride[0] = p.stride[1] = 2;
     pad(&p, 0, 1, 1), pad(&p, 1, 1, 1);
@@ -338,6 +364,7 @@ int main(void)
     RUN_TEST(test_fwd_1d_3d);
     RUN_TEST(test_fwd_epilogue);
     RUN_TEST(test_bwd_data);
+    RUN_TEST(test_bwd_data_strided);
     RUN_TEST(test_bwd_weight);
     RUN_TEST(test_routes);
     RUN_TEST(test_strip_switch);

@@ -170,6 +170,8 @@ static void test_compile_depthwise(void)
     p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_F32);
     p.g = p.k, p.dilation[1] = 2, p.pad_left[1] = p.pad_right[1] = 2;
     compile_dw("depthwise bwd-data f32 3x3 dilation (1,2)", &p);
+    p.in_dtype = p.wei_dtype = p.out_dtype = CK_DTYPE_BF16, p.stride[0] = p.stride[1] = 2;
+    compile_dw("depthwise bwd-data bf16 3x3 stride 2 (a residue class)", &p);
     p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_BF16);
     p.g = p.k, p.stride[0] = p.stride[1] = 2;
     compile_dw("depthwise bwd-weight bf16 3x3 stride 2", &p);

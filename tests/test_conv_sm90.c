@@ -275,10 +275,10 @@ static void test_policy_reasons(void)
     expect_reason("depthwise", &p, "depthwise", "G = C = K = 16");
     p.direction = CK_CONV_BWD_WEIGHT;
     expect_reason("depthwise bwd weight", &p, "depthwise", "fixed-order partial sums");
-    p.direction = CK_CONV_BWD_DATA, p.stride[0] = 2; /* no direct kernel: the implicit GEMM */
-    expect_reason("depthwise bwd data stride 2", &p, "sm80",
-                  "depthwise not used: backward data of stride 2x1");
-    expect_reason("depthwise bwd data stride 2 (sm90)", &p, "sm80", "16-byte runs");
+    p.direction = CK_CONV_BWD_DATA, p.stride[0] = 2;
+    expect_reason("depthwise bwd data stride 2", &p, "depthwise", "per residue class");
+    p.direction = CK_CONV_FWD, p.stride[0] = 1, p.k = 32; /* a channel multiplier: the GEMM */
+    expect_reason("channel multiplier 2", &p, "sm80", "depthwise not used: 1 input and 2 output");
     p = fwd(2, 1, 1, 8, 8, in, f3, CK_DTYPE_BF16);
     p.direction = CK_CONV_BWD_DATA;
     expect_reason("bwd data stride 1", &p, "sm90", "A = dY's view and B = W's view");

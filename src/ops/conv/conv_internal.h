@@ -121,10 +121,15 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
 /* ---- the direct depthwise route (policy.c: the instance; depthwise.c: the kernel) ------- */
 
 /* The direct kernel's geometry and instance (dw_pipeline_kernel.h's #defines). It gathers from
- * `src` (forward: X; backward data: dY) into `dst` (Y; dX): written position o reads
- * o * str + f * dil - pl of src, taps flipped for backward data. */
+ * `src` (forward and backward weight: X; backward data: dY) for the positions o < dst of the
+ * written tensor (Y, dY; backward data: the rows of one residue class of dX): position o reads
+ * o * str + k * dil - pl of src with kernel tap k < fil, which is the filter's tap
+ * f0 + k * ft (flip: f0 + (fil - 1 - k) * ft), and is stored at doff + o * dstr of the written
+ * tensor's lengths outl. Forward: the problem's geometry (f0 0, ft 1, dstr 1, doff 0);
+ * backward data: one class of conv's (ck_conv_classes), as a forward convolution of dY. */
 typedef struct ck_conv_dw {
-    int64_t src[3], dst[3], str[3], pl[3];
+    int64_t src[3], dst[3], str[3], dil[3], pl[3], fil[3], f0[3], ft[3];
+    int64_t outl[3], dstr[3], doff[3];
     int flip;
     int vec;     /* channels per thread (one access of up to 16 bytes) */
     int tct;     /* threads along the channels: a block covers tct * vec channels */
@@ -133,32 +138,33 @@ typedef struct ck_conv_dw {
     int threads; /* tct * tr */
     size_t smem; /* the block's filter taps as f32 */
     unsigned grid_x, grid_y, grid_z;
-    int lane_blocks;     /* backward weight: partial sums per channel and tap */
-    unsigned sum_blocks; /* backward weight: blocks of the fixed-order sum (256 threads) */
-    size_t ws_bytes;     /* backward weight: the partials (f32), owned by the plan */
-    char why[384];       /* the route and instance, and why */
+    int lane_blocks;      /* backward weight: partial sums per channel and tap */
+    unsigned sum_blocks;  /* backward weight: blocks of the fixed-order sum (256 threads) */
+    size_t ws_bytes;      /* backward weight: the partials (f32), owned by the plan */
+    char why[384];        /* the route and instance, and why */
+    ck_kernel *kernel[2]; /* the kernel; backward weight: the partials, their sum */
 } ck_conv_dw;
 
 /* Why the direct depthwise route cannot take the problem (0: it can; *why then empty). */
 int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size);
 
-/* The route's instance for the problem (after ck_conv_dw_refuses said 0): the policy's vector,
- * threads and strip, CK_CONV_DW_STRIP=n (1..16) in the environment overriding the strip. */
-ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw);
+/* The route's instance for the problem (after ck_conv_dw_refuses said 0) -- backward data: for
+ * class cls, one with rows and taps --: the policy's vector, threads and strip,
+ * CK_CONV_DW_STRIP=n (1..16) in the environment overriding the strip. */
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_conv_dw *dw);
 
 /* The kernel source of the instance (malloc'd). */
 ck_status ck_conv_dw_source(const ck_conv_prob *q, const ck_conv_dw *dw, char **source);
 
-/* Build (or find in the context's cache) the instance's kernels: kernel[0] the convolution
- * (backward weight: the partial sums), kernel[1] backward weight's fixed-order sum (NULL for
+/* Build (or find in the context's cache) the instance's kernels into dw->kernel: [0] the
+ * convolution (backward weight: the partials), [1] backward weight's fixed-order sum (NULL for
  * the other directions). */
-ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                             ck_kernel *kernel[2]);
+ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, ck_conv_dw *dw);
 
 /* Launch: x, w, y as ck_conv_args (CK's layouts), pointers already checked; ws: backward
  * weight's partials (dw->ws_bytes of device memory). */
-ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                            ck_kernel *const kernel[2], float *ws, const ck_conv_args *args);
+ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw, float *ws,
+                            const ck_conv_args *args);
 
 /* ---- kernel.c ---------------------------------------------------------------------------- */
 

@@ -22,11 +22,15 @@
 
 static int params(const ck_conv_prob *q, const ck_conv_dw *dw, ck_op_param *t)
 {
-    static const char *names[6][3] = {
-        {"DW_SRC0", "DW_SRC1", "DW_SRC2"}, {"DW_DST0", "DW_DST1", "DW_DST2"},
-        {"DW_FIL0", "DW_FIL1", "DW_FIL2"}, {"DW_STR0", "DW_STR1", "DW_STR2"},
-        {"DW_DIL0", "DW_DIL1", "DW_DIL2"}, {"DW_PL0", "DW_PL1", "DW_PL2"}};
-    const int64_t *arr[6] = {dw->src, dw->dst, q->fil, dw->str, q->dil, dw->pl};
+    static const char *names[12][3] = {
+        {"DW_SRC0", "DW_SRC1", "DW_SRC2"},    {"DW_DST0", "DW_DST1", "DW_DST2"},
+        {"DW_FIL0", "DW_FIL1", "DW_FIL2"},    {"DW_STR0", "DW_STR1", "DW_STR2"},
+        {"DW_DIL0", "DW_DIL1", "DW_DIL2"},    {"DW_PL0", "DW_PL1", "DW_PL2"},
+        {"DW_WF0", "DW_WF1", "DW_WF2"},       {"DW_F00", "DW_F01", "DW_F02"},
+        {"DW_FT0", "DW_FT1", "DW_FT2"},       {"DW_OUTL0", "DW_OUTL1", "DW_OUTL2"},
+        {"DW_DSTR0", "DW_DSTR1", "DW_DSTR2"}, {"DW_DOFF0", "DW_DOFF1", "DW_DOFF2"}};
+    const int64_t *arr[12] = {dw->src, dw->dst, dw->fil, dw->str,  dw->dil,  dw->pl,
+                              q->fil,  dw->f0,  dw->ft,  dw->outl, dw->dstr, dw->doff};
     const ck_conv_problem *p = &q->p;
     int bwd = p->direction == CK_CONV_BWD_DATA, n = 0;
     ck_op_param_add(t, &n, "DW_WGRAD", p->direction == CK_CONV_BWD_WEIGHT);
@@ -42,7 +46,7 @@ static int params(const ck_conv_prob *q, const ck_conv_dw *dw, ck_op_param *t)
     ck_op_param_add(t, &n, "DW_ACT", (int)p->activation);
     ck_op_param_add_ll(t, &n, "DW_N", p->n);
     ck_op_param_add_ll(t, &n, "DW_G", p->g);
-    for (int a = 0; a < 6; ++a)
+    for (int a = 0; a < 12; ++a)
         for (int d = 0; d < 3; ++d)
             ck_op_param_add_ll(t, &n, names[a][d], arr[a][d]);
     ck_op_param_add(t, &n, "DW_VEC", dw->vec);
@@ -117,9 +121,9 @@ ck_status ck_conv_dw_source(const ck_conv_prob *q, const ck_conv_dw *dw, char **
     return build(&b, source);
 }
 
-ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                             ck_kernel *kernel[2])
+ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, ck_conv_dw *dw)
 {
+    ck_kernel **kernel = dw->kernel;
     kernel[0] = kernel[1] = NULL;
     ck_op_param t[CK_OP_MAX_PARAMS];
     int nt = params(q, dw, t);
@@ -141,9 +145,10 @@ ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, const ck_co
     return st;
 }
 
-ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw,
-                            ck_kernel *const kernel[2], float *ws, const ck_conv_args *a)
+ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw, float *ws,
+                            const ck_conv_args *a)
 {
+    ck_kernel *const *kernel = dw->kernel;
     int bwd = q->p.direction == CK_CONV_BWD_DATA;
     ck_conv_dw_kargs ka;
     memset(&ka, 0, sizeof ka);

@@ -5,15 +5,20 @@
  * strip's DW_L input columns once, each loaded once and used by every (output, tap) pair that
  * reads it -- the pairs are resolved at compile time, so only one input vector is live -- and
  * accumulates in f32. The block stages its DW_TCH channels' filter taps in shared memory as
- * f32 [tap][channel] (W's channels of a block are one contiguous run), flipped for backward
- * data (DW_FLIP).
+ * f32 [tap][channel] (W's channels of a block are one contiguous run). Backward data runs one
+ * launch per residue class of the stride (conv's classes) as the forward convolution of dY with
+ * the class's taps, flipped (DW_FLIP), its outputs stored at DW_DOFF + o * DW_DSTR of dX.
  *
  * src/ops/conv/depthwise.c generates the #defines (the parameter table) and the kernel entry:
  *   DW_XT DW_WT DW_YT DW_RT DW_BT   element types (ck_dtype codes: CK_NC_*)
  *   DW_N DW_G                       batch, channels
  *   DW_SRC0..2 DW_DST0..2           spatial lengths of the gathered (X / dY) and written tensor
- *   DW_FIL0..2 DW_STR0..2 DW_DIL0..2 DW_PL0..2   filter, stride, dilation, left padding: the
- *                                   written position o reads o * STR + f * DIL - PL
+ *   DW_FIL0..2 DW_STR0..2 DW_DIL0..2 DW_PL0..2   kernel taps, stride, dilation, left padding:
+ *                                   the written position o reads o * STR + k * DIL - PL
+ *   DW_WF0..2 DW_F00..2 DW_FT0..2   the filter's lengths; kernel tap k is its tap F0 + k * FT
+ *                                   (DW_FLIP: F0 + (FIL - 1 - k) * FT)
+ *   DW_OUTL0..2 DW_DSTR0..2 DW_DOFF0..2   the written tensor's lengths; o is stored at
+ *                                   DOFF + o * DSTR (forward: 0 + o * 1)
  *   DW_FLIP DW_BIAS DW_RES DW_ACT   epilogue: act(alpha * acc + residual + bias), then the cast
  *   DW_VEC DW_TCT DW_TR DW_S DW_THREADS   instance: channels per thread, threads along the
  *                                   channels, strips per block, outputs per strip, threads
@@ -27,15 +32,29 @@
 #define DW_L          ((DW_S - 1) * DW_STR2 + (DW_FIL2 - 1) * DW_DIL2 + 1)
 #define DW_STRIPS_ROW ((DW_DST2 + DW_S - 1) / DW_S)
 
-/* the block's filter: channels cb .. cb + DW_TCH - 1, every tap, as f32 [tap][channel] */
+/* kernel tap k of dim d for the filter's tap f (its class: f = f0 + k' ft, k' < fil; flip:
+ * k = fil - 1 - k'), or -1 when f is not one of the class's taps */
+CK_DEVICE int dw_tap_of(long long f, long long f0, long long ft, long long fil)
+{
+    if (f < f0 || (f - f0) % ft != 0 || (f - f0) / ft >= fil)
+        return -1;
+    return (int)(DW_FLIP ? fil - 1 - (f - f0) / ft : (f - f0) / ft);
+}
+
+/* The block's filter: channels cb .. cb + DW_TCH - 1 (one contiguous run of W) as f32
+ * [kernel tap][channel], the filter's taps that are not the class's left out. */
 CK_DEVICE void dw_stage_filter(const void *w, long long cb, float *sw)
 {
-    const long long base = cb * DW_TAPS, total = (long long)DW_G * DW_TAPS;
-    for (int e = (int)ck_thread_linear(); e < DW_TCH * DW_TAPS; e += DW_THREADS) {
-        int ch = e / DW_TAPS, t = e % DW_TAPS;
-        if (DW_FLIP)
-            t = DW_TAPS - 1 - t;
-        sw[t * DW_TCH + ch] = base + e < total ? ck_load_f32(w, base + e, DW_WT) : 0.0f;
+    const int wtaps = DW_WF0 * DW_WF1 * DW_WF2;
+    const long long base = cb * wtaps, total = (long long)DW_G * wtaps;
+    for (int e = (int)ck_thread_linear(); e < DW_TCH * wtaps; e += DW_THREADS) {
+        const int ch = e / wtaps, f = e % wtaps;
+        const int k0 = dw_tap_of(f / (DW_WF1 * DW_WF2), DW_F00, DW_FT0, DW_FIL0);
+        const int k1 = dw_tap_of(f / DW_WF2 % DW_WF1, DW_F01, DW_FT1, DW_FIL1);
+        const int k2 = dw_tap_of(f % DW_WF2, DW_F02, DW_FT2, DW_FIL2);
+        if (k0 >= 0 && k1 >= 0 && k2 >= 0)
+            sw[((k0 * DW_FIL1 + k1) * DW_FIL2 + k2) * DW_TCH + ch] =
+                base + e < total ? ck_load_f32(w, base + e, DW_WT) : 0.0f;
     }
 }
 
@@ -140,10 +159,13 @@ CK_DEVICE void dw_tile(const ck_conv_dw_kargs *ka)
             }
         }
     }
-    const long long at = (((n * DW_DST0 + o0) * DW_DST1 + o1) * DW_DST2 + o2) * DW_G + c;
+    /* position o of the written rows is doff + o * dstr of the written tensor */
+    const long long w0 = DW_DOFF0 + o0 * DW_DSTR0, w1 = DW_DOFF1 + o1 * DW_DSTR1,
+                    w2 = DW_DOFF2 + o2 * DW_DSTR2;
+    const long long at = (((n * DW_OUTL0 + w0) * DW_OUTL1 + w1) * DW_OUTL2 + w2) * DW_G + c;
     CK_UNROLL for (int s = 0; s < DW_S; ++s)
     {
         if (o2 + s < DW_DST2)
-            dw_store(ka, at + s * DW_G, c, acc[s]);
+            dw_store(ka, at + s * DW_DSTR2 * DW_G, c, acc[s]);
     }
 }

@@ -51,10 +51,10 @@ struct ck_conv_plan {
     int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
     int nsub;
     conv_sub *sub;
-    int direct;              /* the direct depthwise route (no sub-GEMM) */
-    ck_conv_dw dw;           /* its geometry, instance and reason */
-    ck_kernel *dw_kernel[2]; /* the kernel; backward weight: the partials, their sum */
-    float *dw_ws;            /* backward weight: the partials (device memory, the plan's) */
+    int direct;     /* the direct depthwise route (no sub-GEMM) */
+    int ndw;        /* its instances: one; backward data: one per residue class with taps */
+    ck_conv_dw *dw; /* their geometry, instance, reason and kernels */
+    float *dw_ws;   /* backward weight: the partials (device memory, the plan's) */
 };
 
 static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
@@ -508,6 +508,47 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
     return CK_SUCCESS;
 }
 
+/* The direct depthwise route's instances: one; backward data one per residue class of the
+ * stride with rows and taps (conv's classes), rows that no tap reaches zeroed first. */
+static ck_status dw_decide(ck_conv_plan *plan)
+{
+    const ck_conv_prob *q = &plan->q;
+    int ncls = 1;
+    ck_conv_class *cls = NULL;
+    if (q->p.direction == CK_CONV_BWD_DATA) {
+        ncls = ck_conv_classes(q, NULL, 0);
+        cls = calloc((size_t)ncls, sizeof *cls);
+        if (!cls)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the classes.");
+        ck_conv_classes(q, cls, ncls);
+    }
+    plan->dw = calloc((size_t)ncls, sizeof *plan->dw);
+    if (!plan->dw) {
+        free(cls);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    }
+    plan->direct = 1;
+    ck_status st = CK_SUCCESS;
+    for (int i = 0; i < ncls && !st; ++i) {
+        if (cls) {
+            int rows = 1, taps = 1;
+            for (int d = 0; d < 3; ++d)
+                rows &= cls[i].rows[d] > 0, taps &= cls[i].taps[d] > 0;
+            if (!rows)
+                continue; /* no input row in this class */
+            if (!taps) {
+                plan->zero_fill = 1; /* rows that no tap reaches: zero */
+                continue;
+            }
+        }
+        st = ck_conv_dw_policy(q, cls ? &cls[i] : NULL, &plan->dw[plan->ndw]);
+        if (!st && plan->ndw++ == 0)
+            CK_LOG(CK_LOG_INFO, OP ": %s", plan->dw[0].why);
+    }
+    free(cls);
+    return st;
+}
+
 /* Everything a plan decides before its kernels exist: the checked problem, its sub-GEMMs (one;
  * backward data: one per class with rows and taps) and their routes and instances. */
 static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
@@ -519,15 +560,9 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     /* depthwise (G = C = K): the direct route where it takes the problem (the policy's choice;
      * the tests' picks of GEMM routes keep the implicit GEMM) */
     char no_dw[384] = "";
-    int dw_shaped = plan->q.p.c == 1 && plan->q.p.k == 1;
-    if (pick == CK_CONV_PICK_POLICY && !ck_conv_dw_refuses(&plan->q, no_dw, sizeof no_dw)) {
-        st = ck_conv_dw_policy(&plan->q, &plan->dw);
-        if (!st) {
-            plan->direct = 1;
-            CK_LOG(CK_LOG_INFO, OP ": %s", plan->dw.why);
-        }
-        return st;
-    }
+    int dw_shaped = plan->q.p.c == 1 && plan->q.p.g > 1; /* depthwise or a channel multiplier */
+    if (pick == CK_CONV_PICK_POLICY && !ck_conv_dw_refuses(&plan->q, no_dw, sizeof no_dw))
+        return dw_decide(plan);
     if (!dw_shaped || pick != CK_CONV_PICK_POLICY)
         no_dw[0] = 0;
     plan->loaders = loaders_of(problem->direction);
@@ -574,6 +609,7 @@ static void plan_free(ck_conv_plan *plan)
         free(plan->sub);
         if (plan->dw_ws)
             ck_free(ck_context_device(plan->ctx), plan->dw_ws);
+        free(plan->dw);
     }
     free(plan);
 }
@@ -589,7 +625,9 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_conv_source: out of host memory.");
     ck_status st = plan_decide(plan, problem, props, pick);
     if (!st && plan->direct) {
-        st = ck_conv_dw_source(&plan->q, &plan->dw, source);
+        st = plan->ndw > 0 ? ck_conv_dw_source(&plan->q, &plan->dw[0], source)
+                           : ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                                     "ck_conv_source: every row of dX is zero; no kernel.");
         plan_free(plan);
         return st;
     }
@@ -622,11 +660,11 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
     ck_status st = plan_decide(plan, problem, ck_op_props(ctx), pick);
-    if (!st && plan->direct)
-        st = ck_conv_dw_kernels(ctx, &plan->q, &plan->dw, plan->dw_kernel);
-    if (!st && plan->direct && plan->dw.ws_bytes) {
+    for (int i = 0; i < plan->ndw && !st; ++i)
+        st = ck_conv_dw_kernels(ctx, &plan->q, &plan->dw[i]);
+    if (!st && plan->ndw > 0 && plan->dw[0].ws_bytes) {
         void *ws = NULL;
-        st = ck_malloc(ck_context_device(ctx), plan->dw.ws_bytes, &ws);
+        st = ck_malloc(ck_context_device(ctx), plan->dw[0].ws_bytes, &ws);
         plan->dw_ws = ws;
     }
     for (int i = 0; i < plan->nsub && !st; ++i) {
@@ -717,7 +755,12 @@ static ck_status execute_direct(ck_conv_plan *plan, const ck_conv_args *a)
                  ey))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
-    return ck_conv_dw_launch(plan->ctx, &plan->q, &plan->dw, plan->dw_kernel, plan->dw_ws, a);
+    if (plan->zero_fill && (st = ck_memset_d8(ck_context_device(plan->ctx), a->x, 0, ex,
+                                              ck_context_stream(plan->ctx))))
+        return st;
+    for (int i = 0; i < plan->ndw && !st; ++i)
+        st = ck_conv_dw_launch(plan->ctx, &plan->q, &plan->dw[i], plan->dw_ws, a);
+    return st;
 }
 
 ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
@@ -782,12 +825,19 @@ ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size
     if (!plan || !buf || !size)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
     if (plan->direct) {
-        const ck_conv_dw *dw = &plan->dw;
-        snprintf(buf, size,
-                 "%s: direct depthwise, route depthwise, %lld channels, vec %d x %d threads, "
-                 "%d strips of %d outputs per block",
-                 dir_tag(plan->q.p.direction), (long long)plan->q.p.g, dw->vec, dw->tct, dw->tr,
-                 dw->strip);
+        if (plan->ndw < 1) {
+            snprintf(buf, size, "%s: direct depthwise, every row of dX is zero",
+                     dir_tag(plan->q.p.direction));
+            return CK_SUCCESS;
+        }
+        const ck_conv_dw *dw = &plan->dw[0];
+        int n = snprintf(buf, size,
+                         "%s: direct depthwise, route depthwise, %lld channels, vec %d x %d "
+                         "threads, %d strips of %d outputs per block",
+                         dir_tag(plan->q.p.direction), (long long)plan->q.p.g, dw->vec, dw->tct,
+                         dw->tr, dw->strip);
+        if (plan->ndw > 1 && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, " (the first of %d residue classes)", plan->ndw);
         return CK_SUCCESS;
     }
     if (plan->nsub < 1) {

@@ -22,10 +22,9 @@
  * takes the direct route (depthwise.c, dw_pipeline_kernel.h): as G GEMMs of N = 1 it leaves the
  * tensor cores idle and reads X once per tap, while the direct kernel is memory-bound -- one
  * pass over X and Y, 16-byte vectors of channels, strips of outputs along W reusing each loaded
- * input column. Forward with every epilogue, backward data of stride 1 (the forward
- * convolution of dY with the flipped filter) and backward weight (dw_wgrad_pipeline_kernel.h:
- * fixed-order partial sums); strided backward data stays on the implicit GEMM, with the reason
- * in the route's sentence.
+ * input column. Forward with every epilogue, backward data (per residue class of the stride,
+ * conv's classes: the forward convolution of dY with the class's flipped taps) and backward
+ * weight (dw_wgrad_pipeline_kernel.h: fixed-order partial sums).
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
  * (kernel.c's kernel_key), so every decision here is covered. CK_CONV_ROUTE=sm80 in the
@@ -281,17 +280,8 @@ int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
                  (long long)p->c, (long long)p->k);
     else if (env && (strcmp(env, "gemm") == 0 || strcmp(env, "sm80") == 0))
         snprintf(why, size, "depthwise not used: CK_CONV_ROUTE=%s", env);
-    else if (ck_conv_bwd_data_strided(q)) {
-        char st[64] = "";
-        for (int d = 0, n = 0; d < p->ndim && n >= 0 && n < (int)sizeof st; ++d)
-            n += snprintf(st + n, sizeof st - (size_t)n, "%s%lld", d ? "x" : "",
-                          (long long)p->stride[d]);
-        snprintf(why, size,
-                 "depthwise not used: backward data of stride %s (the direct kernel takes "
-                 "stride 1, the flipped filter's forward convolution)",
-                 st);
-    } else if (p->direction != CK_CONV_BWD_WEIGHT &&
-               q->gemm_kf * 4 * 16 / ck_gemm_dtype_bytes(p->in_dtype) > DW_SMEM_MAX)
+    else if (p->direction != CK_CONV_BWD_WEIGHT &&
+             q->gemm_kf * 4 * 16 / ck_gemm_dtype_bytes(p->in_dtype) > DW_SMEM_MAX)
         snprintf(why, size,
                  "depthwise not used: %lld filter taps of one vector of channels exceed the "
                  "filter stage's %d bytes of shared memory",
@@ -299,18 +289,25 @@ int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
     return why[0] != 0;
 }
 
-ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_conv_dw *dw)
 {
     const ck_conv_problem *p = &q->p;
     memset(dw, 0, sizeof *dw);
     int bwd = p->direction == CK_CONV_BWD_DATA, wgrad = p->direction == CK_CONV_BWD_WEIGHT;
     for (int d = 0; d < 3; ++d) {
         dw->src[d] = bwd ? q->out[d] : q->in[d];
-        dw->dst[d] = bwd ? q->in[d] : q->out[d];
+        dw->outl[d] = bwd ? q->in[d] : q->out[d];
+        dw->dst[d] = bwd ? cls->rows[d] : q->out[d];
+        dw->dstr[d] = bwd ? q->str[d] : 1;
+        dw->doff[d] = bwd ? cls->r[d] : 0;
+        /* backward data, class of residues r: dX[r + s h] = sum_t dY[h + c0 - t os] W[f0 + t ft]
+         * = sum_k dY[h + k os - pl'] W[f0 + (taps - 1 - k) ft] with pl' = (taps - 1) os - c0 */
         dw->str[d] = bwd ? 1 : q->str[d];
-        /* backward data: dX[i] = sum_f dY[i + pl - f d] W[f] = sum_f' dY[i + f' d - pl'] W'[f']
-         * with f' = F - 1 - f and pl' = (F - 1) d - pl */
-        dw->pl[d] = bwd ? (q->fil[d] - 1) * q->dil[d] - q->pl[d] : q->pl[d];
+        dw->dil[d] = bwd ? cls->os[d] : q->dil[d];
+        dw->fil[d] = bwd ? cls->taps[d] : q->fil[d];
+        dw->f0[d] = bwd ? cls->f0[d] : 0;
+        dw->ft[d] = bwd ? cls->ft[d] : 1;
+        dw->pl[d] = bwd ? (cls->taps[d] - 1) * cls->os[d] - cls->c0[d] : q->pl[d];
     }
     dw->flip = bwd;
     /* the widest vector of channels: up to 16 bytes of the input type, dividing G (every
@@ -368,7 +365,7 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
                                tb);
             target = v;
         }
-        dw->grid_z = (unsigned)(q->fil[0] * q->fil[1]);
+        dw->grid_z = (unsigned)(dw->fil[0] * dw->fil[1]);
         int64_t want = (target + gy * dw->grid_z - 1) / (gy * dw->grid_z);
         gx = want < gx ? want : gx;
         gx = gx < 1 ? 1 : gx;
@@ -383,7 +380,8 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
                            (long long)sb, dw->grid_z);
         dw->sum_blocks = (unsigned)sb;
     } else {
-        dw->smem = (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4; /* the filter */
+        dw->smem = (size_t)(dw->fil[0] * dw->fil[1] * dw->fil[2]) * (size_t)(dw->tct * dw->vec) *
+                   4; /* the class's filter taps */
     }
     if (gx > INT32_MAX || gy > 65535)
         return ck_fail(CK_ERROR_UNSUPPORTED,
@@ -396,7 +394,8 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, ck_conv_dw *dw)
              "tensors, no GEMM of N = 1)%s; %d channels per thread, %d threads along the "
              "channels, strips of %d outputs along W%s",
              (long long)G,
-             bwd     ? ", backward data as the flipped filter's forward convolution"
+             bwd     ? ", backward data per residue class of the stride as the flipped filter's "
+                       "forward convolution"
              : wgrad ? ", backward weight as fixed-order partial sums per block and their sum"
                      : "",
              dw->vec, dw->tct, dw->strip, forced ? " (CK_CONV_DW_STRIP)" : "");
