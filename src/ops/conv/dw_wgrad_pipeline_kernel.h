@@ -65,10 +65,12 @@ CK_DEVICE void dw_wgrad_partial(const ck_conv_dw_kargs *ka, float *ws)
         CK_UNROLL for (int j = 0; j < DW_L; ++j)
         {
             const long long i = i2 + j;
-            if (i < 0 || i >= DW_SRC2)
-                continue;
             float v[DW_VEC];
-            ck_load_f32v(xrow + i * DW_G * es, DW_XT, DW_VEC, v);
+            if (i >= 0 && i < DW_SRC2) {
+                ck_load_f32v(xrow + i * DW_G * es, DW_XT, DW_VEC, v);
+            } else {
+                CK_UNROLL for (int e = 0; e < DW_VEC; ++e) v[e] = 0.0f;
+            }
             CK_UNROLL for (int s = 0; s < DW_S; ++s)
             {
                 const int d = j - s * DW_STR2;
@@ -83,7 +85,8 @@ CK_DEVICE void dw_wgrad_partial(const ck_conv_dw_kargs *ka, float *ws)
     }
     /* the block's sum over its DW_TR threads of each channel vector, in thread order */
     const int tap0 = (f0 * DW_FIL1 + f1) * DW_FIL2;
-    for (int f2 = 0; f2 < DW_FIL2; ++f2) {
+    CK_UNROLL for (int f2 = 0; f2 < DW_FIL2; ++f2) /* unrolled: acc stays in registers */
+    {
         CK_UNROLL for (int e = 0; e < DW_VEC; ++e) red[tr * DW_TCH + tc * DW_VEC + e] = acc[f2][e];
         ck_sync_threads();
         if (tr == 0 && c < DW_G) {
