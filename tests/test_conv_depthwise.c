@@ -7,7 +7,7 @@
  * activation, output cast), backward data (stride 1, and strided: per residue class, rows no
  * tap reaches zeroed), backward weight (fixed-order partial sums: two runs give the same bits);
  * channel multipliers and CK_CONV_ROUTE=gemm keep the implicit GEMM with the reason;
- * CK_CONV_DW_STRIP and CK_CONV_DW_WGRAD_BLOCKS. */
+ * CK_CONV_DW_STRIP, CK_CONV_DW_WGRAD_BLOCKS and CK_CONV_DW_MIN_BLOCKS. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +343,13 @@ static void test_strip_switch(void)
     run_case("fwd strip 1", &p, CK_CONV_ROUTE_DEPTHWISE);
     setenv("CK_CONV_DW_STRIP", "3", 1);
     run_case("fwd strip 3 stride (1,2)", &p, CK_CONV_ROUTE_DEPTHWISE);
+    setenv("CK_CONV_DW_MIN_BLOCKS", "2", 1);
+    run_case("fwd strip 3, launch bounds of 2 blocks", &p, CK_CONV_ROUTE_DEPTHWISE);
+    setenv("CK_CONV_DW_MIN_BLOCKS", "9", 1);
+    ck_conv_plan *bad = NULL;
+    CHECK_STATUS(ck_conv_plan_create(g_ctx, &p, &bad), CK_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ck_last_error(), "CK_CONV_DW_MIN_BLOCKS") != NULL);
+    unsetenv("CK_CONV_DW_MIN_BLOCKS");
     setenv("CK_CONV_DW_STRIP", "0", 1);
     ck_conv_plan *plan = NULL;
     CHECK_STATUS(ck_conv_plan_create(g_ctx, &p, &plan), CK_ERROR_INVALID_ARGUMENT);
@@ -359,6 +366,7 @@ int main(void)
     unsetenv("CK_CONV_ROUTE");
     unsetenv("CK_CONV_DW_STRIP");
     unsetenv("CK_CONV_DW_WGRAD_BLOCKS");
+    unsetenv("CK_CONV_DW_MIN_BLOCKS");
     printf("seed 0x%016llx\n", (unsigned long long)g_rng);
     RUN_TEST(test_fwd_2d);
     RUN_TEST(test_fwd_1d_3d);

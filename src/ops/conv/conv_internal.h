@@ -131,12 +131,13 @@ typedef struct ck_conv_dw {
     int64_t src[3], dst[3], str[3], dil[3], pl[3], fil[3], f0[3], ft[3];
     int64_t outl[3], dstr[3], doff[3];
     int flip;
-    int vec;     /* channels per thread (one access of up to 16 bytes) */
-    int tct;     /* threads along the channels: a block covers tct * vec channels */
-    int tr;      /* strips of outputs per block */
-    int strip;   /* outputs per strip along the innermost spatial dim */
-    int threads; /* tct * tr */
-    size_t smem; /* the block's filter taps as f32 */
+    int vec;        /* channels per thread (one access of up to 16 bytes) */
+    int tct;        /* threads along the channels: a block covers tct * vec channels */
+    int tr;         /* strips of outputs per block */
+    int strip;      /* outputs per strip along the innermost spatial dim */
+    int threads;    /* tct * tr */
+    int min_blocks; /* the launch bounds' blocks per SM (0: the compiler's choice) */
+    size_t smem;    /* the block's filter taps as f32 */
     unsigned grid_x, grid_y, grid_z;
     int lane_blocks;      /* backward weight: partial sums per channel and tap */
     unsigned sum_blocks;  /* backward weight: blocks of the fixed-order sum (256 threads) */

@@ -55,6 +55,7 @@ static int params(const ck_conv_prob *q, const ck_conv_dw *dw, ck_op_param *t)
     ck_op_param_add(t, &n, "DW_S", dw->strip);
     ck_op_param_add(t, &n, "DW_THREADS", dw->threads);
     ck_op_param_add(t, &n, "DW_LANE_BLOCKS", dw->lane_blocks);
+    ck_op_param_add(t, &n, "DW_MIN_BLOCKS", dw->min_blocks);
     return n;
 }
 
@@ -94,18 +95,23 @@ static ck_status build(void *user, char **source)
         (long long)q->dil[2], (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1],
         (long long)q->pr[1], (long long)q->pl[2], (long long)q->pr[2], ck_dtype_name(p->in_dtype),
         ck_dtype_name(p->out_dtype), pipe, dw->why, defs, pipe);
+    char bounds[32]; /* threads, and blocks per SM where asked */
+    if (dw->min_blocks)
+        snprintf(bounds, sizeof bounds, "%d, %d", dw->threads, dw->min_blocks);
+    else
+        snprintf(bounds, sizeof bounds, "%d", dw->threads);
     if (wgrad)
         ck_sbuf_printf(&s,
-                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_dw_partial(ck_conv_dw_kargs "
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%s) ck_conv_dw_partial(ck_conv_dw_kargs "
                        "ka)\n{\n    dw_wgrad_partial(&ka, ka.ws);\n}\n"
                        "CK_KERNEL void CK_LAUNCH_BOUNDS(256) ck_conv_dw_sum(ck_conv_dw_kargs ka)\n"
                        "{\n    dw_wgrad_sum(&ka, ka.ws);\n}\n",
-                       dw->threads);
+                       bounds);
     else
         ck_sbuf_printf(&s,
-                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_dw(ck_conv_dw_kargs ka)\n"
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%s) ck_conv_dw(ck_conv_dw_kargs ka)\n"
                        "{\n    dw_tile(&ka);\n}\n",
-                       dw->threads);
+                       bounds);
     free(defs);
     if (s.oom) {
         free(s.s);

@@ -32,7 +32,8 @@
  * against the other (bench/conv.py --route sm80); CK_CONV_ROUTE=gemm keeps depthwise problems on
  * the implicit-GEMM routes (the policy's choice among them), to time the direct route against
  * them; CK_CONV_DW_STRIP=n sets the direct route's outputs per strip, CK_CONV_DW_WGRAD_BLOCKS=n
- * the blocks its backward weight aims at.
+ * the blocks its backward weight aims at, CK_CONV_DW_MIN_BLOCKS=n the launch bounds' resident
+ * blocks per SM.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,18 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
                            OP ": CK_CONV_DW_STRIP = \"%s\"; accepted: 1 to 16 outputs per strip.",
                            env);
         dw->strip = (int)v, forced = 1;
+    }
+    /* CK_CONV_DW_MIN_BLOCKS=n: launch bounds asking the compiler for n resident blocks of the
+     * kernel per SM (fewer registers a thread), to time occupancy against reuse */
+    const char *mb = getenv("CK_CONV_DW_MIN_BLOCKS");
+    if (mb && *mb) {
+        char *end = NULL;
+        long v = strtol(mb, &end, 10);
+        if (*end || v < 1 || v > 8)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": CK_CONV_DW_MIN_BLOCKS = \"%s\"; accepted: 1 to 8 blocks per SM.",
+                           mb);
+        dw->min_blocks = (int)v;
     }
     if (dw->strip > dw->dst[2])
         dw->strip = (int)dw->dst[2];
