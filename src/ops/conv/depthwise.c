@@ -77,13 +77,17 @@ static ck_status build(void *user, char **source)
     const ck_conv_problem *p = &q->p;
     int wgrad = p->direction == CK_CONV_BWD_WEIGHT;
     const char *pipe = wgrad ? "dw_wgrad_pipeline_kernel.h" : "dw_pipeline_kernel.h";
+    char cls[96] = ""; /* backward data: the residue class of dX's rows */
+    if (p->direction == CK_CONV_BWD_DATA)
+        snprintf(cls, sizeof cls, "; dX's rows of residues (%lld, %lld, %lld) of the stride",
+                 (long long)dw->doff[0], (long long)dw->doff[1], (long long)dw->doff[2]);
     ck_sbuf s = {0};
     ck_sbuf_printf(
         &s,
         "/* ck_conv %s depthwise, %d-D: n %lld, g = c = k = %lld, in %lldx%lldx%lld, "
         "filter %lldx%lldx%lld, out %lldx%lldx%lld, stride %lldx%lldx%lld, dilation "
         "%lldx%lldx%lld, pad %lld/%lld %lld/%lld %lld/%lld; %s -> %s.\n"
-        " * Direct kernel (src/ops/conv/%s), no GEMM.\n * Policy: %s. */\n"
+        " * Direct kernel (src/ops/conv/%s), no GEMM%s.\n * Policy: %s. */\n"
         "#include \"ck_device.h\"\n%s#include \"ops/conv/%s\"\n",
         p->direction == CK_CONV_FWD ? "fwd"
         : wgrad                     ? "bwd_weight"
@@ -94,7 +98,7 @@ static ck_status build(void *user, char **source)
         (long long)q->str[1], (long long)q->str[2], (long long)q->dil[0], (long long)q->dil[1],
         (long long)q->dil[2], (long long)q->pl[0], (long long)q->pr[0], (long long)q->pl[1],
         (long long)q->pr[1], (long long)q->pl[2], (long long)q->pr[2], ck_dtype_name(p->in_dtype),
-        ck_dtype_name(p->out_dtype), pipe, dw->why, defs, pipe);
+        ck_dtype_name(p->out_dtype), pipe, cls, dw->why, defs, pipe);
     char bounds[32]; /* threads, and blocks per SM where asked */
     if (dw->min_blocks)
         snprintf(bounds, sizeof bounds, "%d, %d", dw->threads, dw->min_blocks);
