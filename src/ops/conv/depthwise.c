@@ -4,7 +4,7 @@
  * the source around dw_pipeline_kernel.h (forward, backward data) or dw_wgrad_pipeline_kernel.h
  * (backward weight: two kernels of one module), the launches. Forward and backward data: grid
  * (blocks of tr strips of outputs, blocks of tct * vec channels), the block's filter taps in
- * dynamic shared memory as f32. Backward weight: grid (lane blocks, channel blocks, filter rows)
+ * dynamic shared memory as f32. Backward weight: grid (filter rows, channel blocks, lane blocks)
  * writing partials into the plan's buffer, then the fixed-order sum, one thread per weight.
  */
 #include <stdint.h>

@@ -3,15 +3,15 @@
  * - pl, g], a reduction over N * out per channel and tap, deterministic -- fixed-order partial
  * sums, no atomics -- in two kernels:
  *
- *   dw_wgrad_partial  grid (lane blocks, channel blocks, filter rows (z, y)): a thread owns
+ *   dw_wgrad_partial  grid (filter rows (z, y), channel blocks, lane blocks): a thread owns
  *                     DW_VEC channels and walks the strips of DW_S outputs along W numbered
- *                     lane, lane + lanes, ... (lanes = gridDim.x * DW_TR); per strip it holds
+ *                     lane, lane + lanes, ... (lanes = gridDim.z * DW_TR); per strip it holds
  *                     the strip's dY vectors and walks the DW_L input columns of its filter row
  *                     once, adding dY[s] X[j] to the tap j - s * stride reads (resolved at
  *                     compile time). The block's DW_TR threads of one channel vector then add
  *                     their sums in thread order (through shared memory, one tap at a time) and
- *                     write the block's partial: ws[block x][tap][g] (f32).
- *   dw_wgrad_sum      one thread per (tap, g): the partials of every block x in order, times
+ *                     write the block's partial: ws[lane block][tap][g] (f32).
+ *   dw_wgrad_sum      one thread per (tap, g): the partials of every lane block in order, times
  *                     alpha, cast to dW (GKYXC: g * taps + tap).
  *
  * The #defines are the forward's (dw_pipeline_kernel.h: DW_SRC = X's lengths, DW_DST = dY's)
@@ -30,7 +30,7 @@ CK_DEVICE void dw_wgrad_partial(const ck_conv_dw_kargs *ka, float *ws)
     float *red = (float *)ck_dynamic_shared(); /* [DW_TR][DW_TCH] */
     const int tc = (int)ck_thread_linear() % DW_TCT, tr = (int)ck_thread_linear() / DW_TCT;
     const long long c = (long long)ck_block_idx_y() * DW_TCH + tc * DW_VEC;
-    const int f0 = (int)ck_block_idx_z() / DW_FIL1, f1 = (int)ck_block_idx_z() % DW_FIL1;
+    const int f0 = (int)ck_block_idx_x() / DW_FIL1, f1 = (int)ck_block_idx_x() % DW_FIL1;
     const long long lanes = (long long)DW_LANE_BLOCKS * DW_TR;
     const long long strips = (long long)DW_N * DW_DST0 * DW_DST1 * DW_STRIPS_ROW;
     const int es = ck_dtype_size(DW_XT), ey = ck_dtype_size(DW_YT);
@@ -39,7 +39,7 @@ CK_DEVICE void dw_wgrad_partial(const ck_conv_dw_kargs *ka, float *ws)
     {
         CK_UNROLL for (int e = 0; e < DW_VEC; ++e) acc[f2][e] = 0.0f;
     }
-    long long strip = c < DW_G ? (long long)ck_block_idx_x() * DW_TR + tr : strips;
+    long long strip = c < DW_G ? (long long)ck_block_idx_z() * DW_TR + tr : strips;
     for (; strip < strips; strip += lanes) {
         const long long o2 = strip % DW_STRIPS_ROW * DW_S, r = strip / DW_STRIPS_ROW;
         const long long o1 = r % DW_DST1, o0 = r / DW_DST1 % DW_DST0, n = r / DW_DST1 / DW_DST0;
@@ -95,7 +95,7 @@ CK_DEVICE void dw_wgrad_partial(const ck_conv_dw_kargs *ka, float *ws)
             for (int t = 1; t < DW_TR; ++t)
                 CK_UNROLL for (int e = 0; e < DW_VEC; ++e) sum[e] +=
                     red[t * DW_TCH + tc * DW_VEC + e];
-            float *out = ws + ((long long)ck_block_idx_x() * DW_TAPS + tap0 + f2) * DW_G + c;
+            float *out = ws + ((long long)ck_block_idx_z() * DW_TAPS + tap0 + f2) * DW_G + c;
             CK_UNROLL for (int e = 0; e < DW_VEC; ++e) out[e] = sum[e];
         }
         ck_sync_threads();

@@ -360,12 +360,14 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
     int64_t strips = p->n * dw->dst[0] * dw->dst[1] * ((dw->dst[2] + dw->strip - 1) / dw->strip);
     int64_t gx = (strips + dw->tr - 1) / dw->tr,
             gy = (G + dw->tct * dw->vec - 1) / (dw->tct * dw->vec);
-    dw->grid_z = 1;
+    int64_t rows = dw->fil[0] * dw->fil[1]; /* filter rows (z, y) */
     if (wgrad) {
-        /* backward weight: blocks (lane blocks, channel blocks, filter rows); about 1024 blocks
-         * in all (several waves of 132 SMs; CK_CONV_DW_WGRAD_BLOCKS=n sets the target), each
-         * thread's strips strided by the lanes, one partial per lane block: the fixed-order
-         * sum reads lane_blocks x taps x G floats */
+        /* backward weight: blocks (filter rows, channel blocks, lane blocks) -- the filter rows
+         * fastest, so that the blocks reading the same strips of dY and neighbouring rows of X
+         * run together and share them in L2 --; about 1024 blocks in all (several waves of 132
+         * SMs; CK_CONV_DW_WGRAD_BLOCKS=n sets the target), each thread's strips strided by the
+         * lanes, one partial per lane block: the fixed-order sum reads lane_blocks x taps x G
+         * floats */
         int64_t target = 1024;
         const char *tb = getenv("CK_CONV_DW_WGRAD_BLOCKS");
         if (tb && *tb) {
@@ -378,19 +380,18 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
                                tb);
             target = v;
         }
-        dw->grid_z = (unsigned)(dw->fil[0] * dw->fil[1]);
-        int64_t want = (target + gy * dw->grid_z - 1) / (gy * dw->grid_z);
+        int64_t want = (target + gy * rows - 1) / (gy * rows);
         gx = want < gx ? want : gx;
-        gx = gx < 1 ? 1 : gx;
+        gx = gx < 1 ? 1 : gx > 65535 ? 65535 : gx;
         dw->lane_blocks = (int)gx;
         dw->smem = (size_t)dw->threads * (size_t)dw->vec * 4; /* the block's sums */
         dw->ws_bytes = (size_t)gx * (size_t)q->gemm_kf * (size_t)G * 4;
         int64_t sb = (G * q->gemm_kf + 255) / 256;
-        if (sb > INT32_MAX || dw->grid_z > 65535)
+        if (sb > INT32_MAX || rows > INT32_MAX)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": the depthwise backward weight needs %lld blocks for its sum and "
-                              "%u filter rows; at most 2^31 - 1 and 65535.",
-                           (long long)sb, dw->grid_z);
+                              "%lld filter rows; at most 2^31 - 1 each.",
+                           (long long)sb, (long long)rows);
         dw->sum_blocks = (unsigned)sb;
     } else {
         dw->smem = (size_t)(dw->fil[0] * dw->fil[1] * dw->fil[2]) * (size_t)(dw->tct * dw->vec) *
@@ -401,7 +402,8 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
                        OP ": the depthwise launch needs a grid of %lld x %lld blocks; at most "
                           "2^31 - 1 x 65535.",
                        (long long)gx, (long long)gy);
-    dw->grid_x = (unsigned)gx, dw->grid_y = (unsigned)gy;
+    dw->grid_x = (unsigned)(wgrad ? rows : gx), dw->grid_y = (unsigned)gy;
+    dw->grid_z = wgrad ? (unsigned)gx : 1;
     snprintf(dw->why, sizeof dw->why,
              "depthwise: G = C = K = %lld, the direct memory-bound kernel (one pass over the "
              "tensors, no GEMM of N = 1)%s; %d channels per thread, %d threads along the "
@@ -414,8 +416,8 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
              dw->vec, dw->tct, dw->strip, forced ? " (CK_CONV_DW_STRIP)" : "");
     if (wgrad) {
         size_t n = strlen(dw->why);
-        snprintf(dw->why + n, sizeof dw->why - n, ", %d lane blocks x %u filter rows",
-                 dw->lane_blocks, dw->grid_z);
+        snprintf(dw->why + n, sizeof dw->why - n, ", %d lane blocks x %lld filter rows",
+                 dw->lane_blocks, (long long)rows);
     }
     return CK_SUCCESS;
 }
