@@ -21,7 +21,8 @@
  *
  * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
  * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG, ATTN_ORDER
- * (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_REGS_PRODUCER,
+ * (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_VARLEN (the varlen code
+ * compiled in), ATTN_REGS_PRODUCER,
  * ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
  * C, stacked over the consumer warpgroups): tile_x_s (the tile position of an S register),
  * attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg
@@ -51,6 +52,11 @@
 #ifndef ATTN_ORDER
 #define ATTN_ORDER 0
 #endif
+#ifndef ATTN_VARLEN
+#define ATTN_VARLEN 1
+#endif
+/* varlen (cu_q given): only compiled in with ATTN_VARLEN (fixed-length kernels go without) */
+#define A90_VARLEN(ka) (ATTN_VARLEN && (ka)->cu_q)
 #define A90_O_WG_BYTES  (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
 /* named barriers of consumer warpgroup wg: its turn (ping-pong), its varlen V tail, its O store */
 #define A90_BAR_TURN(wg) (2 + (wg))
@@ -174,15 +180,25 @@ CK_DEVICE void attn90_softcap(float *s, float cap_in, float cap_out)
     CK_UNROLL for (int d = 0; d < A90_NS; ++d) s[d] = cap_out * tanhf(s[d] * cap_in);
 }
 
-/* -inf where the mask hides (i, j) or j is past the keys; (i0, j0): the block tile's origin. */
+/* v clamped to [-4096, 4096] (beyond the range of a tile's column c and c - r). */
+CK_DEVICE int attn90_clamp(long long v)
+{
+    return v < -4096 ? -4096 : v > 4096 ? 4096 : (int)v;
+}
+
+/* -inf where the mask hides (i, j) or j is past the keys; (i0, j0): the block tile's origin.
+ * Key j0 + c of row i0 + r is hidden when c >= sk - j0, c - r < lo - (j0 - i0) or c - r >
+ * hi - (j0 - i0): those bounds once per tile, each register's test in 32 bits. */
 CK_DEVICE void attn90_mask(float *s, const ck_attn_kargs *ka, long long i0, long long j0)
 {
+    int cend = attn90_clamp(ka->sk - j0), dlo = attn90_clamp(ka->lo - (j0 - i0));
+    int dhi = attn90_clamp(ka->hi - (j0 - i0));
     CK_UNROLL for (int d = 0; d < A90_NS; ++d)
     {
         long long x[2];
         tile_x_s(d, x);
-        long long i = i0 + x[0], j = j0 + x[1];
-        if (j >= ka->sk || j < i + ka->lo || j > i + ka->hi)
+        int r = (int)x[0], c = (int)x[1];
+        if (c >= cend || c - r < dlo || c - r > dhi)
             s[d] = A90_NEG_INF;
     }
 }
@@ -314,7 +330,7 @@ CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, lon
                                   unsigned wg)
 {
     long long from = ka->sk - vt * ATTN_TILE_N;
-    if (!ka->cu_q || from >= ATTN_TILE_N)
+    if (!A90_VARLEN(ka) || from >= ATTN_TILE_N)
         return;
     int rows = ATTN_TILE_N - (int)from;
     ck_u32x4 zero;
@@ -453,19 +469,22 @@ CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long
  * tile left and the blocks at work share one section's K and V. */
 CK_DEVICE long long attn90_item(const ck_attn_kargs *ka, long long w, int *h, int *bz)
 {
-    long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, pairs = ka->hq * ka->batches, x, r;
-    if (w >= tiles * pairs)
+    /* in 32 bits (sm90.c refuses 2^31 items or more): a division by a run-time 64-bit value is a
+     * call, whose saved registers the consumers' accumulators cannot spare */
+    unsigned tiles = (unsigned)((ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M), hq = (unsigned)ka->hq;
+    unsigned pairs = hq * (unsigned)ka->batches, x, r, u = (unsigned)w;
+    if (w >= (long long)tiles * pairs)
         return -1;
 #if ATTN_ORDER == 2
-    long long first = w / (ka->sect * tiles) * ka->sect, loc = w - first * tiles;
-    long long in = pairs - first < ka->sect ? pairs - first : ka->sect;
+    unsigned sect = (unsigned)ka->sect, first = u / (sect * tiles) * sect, loc = u - first * tiles;
+    unsigned in = pairs - first < sect ? pairs - first : sect;
     x = tiles - 1 - loc / in;
     r = first + loc % in;
 #else
-    r = w / tiles;
-    x = tiles - 1 - w % tiles;
+    r = u / tiles;
+    x = tiles - 1 - u % tiles;
 #endif
-    *h = (int)(r % ka->hq), *bz = (int)(r / ka->hq);
+    *h = (int)(r % hq), *bz = (int)(r / hq);
     return x;
 }
 
@@ -475,7 +494,7 @@ CK_DEVICE long long attn90_item(const ck_attn_kargs *ka, long long w, int *h, in
 CK_DEVICE long long attn90_static_item(const ck_attn_kargs *ka, long long n)
 {
     long long g = ck_grid_dim_x(), b = ck_block_idx_x();
-    if (ka->cu_q)
+    if (A90_VARLEN(ka))
         return n;
     return n * g + (ATTN_ORDER == 1 && (n & 1) ? g - 1 - b : b);
 }
@@ -489,7 +508,7 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long w, attn90_tile *t, unsign
                           float **lse)
 {
     long long x;
-    if (ka->cu_q) {
+    if (A90_VARLEN(ka)) {
         long long q0, k0;
         t->h = (int)ck_block_idx_y(), t->bz = 0;
         attn90_seq(ka->cu_q, ka->total_q, ck_block_idx_z(), &q0, &ka->sq);

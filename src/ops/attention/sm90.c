@@ -138,6 +138,11 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
                       "the sm90 kernel's smallest tile for d = %lld, d_v = %lld does not fit in "
                       "the device's %zu bytes of shared memory per block.",
                       (long long)p->d, (long long)p->d_v, props->max_shared_per_block);
+    if (!p->varlen && (rq + in.tile_m - 1) / in.tile_m * p->b * p->h_q >= (1LL << 31))
+        return refuse(reason, reason_size,
+                      "the sm90 kernel numbers its work items (query tiles x heads x batches) "
+                      "in 32 bits; this problem has %lld.",
+                      (long long)((rq + in.tile_m - 1) / in.tile_m * p->b * p->h_q));
     return 1;
 }
 
@@ -286,6 +291,7 @@ static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_pa
     ck_op_param_add(t, &n, "ATTN_PINGPONG", pingpong());
     ck_op_param_add(t, &n, "ATTN_O_TMA", o_tma(prob, in));
     ck_op_param_add(t, &n, "ATTN_ORDER", order(prob));
+    ck_op_param_add(t, &n, "ATTN_VARLEN", p->varlen != 0);
     ck_op_param_add(t, &n, "ATTN_REGS_PRODUCER", regs_producer(in->tile_m / 64));
     ck_op_param_add(t, &n, "ATTN_REGS_CONSUMER", regs_consumer(in->tile_m / 64));
     return n;
