@@ -4,7 +4,7 @@
  * for d 32 and 96 (192-byte lines) and for element-wise copies and single O stores -- bf16 and
  * f16; the sm90 kernel's 64-row key tile at d 128 and its developer switches (the linear and
  * snake orders, two consumers at d 64 and three at d 128, key tiles of 96 at d 128 and 64 at
- * d 256); and the sm80 kernel for sm_80; the variants (bias,
+ * d 256, the register split 40 / 224); and the sm80 kernel for sm_80; the variants (bias,
  * ALiBi, paged, dropout) in the sm80 and decode kernels and split-KV's combine kernel. Skipped
  * without NVRTC. */
 #include <stdio.h>
@@ -139,6 +139,7 @@ static void test_kernels(void)
     compile_env("CK_ATTN_SM90_CONSUMERS", "3", 128, CK_DTYPE_BF16);
     compile_env("CK_ATTN_SM90_TILE_N", "96", 128, CK_DTYPE_BF16);
     compile_env("CK_ATTN_SM90_TILE_N", "64", 256, CK_DTYPE_BF16);
+    compile_env("CK_ATTN_SM90_REGS", "40,224", 128, CK_DTYPE_F16);
     compile("sm_80", 128, 128, CK_DTYPE_F16, 4096, 0);
     compile_variants("sm_90a", 4096, 128, CK_DTYPE_BF16, 0);
     compile_variants("sm_90a", 1, 128, CK_DTYPE_BF16, 1);

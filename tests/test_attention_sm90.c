@@ -467,7 +467,7 @@ static void test_refusals(void)
     CHECK_OK(ck_attn_prob_make(&g, &prob));
     ck_attention_plan *plan = NULL;
     ck_attn_instance bad[4] = {{64, 128, CK_ATTN_SM90_WARPS, 0, 1},
-                               {192, 128, CK_ATTN_SM90_WARPS, 0, 1}, /* 3 consumers, 12 warps */
+                               {192, 128, CK_ATTN_SM90_WARPS, 0, 1},  /* 3 consumers, 12 warps */
                                {192, 192, CK_ATTN_SM90_WARPS3, 0, 1}, /* 176 > 128 registers */
                                {128, 72, CK_ATTN_SM90_WARPS, 0, 1}};  /* not 16k */
     for (int i = 0; i < 4; ++i) {

@@ -57,13 +57,13 @@
 #endif
 /* varlen (cu_q given): only compiled in with ATTN_VARLEN (fixed-length kernels go without) */
 #define A90_VARLEN(ka) (ATTN_VARLEN && (ka)->cu_q)
-#define A90_O_WG_BYTES  (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
+#define A90_O_WG_BYTES (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
 /* named barriers of consumer warpgroup wg: its turn (ping-pong), its varlen V tail, its O store */
 #define A90_BAR_TURN(wg) (2 + (wg))
 #define A90_BAR_TAIL(wg) (2 + ATTN_CONSUMERS + (wg))
 #define A90_BAR_OST(wg)  (2 + 2 * ATTN_CONSUMERS + (wg))
-#define A90_O_STAGE_AT  (A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES))
-#define A90_BARRIERS_AT (A90_O_STAGE_AT + ATTN_CONSUMERS * A90_O_WG_BYTES)
+#define A90_O_STAGE_AT   (A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES))
+#define A90_BARRIERS_AT  (A90_O_STAGE_AT + ATTN_CONSUMERS * A90_O_WG_BYTES)
 
 #if ATTN_BF16
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
@@ -614,8 +614,8 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
     } else {
         CK_REGS_CONSUMER(ATTN_REGS_CONSUMER);
         for (long long n = 0;; ++n) {
-            long long w = ATTN_ORDER == 2 ? attn90_take(&wr, &wpos, wslots)
-                                          : attn90_static_item(ka, n);
+            long long w =
+                ATTN_ORDER == 2 ? attn90_take(&wr, &wpos, wslots) : attn90_static_item(ka, n);
             if (!attn90_work(ka, w, &t, &out, &lse))
                 break;
             t.q_phase = loads & 1u;

@@ -5,8 +5,9 @@
  * tensor maps of Q, K and V (and O for the TMA store) and the launch. Knobs for timing on the
  * GPU (each in the parameter table, so in the cache key): CK_ATTN_SM90_PINGPONG=0,
  * CK_ATTN_SM90_STAGES=3|4, CK_ATTN_SM90_OSTORE=window, CK_ATTN_SM90_ORDER=linear|snake|lpt,
- * CK_ATTN_SM90_CONSUMERS=2|3, CK_ATTN_SM90_TILE_N=64|80|96|128 (and CK_ATTN_SM90_SECTION=N,
- * the lpt order's query heads per L2 section, a kernel argument).
+ * CK_ATTN_SM90_CONSUMERS=2|3, CK_ATTN_SM90_TILE_N=64..192, CK_ATTN_SM90_REGS=P,C (and
+ * CK_ATTN_SM90_SECTION=N, the lpt order's (head, batch) pairs per L2 section, a kernel
+ * argument).
  *
  * Generated from the encodings (ck_mma_encoding of wgmma m64nNk16's C, stacked over the consumer
  * warpgroups: P0 = warp of the block, P1 = lane): the window over S (its tile_x gives the mask
@@ -36,17 +37,28 @@ enum {
     A90_ORDER_LPT = 2
 };
 
-/* setmaxnreg's split of the 64K registers of a block (65536 / threads from the launch bounds):
- * two consumer warpgroups 240 each and the producer 24 (24 + 2 * 240 <= 512 = 4 * 128); three
- * consumers 160 each and the producer 32 (32 + 3 * 160 = 512, FlashAttention-3's split). */
-static int regs_producer(int consumers)
+/* setmaxnreg's split of the registers the launch bounds give a block (65536 / threads, rounded
+ * down to 8, times threads): two consumer warpgroups 240 each and the producer 24 (24 + 2 * 240
+ * = 3 * 168); three consumers 160 each and the producer 32 (32 + 3 * 160 = 4 * 128,
+ * FlashAttention-3's split). CK_ATTN_SM90_REGS=P,C sets another (multiples of 8 in 24 .. 256
+ * within the block's registers; else ignored, with a CK_LOG warning): per ptxas, 40,224 removes
+ * the producer's spills at d_v <= 128 with two consumers. */
+static void regs_split(int consumers, int *producer, int *consumer)
 {
-    return consumers == 3 ? 32 : 24;
-}
-
-static int regs_consumer(int consumers)
-{
-    return consumers == 3 ? 160 : 240;
+    const char *e = getenv("CK_ATTN_SM90_REGS");
+    int p = 0, c = 0, per = 65536 / (128 * (consumers + 1)) / 8 * 8;
+    *producer = consumers == 3 ? 32 : 24;
+    *consumer = consumers == 3 ? 160 : 240;
+    if (!e)
+        return;
+    if (sscanf(e, "%d,%d", &p, &c) == 2 && p % 8 == 0 && c % 8 == 0 && p >= 24 && c >= 24 &&
+        p <= 256 && c <= 256 && p + consumers * c <= per * (consumers + 1))
+        *producer = p, *consumer = c;
+    else
+        CK_LOG(CK_LOG_WARN,
+               OP ": CK_ATTN_SM90_REGS=%s ignored: it takes P,C (multiples of 8 in 24 .. 256) with "
+                  "P + %d C <= %d.",
+               e, consumers, per * (consumers + 1));
 }
 
 /* ---- what the kernel runs ------------------------------------------------------------------ */
@@ -207,8 +219,9 @@ int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     int c = in->tile_m / 64;
     return (c == 2 || c == 3) && in->tile_m == 64 * c &&
-           in->warps == (c == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS) && in->tile_n % 16 == 0 &&
-           in->tile_n >= 64 && in->tile_n <= 192 && regs_fit(c, in->tile_n, prob->p.d_v);
+           in->warps == (c == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS) &&
+           in->tile_n % 16 == 0 && in->tile_n >= 64 && in->tile_n <= 192 &&
+           regs_fit(c, in->tile_n, prob->p.d_v);
 }
 
 /* The query tile: three consumer warpgroups (192 rows) for d and d_v up to 64 (FlashAttention-3's
@@ -292,8 +305,10 @@ static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_pa
     ck_op_param_add(t, &n, "ATTN_O_TMA", o_tma(prob, in));
     ck_op_param_add(t, &n, "ATTN_ORDER", order(prob));
     ck_op_param_add(t, &n, "ATTN_VARLEN", p->varlen != 0);
-    ck_op_param_add(t, &n, "ATTN_REGS_PRODUCER", regs_producer(in->tile_m / 64));
-    ck_op_param_add(t, &n, "ATTN_REGS_CONSUMER", regs_consumer(in->tile_m / 64));
+    int producer, consumer;
+    regs_split(in->tile_m / 64, &producer, &consumer);
+    ck_op_param_add(t, &n, "ATTN_REGS_PRODUCER", producer);
+    ck_op_param_add(t, &n, "ATTN_REGS_CONSUMER", consumer);
     return n;
 }
 
@@ -638,13 +653,15 @@ static ck_status qkv_map(ck_device *dev, const void *ptr, const ck_attn_strides 
     return ck_tensor_map_create(dev, &m, map);
 }
 
-/* The lpt order's L2 section: query heads whose K and V fill about two thirds of the L2 (whole
- * groups of GQA; all heads on the emulator, whose L2 size is 0), or CK_ATTN_SM90_SECTION=N. */
+/* The lpt order's L2 section: (query head, batch) pairs whose K and V fill about two thirds of
+ * the L2 (whole GQA groups; all pairs on the emulator, whose L2 size is 0), or
+ * CK_ATTN_SM90_SECTION=N. */
 static long long section_heads(const ck_attn_prob *prob, const ck_device_props *props)
 {
     const ck_attention_problem *p = &prob->p;
     long long all = p->b * p->h_q, group = p->h_q / p->h_k, e = env_int("CK_ATTN_SM90_SECTION");
-    long long kv = p->s_k * (p->d + p->d_v) * 2, fit = props->l2_bytes && kv ? (long long)(props->l2_bytes * 2 / 3) / kv : all;
+    long long kv = p->s_k * (p->d + p->d_v) * 2,
+              fit = props->l2_bytes && kv ? (long long)(props->l2_bytes * 2 / 3) / kv : all;
     long long heads = e ? e : (fit < 1 ? 1 : fit) * group;
     return heads < all ? heads : all;
 }
