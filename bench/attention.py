@@ -22,7 +22,10 @@ the variants: a bias of random broadcast dims and type, ALiBi, paged K / V, drop
 s_q <= 16 split-KV), each checked against the reference (every row; 64 sampled rows for the
 largest); prints the failures and a count. Builds nothing: pass --build DIR.
 
-usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F]
+--ab VAR=VAL[,VAR=VAL] (repeatable): after each shape's row, a row of ck with those developer
+switches (e.g. CK_ATTN_SM90_ORDER=linear), against the same cuDNN and flash figures.
+
+usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F] [--ab S]
        python3 bench/attention.py [--build DIR] --decode
        python3 bench/attention.py [--build DIR] --check N [--seed S]
 """
@@ -57,8 +60,10 @@ def ck_cmd(build, cfg, dtype="bf16", extra=()):
             "--d", str(d), "--dv", str(dv), "--dtype", dtype, "--mask", mask] + list(extra)
 
 
-def run_ck(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CK_DEVICE=DEVICE))
+def run_ck(cmd, env=None):
+    e = dict(os.environ, CK_DEVICE=DEVICE)
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e)
     for line in p.stdout.splitlines():
         if line.startswith("{"):
             return json.loads(line), p.stderr
@@ -195,6 +200,17 @@ def bench(o):
             sys.stderr.write(err)
         sys.stdout.flush()
         rows.append((cfg, c, cu, fl))
+        for setting in o.ab:  # the same shape with developer switches, against the same peers
+            env = dict(x.split("=", 1) for x in setting.split(","))
+            r, err = run_ck(ck_cmd(o.build, cfg, extra=extra), env)
+            c = r["tflops"] if r else float("nan")
+            print("| %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %.3f | %s | %s |" %
+                  (cfg + (fmt(c), fmt(cu), fmt(fl), c / best if best == best else float("nan"),
+                          ("ok" if r["ok"] else "FAILED") if r else "failed",
+                          "%s (%s)" % (r["instance"] if r else "-", setting))))
+            if not r:
+                sys.stderr.write(err)
+            sys.stdout.flush()
     if o.plot:
         plot(o.plot, rows)
     bench_decode(o)
@@ -271,6 +287,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", default=None)
     ap.add_argument("--instance", default=None, help="MxNxW for ck instead of the policy's")
+    ap.add_argument("--ab", action="append", default=[],
+                    help="VAR=VAL[,VAR=VAL]: also time ck with these CK_* switches (a row each, "
+                         "against the same peers); repeatable")
     ap.add_argument("--device", default="cuda", help="host: the emulator (--check only)")
     o = ap.parse_args()
     global DEVICE

@@ -1,8 +1,10 @@
 /* The attention kernels compile with NVRTC (no GPU needed; ptxas checks every PTX statement):
  * the policy's kernel for sm_90a at every head-dim class -- the sm90 kernel (TMA + wgmma) for
- * d 64, 128, 256 and 192 / 128 (both key tiles), the sm80 kernel for d 32 and 96 (192-byte
- * lines) and for element-wise copies and single O stores -- bf16 and f16; the sm90 kernel's
- * 64-row key tile at d 128; and the sm80 kernel for sm_80; the variants (bias,
+ * d 64 (three consumer warpgroups), 128, 256 (80-row key tiles) and 192 / 128, the sm80 kernel
+ * for d 32 and 96 (192-byte lines) and for element-wise copies and single O stores -- bf16 and
+ * f16; the sm90 kernel's 64-row key tile at d 128 and its developer switches (the linear and
+ * snake orders, two consumers at d 64 and three at d 128, key tiles of 96 at d 128 and 64 at
+ * d 256, the register split 40 / 224); and the sm80 kernel for sm_80; the variants (bias,
  * ALiBi, paged, dropout) in the sm80 and decode kernels and split-KV's combine kernel. Skipped
  * without NVRTC. */
 #include <stdio.h>
@@ -66,6 +68,14 @@ static void compile(const char *arch, int64_t d, int64_t dv, ck_dtype t, int64_t
     compile_as(arch, d, dv, t, sq, odd, 0);
 }
 
+/* The policy's sm_90a kernel with the developer switch name=value (sm90.c). */
+static void compile_env(const char *name, const char *value, int64_t d, ck_dtype t)
+{
+    setenv(name, value, 1);
+    compile_as("sm_90a", d, d, t, 4096, 0, 0);
+    unsetenv(name);
+}
+
 /* The variants (bias, ALiBi, paged, dropout) in the sm80 kernel, the decode kernel (with them,
  * split-KV) and the combine kernel. */
 static void compile_variants(const char *arch, int64_t sq, int64_t d, ck_dtype t, int splits)
@@ -122,6 +132,14 @@ static void test_kernels(void)
     compile("sm_90a", 192, 128, CK_DTYPE_F16, 4096, 0);
     compile("sm_90a", 32, 32, CK_DTYPE_BF16, 16, 0);
     compile_as("sm_90a", 128, 128, CK_DTYPE_F16, 4096, 0, 2);
+    compile("sm_90a", 64, 64, CK_DTYPE_BF16, 4096, 0);
+    compile_env("CK_ATTN_SM90_ORDER", "linear", 128, CK_DTYPE_BF16);
+    compile_env("CK_ATTN_SM90_ORDER", "snake", 64, CK_DTYPE_F16);
+    compile_env("CK_ATTN_SM90_CONSUMERS", "2", 64, CK_DTYPE_BF16);
+    compile_env("CK_ATTN_SM90_CONSUMERS", "3", 128, CK_DTYPE_BF16);
+    compile_env("CK_ATTN_SM90_TILE_N", "96", 128, CK_DTYPE_BF16);
+    compile_env("CK_ATTN_SM90_TILE_N", "64", 256, CK_DTYPE_BF16);
+    compile_env("CK_ATTN_SM90_REGS", "40,224", 128, CK_DTYPE_F16);
     compile("sm_80", 128, 128, CK_DTYPE_F16, 4096, 0);
     compile_variants("sm_90a", 4096, 128, CK_DTYPE_BF16, 0);
     compile_variants("sm_90a", 1, 128, CK_DTYPE_BF16, 1);

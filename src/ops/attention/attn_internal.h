@@ -54,7 +54,7 @@ int64_t ck_attn_span(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h,
 
 /* One instance: the block tile of the sm80 kernel (1, 2, 4 or 8 warps), or of the sm90
  * kernel: warps = CK_ATTN_SM90_WARPS (two consumer warpgroups of 64 query rows each and the
- * producer warpgroup), tile_m 128. */
+ * producer warpgroup), tile_m 128, or CK_ATTN_SM90_WARPS3 (three consumers), tile_m 192. */
 typedef struct ck_attn_instance {
     int tile_m, tile_n, warps;
     int decode; /* 1: the decode kernel (decode.c): tile_m query rows of a head group per block,
@@ -62,11 +62,12 @@ typedef struct ck_attn_instance {
     int splits; /* decode: key range split into this many parts (1: none) */
 } ck_attn_instance;
 
-#define CK_ATTN_SM90_WARPS 12
+#define CK_ATTN_SM90_WARPS  12
+#define CK_ATTN_SM90_WARPS3 16
 
 static inline int ck_attn_is_sm90(const ck_attn_instance *in)
 {
-    return in->warps == CK_ATTN_SM90_WARPS;
+    return !in->decode && (in->warps == CK_ATTN_SM90_WARPS || in->warps == CK_ATTN_SM90_WARPS3);
 }
 
 /* Shared bytes of the instance: the Q tile and two stages of K and V tiles. */
@@ -103,6 +104,12 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
 /* The sm90 instance for a supported problem (tile, stages that fit the shared memory). */
 ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                 ck_attn_instance *out);
+
+/* 1 when an sm90 instance asked for (ck_attn_plan_create_instance) has a shape the kernel
+ * has: tile_m 64 per consumer warpgroup with warps CK_ATTN_SM90_WARPS (two) or
+ * CK_ATTN_SM90_WARPS3 (three), a key tile of 64 to 192 rows in steps of 16 whose accumulators
+ * fit the consumers' registers. */
+int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in);
 
 /* Shared bytes of an sm90 instance (the Q tile, the K and V rings, barriers, alignment). */
 size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);

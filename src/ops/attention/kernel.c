@@ -182,12 +182,14 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
         char why[256];
         if (!ck_attn_sm90_supports(prob, ck_op_props(ctx), why, sizeof why))
             return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s", why);
-        if (want->tile_m != 128 || (want->tile_n != 64 && want->tile_n != 128 &&
-                                    (want->tile_n != 192 || prob->p.d_v > 64)))
+        if (!ck_attn_sm90_shape_ok(prob, want))
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                           OP ": sm90 instance m%dn%d w%d; accepted: m128 with a key tile of 64 "
-                              "or 128 rows (192 with d_v 64).",
-                           want->tile_m, want->tile_n, want->warps);
+                           OP ": sm90 instance m%dn%d w%d; accepted: m128 w12 or m192 w16 with a "
+                              "key tile of 64 to 192 rows in steps of 16 whose S and O "
+                              "accumulators and P fit the consumers' registers (tile_n / 2 + "
+                              "d_v / 2 + tile_n / 4 at most 192 with w12, 128 with w16; d_v = "
+                              "%lld).",
+                           want->tile_m, want->tile_n, want->warps, (long long)prob->p.d_v);
         if (ck_attn_sm90_shared_bytes(prob, want) > ck_op_props(ctx)->max_shared_per_block)
             return ck_fail(CK_ERROR_UNSUPPORTED,
                            OP ": sm90 instance m%dn%d needs %zu bytes of shared memory; the "
