@@ -98,15 +98,15 @@ static void test_decode_instances(void)
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     ck_attention_plan *plan = NULL;
-    ck_attn_instance bad[] = {{16, 48, 4, 1, 1}, {16, 32, 3, 1, 1}, {80, 32, 4, 1, 1}};
+    ck_attn_instance bad[] = {{16, 48, 4, 1, 1, 0}, {16, 32, 3, 1, 1, 0}, {80, 32, 4, 1, 1, 0}};
     for (int x = 0; x < 3; ++x)
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[x], &plan),
                      CK_ERROR_INVALID_ARGUMENT);
-    ck_attn_instance big = {16, 64, 8, 1, 1}; /* 512 KiB of K / V stages */
+    ck_attn_instance big = {16, 64, 8, 1, 1, 0}; /* 512 KiB of K / V stages */
     CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &big, &plan), CK_ERROR_UNSUPPORTED);
     p.var.page_size = 16, p.var.max_pages = 19, p.var.num_pages = 40;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
-    ck_attn_instance straddle = {16, 32, 4, 1, 1}; /* 32 keys per warp over pages of 16 */
+    ck_attn_instance straddle = {16, 32, 4, 1, 1, 0}; /* 32 keys per warp over pages of 16 */
     CHECK_OK(ck_attn_plan_create_instance(a_ctx, &prob, &straddle, &plan));
     ck_attention_plan_destroy(plan);
 }

@@ -46,7 +46,7 @@ static void compile_as(const char *arch, int64_t d, int64_t dv, ck_dtype t, int6
     ck_attn_instance in;
     CHECK_OK(ck_attn_policy(&prob, &props, &in));
     if (force == 2)
-        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1, 0};
     char *src = NULL;
     CHECK_OK(ck_attn_source(&prob, &in, &src));
     if (!src)

@@ -172,7 +172,7 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
     size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
     static const int tile_ns[2] = {128, 64};
     for (int i = 0; i < 2; ++i) {
-        ck_attn_instance in = {64 * A90_CONSUMERS, tile_ns[i], CK_ATTN_SM90_WARPS, 0, 1};
+        ck_attn_instance in = {64 * A90_CONSUMERS, tile_ns[i], CK_ATTN_SM90_WARPS, 0, 1, 0};
         if (in.tile_n == 128 && p->d_v > 192)
             continue; /* 64 + 128 accumulators and P leave too few registers */
         if (ck_attn_sm90_shared_bytes(prob, &in) <= smem) {
