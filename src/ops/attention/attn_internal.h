@@ -207,8 +207,9 @@ int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, 
 int ck_attn_decode_env_splits(void);
 
 /* The policy's decode instance *in with the block shape of `want` (tile_m 0: the policy's
- * rows), checked: 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64 (dividing the page size),
- * 16 to 64 rows, the shared memory. */
+ * rows; tile_n 0: the policy's keys per warp and warps; stages 0: the policy's ring), checked:
+ * 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64, 16 to 64 rows, 2 to 4 stages, the shared
+ * memory. */
 ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                   const ck_attn_instance *want, ck_attn_instance *in);
 

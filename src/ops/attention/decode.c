@@ -192,15 +192,18 @@ ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_prop
                                   const ck_attn_instance *want, ck_attn_instance *in)
 {
     ck_attn_instance x = *in;
-    int w = want->warps, n = want->tile_n;
+    int w = want->tile_n ? want->warps : in->warps, n = want->tile_n ? want->tile_n : in->tile_n;
     x.tile_m = want->tile_m ? want->tile_m : in->tile_m;
     x.tile_n = n, x.warps = w;
+    x.stages = want->stages ? want->stages : in->stages;
     if ((w != 1 && w != 2 && w != 4 && w != 8) || (n != 16 && n != 32 && n != 64) ||
-        x.tile_m < 16 || x.tile_m > 64 || x.tile_m % 16)
+        x.tile_m < 16 || x.tile_m > 64 || x.tile_m % 16 || x.stages < 0 || x.stages == 1 ||
+        x.stages > 4)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": decode instance r%dn%d w%d; accepted: 16 to 64 rows in steps of 16, "
-                          "16, 32 or 64 keys per warp, 1, 2, 4 or 8 warps.",
-                       x.tile_m, n, w);
+                       OP ": decode instance r%dn%d w%d with %d stages; accepted: 16 to 64 rows "
+                          "in steps of 16, 16, 32 or 64 keys per warp, 1, 2, 4 or 8 warps, 2 to "
+                          "4 stages.",
+                       x.tile_m, n, w, dec_stages(&x));
     if (ck_attn_decode_shared_bytes(prob, &x) > props->max_shared_per_block)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": decode instance r%dn%d w%d needs %zu bytes of shared memory; the "

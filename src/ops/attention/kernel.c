@@ -189,7 +189,7 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     int decode = want ? want->decode : ck_attn_decode_ok(prob, 0);
     if (decode) {
         if ((st = ck_attn_decode_policy(prob, ck_op_props(ctx), want ? want->splits : 0, &in)) ||
-            (want && want->tile_n &&
+            (want && (want->tile_n || want->stages) &&
              (st = ck_attn_decode_instance(prob, ck_op_props(ctx), want, &in))))
             return st;
     } else if ((st = ck_attn_policy(prob, ck_op_props(ctx), &in))) {
