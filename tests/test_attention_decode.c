@@ -191,7 +191,13 @@ static void test_decode_policy(void)
     p.b = 64, p.s_k = 100; /* two key tiles: not worth a part each */
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     CHECK(ck_attn_decode_splits(&prob, &in, 132, 3) <= 2);
-    p.s_k = 8192;
+    p.b = 1, p.s_k = 8192; /* a window of 100 keys: two or three tiles, whatever the batch */
+    p.mask = CK_ATTN_MASK_WINDOW, p.window_left = 100, p.window_right = 0;
+    p.align = CK_ATTN_BOTTOM_RIGHT;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK_MSG(ck_attn_decode_splits(&prob, &in, 132, 3) <= 3, "window: %d parts",
+              ck_attn_decode_splits(&prob, &in, 132, 3));
+    p.b = 64, p.mask = CK_ATTN_MASK_NONE;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     /* the developer switches; values outside their range are ignored */
     setenv("CK_ATTN_DECODE_SPLITS", "5", 1);

@@ -89,7 +89,11 @@ int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, 
     const ck_attention_problem *p = &prob->p;
     int64_t rows = p->h_q / p->h_k * p->s_q, chunks = (rows + in->tile_m - 1) / in->tile_m;
     int64_t units = p->b * p->h_k * chunks, key_tile = (int64_t)in->warps * in->tile_n;
-    int64_t tiles = (p->s_k + key_tile - 1) / key_tile;
+    int64_t lo, hi; /* the key tiles a mask leaves visible to some row (the kernel's t0, t1) */
+    ck_attn_band(prob, p->s_q, p->s_k, &lo, &hi);
+    lo = lo < 0 ? 0 : lo;
+    hi = hi < p->s_k - p->s_q ? p->s_q - 1 + hi : p->s_k - 1;
+    int64_t tiles = hi < lo ? 0 : hi / key_tile - lo / key_tile + 1;
     int64_t slots = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
     double wave_bytes = (double)slots * (double)key_tile * (double)(p->d + p->d_v) * 2.0;
     if (units <= 0 || tiles <= 1)
