@@ -166,8 +166,12 @@ static ck_status decode_plan(ck_context *ctx, ck_attention_plan *plan, int choos
         cfg.block[0] = (unsigned)plan->inst.warps * 32;
         cfg.dynamic_shared_bytes = plan->shared;
         int sms = ck_op_props(ctx)->multiprocessors;
-        if ((st = ck_kernel_max_active(plan->kernel, &cfg, &resident)))
-            return st;
+        if (ck_kernel_max_active(plan->kernel, &cfg, &resident) != CK_SUCCESS) {
+            CK_LOG(CK_LOG_INFO, OP ": no occupancy for the decode kernel (%s); the policy's "
+                                   "estimate of resident blocks stays.", ck_last_error());
+            ck_clear_error();
+            resident = 0;
+        }
         if (resident > 0 && sms > 0)
             plan->inst.splits = ck_attn_decode_splits(&plan->prob, &plan->inst, sms,
                                                       (resident + sms - 1) / sms);
