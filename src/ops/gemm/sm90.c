@@ -193,8 +193,9 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     double time = busy + ceil(waves) * fixed;
     /* 128 x 256 with the generated epilogue (not the TMA store) and a 16-bit D: 128
      * accumulators and the packing registers exceed ptxas's 168 (launch bounds of 384
-     * threads): it spills. With an f32 D it does not (tf32 4096^3, bench/RESULTS.md) */
-    if (tile_n >= 256 && tile_m >= SM90_TILE_M && !tma_store(prob) && elem_bytes(p->d.dtype) < 4)
+     * threads): it spills. With an f32 D it does not (tf32 4096^3, bench/RESULTS.md). 64 x 256
+     * (one consumer of 232 registers) spills with either D (ptxas -v: 216 bytes with f32) */
+    if (tile_n >= 256 && !tma_store(prob) && (tile_m < SM90_TILE_M || elem_bytes(p->d.dtype) < 4))
         time *= 1.25;
     return ideal / time;
 }
