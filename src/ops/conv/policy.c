@@ -89,10 +89,11 @@ static int pick_of(const ck_gemm_instance *ins, int n, int family, int smallest,
     return pick;
 }
 
-/* sm90 instances of whole tiles (the smallest-tile picks of the tests). */
+/* sm90 instances of whole tiles of 128 rows (the smallest-tile picks of the tests; the
+ * small-M tiles of 64 rows are not built with loaders). */
 static int sm90_plain(const ck_gemm_instance *in)
 {
-    return in->split_k <= 1 &&
+    return in->tile_m >= 128 && in->split_k <= 1 &&
            (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES) &&
            in->cluster <= 1;
 }
@@ -102,7 +103,8 @@ static int sm90_plain(const ck_gemm_instance *in)
  * none of the nondeterministic or stream-K variants. */
 static int sm90_loader_ok(const ck_gemm_instance *in)
 {
-    return (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES ||
+    return in->tile_m >= 128 && /* the small-M tiles of 64 rows are not built with loaders */
+           (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES ||
             in->decomp == CK_GEMM_DECOMP_SPLIT_K) &&
            in->cluster <= 1;
 }
