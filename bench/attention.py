@@ -260,7 +260,7 @@ def plot(path, rows):
     except ImportError:
         sys.stderr.write("matplotlib missing: no plot\n")
         return
-    labels = ["b%d h%d/%d s%d d%d/%d %s" % cfg for cfg, *_ in rows]
+    labels = ["b%d h%d/%d s%d/%d d%d/%d %s" % cfg for cfg, *_ in rows]
     fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(rows)), 5))
     xs = range(len(rows))
     for j, (name, off) in enumerate((("ck", -0.27), ("cuDNN (SDPA)", 0), ("flash (SDPA)", 0.27))):

@@ -331,8 +331,8 @@ static void run90_as(const acase *c, const char *inst)
 }
 
 /* The persistent walk's orders (CK_ATTN_SM90_ORDER; causal problems with more work items than
- * the emulator's blocks): lpt (the default for causal masks, so most causal cases here take it)
- * with L2 sections of 3 (head, batch) pairs (a section across a batch boundary, a short last
+ * the emulator's blocks; snake is the default for causal masks, so most causal cases here take
+ * it): lpt with L2 sections of 3 (head, batch) pairs (a section across a batch boundary, a short last
  * one), run twice so that the second launch finds the counter the first left (it is zeroed at
  * every launch); snake (every other round reversed) on 192-row query tiles; linear (the default
  * without a mask) on a causal one. */

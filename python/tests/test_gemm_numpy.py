@@ -51,7 +51,9 @@ def test_matmul_f16_every_order_matches_numpy(rng, m, n, k, a_col, b_col):
     check(y, a.astype(np.float64) @ b.astype(np.float64), sum_abs(a, b), k, U[np.float16])
 
 
-@pytest.mark.parametrize("compute,in_unit", [(None, 2.0 ** -11), ("f32", 2.0 ** -21)],
+# tf32: an input's error is 2^-11 where the sm80 family rounds it (cvt.rna) and 2^-10 where the
+# sm90 family's wgmma drops its low 13 bits (docs/ops-gemm.md; the policy may take either)
+@pytest.mark.parametrize("compute,in_unit", [(None, 2.0 ** -10), ("f32", 2.0 ** -21)],
                          ids=["tf32", "3xtf32"])
 def test_gemm_f32_inputs_tf32_and_3xtf32(rng, compute, in_unit):
     m, n, k = 17, 33, 9

@@ -262,8 +262,10 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
 /* ---- the parameter table ------------------------------------------------------------------- */
 
 /* The persistent grid's walk over the work items (fixed lengths; varlen has a grid of its own):
- * lpt where the query tiles' work grows with their index (a causal band: left unbounded, right
- * bounded), else linear; CK_ATTN_SM90_ORDER=linear|snake|lpt to time the others. linear: block
+ * snake where the query tiles' work grows with their index (a causal band: left unbounded, right
+ * bounded), else linear; CK_ATTN_SM90_ORDER=linear|snake|lpt to time the others (on the H100
+ * snake beat lpt on causal masks, whose counter and work ring cost more than their balance
+ * gains: bench/RESULTS.md, sixth session, run J). linear: block
  * x takes items x, x + gridDim.x, ... (a head's query tiles fastest, last first); snake: the same
  * with every other round reversed (blocks that took a long tile take a short one next); lpt:
  * items from a counter in global memory as blocks free up, longest first within L2 sections of
@@ -279,7 +281,7 @@ static int order(const ck_attn_prob *prob)
         return A90_ORDER_SNAKE;
     if (e && strcmp(e, "lpt") == 0)
         return A90_ORDER_LPT;
-    return prob->left < 0 && prob->right >= 0 ? A90_ORDER_LPT : A90_ORDER_LINEAR;
+    return prob->left < 0 && prob->right >= 0 ? A90_ORDER_SNAKE : A90_ORDER_LINEAR;
 }
 
 /* The consumer warpgroups' ping-pong: on, unless CK_ATTN_SM90_PINGPONG=0 (to time without). */
