@@ -22,8 +22,14 @@ the variants: a bias of random broadcast dims and type, ALiBi, paged K / V, drop
 s_q <= 16 split-KV), each checked against the reference (every row; 64 sampled rows for the
 largest); prints the failures and a count. Builds nothing: pass --build DIR.
 
-usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F]
-       python3 bench/attention.py [--build DIR] --decode
+--ab VAR=VAL[,VAR=VAL] (repeatable): after each shape's row, a row of ck with those developer
+switches (e.g. CK_ATTN_SM90_ORDER=linear), against the same cuDNN and flash figures.
+--variants adds a table of ck's decode kernel under its developer switches (DECODE_VARIANTS:
+CK_ATTN_DECODE_SPLITS / _STAGES / _INSTANCE) in the same run; --check gives random decode
+shapes a random CK_ATTN_DECODE_STAGES (the ring's cp.async waits only a GPU can check).
+
+usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F] [--ab S]
+       python3 bench/attention.py [--build DIR] --decode [--variants]
        python3 bench/attention.py [--build DIR] --check N [--seed S]
 """
 import argparse
@@ -49,6 +55,22 @@ CONFIGS = [
 
 DEVICE = "cuda"
 
+# --variants: ck's decode kernel under its developer switches (SPLITS=1: the policy before the
+# wave model; STAGES: the K / V ring; INSTANCE: keys per warp x warps)
+DECODE_VARIANTS = [
+    {},
+    {"CK_ATTN_DECODE_SPLITS": "1"},
+    {"CK_ATTN_DECODE_SPLITS": "2"},
+    {"CK_ATTN_DECODE_SPLITS": "6"},
+    {"CK_ATTN_DECODE_SPLITS": "12"},
+    {"CK_ATTN_DECODE_STAGES": "3"},
+    {"CK_ATTN_DECODE_STAGES": "4"},
+    {"CK_ATTN_DECODE_STAGES": "4", "CK_ATTN_DECODE_INSTANCE": "16x2"},
+    {"CK_ATTN_DECODE_STAGES": "3", "CK_ATTN_DECODE_INSTANCE": "16x2"},
+    {"CK_ATTN_DECODE_STAGES": "3", "CK_ATTN_DECODE_INSTANCE": "32x2"},
+    {"CK_ATTN_DECODE_INSTANCE": "32x4"},
+]
+
 
 def ck_cmd(build, cfg, dtype="bf16", extra=()):
     b, h, hk, sq, sk, d, dv, mask = cfg
@@ -57,8 +79,10 @@ def ck_cmd(build, cfg, dtype="bf16", extra=()):
             "--d", str(d), "--dv", str(dv), "--dtype", dtype, "--mask", mask] + list(extra)
 
 
-def run_ck(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CK_DEVICE=DEVICE))
+def run_ck(cmd, env=None):
+    e = dict(os.environ, CK_DEVICE=DEVICE)
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e)
     for line in p.stdout.splitlines():
         if line.startswith("{"):
             return json.loads(line), p.stderr
@@ -169,6 +193,23 @@ def bench_decode(o):
         "%.3f (%s)" % (ck_gbps / best[1], best[0]) if ck_gbps and best else "-",
         ("ok" if r["ok"] else "FAILED") if r else "failed", r["instance"] if r else "-"))
     sys.stdout.flush()
+    if not o.variants:
+        return
+    print("\nck's decode variants in the same run (developer switches, src/ops/attention/decode.c)"
+          "\n\n| switches | ck ms | GB/s (K/V) | % of copy | ck / best torch | check | instance |"
+          "\n| --- | --- | --- | --- | --- | --- | --- |")
+    for env in DECODE_VARIANTS:
+        r, err = run_ck(ck_cmd(o.build, DECODE, extra=extra), env)
+        g = kv / (r["ms"] * 1e-3) / 1e9 if r else None
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            " ".join("%s=%s" % kv_ for kv_ in env.items()) or "(policy)",
+            "%.4f" % r["ms"] if r else "-", fmt(g),
+            "%.1f%%" % (100 * g / copy) if g and copy else "-",
+            "%.3f" % (g / best[1]) if g and best else "-",
+            ("ok" if r["ok"] else "FAILED") if r else "failed", r["instance"] if r else "-"))
+        if not r:
+            sys.stderr.write(err)
+        sys.stdout.flush()
 
 
 def bench(o):
@@ -195,6 +236,17 @@ def bench(o):
             sys.stderr.write(err)
         sys.stdout.flush()
         rows.append((cfg, c, cu, fl))
+        for setting in o.ab:  # the same shape with developer switches, against the same peers
+            env = dict(x.split("=", 1) for x in setting.split(","))
+            r, err = run_ck(ck_cmd(o.build, cfg, extra=extra), env)
+            c = r["tflops"] if r else float("nan")
+            print("| %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %.3f | %s | %s |" %
+                  (cfg + (fmt(c), fmt(cu), fmt(fl), c / best if best == best else float("nan"),
+                          ("ok" if r["ok"] else "FAILED") if r else "failed",
+                          "%s (%s)" % (r["instance"] if r else "-", setting))))
+            if not r:
+                sys.stderr.write(err)
+            sys.stdout.flush()
     if o.plot:
         plot(o.plot, rows)
     bench_decode(o)
@@ -252,11 +304,15 @@ def check(o):
             extra += ["--dropout", "%.2f" % rng.uniform(0.05, 0.6)]
         if cfg[3] <= 16 and rng.random() < 0.5:
             extra += ["--splitkv", str(rng.randint(1, 12))]
+        env = {}
+        if cfg[3] <= 16 and rng.random() < 0.5:  # the decode kernel's deeper rings
+            env["CK_ATTN_DECODE_STAGES"] = str(rng.randint(2, 4))
         cmd = ck_cmd(o.build, cfg, rng.choice(["bf16", "f16"]), extra)
-        r, err = run_ck(cmd)
+        r, err = run_ck(cmd, env)
         if not r or not r["ok"]:
             bad += 1
-            print("FAILED: %s\n%s" % (" ".join(cmd), err if not r else ""))
+            print("FAILED: %s%s\n%s" % ("".join("%s=%s " % x for x in env.items()),
+                                         " ".join(cmd), err if not r else ""))
             sys.stdout.flush()
     print("%d random configurations, %d failed" % (o.check, bad))
     return bad
@@ -268,9 +324,14 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--check", type=int, default=0)
     ap.add_argument("--decode", action="store_true", help="only the decode table")
+    ap.add_argument("--variants", action="store_true",
+                    help="the decode table also times ck under its developer switches")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", default=None)
     ap.add_argument("--instance", default=None, help="MxNxW for ck instead of the policy's")
+    ap.add_argument("--ab", action="append", default=[],
+                    help="VAR=VAL[,VAR=VAL]: also time ck with these CK_* switches (a row each, "
+                         "against the same peers); repeatable")
     ap.add_argument("--device", default="cuda", help="host: the emulator (--check only)")
     o = ap.parse_args()
     global DEVICE

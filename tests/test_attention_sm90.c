@@ -99,7 +99,7 @@ static void run90(const acase *c)
          * still takes it when asked: its instance forced */
         ck_attention_plan_destroy(plan);
         acase f = *c;
-        f.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+        f.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1, 0};
         ac_run(&f);
         return;
     }
@@ -171,13 +171,13 @@ static void test_multi_tile(void)
     c = ac_base(1, 130, 270, 1, 1, 128);
     c.dt = CK_DTYPE_F16;
     c.lse = 1;
-    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1, 0};
     ac_run(&c);
     c = ac_base(1, 140, 450, 2, 1, 64); /* the 192-row key tile (d_v 64), causal */
     c.mask = CK_ATTN_MASK_CAUSAL;
     c.align = CK_ATTN_BOTTOM_RIGHT;
     c.lse = 1;
-    c.inst = (ck_attn_instance){128, 192, CK_ATTN_SM90_WARPS, 0, 1};
+    c.inst = (ck_attn_instance){128, 192, CK_ATTN_SM90_WARPS, 0, 1, 0};
     ac_run(&c);
 }
 
@@ -314,6 +314,101 @@ static void test_o_window(void)
     unsetenv("CK_ATTN_SM90_OSTORE");
 }
 
+/* ac_run, after checking that the policy's plan for the case is the sm90 instance `inst`
+ * (e.g. "m192n128.w16"). */
+static void run90_as(const acase *c, const char *inst)
+{
+    ck_attention_problem p;
+    ac_problem(c, &p);
+    ck_attention_plan *plan = NULL;
+    CHECK_OK(ck_attention_plan_create(a_ctx, &p, &plan));
+    if (plan)
+        CHECK_MSG(strncmp(ck_attention_plan_name(plan), "sm90.", 5) == 0 &&
+                      strstr(ck_attention_plan_name(plan), inst) != NULL,
+                  "plan %s, not the sm90 instance %s", ck_attention_plan_name(plan), inst);
+    ck_attention_plan_destroy(plan);
+    ac_run(c);
+}
+
+/* The persistent walk's orders (CK_ATTN_SM90_ORDER; causal problems with more work items than
+ * the emulator's blocks): lpt (the default for causal masks, so most causal cases here take it)
+ * with L2 sections of 3 (head, batch) pairs (a section across a batch boundary, a short last
+ * one), run twice so that the second launch finds the counter the first left (it is zeroed at
+ * every launch); snake (every other round reversed) on 192-row query tiles; linear (the default
+ * without a mask) on a causal one. */
+static void test_orders(void)
+{
+    setenv("CK_ATTN_SM90_ORDER", "lpt", 1);
+    setenv("CK_ATTN_SM90_SECTION", "3", 1);
+    acase c = ac_base(2, 260, 300, 4, 2, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    for (int twice = 0; twice < 2; ++twice)
+        run90_as(&c, "m128n128.w12");
+    unsetenv("CK_ATTN_SM90_SECTION");
+    setenv("CK_ATTN_SM90_ORDER", "snake", 1);
+    c = ac_base(2, 400, 300, 2, 1, 64);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.lse = 1;
+    run90_as(&c, "m192n128.w16");
+    setenv("CK_ATTN_SM90_ORDER", "linear", 1);
+    c.b = 1, c.hq = 3, c.hk = 3;
+    run90_as(&c, "m192n128.w16");
+    unsetenv("CK_ATTN_SM90_ORDER");
+}
+
+/* Three consumer warpgroups (192 query rows: the default at d 64) and two, each where the other
+ * is the default (CK_ATTN_SM90_CONSUMERS): d 64 with two, d 128 with three (key tiles of 64, the
+ * widest the 160 registers hold with d_v 128); three without the ping-pong
+ * (CK_ATTN_SM90_PINGPONG=0); the instance 192x128x16 asked for; odd s_q (a partial last query
+ * tile), GQA, windows. */
+static void test_consumers(void)
+{
+    acase c = ac_base(1, 250, 200, 4, 2, 64);
+    c.mask = CK_ATTN_MASK_WINDOW, c.wl = 70, c.wr = 9;
+    c.lse = 1;
+    run90_as(&c, "m192n128.w16");
+    setenv("CK_ATTN_SM90_CONSUMERS", "2", 1);
+    run90_as(&c, "m128n128.w12");
+    setenv("CK_ATTN_SM90_CONSUMERS", "3", 1);
+    c = ac_base(2, 201, 190, 2, 2, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.dt = CK_DTYPE_F16;
+    c.bhsd = 1;
+    c.lse = 1;
+    run90_as(&c, "m192n64.w16");
+    setenv("CK_ATTN_SM90_PINGPONG", "0", 1);
+    run90_as(&c, "m192n64.w16");
+    unsetenv("CK_ATTN_SM90_PINGPONG");
+    unsetenv("CK_ATTN_SM90_CONSUMERS");
+    c = ac_base(1, 100, 333, 2, 1, 64);
+    c.lse = 1;
+    c.inst = (ck_attn_instance){192, 128, CK_ATTN_SM90_WARPS3, 0, 1, 0};
+    ac_run(&c);
+}
+
+/* Key tiles of 80 rows (the default at d_v 256) and 64 there (CK_ATTN_SM90_TILE_N=64), 96 at
+ * d 128: s_k not a multiple of the tile (zero-filled keys, masked), causal. */
+static void test_key_tiles(void)
+{
+    acase c = ac_base(1, 150, 210, 2, 1, 256);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.align = CK_ATTN_BOTTOM_RIGHT;
+    c.lse = 1;
+    run90_as(&c, "m128n80.w12");
+    setenv("CK_ATTN_SM90_TILE_N", "64", 1);
+    run90_as(&c, "m128n64.w12");
+    setenv("CK_ATTN_SM90_TILE_N", "96", 1);
+    c = ac_base(1, 130, 250, 2, 2, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    c.dt = CK_DTYPE_F16;
+    c.lse = 1;
+    run90_as(&c, "m128n96.w12");
+    unsetenv("CK_ATTN_SM90_TILE_N");
+}
+
 /* Rows that see no key: bottom-right causal with s_q > s_k, a window past every key, s_k = 0. */
 static void test_fully_masked(void)
 {
@@ -343,21 +438,23 @@ static void test_refusals(void)
     struct {
         ck_attention_problem p;
         const char *why;
-    } t[4];
+    } t[5];
     t[0].p = g, t[0].p.d = t[0].p.d_v = 32, t[0].why = "head dims";
     t[1].p = g, t[1].p.q.seq = 68, t[1].p.q.head = 36, t[1].p.q.batch = 68 * 40;
     t[1].why = "multiple of 8";
     t[2].p = g, t[2].p.k.seq = 64, t[2].p.k.head = 64, t[2].p.k.batch = 0; /* K batch stride 0 */
     t[2].p.b = 2, t[2].why = "k's are (batch 0";
     t[3].p = g, t[3].p.d_v = 96, t[3].why = "d_v = 96";
-    for (int i = 0; i < 4; ++i) {
+    t[4].p = g, t[4].p.b = 65535, t[4].p.h_q = t[4].p.h_k = 65535; /* 2^32 - 2^17 + 1 items */
+    t[4].why = "in 32 bits; this problem has 4294836225";
+    for (int i = 0; i < 5; ++i) {
         ck_attn_prob prob;
         CHECK_OK(ck_attn_prob_make(&t[i].p, &prob));
         char why[256] = "";
         CHECK(!ck_attn_sm90_supports(&prob, &props, why, sizeof why));
         CHECK_MSG(strstr(why, t[i].why) != NULL, "refusal %d: '%s'", i, why);
         ck_attention_plan *plan = NULL;
-        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS, 0, 1};
+        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS, 0, 1, 0};
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &want, &plan),
                      CK_ERROR_UNSUPPORTED);
         CHECK_OK(ck_attention_plan_create(a_ctx, &t[i].p, &plan));
@@ -369,10 +466,17 @@ static void test_refusals(void)
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&g, &prob));
     ck_attention_plan *plan = NULL;
-    ck_attn_instance bad = {64, 128, CK_ATTN_SM90_WARPS, 0, 1};
-    CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad, &plan),
-                 CK_ERROR_INVALID_ARGUMENT);
-    CHECK(plan == NULL);
+    ck_attn_instance bad[4] = {{64, 128, CK_ATTN_SM90_WARPS, 0, 1, 0},
+                               {192, 128, CK_ATTN_SM90_WARPS, 0, 1, 0},  /* 3 consumers, 12 warps */
+                               {192, 192, CK_ATTN_SM90_WARPS3, 0, 1, 0}, /* 176 > 128 registers */
+                               {128, 72, CK_ATTN_SM90_WARPS, 0, 1, 0}};  /* not 16k */
+    for (int i = 0; i < 4; ++i) {
+        CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[i], &plan),
+                     CK_ERROR_INVALID_ARGUMENT);
+        CHECK(plan == NULL);
+        CHECK_MSG(strstr(ck_last_error(), "accepted: m128 w12 or m192 w16") != NULL, "%s",
+                  ck_last_error());
+    }
 }
 
 int main(void)
@@ -396,6 +500,9 @@ int main(void)
     RUN_TEST(test_varlen);
     RUN_TEST(test_varlen_inf_after);
     RUN_TEST(test_o_window);
+    RUN_TEST(test_orders);
+    RUN_TEST(test_consumers);
+    RUN_TEST(test_key_tiles);
     RUN_TEST(test_fully_masked);
     RUN_TEST(test_refusals);
     ck_context_destroy(a_ctx);

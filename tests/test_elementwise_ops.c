@@ -79,7 +79,7 @@ static void run_case(const char *expr, ck_dtype dt, int rank, const int64_t *sha
     ck_tensor ins[CK_EW_MAX_INPUTS];
     for (int k = 0; k < nin; ++k)
         ins[k] = in[k].t;
-    ck_status st = ck_elementwise(ctx, &out.t, ins, nin, &prog);
+    ck_status st = ck_elementwise(ctx, &prog, ins, nin, &out.t);
     CHECK_MSG(st == CK_SUCCESS, "%s: %s", expr, ck_last_error());
     size_t bytes = 0;
     ck_dtype_storage_size(dt, (size_t)n, &bytes);
@@ -314,14 +314,14 @@ static void test_errors(void)
     ck_ew_program p;
     CHECK_OK(ck_ew_parse("x0 + x1", &p));
     ck_tensor ins[5] = {a.t, b.t, a.t, a.t, a.t};
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "does not broadcast") != NULL);
     ins[1] = big.t;
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT); /* rank */
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 5, &p), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 0, &p), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 1, &p), CK_ERROR_INVALID_ARGUMENT); /* x1 */
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT); /* rank */
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 5, &c.t), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 0, &c.t), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 1, &c.t), CK_ERROR_INVALID_ARGUMENT); /* x1 */
+    CHECK_STATUS(ck_elementwise(ctx, NULL, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT);
     /* partial overlap: input 0 is dst shifted by one element */
     ins[0] = c.t;
     ins[0].data = (float *)c.t.data + 1;
@@ -329,21 +329,21 @@ static void test_errors(void)
     ins[1] = ins[0];
     ck_tensor d3 = c.t;
     d3.shape[0] = 3;
-    CHECK_STATUS(ck_elementwise(ctx, &d3, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &d3), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "overlaps") != NULL);
     /* misaligned pointer */
     ins[0] = a.t;
     ins[0].data = (char *)a.t.data + 2;
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT);
     /* zero-size: no-op */
     ck_tensor z;
     CHECK_OK(ck_tensor_init(&z, NULL, CK_DTYPE_F32, 1, s0, NULL));
     ins[0] = z;
     ins[1] = z;
     int before = ck_context_kernel_count(ctx);
-    CHECK_OK(ck_elementwise(ctx, &z, ins, 2, &p));
+    CHECK_OK(ck_elementwise(ctx, &p, ins, 2, &z));
     CHECK_EQ_INT(ck_context_kernel_count(ctx), before);
-    CHECK_STATUS(ck_elementwise_expr(ctx, &c.t, ins, 2, "x0 +* x1"), CK_ERROR_PARSE);
+    CHECK_STATUS(ck_elementwise_expr(ctx, "x0 +* x1", ins, 2, &c.t), CK_ERROR_PARSE);
     drop(&a);
     drop(&b);
     drop(&c);

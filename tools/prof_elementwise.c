@@ -30,18 +30,17 @@ static ck_status run_job(void *user, ck_stream *stream, int rotation)
     (void)rotation;
     job *j = user;
     if (j->kind == P_COPY)
-        return ck_copy(j->ctx, &j->dst, &j->in[0]);
+        return ck_copy(j->ctx, &j->in[0], &j->dst);
     if (j->kind == P_CAST)
-        return ck_cast(j->ctx, &j->dst, &j->in[0], &j->opt);
-    return ck_elementwise(j->ctx, &j->dst, j->in, j->nin, &j->prog);
+        return ck_cast(j->ctx, &j->in[0], &j->dst, &j->opt);
+    return ck_elementwise(j->ctx, &j->prog, j->in, j->nin, &j->dst);
 }
 
 static double round_to(ck_dtype t, double v)
 {
     uint64_t c = 0;
     double r = NAN;
-    if (ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c) ==
-        CK_SUCCESS)
+    if (ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c) == CK_SUCCESS)
         ck_convert_to_f64(t, c, &r);
     return r;
 }
@@ -117,9 +116,9 @@ static int prof_main(int kind, int argc, char **argv)
         in_t = CK_DTYPE_F32;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        static const char *const takes_value[] = {"--shape", "--dtype", "--from", "--to",
-                                                  "--out-dtype", "--round", "--overflow",
-                                                  "--scale", "--expr"};
+        static const char *const takes_value[] = {"--shape",    "--dtype",     "--from",
+                                                  "--to",       "--out-dtype", "--round",
+                                                  "--overflow", "--scale",     "--expr"};
         int takes = 0;
         for (size_t t = 0; t < sizeof takes_value / sizeof takes_value[0]; ++t)
             takes |= !strcmp(a, takes_value[t]);
@@ -147,8 +146,10 @@ static int prof_main(int kind, int argc, char **argv)
             if (prof_parse_double(sub, a, v, &s) != CK_EXIT_OK)
                 return CK_EXIT_USAGE;
             if (!(fabs(s) <= 3.4e38) || s == 0)
-                return cli_usage_error(sub, "--scale %s: expected a finite non-zero number that "
-                                            "f32 holds.", v);
+                return cli_usage_error(sub,
+                                       "--scale %s: expected a finite non-zero number that "
+                                       "f32 holds.",
+                                       v);
             j.opt.scale = (float)s;
         } else if (!strcmp(a, "--expr") && kind == P_EW) {
             expr = v;
@@ -253,8 +254,8 @@ static int prof_main(int kind, int argc, char **argv)
         char best[64];
         double best_ms = 0;
         int call = kind == P_COPY ? EW_CALL_COPY : kind == P_CAST ? EW_CALL_CAST : EW_CALL_EXPR;
-        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, c.reps,
-                       prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
+        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, c.reps, prof_tune_progress,
+                       &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
             rc = cli_library_error(sub);
             goto done;
         }

@@ -29,6 +29,10 @@ typedef struct ck_attn_kargs {
      * scale (so that scale_log2 then applies); cap_in 0: none */
     float cap_in, cap_out;
     long long batches; /* b (the sm90 kernel's persistent walk over (query tile, head, batch)) */
+    /* the sm90 kernel's lpt order (ATTN_ORDER 2): the work counter (zero at the launch) and the
+     * L2 section, in (query head, batch) pairs */
+    int *sched;
+    long long sect;
     /* ---- variants (attn_variants_kernel.h) ---- */
     const void *bias;                         /* the additive bias (ATTN_BIAS: its type), or NULL */
     long long bias_b, bias_h, bias_q, bias_k; /* its element strides (0 along broadcast dims) */

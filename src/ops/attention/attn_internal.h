@@ -54,19 +54,21 @@ int64_t ck_attn_span(const ck_attn_strides *st, int64_t b, int64_t s, int64_t h,
 
 /* One instance: the block tile of the sm80 kernel (1, 2, 4 or 8 warps), or of the sm90
  * kernel: warps = CK_ATTN_SM90_WARPS (two consumer warpgroups of 64 query rows each and the
- * producer warpgroup), tile_m 128. */
+ * producer warpgroup), tile_m 128, or CK_ATTN_SM90_WARPS3 (three consumers), tile_m 192. */
 typedef struct ck_attn_instance {
     int tile_m, tile_n, warps;
     int decode; /* 1: the decode kernel (decode.c): tile_m query rows of a head group per block,
                    each warp tile_n keys of a tile of warps * tile_n */
     int splits; /* decode: key range split into this many parts (1: none) */
+    int stages; /* decode: depth of the K / V ring (2 to 4; 0: 2) */
 } ck_attn_instance;
 
-#define CK_ATTN_SM90_WARPS 12
+#define CK_ATTN_SM90_WARPS  12
+#define CK_ATTN_SM90_WARPS3 16
 
 static inline int ck_attn_is_sm90(const ck_attn_instance *in)
 {
-    return in->warps == CK_ATTN_SM90_WARPS;
+    return !in->decode && (in->warps == CK_ATTN_SM90_WARPS || in->warps == CK_ATTN_SM90_WARPS3);
 }
 
 /* Shared bytes of the instance: the Q tile and two stages of K and V tiles. */
@@ -103,6 +105,12 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
 /* The sm90 instance for a supported problem (tile, stages that fit the shared memory). */
 ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                 ck_attn_instance *out);
+
+/* 1 when an sm90 instance asked for (ck_attn_plan_create_instance) has a shape the kernel
+ * has: tile_m 64 per consumer warpgroup with warps CK_ATTN_SM90_WARPS (two) or
+ * CK_ATTN_SM90_WARPS3 (three), a key tile of 64 to 192 rows in steps of 16 whose accumulators
+ * fit the consumers' registers. */
+int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in);
 
 /* Shared bytes of an sm90 instance (the Q tile, the K and V rings, barriers, alignment). */
 size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in);
@@ -195,9 +203,20 @@ int ck_attn_decode_ok(const ck_attn_prob *prob, int why);
 ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props *props, int splits,
                                 ck_attn_instance *out);
 
+/* Parts of the key range for the decode instance `in` when `sms` SMs hold `per_sm` of its
+ * blocks each: the count that minimizes a model of waves x (tiles per part + a block's fixed
+ * cost) + the combine kernel's cost, so that the grid is not a tail of a few blocks. */
+int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, int64_t sms,
+                          int64_t per_sm);
+
+/* CK_ATTN_DECODE_SPLITS (1 to 64): the parts every decode plan with the policy's parts takes
+ * instead (a developer switch); 0 when unset. */
+int ck_attn_decode_env_splits(void);
+
 /* The policy's decode instance *in with the block shape of `want` (tile_m 0: the policy's
- * rows), checked: 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64 (dividing the page size),
- * 16 to 64 rows, the shared memory. */
+ * rows; tile_n 0: the policy's keys per warp and warps; stages 0: the policy's ring), checked:
+ * 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64, 16 to 64 rows, 2 to 4 stages, the shared
+ * memory. */
 ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                   const ck_attn_instance *want, ck_attn_instance *in);
 

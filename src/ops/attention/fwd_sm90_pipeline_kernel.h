@@ -15,13 +15,15 @@
  * through the generated window and LSE = (m + log2 l) ln 2 by each row's leading lane.
  *
  * FlashAttention-3's two overlaps: Q K^T of the next key tile is issued with P V of the current
- * one, before the next softmax (attn90_consumer); and with ATTN_PINGPONG the two consumer
- * warpgroups take turns at issuing their GEMMs (named barriers), so that one's softmax overlaps
- * the other's GEMMs.
+ * one, before the next softmax (attn90_consumer); and with ATTN_PINGPONG the consumer
+ * warpgroups (two or three) take turns at issuing their GEMMs (named barriers), so that one's
+ * softmax overlaps the others' GEMMs.
  *
  * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
- * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG,
- * ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
+ * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG, ATTN_ORDER
+ * (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_VARLEN (the varlen code
+ * compiled in), ATTN_REGS_PRODUCER,
+ * ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
  * C, stacked over the consumer warpgroups): tile_x_s (the tile position of an S register),
  * attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg
  * (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
@@ -47,9 +49,21 @@
 #ifndef ATTN_O_TMA
 #define ATTN_O_TMA 0
 #endif
-#define A90_O_WG_BYTES  (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
-#define A90_O_STAGE_AT  (A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES))
-#define A90_BARRIERS_AT (A90_O_STAGE_AT + ATTN_CONSUMERS * A90_O_WG_BYTES)
+#ifndef ATTN_ORDER
+#define ATTN_ORDER 0
+#endif
+#ifndef ATTN_VARLEN
+#define ATTN_VARLEN 1
+#endif
+/* varlen (cu_q given): only compiled in with ATTN_VARLEN (fixed-length kernels go without) */
+#define A90_VARLEN(ka) (ATTN_VARLEN && (ka)->cu_q)
+#define A90_O_WG_BYTES (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
+/* named barriers of consumer warpgroup wg: its turn (ping-pong), its varlen V tail, its O store */
+#define A90_BAR_TURN(wg) (2 + (wg))
+#define A90_BAR_TAIL(wg) (2 + ATTN_CONSUMERS + (wg))
+#define A90_BAR_OST(wg)  (2 + 2 * ATTN_CONSUMERS + (wg))
+#define A90_O_STAGE_AT   (A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES))
+#define A90_BARRIERS_AT  (A90_O_STAGE_AT + ATTN_CONSUMERS * A90_O_WG_BYTES)
 
 #if ATTN_BF16
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
@@ -166,15 +180,25 @@ CK_DEVICE void attn90_softcap(float *s, float cap_in, float cap_out)
     CK_UNROLL for (int d = 0; d < A90_NS; ++d) s[d] = cap_out * tanhf(s[d] * cap_in);
 }
 
-/* -inf where the mask hides (i, j) or j is past the keys; (i0, j0): the block tile's origin. */
+/* v clamped to [-4096, 4096] (beyond the range of a tile's column c and c - r). */
+CK_DEVICE int attn90_clamp(long long v)
+{
+    return v < -4096 ? -4096 : v > 4096 ? 4096 : (int)v;
+}
+
+/* -inf where the mask hides (i, j) or j is past the keys; (i0, j0): the block tile's origin.
+ * Key j0 + c of row i0 + r is hidden when c >= sk - j0, c - r < lo - (j0 - i0) or c - r >
+ * hi - (j0 - i0): those bounds once per tile, each register's test in 32 bits. */
 CK_DEVICE void attn90_mask(float *s, const ck_attn_kargs *ka, long long i0, long long j0)
 {
+    int cend = attn90_clamp(ka->sk - j0), dlo = attn90_clamp(ka->lo - (j0 - i0));
+    int dhi = attn90_clamp(ka->hi - (j0 - i0));
     CK_UNROLL for (int d = 0; d < A90_NS; ++d)
     {
         long long x[2];
         tile_x_s(d, x);
-        long long i = i0 + x[0], j = j0 + x[1];
-        if (j >= ka->sk || j < i + ka->lo || j > i + ka->hi)
+        int r = (int)x[0], c = (int)x[1];
+        if (c >= cend || c - r < dlo || c - r > dhi)
             s[d] = A90_NEG_INF;
     }
 }
@@ -229,7 +253,7 @@ CK_DEVICE void attn90_store_o_tma(const unsigned *ow, const attn90_tile *t, unsi
     int leader = ck_warpgroup_thread() == 0;
     if (leader)
         ck_tma_store_wait_read(0);
-    ck_named_barrier_sync(6 + wg, CK_WARPGROUP_THREADS);
+    ck_named_barrier_sync(A90_BAR_OST(wg), CK_WARPGROUP_THREADS);
     CK_UNROLL for (int d = 0; d < A90_NO; d += 2)
     {
         long long x[2];
@@ -239,7 +263,7 @@ CK_DEVICE void attn90_store_o_tma(const unsigned *ow, const attn90_tile *t, unsi
                       ((((c % 64) / 8) ^ (r % 8)) << 4) + (c % 8) * 2) = ow[d / 2];
     }
     ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
-    ck_named_barrier_sync(6 + wg, CK_WARPGROUP_THREADS);
+    ck_named_barrier_sync(A90_BAR_OST(wg), CK_WARPGROUP_THREADS);
     if (leader) {
         for (int c = 0; c < A90_VB; ++c)
             ck_tma_store_4d(to, ost + c * 64 * A90_ROW, 64 * c, (int)t->i0 + 64 * (int)wg, t->h,
@@ -306,7 +330,7 @@ CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, lon
                                   unsigned wg)
 {
     long long from = ka->sk - vt * ATTN_TILE_N;
-    if (!ka->cu_q || from >= ATTN_TILE_N)
+    if (!A90_VARLEN(ka) || from >= ATTN_TILE_N)
         return;
     int rows = ATTN_TILE_N - (int)from;
     ck_u32x4 zero;
@@ -316,17 +340,19 @@ CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, lon
         ck_st16(v + c * ATTN_TILE_N * A90_ROW + r * A90_ROW + (i % 8) * 16, zero);
     }
     ck_fence_proxy_async();
-    ck_named_barrier_sync(4 + wg, CK_WARPGROUP_THREADS);
+    ck_named_barrier_sync(A90_BAR_TAIL(wg), CK_WARPGROUP_THREADS);
 }
 
-/* The ping-pong of the consumer warpgroups (ATTN_PINGPONG, two of them): a warpgroup issues its
- * GEMMs in its turn, which starts when the other passes it (named barrier 2 + wg, both
- * warpgroups' threads), so that one's softmax runs while the other's GEMMs use the tensor
- * cores. Warpgroup 1 passes first (warpgroup 0 starts) and skips its last pass, so that every
- * pass is waited for. */
-#if ATTN_PINGPONG && ATTN_CONSUMERS == 2
-#define A90_TURN_WAIT(wg) ck_named_barrier_sync(2 + (wg), 2 * CK_WARPGROUP_THREADS)
-#define A90_TURN_PASS(wg) ck_named_barrier_arrive(3 - (wg), 2 * CK_WARPGROUP_THREADS)
+/* The ping-pong of the consumer warpgroups (ATTN_PINGPONG; round robin among three): a
+ * warpgroup issues its GEMMs in its turn, which starts when the one before passes it (named
+ * barrier A90_BAR_TURN(wg): the two warpgroups' threads), so that one's softmax runs while the
+ * others' GEMMs use the tensor cores. The last warpgroup passes first (warpgroup 0 starts) and
+ * skips its last pass, so that every pass is waited for; a warpgroup cannot pass twice before
+ * the next has waited (its next pass waits for the whole round). */
+#if ATTN_PINGPONG && ATTN_CONSUMERS >= 2
+#define A90_TURN_WAIT(wg) ck_named_barrier_sync(A90_BAR_TURN(wg), 2 * CK_WARPGROUP_THREADS)
+#define A90_TURN_PASS(wg)                                                                          \
+    ck_named_barrier_arrive(A90_BAR_TURN(((wg) + 1) % ATTN_CONSUMERS), 2 * CK_WARPGROUP_THREADS)
 #else
 #define A90_TURN_WAIT(wg) ((void)0)
 #define A90_TURN_PASS(wg) ((void)0)
@@ -363,7 +389,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
     if (begin < end) {
         int lane0 = ck_lane_id() == 0;
         ck_ring_pos kp = *kpos, vp = *vpos;
-        if (wg == 1)
+        if (wg == ATTN_CONSUMERS - 1)
             A90_TURN_PASS(wg);
         ck_mbar_wait_parity(bars->q_full, t->q_phase);
         ck_ring_wait(&bars->k, kp);
@@ -403,7 +429,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
         ck_ring_wait(&bars->v, vp);
         attn90_varlen_tail(ka, sv + vp.slot * A90_V_BYTES, end - 1, wg);
         attn90_pv_issue(o, (const unsigned(*)[4])p, sv + vp.slot * A90_V_BYTES);
-        if (wg == 0)
+        if (wg != ATTN_CONSUMERS - 1)
             A90_TURN_PASS(wg);
         attn90_wait_o(o, p);
         if (lane0)
@@ -435,32 +461,66 @@ CK_DEVICE void attn90_key_range(const ck_attn_kargs *ka, long long i0, long long
     *end = jhi < jlo ? *begin : jhi / ATTN_TILE_N + 1;
 }
 
-/* The block's n-th query tile (n = 0, 1, ...) in t, its O rows and LSE in *out, *lse, the
- * band of its sequence in ka; 0 past the block's last tile.
- * Fixed lengths (a persistent grid): work items blockIdx.x + n gridDim.x over (query tile, h,
- * b), the query tiles of a head fastest (the blocks at work at once share few heads' K and V,
- * which stay in L2), last first (a head's longest causal rows start first). Varlen (grid (query
- * tiles of the longest sequence hint, h_q, b)): the query tiles q - 1 - blockIdx.x - n gridDim.x of
- * sequence b's q, the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q,
- * total_q]. */
-CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsigned short **out,
+/* Fixed lengths: the query tile of work item w (-1 past the last item), its query head and batch.
+ * linear and snake: the query tiles of a (head, batch) pair fastest, last first (the blocks at
+ * work at once share few heads' K and V, which stay in L2; a causal row block's work grows with
+ * its index). lpt: sections of ka->sect pairs (K and V of a section fit the L2), in a section
+ * the query tiles last first and the pairs fastest, so that a block freeing up takes the longest
+ * tile left and the blocks at work share one section's K and V. */
+CK_DEVICE long long attn90_item(const ck_attn_kargs *ka, long long w, int *h, int *bz)
+{
+    /* in 32 bits (sm90.c refuses 2^31 items or more): a division by a run-time 64-bit value is a
+     * call, whose saved registers the consumers' accumulators cannot spare */
+    unsigned tiles = (unsigned)((ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M), hq = (unsigned)ka->hq;
+    unsigned pairs = hq * (unsigned)ka->batches, x, r, u = (unsigned)w;
+    if (w >= (long long)tiles * pairs)
+        return -1;
+#if ATTN_ORDER == 2
+    unsigned sect = (unsigned)ka->sect, first = u / (sect * tiles) * sect, loc = u - first * tiles;
+    unsigned in = pairs - first < sect ? pairs - first : sect;
+    x = tiles - 1 - loc / in;
+    r = first + loc % in;
+#else
+    r = u / tiles;
+    x = tiles - 1 - u % tiles;
+#endif
+    *h = (int)(r % hq), *bz = (int)(r / hq);
+    return x;
+}
+
+/* The block's n-th work item under the static orders: blockIdx.x + n gridDim.x, every other
+ * round reversed with snake (a block that took a long tile takes a short one next); varlen: its
+ * n-th query tile. */
+CK_DEVICE long long attn90_static_item(const ck_attn_kargs *ka, long long n)
+{
+    long long g = ck_grid_dim_x(), b = ck_block_idx_x();
+    if (A90_VARLEN(ka))
+        return n;
+    return n * g + (ATTN_ORDER == 1 && (n & 1) ? g - 1 - b : b);
+}
+
+/* The query tile of work item w (varlen: the block's w-th) in t, its O rows and LSE in *out,
+ * *lse, the band of its sequence in ka; 0 past the block's last tile.
+ * Fixed lengths (a persistent grid): attn90_item. Varlen (grid (query tiles of the longest
+ * sequence hint, h_q, b)): the query tiles q - 1 - blockIdx.x - w gridDim.x of sequence b's q,
+ * the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q, total_q]. */
+CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long w, attn90_tile *t, unsigned short **out,
                           float **lse)
 {
     long long x;
-    if (ka->cu_q) {
+    if (A90_VARLEN(ka)) {
         long long q0, k0;
         t->h = (int)ck_block_idx_y(), t->bz = 0;
         attn90_seq(ka->cu_q, ka->total_q, ck_block_idx_z(), &q0, &ka->sq);
         attn90_seq(ka->cu_k, ka->total_k, ck_block_idx_z(), &k0, &ka->sk);
         t->q0 = (int)q0, t->k0 = (int)k0;
-        x = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M - 1 - ck_block_idx_x() - n * ck_grid_dim_x();
+        x = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M - 1 - ck_block_idx_x() - w * ck_grid_dim_x();
         *out = (unsigned short *)ka->o + q0 * ka->o_s + t->h * ka->o_h;
         *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
     } else {
-        long long tiles = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M, heads = (long long)ka->hq;
-        long long w = ck_block_idx_x() + n * ck_grid_dim_x(), r = w / tiles;
-        x = r < heads * ka->batches ? tiles - 1 - w % tiles : -1;
-        t->h = (int)(r % heads), t->bz = (int)(r / heads), t->q0 = t->k0 = 0;
+        if ((x = attn90_item(ka, w, &t->h, &t->bz)) < 0)
+            return 0;
+        t->q0 = t->k0 = 0;
         *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
         *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
     }
@@ -475,8 +535,29 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long n, attn90_tile *t, unsign
     return 1;
 }
 
+/* The lpt order's work ring (two slots of item numbers, a full and an empty barrier each): the
+ * producer thread posts the item it took from the counter, every consumer thread takes it. */
+CK_DEVICE void attn90_post(const ck_ring *wr, ck_ring_pos *wp, long long *slots, long long w)
+{
+    ck_ring_acquire(wr, *wp);
+    slots[wp->slot] = w;
+    ck_mbar_arrive(&wr->full[wp->slot]);
+    ck_ring_next(wr, wp);
+}
+
+CK_DEVICE long long attn90_take(const ck_ring *wr, ck_ring_pos *wp, long long *slots)
+{
+    ck_ring_wait(wr, *wp);
+    long long w = *(volatile long long *)&slots[wp->slot];
+    ck_ring_release(wr, *wp);
+    ck_ring_next(wr, wp);
+    return w;
+}
+
 /* The kernel's body: barriers, then the producer's and the consumers' walks over the block's
- * query tiles (the same walk: attn90_work). */
+ * query tiles (the same walk: attn90_static_item, or with ATTN_ORDER 2 the items the producer
+ * thread takes from the counter ka->sched (blockIdx.x first, then gridDim.x + the counter's old
+ * value) and passes on through the work ring). */
 CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
                                   const ck_tensor_map *tk, const ck_tensor_map *tv,
                                   const ck_tensor_map *to)
@@ -488,6 +569,8 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
     bars.q_full = bar, bars.q_empty = bar + 1;
     bars.k = ck_ring_make(bar + 2, ATTN_STAGES);
     bars.v = ck_ring_make(bar + 2 + 2 * ATTN_STAGES, ATTN_STAGES);
+    ck_ring wr = ck_ring_make(bar + 2 + 4 * ATTN_STAGES, 2);
+    long long *wslots = (long long *)(bar + 6 + 4 * ATTN_STAGES);
     unsigned wg = ck_warpgroup_id();
     if (ck_thread_linear() == 0) {
         ck_tma_prefetch_map(tq);
@@ -499,9 +582,11 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         ck_mbar_init(bars.q_empty, A90_RELEASES);
         ck_ring_init(&bars.k, A90_RELEASES);
         ck_ring_init(&bars.v, A90_RELEASES);
+        if (ATTN_ORDER == 2)
+            ck_ring_init(&wr, CK_WARPGROUP_THREADS * ATTN_CONSUMERS);
     }
     ck_sync_threads();
-    ck_ring_pos kpos = ck_ring_start(), vpos = kpos;
+    ck_ring_pos kpos = ck_ring_start(), vpos = kpos, wpos = kpos;
     unsigned loads = 0; /* Q tiles loaded so far (tiles without visible keys load none) */
     attn90_tile t;
     unsigned short *out;
@@ -510,7 +595,16 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         CK_REGS_PRODUCER(ATTN_REGS_PRODUCER);
         if (ck_warpgroup_thread() != 0)
             return;
-        for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
+        long long w = ck_block_idx_x();
+        for (long long n = 0;; ++n) {
+            if (ATTN_ORDER == 2)
+                attn90_post(&wr, &wpos, wslots, w);
+            else
+                w = attn90_static_item(ka, n);
+            if (!attn90_work(ka, w, &t, &out, &lse))
+                break;
+            if (ATTN_ORDER == 2) /* the next item, taken while this one loads */
+                w = ck_grid_dim_x() + ck_atomic_add_i32(ka->sched, 1);
             t.q_phase = loads & 1u;
             if (t.begin < t.end) {
                 attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
@@ -519,7 +613,11 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         }
     } else {
         CK_REGS_CONSUMER(ATTN_REGS_CONSUMER);
-        for (long long n = 0; attn90_work(ka, n, &t, &out, &lse); ++n) {
+        for (long long n = 0;; ++n) {
+            long long w =
+                ATTN_ORDER == 2 ? attn90_take(&wr, &wpos, wslots) : attn90_static_item(ka, n);
+            if (!attn90_work(ka, w, &t, &out, &lse))
+                break;
             t.q_phase = loads & 1u;
             loads += t.begin < t.end;
             attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse, to);

@@ -4,7 +4,10 @@
  * defines and the kernel cache key), the parts generated from the accumulators' encodings, the
  * tensor maps of Q, K and V (and O for the TMA store) and the launch. Knobs for timing on the
  * GPU (each in the parameter table, so in the cache key): CK_ATTN_SM90_PINGPONG=0,
- * CK_ATTN_SM90_STAGES=3|4, CK_ATTN_SM90_OSTORE=window.
+ * CK_ATTN_SM90_STAGES=3|4, CK_ATTN_SM90_OSTORE=window, CK_ATTN_SM90_ORDER=linear|snake|lpt,
+ * CK_ATTN_SM90_CONSUMERS=2|3, CK_ATTN_SM90_TILE_N=64..192, CK_ATTN_SM90_REGS=P,C (and
+ * CK_ATTN_SM90_SECTION=N, the lpt order's (head, batch) pairs per L2 section, a kernel
+ * argument).
  *
  * Generated from the encodings (ck_mma_encoding of wgmma m64nNk16's C, stacked over the consumer
  * warpgroups: P0 = warp of the block, P1 = lane): the window over S (its tile_x gives the mask
@@ -28,11 +31,35 @@
 #define OP "ck_attention"
 
 enum {
-    A90_CONSUMERS = 2,
     A90_ROW = 128, /* bytes of a tile line: the 128-byte swizzle span */
-    A90_REGS_PRODUCER = 24,
-    A90_REGS_CONSUMER = 240
+    A90_ORDER_LINEAR = 0,
+    A90_ORDER_SNAKE = 1,
+    A90_ORDER_LPT = 2
 };
+
+/* setmaxnreg's split of the registers the launch bounds give a block (65536 / threads, rounded
+ * down to 8, times threads): two consumer warpgroups 240 each and the producer 24 (24 + 2 * 240
+ * = 3 * 168); three consumers 160 each and the producer 32 (32 + 3 * 160 = 4 * 128,
+ * FlashAttention-3's split). CK_ATTN_SM90_REGS=P,C sets another (multiples of 8 in 24 .. 256
+ * within the block's registers; else ignored, with a CK_LOG warning): per ptxas, 40,224 removes
+ * the producer's spills at d_v <= 128 with two consumers. */
+static void regs_split(int consumers, int *producer, int *consumer)
+{
+    const char *e = getenv("CK_ATTN_SM90_REGS");
+    int p = 0, c = 0, per = 65536 / (128 * (consumers + 1)) / 8 * 8;
+    *producer = consumers == 3 ? 32 : 24;
+    *consumer = consumers == 3 ? 160 : 240;
+    if (!e)
+        return;
+    if (sscanf(e, "%d,%d", &p, &c) == 2 && p % 8 == 0 && c % 8 == 0 && p >= 24 && c >= 24 &&
+        p <= 256 && c <= 256 && p + consumers * c <= per * (consumers + 1))
+        *producer = p, *consumer = c;
+    else
+        CK_LOG(CK_LOG_WARN,
+               OP ": CK_ATTN_SM90_REGS=%s ignored: it takes P,C (multiples of 8 in 24 .. 256) with "
+                  "P + %d C <= %d.",
+               e, consumers, per * (consumers + 1));
+}
 
 /* ---- what the kernel runs ------------------------------------------------------------------ */
 
@@ -123,6 +150,11 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
                       "the sm90 kernel's smallest tile for d = %lld, d_v = %lld does not fit in "
                       "the device's %zu bytes of shared memory per block.",
                       (long long)p->d, (long long)p->d_v, props->max_shared_per_block);
+    if (!p->varlen && (rq + in.tile_m - 1) / in.tile_m * p->b * p->h_q >= (1LL << 31))
+        return refuse(reason, reason_size,
+                      "the sm90 kernel numbers its work items (query tiles x heads x batches) "
+                      "in 32 bits; this problem has %lld.",
+                      (long long)((rq + in.tile_m - 1) / in.tile_m * p->b * p->h_q));
     return 1;
 }
 
@@ -140,7 +172,8 @@ static size_t base_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
     const ck_attention_problem *p = &prob->p;
     size_t q = (size_t)in->tile_m * (size_t)p->d * 2;
     size_t kv = (size_t)in->tile_n * (size_t)(p->d + p->d_v) * 2;
-    return 1024 + q + (size_t)stages() * kv + 8 * (2 + 4 * (size_t)stages());
+    /* barriers: Q's two, the K and V rings', the work ring's four and its two slots */
+    return 1024 + q + (size_t)stages() * kv + 8 * (2 + 4 * (size_t)stages() + 6);
 }
 
 /* O is stored through shared memory and TMA (ATTN_O_TMA) for fixed lengths (TMA clips at the
@@ -163,30 +196,91 @@ size_t ck_attn_sm90_shared_bytes(const ck_attn_prob *prob, const ck_attn_instanc
            (o_tma(prob, in) ? (size_t)in->tile_m * (size_t)prob->p.d_v * 2 : 0);
 }
 
-/* Key tiles of 128 rows where the S and O accumulators (TILE_N / 2 + d_v / 2 registers) and
- * the shared memory allow, else 64; two stages of each ring. */
+/* A developer switch's integer value (0: unset or not a number). */
+static int env_int(const char *name)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    long v = e ? strtol(e, &end, 10) : 0;
+    return e && end != e && !*end && v > 0 && v < 1024 ? (int)v : 0;
+}
+
+/* Whether the consumers' registers hold the S and O accumulators and P of (tile_n, d_v):
+ * TILE_N / 2 + d_v / 2 + TILE_N / 4 of them, within 192 of the 240 a consumer of two has
+ * (d_v 192 with 128 keys; d_v 256 with 80, as FlashAttention-3) or 128 of the 160 of three
+ * (d 64 with 128 keys). */
+static int regs_fit(int consumers, int tile_n, int64_t d_v)
+{
+    int64_t need = tile_n / 2 + d_v / 2 + tile_n / 4;
+    return need <= (consumers == 3 ? 128 : 192);
+}
+
+int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in)
+{
+    int c = in->tile_m / 64;
+    return (c == 2 || c == 3) && in->tile_m == 64 * c &&
+           in->warps == (c == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS) &&
+           in->tile_n % 16 == 0 && in->tile_n >= 64 && in->tile_n <= 192 &&
+           regs_fit(c, in->tile_n, prob->p.d_v);
+}
+
+/* The query tile: three consumer warpgroups (192 rows) for d and d_v up to 64 (FlashAttention-3's
+ * d 64 tile: more rows per K / V tile loaded), else two (128 rows); CK_ATTN_SM90_CONSUMERS=2|3
+ * to time the other. Key tiles of 128 rows where the registers and the shared memory allow, else
+ * 80 (d_v 256: the 64-row tile's S is too narrow for the wgmma to hide the softmax) or 64;
+ * CK_ATTN_SM90_TILE_N=64|80|96|128|192 forces one (refused where it does not fit). */
 ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                 ck_attn_instance *out)
 {
     const ck_attention_problem *p = &prob->p;
     size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
-    static const int tile_ns[2] = {128, 64};
-    for (int i = 0; i < 2; ++i) {
-        ck_attn_instance in = {64 * A90_CONSUMERS, tile_ns[i], CK_ATTN_SM90_WARPS, 0, 1};
-        if (in.tile_n == 128 && p->d_v > 192)
-            continue; /* 64 + 128 accumulators and P leave too few registers */
+    int consumers = p->d <= 64 && p->d_v <= 64 ? 3 : 2, want_n = env_int("CK_ATTN_SM90_TILE_N");
+    int env_c = env_int("CK_ATTN_SM90_CONSUMERS");
+    if (env_c == 2 || env_c == 3)
+        consumers = env_c;
+    static const int tile_ns[3] = {128, 80, 64};
+    for (int i = 0; i < (want_n ? 1 : 3); ++i) {
+        int n = want_n ? want_n : tile_ns[i];
+        ck_attn_instance in = {64 * consumers, n,
+                               consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1, 0};
+        if (n % 16 || n < 64 || n > 192 || !regs_fit(consumers, n, p->d_v) ||
+            (!want_n && n == 80 && p->d_v <= 192))
+            continue;
         if (ck_attn_sm90_shared_bytes(prob, &in) <= smem) {
             *out = in;
             return CK_SUCCESS;
         }
     }
     return ck_fail(CK_ERROR_UNSUPPORTED,
-                   OP ": the sm90 kernel's tiles for d = %lld, d_v = %lld do not fit in %zu "
-                      "bytes of shared memory.",
-                   (long long)p->d, (long long)p->d_v, smem);
+                   OP ": the sm90 kernel's tiles for d = %lld, d_v = %lld (%d consumer "
+                      "warpgroups, key tile %s) do not fit in %zu bytes of shared memory or the "
+                      "consumers' registers.",
+                   (long long)p->d, (long long)p->d_v, consumers,
+                   want_n ? "from CK_ATTN_SM90_TILE_N" : "128, 80 or 64", smem);
 }
 
 /* ---- the parameter table ------------------------------------------------------------------- */
+
+/* The persistent grid's walk over the work items (fixed lengths; varlen has a grid of its own):
+ * lpt where the query tiles' work grows with their index (a causal band: left unbounded, right
+ * bounded), else linear; CK_ATTN_SM90_ORDER=linear|snake|lpt to time the others. linear: block
+ * x takes items x, x + gridDim.x, ... (a head's query tiles fastest, last first); snake: the same
+ * with every other round reversed (blocks that took a long tile take a short one next); lpt:
+ * items from a counter in global memory as blocks free up, longest first within L2 sections of
+ * heads (fwd_sm90_pipeline_kernel.h, attn90_item). */
+static int order(const ck_attn_prob *prob)
+{
+    const char *e = getenv("CK_ATTN_SM90_ORDER");
+    if (prob->p.varlen)
+        return A90_ORDER_LINEAR;
+    if (e && strcmp(e, "linear") == 0)
+        return A90_ORDER_LINEAR;
+    if (e && strcmp(e, "snake") == 0)
+        return A90_ORDER_SNAKE;
+    if (e && strcmp(e, "lpt") == 0)
+        return A90_ORDER_LPT;
+    return prob->left < 0 && prob->right >= 0 ? A90_ORDER_LPT : A90_ORDER_LINEAR;
+}
 
 /* The consumer warpgroups' ping-pong: on, unless CK_ATTN_SM90_PINGPONG=0 (to time without). */
 static int pingpong(void)
@@ -209,8 +303,12 @@ static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_pa
     ck_op_param_add(t, &n, "ATTN_CONSUMERS", in->tile_m / 64);
     ck_op_param_add(t, &n, "ATTN_PINGPONG", pingpong());
     ck_op_param_add(t, &n, "ATTN_O_TMA", o_tma(prob, in));
-    ck_op_param_add(t, &n, "ATTN_REGS_PRODUCER", A90_REGS_PRODUCER);
-    ck_op_param_add(t, &n, "ATTN_REGS_CONSUMER", A90_REGS_CONSUMER);
+    ck_op_param_add(t, &n, "ATTN_ORDER", order(prob));
+    ck_op_param_add(t, &n, "ATTN_VARLEN", p->varlen != 0);
+    int producer, consumer;
+    regs_split(in->tile_m / 64, &producer, &consumer);
+    ck_op_param_add(t, &n, "ATTN_REGS_PRODUCER", producer);
+    ck_op_param_add(t, &n, "ATTN_REGS_CONSUMER", consumer);
     return n;
 }
 
@@ -555,9 +653,23 @@ static ck_status qkv_map(ck_device *dev, const void *ptr, const ck_attn_strides 
     return ck_tensor_map_create(dev, &m, map);
 }
 
-ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_prob *prob,
-                              const ck_attn_instance *in, const ck_attn_kargs *ka)
+/* The lpt order's L2 section: (query head, batch) pairs whose K and V fill about two thirds of
+ * the L2 (whole GQA groups; all pairs on the emulator, whose L2 size is 0), or
+ * CK_ATTN_SM90_SECTION=N. */
+static long long section_heads(const ck_attn_prob *prob, const ck_device_props *props)
 {
+    const ck_attention_problem *p = &prob->p;
+    long long all = p->b * p->h_q, group = p->h_q / p->h_k, e = env_int("CK_ATTN_SM90_SECTION");
+    long long kv = p->s_k * (p->d + p->d_v) * 2,
+              fit = props->l2_bytes && kv ? (long long)(props->l2_bytes * 2 / 3) / kv : all;
+    long long heads = e ? e : (fit < 1 ? 1 : fit) * group;
+    return heads < all ? heads : all;
+}
+
+ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_prob *prob,
+                              const ck_attn_instance *in, const ck_attn_kargs *kargs)
+{
+    ck_attn_kargs k2 = *kargs, *ka = &k2;
     const ck_attention_problem *p = &prob->p;
     ck_device *dev = ck_context_device(ctx);
     ck_tensor_map tq, tk, tv, to;
@@ -577,6 +689,14 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
     if (o_tma(prob, in) &&
         (st = qkv_map(dev, ka->o, &p->o, p->d_v, rq, p->h_q, nb, 64, &to)) != CK_SUCCESS)
         return st;
+    if (order(prob) == A90_ORDER_LPT) { /* the work counter, zero at the start (stream order) */
+        void *ws = NULL;
+        if ((st = ck_op_workspace(ctx, sizeof(int), &ws)) ||
+            (st = ck_memset_d8(dev, ws, 0, sizeof(int), ck_context_stream(ctx))))
+            return st;
+        ka->sched = ws;
+        ka->sect = section_heads(prob, ck_op_props(ctx));
+    }
     void *argv[5] = {(void *)ka, &tq, &tk, &tv, &to};
     size_t sizes[5] = {sizeof *ka, sizeof tq, sizeof tk, sizeof tv, sizeof to};
     /* fixed lengths: a persistent grid, one block per multiprocessor over the (query tile,
