@@ -9,6 +9,10 @@ bench, case, base ms, head ms, head speed / base speed (> 1: head faster), % of 
 bandwidth of each. Torch is not timed (see the two benches for that).
 
     python3 bench/before_after.py --base build-base --head build-head [--full] [--reps 50]
+                                  [--head-env CK_NORM_WINDOW=1] [--only layernorm]
+
+--head-env NAME=VALUE (repeatable) sets a developer switch for the head build's runs only, so a
+variant behind a switch is timed against the base in the same run.
 
 bench/before_after.sh builds the two trees and calls this.
 """
@@ -56,6 +60,8 @@ def main():
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--only", default=None, help="only cases whose text contains this")
+    ap.add_argument("--head-env", action="append", default=[],
+                    help="NAME=VALUE for the head build's runs only (repeatable)")
     a = ap.parse_args()
     quick = not a.full
     todo = []
@@ -73,12 +79,27 @@ def main():
                      mem_case(b, op, shape, flags, a.reps, a.timeout)))
     if a.only:
         todo = [t for t in todo if a.only in t[1]]
+    if a.head_env:
+        print("head runs with %s" % " ".join(a.head_env))
     print("| bench | case | base ms | head ms | head/base speed | base % copy | head % copy |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for i, (bench, case, run) in enumerate(todo):
         res = []
         for build in (a.base, a.head):
-            r, err = run(build)
+            saved = {}
+            if build == a.head:
+                for kv in a.head_env:
+                    k, _, v = kv.partition("=")
+                    saved[k] = os.environ.get(k)
+                    os.environ[k] = v
+            try:
+                r, err = run(build)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
             res.append((r, err))
         print("[%d/%d] %s" % (i + 1, len(todo), case), file=sys.stderr, flush=True)
         (rb, eb), (rh, eh) = res

@@ -642,7 +642,7 @@ static void ld_case_enc(const char *instr, ck_mma_operand op, ck_dist_encoding e
     }
     if (!desc)
         return;
-    ck_tile_window_spec w = {"f", desc, NULL, &e, CK_DTYPE_BF16, {0}, 0, CK_WIN_LOAD};
+    ck_tile_window_spec w = {"f", desc, NULL, &e, CK_DTYPE_BF16, {0}, 0, CK_WIN_LOAD, 0};
     w.origin_align[0] = dist.x_lengths[0], w.origin_align[1] = dist.x_lengths[1];
     char *text = NULL;
     CHECK_OK(ck_tile_window_generate(&w, &text));

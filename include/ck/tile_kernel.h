@@ -79,6 +79,8 @@ typedef struct ck_tile_window_spec {
     double fill;  /* value loaded where masked (f32/f64: also +-inf, NaN); raw-storage
                    types (f16, bf16, fp8): a bit pattern */
     unsigned ops; /* CK_WIN_* bits; 0 means CK_WIN_ALL */
+    int read_only; /* 1: the memory is not written while the kernel runs: 16-byte loads take the
+                    * read-only data path (ck_ld16_nc) */
 } ck_tile_window_spec;
 
 /* Generate the device C of one window (functions as listed above; no #include). *source is

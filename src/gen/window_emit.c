@@ -198,7 +198,8 @@ static void emit_access(const gen *g, ck_sbuf *b, op_kind op, int use16, const l
     if (use16 && count * g->ebytes == 16 && (op == OP_LOAD || op == OP_STORE)) {
         ck_sbuf_printf(b, "%s{\n%s    union { ck_u32x4 v; %s t[%d]; } ck_u;\n", ind, ind, T, count);
         if (op == OP_LOAD) {
-            ck_sbuf_printf(b, "%s    ck_u.v = ck_ld16(%s);\n", ind,
+            ck_sbuf_printf(b, "%s    ck_u.v = %s(%s);\n", ind,
+                           g->spec->read_only ? "ck_ld16_nc" : "ck_ld16",
                            addr(g, regs[0], ab, sizeof ab));
             for (int j = 0; j < count; ++j)
                 ck_sbuf_printf(b, "%s    regs[%lld] = ck_u.t[%d];\n", ind, regs[j], j);

@@ -47,9 +47,10 @@ typedef struct norm_row_cache {
     uint32_t w[NORM_RAW ? NORM_SLOTS : 1][NORM_VEC > 1 ? NORM_VEC / 2 : 1];
 } norm_row_cache;
 
-/* Where the thread is: its row, lane and cluster rank; valid 0 past the last row. */
+/* Where the thread is: its row group's first row, its row and lane; valid 0 past the last
+ * row. */
 typedef struct norm_pos {
-    long long row;
+    long long base, row;
     int lane, valid;
 } norm_pos;
 
@@ -122,6 +123,10 @@ CK_DEVICE void norm_read_cached(const ck_norm_fwd_kargs *a, norm_pos p, norm_row
         }
     }
 }
+
+/* stage read as the instance takes it (the generated source defines it: norm_read_cached, or
+ * norm_read_window over generated tile windows) */
+CK_DEVICE void norm_read(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_cache *c);
 
 /* The thread's statistics of its part of the row: layernorm (count, mean, M2), RMSNorm the
  * sum of squares. */
@@ -329,12 +334,13 @@ CK_DEVICE void ck_norm_fwd_body(ck_norm_fwd_kargs a)
     /* one iteration unless the rows exceed the grid (more than 2^31 - 1 row groups) */
     for (long long base = (long long)(ck_block_idx_x() / NORM_CLUSTER) * NORM_RPB; base < a.rows;
          base += (long long)(ck_grid_dim_x() / NORM_CLUSTER) * NORM_RPB) {
+        p.base = base;
         p.row = base + group;
         if (NORM_G == 32 && p.row >= a.rows)
             return; /* a warp per row: no block barrier */
         p.valid = p.row < a.rows;
         norm_row_cache c;
-        norm_read_cached(&a, p, &c);
+        norm_read(&a, p, &c);
         norm_part s = norm_stats_cached(&c, p);
         norm_stats_rest(&a, p, &s);
         float mean, rstd;

@@ -20,6 +20,7 @@
 
 #include "ck/norm.h"
 #include "ck/runtime.h"
+#include "ck/tile_kernel.h"
 #include "ops/common/op_params.h"
 
 /* Rows up to this length take the register pipeline (norm_fwd_kernel.h); longer ones the looped
@@ -41,6 +42,8 @@ typedef struct ck_norm_instance {
     int raw;     /* forward: the cache holds x's raw 16-bit codes */
     int cluster; /* forward: blocks per row (a thread-block cluster, sm_90); 1: none */
     int looped;  /* forward: the looped pipeline (long rows, norm_fwd_looped_kernel.h) */
+    int window;  /* forward: the read stage's x / residual loads and residual_out stores through
+                  * generated tile windows (norm_fwd_window_kernel.h; CK_NORM_WINDOW=1) */
     unsigned grid;
 } ck_norm_instance;
 
@@ -83,10 +86,11 @@ typedef struct ck_norm_fwd_knobs {
     int cc, cg;         /* cluster instance: blocks per row and threads per block (0: none) */
     int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
                          * per thread (-1: the policy's); lg 0: not forced */
+    int window;         /* 1: the read stage through tile windows where the instance allows */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
-/* The developer switches CK_NORM_FWD and CK_NORM_CLUSTER over k. */
+/* The developer switches CK_NORM_FWD, CK_NORM_CLUSTER and CK_NORM_WINDOW over k. */
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
 /* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER", or
  * "loop,G,C,CACHE" for the looped pipeline (CACHE -1: the policy's), or "auto" (no knob); 0 when
@@ -128,6 +132,27 @@ typedef struct ck_norm_fwd_problem {
 
 /* Check d and fill p (p->rows == 0: nothing to compute). */
 ck_status ck_norm_fwd_problem_of(const ck_norm_forward_desc *d, ck_norm_fwd_problem *p);
+
+/* Whether the instance's read stage can go through tile windows: the row in registers (not
+ * looped, no cluster, every vector cached) and 16-byte vectors of x, the residual and
+ * residual_out. */
+int ck_norm_fwd_window_ok(const ck_norm_fwd_problem *p, const ck_norm_instance *in);
+
+/* The window spec of the read stage's window `name` ("x", "r" or "ro": x, residual,
+ * residual_out) of dtype `dtype` for the instance: a descriptor [rows, N] with row stride symbol
+ * `stride` (a multiple of in->vec), over the block's row group tile [RPB, ITERS * G * VEC] of
+ * the encoding P0 = (row, lane), Y = (round, element) - register it * VEC + k of thread
+ * (row, lane) is column (it * G + lane) * VEC + k. Fills *w (desc and ctx owned by the caller:
+ * release with ck_norm_window_spec_free). */
+ck_status ck_norm_window_spec(int64_t n, const ck_norm_instance *in, const char *name,
+                              int dtype, const char *stride, ck_dist_encoding *enc,
+                              ck_tile_window_spec *w);
+void ck_norm_window_spec_free(ck_tile_window_spec *w);
+
+/* The windows x, r and ro of the instance's read stage as the forward's source holds them
+ * (device C, malloc'd; NULL on failure, with the error recorded): each window's functions, its
+ * storage type norm_win_<name>_t and norm_win_<name>_at(pointer, first row, row stride, rows). */
+char *ck_norm_fwd_window_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in);
 /* The tuning table's problem key ("bf16>bf16/n=4096/rows=8/vec=8/t=4") and op name. */
 void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p, char *buf,
                              size_t size);

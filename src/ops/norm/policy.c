@@ -152,6 +152,9 @@ void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
         k->raw = v[2];
     if (got >= 4 && v[3] >= 32 && v[3] <= 1024 && (v[3] & (v[3] - 1)) == 0)
         k->block = v[3];
+    const char *we = getenv("CK_NORM_WINDOW");
+    if (we && (we[0] == '0' || we[0] == '1') && we[1] == '\0')
+        k->window = we[0] - '0';
     const char *ce = getenv("CK_NORM_CLUSTER");
     int ca = 0, cb = 0;
     if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
@@ -330,4 +333,14 @@ void ck_norm_fwd_knobs_for(ck_context *ctx, const char *op, const char *problem,
     }
     if (!forced)
         ck_norm_fwd_knobs_env(k);
+}
+
+int ck_norm_fwd_window_ok(const ck_norm_fwd_problem *p, const ck_norm_instance *in)
+{
+    const int types[3] = {p->xt, p->rt, p->ot};
+    for (int i = 0; i < 3; ++i)
+        if (types[i] >= 0 && in->vec * ck_dtype_get((ck_dtype)types[i])->storage_bits != 128)
+            return 0;
+    return !in->looped && in->cluster == 1 && in->cache == in->iters &&
+           (int64_t)in->iters * in->g * in->vec <= CK_DIST_MAX_LENGTH;
 }
