@@ -24,9 +24,12 @@ largest); prints the failures and a count. Builds nothing: pass --build DIR.
 
 --ab VAR=VAL[,VAR=VAL] (repeatable): after each shape's row, a row of ck with those developer
 switches (e.g. CK_ATTN_SM90_ORDER=linear), against the same cuDNN and flash figures.
+--variants adds a table of ck's decode kernel under its developer switches (DECODE_VARIANTS:
+CK_ATTN_DECODE_SPLITS / _STAGES / _INSTANCE) in the same run; --check gives random decode
+shapes a random CK_ATTN_DECODE_STAGES (the ring's cp.async waits only a GPU can check).
 
 usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F] [--ab S]
-       python3 bench/attention.py [--build DIR] --decode
+       python3 bench/attention.py [--build DIR] --decode [--variants]
        python3 bench/attention.py [--build DIR] --check N [--seed S]
 """
 import argparse
@@ -51,6 +54,22 @@ CONFIGS = [
 
 
 DEVICE = "cuda"
+
+# --variants: ck's decode kernel under its developer switches (SPLITS=1: the policy before the
+# wave model; STAGES: the K / V ring; INSTANCE: keys per warp x warps)
+DECODE_VARIANTS = [
+    {},
+    {"CK_ATTN_DECODE_SPLITS": "1"},
+    {"CK_ATTN_DECODE_SPLITS": "2"},
+    {"CK_ATTN_DECODE_SPLITS": "6"},
+    {"CK_ATTN_DECODE_SPLITS": "12"},
+    {"CK_ATTN_DECODE_STAGES": "3"},
+    {"CK_ATTN_DECODE_STAGES": "4"},
+    {"CK_ATTN_DECODE_STAGES": "4", "CK_ATTN_DECODE_INSTANCE": "16x2"},
+    {"CK_ATTN_DECODE_STAGES": "3", "CK_ATTN_DECODE_INSTANCE": "16x2"},
+    {"CK_ATTN_DECODE_STAGES": "3", "CK_ATTN_DECODE_INSTANCE": "32x2"},
+    {"CK_ATTN_DECODE_INSTANCE": "32x4"},
+]
 
 
 def ck_cmd(build, cfg, dtype="bf16", extra=()):
@@ -174,6 +193,23 @@ def bench_decode(o):
         "%.3f (%s)" % (ck_gbps / best[1], best[0]) if ck_gbps and best else "-",
         ("ok" if r["ok"] else "FAILED") if r else "failed", r["instance"] if r else "-"))
     sys.stdout.flush()
+    if not o.variants:
+        return
+    print("\nck's decode variants in the same run (developer switches, src/ops/attention/decode.c)"
+          "\n\n| switches | ck ms | GB/s (K/V) | % of copy | ck / best torch | check | instance |"
+          "\n| --- | --- | --- | --- | --- | --- | --- |")
+    for env in DECODE_VARIANTS:
+        r, err = run_ck(ck_cmd(o.build, DECODE, extra=extra), env)
+        g = kv / (r["ms"] * 1e-3) / 1e9 if r else None
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            " ".join("%s=%s" % kv_ for kv_ in env.items()) or "(policy)",
+            "%.4f" % r["ms"] if r else "-", fmt(g),
+            "%.1f%%" % (100 * g / copy) if g and copy else "-",
+            "%.3f" % (g / best[1]) if g and best else "-",
+            ("ok" if r["ok"] else "FAILED") if r else "failed", r["instance"] if r else "-"))
+        if not r:
+            sys.stderr.write(err)
+        sys.stdout.flush()
 
 
 def bench(o):
@@ -268,11 +304,15 @@ def check(o):
             extra += ["--dropout", "%.2f" % rng.uniform(0.05, 0.6)]
         if cfg[3] <= 16 and rng.random() < 0.5:
             extra += ["--splitkv", str(rng.randint(1, 12))]
+        env = {}
+        if cfg[3] <= 16 and rng.random() < 0.5:  # the decode kernel's deeper rings
+            env["CK_ATTN_DECODE_STAGES"] = str(rng.randint(2, 4))
         cmd = ck_cmd(o.build, cfg, rng.choice(["bf16", "f16"]), extra)
-        r, err = run_ck(cmd)
+        r, err = run_ck(cmd, env)
         if not r or not r["ok"]:
             bad += 1
-            print("FAILED: %s\n%s" % (" ".join(cmd), err if not r else ""))
+            print("FAILED: %s%s\n%s" % ("".join("%s=%s " % x for x in env.items()),
+                                         " ".join(cmd), err if not r else ""))
             sys.stdout.flush()
     print("%d random configurations, %d failed" % (o.check, bad))
     return bad
@@ -284,6 +324,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--check", type=int, default=0)
     ap.add_argument("--decode", action="store_true", help="only the decode table")
+    ap.add_argument("--variants", action="store_true",
+                    help="the decode table also times ck under its developer switches")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", default=None)
     ap.add_argument("--instance", default=None, help="MxNxW for ck instead of the policy's")

@@ -15,11 +15,14 @@ J at a time (NVRTC compiles into the kernel cache, and the check runs), so that 
 that follow, one at a time, only load the cached kernels.
 
 --route sm80 keeps ck on its sm80 route (CK_CONV_ROUTE=sm80), to measure the sm90 route against
-it.
+it; --route gemm keeps depthwise problems on the implicit GEMM (CK_CONV_ROUTE=gemm), to measure
+the direct depthwise route against it. --set depthwise times depthwise shapes (G = C = K:
+MobileNet / EfficientNet / ConvNeXt-like), memory-bound: the GB/s columns (every tensor moved
+once) and ck / copy (3.0 TB/s on the H100, ANCHORS.md) are the measure there.
 
 usage: python3 bench/conv.py [--build DIR] [--dir fwd|bwd-data|bwd-weight] [--quick]
-                             [--dtype bf16|f16] [--set issue|resnet50|all] [--jobs J]
-                             [--route sm80]
+                             [--dtype bf16|f16] [--set issue|resnet50|depthwise|all]
+                             [--jobs J] [--route sm80|gemm]
 """
 import argparse
 import json
@@ -37,6 +40,22 @@ SHAPES = [
     (128, 1024, 2048, (14, 14), 1, 2, 0, 1),  # strided 1x1 projection
     (64, 256, 256, (56, 56), 3, 1, 1, 256),   # depthwise 3x3
     (8, 64, 64, (16, 56, 56), 3, 1, 1, 1),    # 3-D video
+]
+
+# depthwise (G = C = K), the direct route: the issue's shapes, MobileNetV2-like 3x3 layers at
+# batch 64 (stride 1 and 2), EfficientNet-like 5x5, ConvNeXt-like 7x7
+DEPTHWISE = [
+    (32, 256, 256, (56, 56), 3, 1, 1, 256),
+    (64, 256, 256, (56, 56), 3, 1, 1, 256),
+    (64, 32, 32, (112, 112), 3, 1, 1, 32),
+    (64, 96, 96, (112, 112), 3, 2, 1, 96),
+    (64, 144, 144, (56, 56), 3, 1, 1, 144),
+    (64, 192, 192, (28, 28), 3, 1, 1, 192),
+    (64, 512, 512, (14, 14), 3, 1, 1, 512),
+    (64, 512, 512, (14, 14), 3, 2, 1, 512),
+    (64, 960, 960, (7, 7), 3, 1, 1, 960),
+    (64, 240, 240, (28, 28), 5, 1, 2, 240),
+    (32, 384, 384, (14, 14), 7, 1, 3, 384),
 ]
 
 # ResNet-50 (v1.5: the stride on the 3x3) forward, batch 128: every distinct layer once
@@ -67,6 +86,9 @@ RESNET50 = [
 ]
 
 
+COPY_GBS = 3000.0  # the H100's device-to-device copy, bytes read + written (ANCHORS.md)
+
+
 def ck_args(build, s, direction, dtype, reps=30, warmup=10):
     n, c, k, sp, f, st, pd, g = s
     key = {2: ("--hw", "--yx"), 3: ("--dhw", "--zyx")}[len(sp)]
@@ -93,7 +115,7 @@ def ck_run(build, s, direction, dtype):
     for line in p.stdout.splitlines():
         if line.startswith("{"):
             r = json.loads(line)
-            return r["tflops"], r["check"], r["kernel"]
+            return r["tflops"], r["check"], r["kernel"], r.get("gbs", 0.0)
     sys.stderr.write(p.stdout[-1500:] + p.stderr[-1500:])
     return None
 
@@ -131,7 +153,8 @@ def torch_run(s, direction, dtype):
         times.append(a.elapsed_time(b))
     ms = sorted(times)[len(times) // 2]
     flops = 2.0 * y.numel() * (c // g) * f ** len(sp)
-    return flops / (ms * 1e-3) / 1e12
+    moved = (x.numel() + w.numel() + y.numel()) * x.element_size()
+    return flops / (ms * 1e-3) / 1e12, moved / (ms * 1e-3) / 1e9
 
 
 def main():
@@ -140,31 +163,32 @@ def main():
     ap.add_argument("--dir", default="fwd", choices=["fwd", "bwd-data", "bwd-weight"])
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--set", default="issue", choices=["issue", "resnet50", "all"])
+    ap.add_argument("--set", default="issue", choices=["issue", "resnet50", "depthwise", "all"])
     ap.add_argument("--jobs", type=int, default=0)
-    ap.add_argument("--route", choices=["sm80"])
+    ap.add_argument("--route", choices=["sm80", "gemm"])
     a = ap.parse_args()
     if a.route:
         os.environ["CK_CONV_ROUTE"] = a.route
-    shapes = {"issue": SHAPES, "resnet50": RESNET50,
+    shapes = {"issue": SHAPES, "resnet50": RESNET50, "depthwise": DEPTHWISE,
               "all": [SHAPES[0], SHAPES[5], SHAPES[6]] + RESNET50}[a.set]
     shapes = shapes[:3] if a.quick else shapes
     if a.jobs > 0:
         ck_warm(a.build, shapes, a.dir, a.dtype, a.jobs)
-    print(f"| conv {a.dir} {a.dtype}{' (' + a.route + ')' if a.route else ''} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | check | kernel |")
-    print("|---|---|---|---|---|---|")
+    print(f"| conv {a.dir} {a.dtype}{' (' + a.route + ')' if a.route else ''} | ck TFLOP/s | cuDNN TFLOP/s | ck / cuDNN | ck GB/s | cuDNN GB/s | ck / copy | check | kernel |")
+    print("|---|---|---|---|---|---|---|---|---|")
     ratios = []
     for s in shapes:
         ck = ck_run(a.build, s, a.dir, a.dtype)
-        ref = torch_run(s, a.dir, a.dtype)
+        ref, ref_gbs = torch_run(s, a.dir, a.dtype)
         n, c, k, sp, f, st, pd, g = s
         name = f"n{n} c{c}->k{k} {'x'.join(map(str, sp))} {f}x{f} s{st} p{pd} g{g}"
         if ck is None:
-            print(f"| {name} | failed | {ref:.1f} | - | - | - |")
+            print(f"| {name} | failed | {ref:.1f} | - | - | {ref_gbs:.0f} | - | - | - |")
             continue
         r = ck[0] / ref
         ratios.append(r)
-        print(f"| {name} | {ck[0]:.1f} | {ref:.1f} | {r:.2f} | {ck[1]} | {ck[2]} |")
+        print(f"| {name} | {ck[0]:.2f} | {ref:.2f} | {r:.2f} | {ck[3]:.0f} | {ref_gbs:.0f} | "
+              f"{ck[3] / COPY_GBS:.2f} | {ck[1]} | {ck[2]} |")
     if ratios:
         gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         print(f"\ngeometric mean ck / cuDNN: {gm:.3f}; lowest {min(ratios):.3f}")

@@ -7,9 +7,12 @@ warm-up. ck's run is checked by `ck prof gemm` against the CPU reference (64 sam
 M * N * K <= 2^31 ("-": timed only; scripts/gpu-gemm checks 2,000 random problems up to 4096). Layout: A row-major (K-major); B K-major (torch: b.t() of an N x K tensor) unless --b n
 (B row-major, N contiguous). D bf16 row-major. Prints a markdown table of TFLOP/s, ck / cuBLAS
 and the instance, then the geometric mean and the lowest ratio; --plot writes a PNG of TFLOP/s
-per shape (ck and cuBLAS). Builds nothing: pass --build DIR.
+per shape (ck and cuBLAS). --ab VAR=VALUE[,VAR=VALUE...] also runs ck with those environment
+variables (e.g. CK_GEMM_SKINNY=0: the policy without its small-M instances) and adds its
+columns, so two policies meet cuBLAS in one run. Builds nothing: pass --build DIR.
 
 usage: python3 bench/gemm.py [--build DIR] [--b k|n] [--quick] [--shapes M,N,K;...] [--plot F]
+                             [--ab VAR=VALUE,...]
 """
 import argparse
 import math
@@ -30,8 +33,8 @@ def sweep(quick):
     return shapes
 
 
-def run_ck(build, shape, b):
-    """(TFLOP/s, check, instance) of ck prof gemm for one shape, or None."""
+def run_ck(build, shape, b, extra_env=None):
+    """(TFLOP/s, check, instance) of ck prof gemm for one shape (with extra_env), or None."""
     import json
     m, n, k = shape
     args = [os.path.join(build, "bin", "ck"), "prof", "gemm", "--device", "cuda", "--json",
@@ -39,7 +42,9 @@ def run_ck(build, shape, b):
             "--warmup", "10", "--a-order", "row", "--b-order", "col" if b == "k" else "row"]
     if m * n * k > (1 << 31):  # the CPU check would take seconds (49 s at 2^32.8)
         args.append("--no-check")
-    p = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, CK_DEVICE="cuda"))
+    env = dict(os.environ, CK_DEVICE="cuda")
+    env.update(extra_env or {})
+    p = subprocess.run(args, capture_output=True, text=True, env=env)
     for line in p.stdout.splitlines():
         if line.startswith("{"):
             r = json.loads(line)
@@ -110,13 +115,18 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--shapes", default=None)
     ap.add_argument("--plot", default=None)
+    ap.add_argument("--ab", default=None)
     o = ap.parse_args()
+    ab = dict(kv.split("=", 1) for kv in o.ab.split(",")) if o.ab else None
     shapes = sweep(o.quick)
     if o.shapes:
         shapes = [tuple(int(x) for x in s.split(",")) for s in o.shapes.split(";")]
-    print("| M | N | K | B | ck TFLOP/s | cuBLAS TFLOP/s | ck / cuBLAS | check | ck instance |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    logs, rows = [], []
+    head = "| M | N | K | B | ck TFLOP/s | cuBLAS TFLOP/s | ck / cuBLAS | check | ck instance |"
+    if ab:
+        head += " ck (%s) | / cuBLAS | instance |" % o.ab
+    print(head)
+    print("| --- " * (head.count("|") - 1) + "|")
+    logs, logs_ab, rows = [], [], []
     import time
     for s in shapes:
         w0 = time.time()
@@ -129,12 +139,22 @@ def main():
         if r == r:
             logs.append(math.log(r))
         rows.append((c, t))
-        print("| %d | %d | %d | %s | %.1f | %.1f | %.3f | %s | %s |" %
-              (s + (o.b, c, t, r, chk, inst)))
+        line = "| %d | %d | %d | %s | %.1f | %.1f | %.3f | %s | %s |" % (s + (o.b, c, t, r, chk, inst))
+        if ab:
+            res = run_ck(o.build, s, o.b, ab)
+            c2, _, inst2 = res if res else (float("nan"), "failed", "-")
+            r2 = c2 / t if c2 == c2 else float("nan")
+            if r2 == r2:
+                logs_ab.append(math.log(r2))
+            line += " %.1f | %.3f | %s |" % (c2, r2, inst2)
+        print(line)
         sys.stdout.flush()
     if logs:
         print("\ngeometric mean ck / cuBLAS over %d shapes: %.3f; lowest %.3f" %
               (len(logs), math.exp(sum(logs) / len(logs)), math.exp(min(logs))))
+    if logs_ab:
+        print("with %s: geometric mean %.3f over %d shapes; lowest %.3f" %
+              (o.ab, math.exp(sum(logs_ab) / len(logs_ab)), len(logs_ab), math.exp(min(logs_ab))))
     if o.plot:
         plot(o.plot, shapes, rows)
 

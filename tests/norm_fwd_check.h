@@ -1,7 +1,7 @@
 /*
  * The layernorm / RMSNorm / smooth-quant forward checked against a double-precision CPU
- * reference, every output element (y, residual_out, mean, rstd, y_scale): shared by test_norm
- * and test_norm_long.
+ * reference (the library's, src/ops/norm/reference.c), every output element (y, residual_out,
+ * mean, rstd, y_scale): shared by test_norm and test_norm_long.
  */
 #ifndef CK_TESTS_NORM_FWD_CHECK_H
 #define CK_TESTS_NORM_FWD_CHECK_H
@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "norm_test_util.h"
+#include "ops/norm/norm_internal.h"
 
 typedef struct fcase {
     ck_norm_kind kind;
@@ -44,7 +45,7 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
     double *xv = malloc(sizeof(double) * (size_t)(rows * n)),
            *rv = malloc(sizeof(double) * (size_t)(rows * n)), *gv = malloc(sizeof(double) * n),
            *bv = malloc(sizeof(double) * n), *sv = malloc(sizeof(double) * n),
-           *yref = malloc(sizeof(double) * n);
+           *yref = malloc(sizeof(double) * n), *arow = malloc(sizeof(double) * n);
     int ok = nt_alloc(ctx, &x, c->xt, rows, n, ld, 0) &&
              nt_alloc(ctx, &y, c->yt, rows, n, ld + 3 * (c->pad > 0), 0) &&
              nt_alloc(ctx, &g, c->gt, 1, n, n, 1);
@@ -63,8 +64,8 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
     if (c->stats)
         ok = ok && nt_alloc(ctx, &mean, CK_DTYPE_F32, 1, rows, rows, 1) &&
              nt_alloc(ctx, &rstd, CK_DTYPE_F32, 1, rows, rows, 1);
-    CHECK(ok && xv && rv && gv && bv && sv && yref);
-    if (!ok || !xv || !rv || !gv || !bv || !sv || !yref)
+    CHECK(ok && xv && rv && gv && bv && sv && yref && arow);
+    if (!ok || !xv || !rv || !gv || !bv || !sv || !yref || !arow)
         goto done;
     /* x with a common offset so the variance is small relative to the mean (Welford matters) */
     nt_fill(&x, xv, 2.0, 6.0, &rng);
@@ -122,40 +123,20 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
     long bad = 0;
     for (int64_t i = 0; i < rows; ++i) {
         /* a = x + residual rounded to f32 (the kernel adds in f32) */
-        double sum = 0, ss = 0, m2 = 0;
         for (int64_t j = 0; j < n; ++j) {
             double a = (double)(float)(xv[i * n + j] + rv[i * n + j]);
+            arow[j] = a;
             if (c->resout) {
                 double got = nt_at(&o, i, j), want = nt_value(c->xt, nt_code(c->xt, a));
                 if (!(got == want || (isnan(got) && isnan(want))) && bad++ < 5)
                     fprintf(stderr, "residual_out[%lld][%lld] = %.9g, want %.9g\n", (long long)i,
                             (long long)j, got, want);
             }
-            sum += a;
-            ss += a * a;
         }
-        double mu = sum / (double)n;
-        for (int64_t j = 0; j < n; ++j) {
-            double a = (double)(float)(xv[i * n + j] + rv[i * n + j]);
-            m2 += (a - mu) * (a - mu);
-        }
-        double rs = c->kind == CK_NORM_LAYERNORM ? 1.0 / sqrt(m2 / (double)n + 1e-5)
-                                                 : 1.0 / sqrt(ss / (double)n + 1e-5);
-        double amax = 0;
-        int row_nan = 0;
-        for (int64_t j = 0; j < n; ++j) {
-            double a = (double)(float)(xv[i * n + j] + rv[i * n + j]);
-            double t = c->kind == CK_NORM_LAYERNORM ? (a - mu) * rs * gv[j] + bv[j]
-                       : c->kind == CK_NORM_RMSNORM ? a * rs * gv[j]
-                                                    : a;
-            if (c->smooth)
-                t *= sv[j];
-            yref[j] = t;
-            if (isnan(t))
-                row_nan = 1;
-            else if (fabs(t) > amax)
-                amax = fabs(t);
-        }
+        double mu, rs;
+        ck_norm_reference_stats(c->kind, n, arow, 1e-5, &mu, &rs);
+        ck_norm_reference_y(c->kind, n, arow, mu, rs, gv, c->beta ? bv : NULL,
+                            c->smooth ? sv : NULL, yref);
         if (c->stats) {
             double gr = nt_at(&rstd, 0, i);
             if (!(fabs(gr - rs) <= 1e-5 * rs || (isnan(gr) && isnan(rs))) && bad++ < 5)
@@ -173,7 +154,7 @@ static void nt_check_forward(ck_context *ctx, const fcase *c)
         }
         double scale = 0;
         if (quant) {
-            double want = row_nan ? NAN : amax / qmax;
+            double want = ck_norm_reference_scale(n, yref, qmax);
             scale = nt_at(&ys, 0, i);
             if (!(fabs(scale - want) <= 1e-4 * want || (isnan(scale) && isnan(want))) && bad++ < 5)
                 fprintf(stderr, "y_scale[%lld] = %.9g, want %.9g\n", (long long)i, scale, want);
@@ -227,6 +208,7 @@ done:
     free(bv);
     free(sv);
     free(yref);
+    free(arow);
 }
 
 #endif

@@ -117,15 +117,15 @@ static void test_softcap(void)
 static void test_instances(void)
 {
     acase c = ac_base(1, 140, 90, 2, 1, 64);
-    c.inst = (ck_attn_instance){128, 64, 8, 0, 1};
+    c.inst = (ck_attn_instance){128, 64, 8, 0, 1, 0};
     c.mask = CK_ATTN_MASK_CAUSAL;
     c.lse = 1;
     ac_run(&c);
     c = ac_base(1, 70, 150, 1, 1, 32);
-    c.inst = (ck_attn_instance){128, 128, 2, 0, 1};
+    c.inst = (ck_attn_instance){128, 128, 2, 0, 1, 0};
     ac_run(&c);
     c = ac_base(1, 20, 40, 1, 1, 32);
-    c.inst = (ck_attn_instance){16, 16, 1, 0, 1};
+    c.inst = (ck_attn_instance){16, 16, 1, 0, 1, 0};
     c.lse = 1;
     ac_run(&c);
     ck_attention_problem p;
@@ -134,7 +134,7 @@ static void test_instances(void)
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     ck_attention_plan *plan = NULL;
     ck_attn_instance bad[] = {
-        {48, 64, 4, 0, 1}, {64, 24, 4, 0, 1}, {64, 64, 3, 0, 1}, {1024, 64, 4, 0, 1}};
+        {48, 64, 4, 0, 1, 0}, {64, 24, 4, 0, 1, 0}, {64, 64, 3, 0, 1, 0}, {1024, 64, 4, 0, 1, 0}};
     for (int i = 0; i < 4; ++i)
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[i], &plan),
                      CK_ERROR_INVALID_ARGUMENT);
@@ -142,7 +142,7 @@ static void test_instances(void)
     memset(&p.q, 0, sizeof p.q), memset(&p.k, 0, sizeof p.k); /* packed BSHD */
     memset(&p.v, 0, sizeof p.v), memset(&p.o, 0, sizeof p.o);
     CHECK_OK(ck_attn_prob_make(&p, &prob));
-    ck_attn_instance big = {256, 128, 4, 0, 1}; /* 128 K + 2 x 128 K of shared memory */
+    ck_attn_instance big = {256, 128, 4, 0, 1, 0}; /* 128 K + 2 x 128 K of shared memory */
     CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &big, &plan), CK_ERROR_UNSUPPORTED);
     CHECK(plan == NULL);
 }

@@ -4,8 +4,9 @@
  * CI): s_q from 1 to 16, GQA ratios 1, 2 and 8 (more rows than one block: two row chunks),
  * head dims 64 to 256 and d_v != d, every mask and alignment, s_k = 0, more parts than key
  * tiles (empty parts), paged K / V with split-KV (the benchmark's decode shape, small),
- * unaligned pointers (element-wise copies), other block shapes; every
- * element of O and LSE against the f64 reference. The policy's choice of parts, and refusals.
+ * unaligned pointers (element-wise copies), other block shapes, rings of 3 and 4 stages; every
+ * element of O and LSE against the f64 reference. The policy's choice of parts (whole waves of
+ * resident blocks), its developer switches, and refusals.
  */
 #include "attn_harness.h"
 
@@ -98,17 +99,55 @@ static void test_decode_instances(void)
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     ck_attention_plan *plan = NULL;
-    ck_attn_instance bad[] = {{16, 48, 4, 1, 1}, {16, 32, 3, 1, 1}, {80, 32, 4, 1, 1}};
+    ck_attn_instance bad[] = {{16, 48, 4, 1, 1, 0}, {16, 32, 3, 1, 1, 0}, {80, 32, 4, 1, 1, 0}};
     for (int x = 0; x < 3; ++x)
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[x], &plan),
                      CK_ERROR_INVALID_ARGUMENT);
-    ck_attn_instance big = {16, 64, 8, 1, 1}; /* 512 KiB of K / V stages */
+    ck_attn_instance big = {16, 64, 8, 1, 1, 0}; /* 512 KiB of K / V stages */
     CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &big, &plan), CK_ERROR_UNSUPPORTED);
     p.var.page_size = 16, p.var.max_pages = 19, p.var.num_pages = 40;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
-    ck_attn_instance straddle = {16, 32, 4, 1, 1}; /* 32 keys per warp over pages of 16 */
+    ck_attn_instance straddle = {16, 32, 4, 1, 1, 0}; /* 32 keys per warp over pages of 16 */
     CHECK_OK(ck_attn_plan_create_instance(a_ctx, &prob, &straddle, &plan));
     ck_attention_plan_destroy(plan);
+}
+
+/* Rings of 3 and 4 stages (CK_ATTN_DECODE_STAGES): paged with a page per warp (the page numbers
+ * read a tile ahead) and with pages of 16 under 32 keys per warp (row by row), a ring that wraps
+ * many times, masks, soft-cap; and depths the kernel does not take. */
+static void test_decode_stages(void)
+{
+    acase c = dec(3, 1, 700, 8, 2, 128, 2);
+    int lk[3] = {700, 257, 63};
+    c.page = 64, c.seqlens = 1;
+    memcpy(c.lk, lk, sizeof lk);
+    c.inst.stages = 3;
+    ac_run(&c);
+    c = dec(2, 3, 333, 4, 2, 64, 1); /* 11 tiles of 32 keys through 4 stages */
+    c.inst.tile_m = 16, c.inst.tile_n = 16, c.inst.warps = 2, c.inst.stages = 4;
+    c.mask = CK_ATTN_MASK_CAUSAL, c.align = CK_ATTN_BOTTOM_RIGHT, c.bhsd = 1;
+    ac_run(&c);
+    c = dec(2, 2, 150, 4, 1, 64, 3); /* pages of 16, 32 keys per warp: rows from their pages */
+    c.page = 16;
+    c.inst.tile_m = 16, c.inst.tile_n = 32, c.inst.warps = 2, c.inst.stages = 3;
+    c.softcap = 5.0f;
+    ac_run(&c);
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attention_plan *plan = NULL;
+    ck_attn_instance bad[] = {{16, 16, 4, 1, 1, 5}, {16, 16, 4, 1, 1, 1}};
+    for (int x = 0; x < 2; ++x)
+        CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[x], &plan),
+                     CK_ERROR_INVALID_ARGUMENT);
+}
+
+/* Blocks of `units` x `splits` in waves of `slots`: the share of the last wave's slots used. */
+static double wave_fill(int64_t units, int splits, int64_t slots)
+{
+    int64_t blocks = units * splits, waves = (blocks + slots - 1) / slots;
+    return (double)blocks / (double)(waves * slots);
 }
 
 static void test_decode_policy(void)
@@ -117,6 +156,14 @@ static void test_decode_policy(void)
     memset(&props, 0, sizeof props);
     props.backend = CK_BACKEND_CUDA, props.cc_major = 9, props.multiprocessors = 132;
     props.max_shared_per_block = 227 * 1024;
+    props.shared_per_sm = 228 * 1024, props.max_threads_per_sm = 2048;
+    static const char *const sw[3] = {"CK_ATTN_DECODE_SPLITS", "CK_ATTN_DECODE_STAGES",
+                                      "CK_ATTN_DECODE_INSTANCE"};
+    char *saved[3]; /* the switches the run was started with (a GPU run may set them) */
+    for (int x = 0; x < 3; ++x) {
+        saved[x] = getenv(sw[x]) ? strdup(getenv(sw[x])) : NULL;
+        unsetenv(sw[x]);
+    }
     ck_attention_problem p;
     ck_attention_problem_init(&p);
     p.b = 1, p.s_q = 1, p.s_k = 8192, p.h_q = 32, p.h_k = 8, p.d = p.d_v = 128;
@@ -125,11 +172,57 @@ static void test_decode_policy(void)
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
     CHECK_MSG(in.splits > 1, "b1 h_k 8 s_k 8192: %d parts", in.splits);
+    /* the issue's shape: 512 (batch, head) units, three blocks of 68 KiB per SM: one part
+     * leaves a second wave of 116 blocks; three parts fill four waves to 97% */
     p.b = 64;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
-    CHECK_MSG(in.splits == 1, "b64 h_k 8: %d parts", in.splits);
-    CHECK(in.tile_m == 16 && in.decode == 1);
+    CHECK_MSG(in.splits == 3, "b64 h_k 8: %d parts", in.splits);
+    CHECK(in.tile_m == 16 && in.tile_n == 16 && in.warps == 4 && in.decode == 1);
+    CHECK_MSG(wave_fill(512, in.splits, 396) > 0.95, "fill %.3f", wave_fill(512, in.splits, 396));
+    static const int64_t bs[] = {1, 3, 16, 40, 64, 100, 128};
+    for (int x = 0; x < 7; ++x) { /* every batch: the last wave at least 85% full */
+        p.b = bs[x];
+        CHECK_OK(ck_attn_prob_make(&p, &prob));
+        int s = ck_attn_decode_splits(&prob, &in, 132, 3);
+        CHECK_MSG(s >= 1 && s <= 64 && wave_fill(8 * bs[x], s, 396) >= 0.85,
+                  "b%lld: %d parts fill %.3f", (long long)bs[x], s, wave_fill(8 * bs[x], s, 396));
+    }
+    p.b = 64, p.s_k = 100; /* two key tiles: not worth a part each */
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK(ck_attn_decode_splits(&prob, &in, 132, 3) <= 2);
+    p.b = 1, p.s_k = 8192; /* a window of 100 keys: two or three tiles, whatever the batch */
+    p.mask = CK_ATTN_MASK_WINDOW, p.window_left = 100, p.window_right = 0;
+    p.align = CK_ATTN_BOTTOM_RIGHT;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK_MSG(ck_attn_decode_splits(&prob, &in, 132, 3) <= 3, "window: %d parts",
+              ck_attn_decode_splits(&prob, &in, 132, 3));
+    p.b = 64, p.mask = CK_ATTN_MASK_NONE;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    /* the developer switches; values outside their range are ignored */
+    setenv("CK_ATTN_DECODE_SPLITS", "5", 1);
+    setenv("CK_ATTN_DECODE_STAGES", "3", 1);
+    setenv("CK_ATTN_DECODE_INSTANCE", "32x2", 1);
+    CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
+    CHECK_MSG(in.splits == 5 && in.stages == 3 && in.tile_n == 32 && in.warps == 2,
+              "switches: %d parts, %d stages, n%d w%d", in.splits, in.stages, in.tile_n,
+              in.warps);
+    CHECK_OK(ck_attn_decode_policy(&prob, &props, 7, &in)); /* the caller's parts first */
+    CHECK(in.splits == 7);
+    setenv("CK_ATTN_DECODE_SPLITS", "65", 1);
+    setenv("CK_ATTN_DECODE_STAGES", "5", 1);
+    setenv("CK_ATTN_DECODE_INSTANCE", "24x2", 1);
+    CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
+    CHECK_MSG(in.splits == 3 && in.stages == 2 && in.tile_n == 16 && in.warps == 4,
+              "ignored switches: %d parts, %d stages, n%d w%d", in.splits, in.stages, in.tile_n,
+              in.warps);
+    for (int x = 0; x < 3; ++x) {
+        if (saved[x])
+            setenv(sw[x], saved[x], 1);
+        else
+            unsetenv(sw[x]);
+        free(saved[x]);
+    }
     CHECK_STATUS(ck_attn_decode_policy(&prob, &props, 65, &in), CK_ERROR_INVALID_ARGUMENT);
     p.s_q = 17;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
@@ -148,6 +241,7 @@ int main(void)
     RUN_TEST(test_decode_masks);
     RUN_TEST(test_decode_paged);
     RUN_TEST(test_decode_instances);
+    RUN_TEST(test_decode_stages);
     RUN_TEST(test_decode_policy);
     ck_context_destroy(a_ctx);
     return CK_TEST_REPORT();

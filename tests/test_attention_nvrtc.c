@@ -48,7 +48,7 @@ static void compile_as(const char *arch, int64_t d, int64_t dv, ck_dtype t, int6
     ck_attn_instance in;
     CHECK_OK(ck_attn_policy(&prob, &props, &in));
     if (force == 2)
-        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+        in = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1, 0};
     char *src = NULL;
     CHECK_OK(ck_attn_source(&prob, &in, &src));
     if (!src)
@@ -118,6 +118,35 @@ static void compile_variants(const char *arch, int64_t sq, int64_t d, ck_dtype t
     }
 }
 
+/* The decode kernel of the issue's shape (b64 h32/8 s_q 1, paged 64, d128) with rings of 2, 3
+ * and 4 stages (CK_ATTN_DECODE_STAGES), and 32 keys per warp over 2 warps. */
+static void compile_decode_rings(const char *arch)
+{
+    ck_attention_problem p;
+    ck_attention_problem_init(&p);
+    p.b = 64, p.s_q = 1, p.s_k = 8192, p.h_q = 32, p.h_k = 8, p.d = p.d_v = 128;
+    p.var.page_size = 64, p.var.num_pages = 8192, p.var.max_pages = 128;
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_device_props props = h100_like(arch);
+    for (int x = 0; x < 4; ++x) {
+        ck_attn_instance in, want = {0, x == 3 ? 32 : 0, 2, 1, 0, x < 3 ? 2 + x : 4};
+        CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
+        CHECK_OK(ck_attn_decode_instance(&prob, &props, &want, &in));
+        char *src = NULL;
+        CHECK_OK(ck_attn_decode_source(&prob, &in, &src));
+        if (!src)
+            continue;
+        void *cubin = NULL;
+        size_t size = 0;
+        ck_status st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
+        CHECK_MSG(st == CK_SUCCESS, "decode r%dn%d w%d, %d stages, for %s: %s", in.tile_m,
+                  in.tile_n, in.warps, in.stages, arch, ck_last_error());
+        free(cubin);
+        free(src);
+    }
+}
+
 static void test_kernels(void)
 {
     int major = 0, minor = 0;
@@ -145,6 +174,7 @@ static void test_kernels(void)
     compile_variants("sm_90a", 1, 128, CK_DTYPE_BF16, 1);
     compile_variants("sm_90a", 4, 256, CK_DTYPE_F16, 4);
     compile_variants("sm_80", 1, 64, CK_DTYPE_BF16, 8);
+    compile_decode_rings("sm_90a");
 }
 
 int main(void)

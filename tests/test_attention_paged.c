@@ -69,7 +69,7 @@ static void test_paged_refused(void)
     p = g, p.s_q = 40;
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
-    ck_attn_instance in = {64, 64, 4, 0, 1}; /* a key tile of 64 over pages of 32: row by row */
+    ck_attn_instance in = {64, 64, 4, 0, 1, 0}; /* a key tile of 64 over pages of 32: row by row */
     CHECK_OK(ck_attn_plan_create_instance(a_ctx, &prob, &in, &plan));
     ck_attention_plan_destroy(plan);
     plan = NULL;

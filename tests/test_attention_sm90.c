@@ -99,7 +99,7 @@ static void run90(const acase *c)
          * still takes it when asked: its instance forced */
         ck_attention_plan_destroy(plan);
         acase f = *c;
-        f.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+        f.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1, 0};
         ac_run(&f);
         return;
     }
@@ -171,13 +171,13 @@ static void test_multi_tile(void)
     c = ac_base(1, 130, 270, 1, 1, 128);
     c.dt = CK_DTYPE_F16;
     c.lse = 1;
-    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1};
+    c.inst = (ck_attn_instance){128, 64, CK_ATTN_SM90_WARPS, 0, 1, 0};
     ac_run(&c);
     c = ac_base(1, 140, 450, 2, 1, 64); /* the 192-row key tile (d_v 64), causal */
     c.mask = CK_ATTN_MASK_CAUSAL;
     c.align = CK_ATTN_BOTTOM_RIGHT;
     c.lse = 1;
-    c.inst = (ck_attn_instance){128, 192, CK_ATTN_SM90_WARPS, 0, 1};
+    c.inst = (ck_attn_instance){128, 192, CK_ATTN_SM90_WARPS, 0, 1, 0};
     ac_run(&c);
 }
 
@@ -385,7 +385,7 @@ static void test_consumers(void)
     unsetenv("CK_ATTN_SM90_CONSUMERS");
     c = ac_base(1, 100, 333, 2, 1, 64);
     c.lse = 1;
-    c.inst = (ck_attn_instance){192, 128, CK_ATTN_SM90_WARPS3, 0, 1};
+    c.inst = (ck_attn_instance){192, 128, CK_ATTN_SM90_WARPS3, 0, 1, 0};
     ac_run(&c);
 }
 
@@ -454,7 +454,7 @@ static void test_refusals(void)
         CHECK(!ck_attn_sm90_supports(&prob, &props, why, sizeof why));
         CHECK_MSG(strstr(why, t[i].why) != NULL, "refusal %d: '%s'", i, why);
         ck_attention_plan *plan = NULL;
-        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS, 0, 1};
+        ck_attn_instance want = {128, 128, CK_ATTN_SM90_WARPS, 0, 1, 0};
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &want, &plan),
                      CK_ERROR_UNSUPPORTED);
         CHECK_OK(ck_attention_plan_create(a_ctx, &t[i].p, &plan));
@@ -466,10 +466,10 @@ static void test_refusals(void)
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&g, &prob));
     ck_attention_plan *plan = NULL;
-    ck_attn_instance bad[4] = {{64, 128, CK_ATTN_SM90_WARPS, 0, 1},
-                               {192, 128, CK_ATTN_SM90_WARPS, 0, 1},  /* 3 consumers, 12 warps */
-                               {192, 192, CK_ATTN_SM90_WARPS3, 0, 1}, /* 176 > 128 registers */
-                               {128, 72, CK_ATTN_SM90_WARPS, 0, 1}};  /* not 16k */
+    ck_attn_instance bad[4] = {{64, 128, CK_ATTN_SM90_WARPS, 0, 1, 0},
+                               {192, 128, CK_ATTN_SM90_WARPS, 0, 1, 0},  /* 3 consumers, 12 warps */
+                               {192, 192, CK_ATTN_SM90_WARPS3, 0, 1, 0}, /* 176 > 128 registers */
+                               {128, 72, CK_ATTN_SM90_WARPS, 0, 1, 0}};  /* not 16k */
     for (int i = 0; i < 4; ++i) {
         CHECK_STATUS(ck_attn_plan_create_instance(a_ctx, &prob, &bad[i], &plan),
                      CK_ERROR_INVALID_ARGUMENT);

@@ -5,7 +5,8 @@
  * (C = 3) views; the forward bf16 one with the policy's (largest) instance for both targets (the
  * sm90 route on sm_90a), the others with their smallest for sm_90a; and the sm90 route's
  * kernels (forward f32 and f16 with groups and an epilogue, backward data of stride 1 and 2,
- * backward weight) and a 1x1 plain GEMM with the smallest sm90 tile. Skipped without NVRTC. */
+ * backward weight) and a 1x1 plain GEMM with the smallest sm90 tile; the direct depthwise
+ * kernels (the policy's route for G = C = K) for sm_90a. Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,9 +133,54 @@ static void test_compile_sm90(void)
     compile90("bwd-weight f16 3x3 (B loader)", &p, 0);
 }
 
+/* The direct depthwise route (dw_pipeline_kernel.h) with the policy's instance, for sm_90a. */
+static void compile_dw(const char *what, const ck_conv_problem *p)
+{
+    ck_device_props props = h100_like("sm_90a");
+    char *src = NULL;
+    ck_status st = ck_conv_source(p, &props, CK_CONV_PICK_POLICY, &src);
+    CHECK_MSG(st == CK_SUCCESS, "%s: source: %s", what, ck_last_error());
+    if (st)
+        return;
+    CHECK_MSG(strstr(src, "dw_tile(") || strstr(src, "dw_wgrad_partial("),
+              "%s: not the depthwise kernel", what);
+    void *cubin = NULL;
+    size_t size = 0;
+    st = ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "%s for sm_90a: %s", what, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+static void test_compile_depthwise(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_conv_problem p = resnet(CK_CONV_FWD, CK_DTYPE_BF16);
+    p.g = p.k;
+    p.bias = p.residual = 1, p.activation = CK_GEMM_ACT_RELU;
+    compile_dw("depthwise fwd bf16 3x3 g256 bias residual relu", &p);
+    p = resnet(CK_CONV_FWD, CK_DTYPE_F16);
+    p.g = p.c = p.k = 32, p.filter[0] = p.filter[1] = 7, p.stride[0] = p.stride[1] = 2;
+    p.pad_left[0] = p.pad_left[1] = p.pad_right[0] = p.pad_right[1] = 3;
+    compile_dw("depthwise fwd f16 7x7 stride 2 g32", &p);
+    p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_F32);
+    p.g = p.k, p.dilation[1] = 2, p.pad_left[1] = p.pad_right[1] = 2;
+    compile_dw("depthwise bwd-data f32 3x3 dilation (1,2)", &p);
+    p.in_dtype = p.wei_dtype = p.out_dtype = CK_DTYPE_BF16, p.stride[0] = p.stride[1] = 2;
+    compile_dw("depthwise bwd-data bf16 3x3 stride 2 (a residue class)", &p);
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_BF16);
+    p.g = p.k, p.stride[0] = p.stride[1] = 2;
+    compile_dw("depthwise bwd-weight bf16 3x3 stride 2", &p);
+}
+
 int main(void)
 {
     RUN_TEST(test_compile);
     RUN_TEST(test_compile_sm90);
+    RUN_TEST(test_compile_depthwise);
     return CK_TEST_REPORT();
 }

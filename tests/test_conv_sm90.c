@@ -272,7 +272,13 @@ static void test_policy_reasons(void)
     ck_conv_problem p = fwd(2, 1, 1, 3, 8, in, f3, CK_DTYPE_BF16);
     expect_reason("fwd c3", &p, "sm80", "16-byte runs");
     p = fwd(2, 1, 16, 1, 1, in, f3, CK_DTYPE_BF16);
-    expect_reason("depthwise", &p, "sm80", "16-byte runs");
+    expect_reason("depthwise", &p, "depthwise", "G = C = K = 16");
+    p.direction = CK_CONV_BWD_WEIGHT;
+    expect_reason("depthwise bwd weight", &p, "depthwise", "fixed-order partial sums");
+    p.direction = CK_CONV_BWD_DATA, p.stride[0] = 2;
+    expect_reason("depthwise bwd data stride 2", &p, "depthwise", "per residue class");
+    p.direction = CK_CONV_FWD, p.stride[0] = 1, p.k = 32; /* a channel multiplier: the GEMM */
+    expect_reason("channel multiplier 2", &p, "sm80", "depthwise not used: 1 input and 2 output");
     p = fwd(2, 1, 1, 8, 8, in, f3, CK_DTYPE_BF16);
     p.direction = CK_CONV_BWD_DATA;
     expect_reason("bwd data stride 1", &p, "sm90", "A = dY's view and B = W's view");

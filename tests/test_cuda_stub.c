@@ -142,11 +142,23 @@ static void test_cuda_backend_with_stub(void)
     CHECK_STATUS(ck_launch(k, &toobig, args, sizes, 3), CK_ERROR_INVALID_ARGUMENT);
     ck_launch_config badcluster = {{3, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, NULL};
     CHECK_STATUS(ck_launch(k, &badcluster, args, sizes, 3), CK_ERROR_INVALID_ARGUMENT);
-    /* the driver's parameter sizes are checked */
+    /* the driver's parameter sizes are checked, read once at a kernel's first launch: a
+     * kernel of another module whose third parameter the driver says has 8 bytes */
+    ck_module *m8 = NULL;
+    ck_kernel *k8 = NULL;
+    char src8[512];
+    snprintf(src8, sizeof src8, "%s/* another module */\n", kernel_src);
+    CHECK_OK(ck_module_load(d, src8, NULL, 0, &m8));
+    CHECK_OK(ck_module_get_kernel(m8, "axpy", &k8));
     param_sizes[2] = 8;
-    CHECK_STATUS(ck_launch(k, &c, args, sizes, 3), CK_ERROR_INVALID_ARGUMENT);
-    CHECK(strstr(ck_last_error(), "int n") != NULL);
+    if (k8) {
+        CHECK_STATUS(ck_launch(k8, &c, args, sizes, 3), CK_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(ck_last_error(), "int n") != NULL);
+    }
     param_sizes[2] = 4;
+    if (k8) /* the sizes were read once: the same kernel still refuses */
+        CHECK_STATUS(ck_launch(k8, &c, args, sizes, 3), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(ck_launch(k, &c, args, sizes, 3));
     CHECK_STATUS(ck_launch(k, &c, args, sizes, 2), CK_ERROR_INVALID_ARGUMENT);
 
     /* tensor maps: cuTensorMapEncodeTiled with the described arguments */

@@ -2,8 +2,8 @@
  * ck_copy and ck_cast (src/ops/elementwise) on the context's device (the emulator in CI;
  * CK_DEVICE=cuda on a GPU, where large sizes are added). Every output byte is compared with
  * ck_convert_array on the host (bit for bit) or with the source bytes (copy).
- * Also: the fast bf16/fp16 <-> fp32 conversions of the block library (ck_convert.h, as ew_kernel.h uses them) against ck_convert_* for every
- * 16-bit code and 2^22 fp32 values, and the error cases.
+ * Also: the fast bf16/fp16 <-> fp32 conversions of the block library (ck_convert.h, as ew_kernel.h
+ * uses them) against ck_convert_* for every 16-bit code and 2^22 fp32 values, and the error cases.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +116,7 @@ static int cast_contig(ck_dtype dst_t, ck_dtype src_t, size_t n, const ck_conver
     CHECK_OK(ck_tensor_init(&td, dd, dst_t, 1, shape, NULL));
     CHECK_OK(ck_tensor_init(&ts, (char *)ds + off_bytes, src_t, 1, shape, NULL));
     CHECK_OK(ck_convert_array(dst_t, ref, src_t, hs + off_bytes, n, o));
-    ck_status st = ck_cast(ctx, &td, &ts, o);
+    ck_status st = ck_cast(ctx, &ts, &td, o);
     CHECK_MSG(st == CK_SUCCESS, "cast %s -> %s n=%zu: %s", ck_dtype_name(src_t),
               ck_dtype_name(dst_t), n, ck_last_error());
     CHECK_OK(ck_context_synchronize(ctx));
@@ -217,9 +217,9 @@ static void strided_case(ck_dtype dt, ck_dtype st, int64_t rows, int64_t cols, i
     CHECK_OK(ck_tensor_init(&td, dd, dt, 4, shape, NULL));
     CHECK_OK(ck_tensor_init(&ts, ds, st, 4, shape, sstr));
     if (dt == st)
-        CHECK_OK(ck_copy(ctx, &td, &ts));
+        CHECK_OK(ck_copy(ctx, &ts, &td));
     else
-        CHECK_OK(ck_cast(ctx, &td, &ts, NULL));
+        CHECK_OK(ck_cast(ctx, &ts, &td, NULL));
     CHECK_OK(ck_memcpy_d2h(dev, hd, dd, dn * ed, NULL));
     long bad = 0;
     for (int64_t i = 0; i < rows; ++i)
@@ -270,7 +270,7 @@ static void test_copy(void)
     ck_tensor ta, tb;
     CHECK_OK(ck_tensor_init(&ta, a, CK_DTYPE_F32, 0, NULL, NULL));
     CHECK_OK(ck_tensor_init(&tb, b, CK_DTYPE_F32, 0, NULL, NULL));
-    CHECK_OK(ck_copy(ctx, &tb, &ta));
+    CHECK_OK(ck_copy(ctx, &ta, &tb));
     CHECK_OK(ck_memcpy_d2h(dev, &out, b, 4, NULL));
     CHECK(out == 2.5f);
     /* in place: a copy onto itself is a no-op; bf16 -> f16 in place converts */
@@ -287,7 +287,7 @@ static void test_copy(void)
     ck_tensor t16, tb16;
     CHECK_OK(ck_tensor_init(&t16, d, CK_DTYPE_F16, 1, shape, NULL));
     CHECK_OK(ck_tensor_init(&tb16, d, CK_DTYPE_BF16, 1, shape, NULL));
-    CHECK_OK(ck_cast(ctx, &t16, &tb16, NULL));
+    CHECK_OK(ck_cast(ctx, &tb16, &t16, NULL));
     CHECK_OK(ck_memcpy_d2h(dev, g, d, 2 * n, NULL));
     CHECK_OK(ck_convert_array(CK_DTYPE_F16, r, CK_DTYPE_BF16, h, n, NULL));
     CHECK(memcmp(g, r, 2 * n) == 0);
@@ -306,37 +306,37 @@ static void test_errors(void)
     CHECK_OK(ck_tensor_init(&t5, b, CK_DTYPE_F32, 1, s5, NULL));
     CHECK_OK(ck_tensor_init(&tbf, b, CK_DTYPE_BF16, 1, s4, NULL));
     CHECK_OK(ck_tensor_init(&t4b, (char *)a + 4, CK_DTYPE_F32, 1, s4, NULL));
-    CHECK_STATUS(ck_copy(ctx, &t5, &t4), CK_ERROR_INVALID_ARGUMENT); /* shapes */
+    CHECK_STATUS(ck_copy(ctx, &t4, &t5), CK_ERROR_INVALID_ARGUMENT); /* shapes */
     CHECK(strstr(ck_last_error(), "same shape") != NULL);
-    CHECK_STATUS(ck_copy(ctx, &tbf, &t4), CK_ERROR_INVALID_ARGUMENT); /* dtypes */
-    CHECK_STATUS(ck_copy(ctx, &t4b, &t4), CK_ERROR_INVALID_ARGUMENT); /* partial overlap */
+    CHECK_STATUS(ck_copy(ctx, &t4, &tbf), CK_ERROR_INVALID_ARGUMENT); /* dtypes */
+    CHECK_STATUS(ck_copy(ctx, &t4, &t4b), CK_ERROR_INVALID_ARGUMENT); /* partial overlap */
     CHECK(strstr(ck_last_error(), "overlaps") != NULL);
     tmis = t4;
     tmis.data = (char *)b + 2; /* not aligned to 4 bytes */
-    CHECK_STATUS(ck_cast(ctx, &tmis, &t4, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_cast(ctx, &t4, &tmis, NULL), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "aligned") != NULL);
     ck_convert_options o = ck_convert_options_default();
     o.scale = 0.0f;
-    CHECK_STATUS(ck_cast(ctx, &tbf, &t4, &o), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_cast(ctx, &t4, &tbf, &o), CK_ERROR_INVALID_ARGUMENT);
     o = ck_convert_options_default();
     o.round = (ck_round_mode)9;
-    CHECK_STATUS(ck_cast(ctx, &tbf, &t4, &o), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_cast(ctx, NULL, &t4, NULL), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_cast(NULL, &tbf, &t4, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_cast(ctx, &t4, &tbf, &o), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_cast(ctx, &t4, NULL, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_cast(NULL, &t4, &tbf, NULL), CK_ERROR_INVALID_ARGUMENT);
     /* fp4 must be contiguous */
     ck_tensor f4 = t4;
     f4.dtype = CK_DTYPE_FP4_E2M1;
     f4.strides[0] = 2;
-    CHECK_STATUS(ck_cast(ctx, &f4, &t4, NULL), CK_ERROR_UNSUPPORTED);
+    CHECK_STATUS(ck_cast(ctx, &t4, &f4, NULL), CK_ERROR_UNSUPPORTED);
     /* bf16 -> f32 in place: storage sizes differ */
     ck_tensor tbf_a = tbf;
     tbf_a.data = a;
-    CHECK_STATUS(ck_cast(ctx, &t4, &tbf_a, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_cast(ctx, &tbf_a, &t4, NULL), CK_ERROR_INVALID_ARGUMENT);
     /* zero-size: a no-op, NULL data allowed */
     CHECK_OK(ck_tensor_init(&tz, NULL, CK_DTYPE_F32, 1, s0, NULL));
     CHECK_OK(ck_tensor_init(&tzd, NULL, CK_DTYPE_BF16, 1, s0, NULL));
     int before = ck_context_kernel_count(ctx);
-    CHECK_OK(ck_cast(ctx, &tzd, &tz, NULL));
+    CHECK_OK(ck_cast(ctx, &tz, &tzd, NULL));
     CHECK_OK(ck_copy(ctx, &tz, &tz));
     CHECK_EQ_INT(ck_context_kernel_count(ctx), before);
     ck_free(dev, a);

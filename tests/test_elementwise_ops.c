@@ -1,7 +1,8 @@
 /*
  * ck_elementwise: every op, broadcasting, strided inputs, dtypes (bf16, f16, f64, fp8, fp4
- * output), in place, the parser and the errors. Each output element is compared with a CPU
- * reference that evaluates the program in double precision on the same (rounded) inputs.
+ * output), in place, the parser and the errors. Each output element is compared with the
+ * library's CPU reference (src/ops/elementwise/reference.c), which evaluates the program in
+ * double precision on the same (rounded) inputs.
  *
  * Tolerance: |got - ref| <= |ref| * (eps_out + eps_cast + 4e-6) + 4e-6 * (1 + max|input|).
  * eps_out (eps_cast) is the epsilon of the destination type (of a cast step's type): the
@@ -16,89 +17,13 @@
 #include <string.h>
 
 #include "ck/ck.h"
+#include "ops/elementwise/ew_internal.h"
 #include "test.h"
 
 static ck_context *ctx;
 static ck_device *dev;
 static int on_gpu;
 static uint64_t rng = 777;
-
-static double eval(const ck_ew_program *p, const double *x)
-{
-    double st[CK_EW_MAX_STEPS];
-    int sp = 0;
-    for (int i = 0; i < p->count; ++i) {
-        const ck_ew_step *s = &p->steps[i];
-        double a = sp > 0 ? st[sp - 1] : 0, b = a;
-        if (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN) {
-            b = st[--sp];
-            a = st[--sp];
-        } else if (s->op != CK_EW_INPUT && s->op != CK_EW_CONST) {
-            --sp;
-        }
-        double r = 0;
-        switch (s->op) {
-        case CK_EW_INPUT:
-            r = x[s->input];
-            break;
-        case CK_EW_CONST:
-            r = (double)(float)s->value;
-            break;
-        case CK_EW_ADD:
-            r = a + b;
-            break;
-        case CK_EW_SUB:
-            r = a - b;
-            break;
-        case CK_EW_MUL:
-            r = a * b;
-            break;
-        case CK_EW_DIV:
-            r = a / b;
-            break;
-        case CK_EW_MAX:
-            r = fmax(a, b);
-            break;
-        case CK_EW_MIN:
-            r = fmin(a, b);
-            break;
-        case CK_EW_NEG:
-            r = -a;
-            break;
-        case CK_EW_RELU:
-            r = a < 0 ? 0 : a;
-            break;
-        case CK_EW_GELU_TANH:
-            r = 0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
-            break;
-        case CK_EW_GELU_ERF:
-            r = 0.5 * a * (1 + erf(a / sqrt(2.0)));
-            break;
-        case CK_EW_SILU:
-            r = a / (1 + exp(-a));
-            break;
-        case CK_EW_SIGMOID:
-            r = 1 / (1 + exp(-a));
-            break;
-        case CK_EW_EXP:
-            r = exp(a);
-            break;
-        case CK_EW_SCALE:
-            r = a * (double)(float)s->value;
-            break;
-        case CK_EW_CAST: {
-            uint64_t c;
-            ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
-            ck_convert_to_f64(s->dtype, c, &r);
-            break;
-        }
-        default:
-            break;
-        }
-        st[sp++] = r;
-    }
-    return st[0];
-}
 
 typedef struct host_t {
     ck_tensor t;      /* device description */
@@ -154,7 +79,7 @@ static void run_case(const char *expr, ck_dtype dt, int rank, const int64_t *sha
     ck_tensor ins[CK_EW_MAX_INPUTS];
     for (int k = 0; k < nin; ++k)
         ins[k] = in[k].t;
-    ck_status st = ck_elementwise(ctx, &out.t, ins, nin, &prog);
+    ck_status st = ck_elementwise(ctx, &prog, ins, nin, &out.t);
     CHECK_MSG(st == CK_SUCCESS, "%s: %s", expr, ck_last_error());
     size_t bytes = 0;
     ck_dtype_storage_size(dt, (size_t)n, &bytes);
@@ -185,7 +110,7 @@ static void run_case(const char *expr, ck_dtype dt, int rank, const int64_t *sha
             x[k] = in[k].v[off];
             mx = fmax(mx, fabs(x[k]));
         }
-        double ref = eval(&prog, x);
+        double ref = ck_ew_reference(&prog, x);
         uint64_t c;
         double refq = ref;
         if (ck_convert_from_f64(dt, ref, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c) ==
@@ -389,14 +314,14 @@ static void test_errors(void)
     ck_ew_program p;
     CHECK_OK(ck_ew_parse("x0 + x1", &p));
     ck_tensor ins[5] = {a.t, b.t, a.t, a.t, a.t};
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "does not broadcast") != NULL);
     ins[1] = big.t;
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT); /* rank */
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 5, &p), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 0, &p), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 1, &p), CK_ERROR_INVALID_ARGUMENT); /* x1 */
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, NULL), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT); /* rank */
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 5, &c.t), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 0, &c.t), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 1, &c.t), CK_ERROR_INVALID_ARGUMENT); /* x1 */
+    CHECK_STATUS(ck_elementwise(ctx, NULL, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT);
     /* partial overlap: input 0 is dst shifted by one element */
     ins[0] = c.t;
     ins[0].data = (float *)c.t.data + 1;
@@ -404,21 +329,21 @@ static void test_errors(void)
     ins[1] = ins[0];
     ck_tensor d3 = c.t;
     d3.shape[0] = 3;
-    CHECK_STATUS(ck_elementwise(ctx, &d3, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &d3), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "overlaps") != NULL);
     /* misaligned pointer */
     ins[0] = a.t;
     ins[0].data = (char *)a.t.data + 2;
-    CHECK_STATUS(ck_elementwise(ctx, &c.t, ins, 2, &p), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_elementwise(ctx, &p, ins, 2, &c.t), CK_ERROR_INVALID_ARGUMENT);
     /* zero-size: no-op */
     ck_tensor z;
     CHECK_OK(ck_tensor_init(&z, NULL, CK_DTYPE_F32, 1, s0, NULL));
     ins[0] = z;
     ins[1] = z;
     int before = ck_context_kernel_count(ctx);
-    CHECK_OK(ck_elementwise(ctx, &z, ins, 2, &p));
+    CHECK_OK(ck_elementwise(ctx, &p, ins, 2, &z));
     CHECK_EQ_INT(ck_context_kernel_count(ctx), before);
-    CHECK_STATUS(ck_elementwise_expr(ctx, &c.t, ins, 2, "x0 +* x1"), CK_ERROR_PARSE);
+    CHECK_STATUS(ck_elementwise_expr(ctx, "x0 +* x1", ins, 2, &c.t), CK_ERROR_PARSE);
     drop(&a);
     drop(&b);
     drop(&c);

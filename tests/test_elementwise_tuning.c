@@ -97,7 +97,7 @@ static void test_table_and_instances(void)
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; ++t) {
         CHECK_OK(ck_op_force_instance(ctx, "elementwise", texts[t]));
         CHECK_OK(ck_memset_d8(dev, d[3], 0xff, N * 2, NULL));
-        CHECK_OK(ck_elementwise(ctx, &y, in, 3, &prog));
+        CHECK_OK(ck_elementwise(ctx, &prog, in, 3, &y));
         CHECK_OK(ck_context_synchronize(ctx));
         CHECK_OK(ck_memcpy_d2h(dev, out, d[3], N * 2, NULL));
         int bad = 0;

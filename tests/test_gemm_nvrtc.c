@@ -4,7 +4,7 @@
  * copies, and an epilogue with C, bias, activation and a program. The sm90 family's variants
  * compile for sm_90a: 4 stages with D staged in halves, clusters with multicast (both B
  * layouts), split-K with the generated epilogue; and batched problems of both families; stream-K
- * and the atomic split-K, and the grouped kernel.
+ * and the atomic split-K, and the grouped kernel; the small-M instances of 64 rows.
  * Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,9 +163,10 @@ static void test_kernels(void)
     compile("i8 MN-major", "sm_80", &p, 0);
 }
 
-/* The sm90 instance with these tile N, stages (0: any), cluster and split (0: any > 1). */
-static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, int stages,
-                      int cluster, int split)
+/* The sm90 instance with these tile M, N, stages (0: any), cluster and split (0: none, 1: any
+ * > 1). */
+static void compile90m(const char *what, const ck_gemm_problem *p, int tile_m, int tile_n,
+                       int stages, int cluster, int split)
 {
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(p, &prob));
@@ -173,12 +174,52 @@ static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, in
     ck_gemm_instance in[24];
     int n = ck_gemm_family_sm90.instances(&prob, &props, in, 24), pick = -1;
     for (int i = 0; i < n && pick < 0; ++i)
-        if (in[i].tile_n == tile_n && (!stages || in[i].stages == stages) &&
-            in[i].cluster == cluster && (split ? in[i].split_k > 1 : in[i].split_k <= 1))
+        if (in[i].tile_m == tile_m && in[i].tile_n == tile_n &&
+            (!stages || in[i].stages == stages) && in[i].cluster == cluster &&
+            (split ? in[i].split_k > 1 : in[i].split_k <= 1))
             pick = i;
     CHECK_MSG(pick >= 0, "%s: no such sm90 instance among %d", what, n);
     if (pick >= 0)
         compile_family(&ck_gemm_family_sm90, what, "sm_90a", p, pick);
+}
+
+static void compile90(const char *what, const ck_gemm_problem *p, int tile_n, int stages,
+                      int cluster, int split)
+{
+    compile90m(what, p, 128, tile_n, stages, cluster, split);
+}
+
+/* The small-M instances (64 rows, one consumer warpgroup, 8 stages; skinny.c): whole tiles and
+ * split-K, the TMA store (D in halves for 64 x 256) and the generated epilogue, tf32 and fp8. */
+static void test_sm90_skinny(void)
+{
+    if (no_nvrtc())
+        return;
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = 16, p.n = 4096, p.k = 4096; /* bf16, A row-major, B column-major, D bf16 */
+    p.b.order = CK_GEMM_COL_MAJOR;
+    compile90m("64x128 8 stages split-K, TMA store", &p, 64, 128, 8, 1, 1);
+    compile90m("64x256 D in halves", &p, 64, 256, 0, 1, 0);
+    p.m = 1, p.n = 14336;
+    compile90m("64x128 8 stages, M 1", &p, 64, 128, 8, 1, 0);
+    ck_gemm_problem_init(&p);
+    p.m = 100, p.n = 1000, p.k = 4096;
+    p.a.order = CK_GEMM_COL_MAJOR; /* A M-major (rows of 16-byte multiples), B N-major */
+    p.a.ld = 104;
+    p.d.dtype = CK_DTYPE_F32;
+    p.c.dtype = CK_DTYPE_F32;
+    p.bias = CK_GEMM_BIAS_COL;
+    p.activation = CK_GEMM_ACT_SILU;
+    compile90m("64x64 split-K, generated epilogue with C, MN-major", &p, 64, 64, 0, 1, 1);
+    ck_gemm_problem_init(&p);
+    p.m = 8, p.n = 4096, p.k = 4096;
+    p.a.dtype = p.b.dtype = CK_DTYPE_F32;
+    p.d.dtype = CK_DTYPE_F32;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    compile90m("64x128 tf32", &p, 64, 128, 0, 1, 1);
+    p.a.dtype = CK_DTYPE_FP8_E4M3, p.b.dtype = CK_DTYPE_FP8_E5M2, p.d.dtype = CK_DTYPE_BF16;
+    compile90m("64x128 fp8", &p, 64, 128, 0, 1, 0);
 }
 
 static void test_sm90_variants(void)
@@ -334,6 +375,7 @@ int main(void)
 {
     RUN_TEST(test_kernels);
     RUN_TEST(test_sm90_variants);
+    RUN_TEST(test_sm90_skinny);
     RUN_TEST(test_batched);
     RUN_TEST(test_decompositions_and_groups);
     RUN_TEST(test_quant);

@@ -18,6 +18,8 @@
 static ck_context *ctx;
 /* The instance the next builds take: tile N (0: the family's first) and K splits (0: its own). */
 static int force_tile_n, force_split, force_stages, force_cluster;
+/* Tile M of the next builds: 0 the family's 128 rows, 64 its small-M tiles (skinny.c). */
+static int force_tile_m;
 
 /* Host code of value v (a multiple of 1/8 in [-1, 1]) in type t, and back. */
 static uint64_t encode(ck_dtype t, float v)
@@ -109,13 +111,16 @@ static int build(ck_gemm_plan *plan, const ck_gemm_prob *pr)
     CHECK(n >= 1);
     for (int i = n - 1; i >= 0;
          --i) /* the first with force_tile_n / force_stages, else the first */
-        if (ins[i].tile_n == force_tile_n && ins[i].split_k <= 1 &&
-            (!force_stages || ins[i].stages == force_stages) &&
+        if (ins[i].tile_m == (force_tile_m ? force_tile_m : 128) &&
+            (ins[i].tile_n == force_tile_n || (!force_tile_n && force_tile_m)) &&
+            ins[i].split_k <= 1 && (!force_stages || ins[i].stages == force_stages) &&
             (ins[i].cluster > 1) == (force_cluster > 1))
             pick = i;
     plan->inst = ins[pick];
     CHECK_MSG(!force_tile_n || plan->inst.tile_n == force_tile_n,
               "no sm90 instance of tile N %d among %d", force_tile_n, n);
+    CHECK_MSG(!force_tile_m || plan->inst.tile_m == force_tile_m,
+              "no sm90 instance of tile M %d among %d", force_tile_m, n);
     if (force_split > 1)
         plan->inst.split_k = force_split;
     char *src = NULL;
@@ -163,10 +168,11 @@ static void run_case(long long m, long long n, long long k, ck_dtype ta, ck_gemm
         fprintf(stderr, "  (%lldx%lldx%lld)\n", m, n, k);
         return;
     }
-    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s n%d k%d s%d c%d", m, n, k,
-             ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
+    snprintf(what, sizeof what, "%lldx%lldx%lld %s(%c) x %s(%c) -> %s%s m%d n%d k%d s%d c%d", m, n,
+             k, ck_dtype_name(ta), oa == CK_GEMM_ROW_MAJOR ? 'K' : 'M', ck_dtype_name(tb),
              ob == CK_GEMM_COL_MAJOR ? 'K' : 'N', ck_dtype_name(td), has_c ? " + C" : "",
-             plan.inst.tile_n, plan.inst.split_k, plan.inst.stages, plan.inst.cluster);
+             plan.inst.tile_m, plan.inst.tile_n, plan.inst.split_k, plan.inst.stages,
+             plan.inst.cluster);
     if (0) {
         fprintf(stderr, "  (%s)\n", what);
         return;
@@ -241,9 +247,9 @@ static void test_bf16_f16_layouts(void)
     run_case(300, 520, 64, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_BF16, 0, 12);
 }
 
-/* Tiles of 128 x 128 (and 128 x 64) and K split into ranges whose partial sums meet in the workspace: odd
- * sizes, K tiles not a multiple of the splits, a split per K tile, both D paths, and a second
- * launch of the same plan (the arrival counters reset themselves). */
+/* Tiles of 128 x 128 (and 128 x 64) and K split into ranges whose partial sums meet in the
+ * workspace: odd sizes, K tiles not a multiple of the splits, a split per K tile, both D paths, and
+ * a second launch of the same plan (the arrival counters reset themselves). */
 static void test_tile_n_and_split_k(void)
 {
     const ck_gemm_order R = CK_GEMM_ROW_MAJOR, C = CK_GEMM_COL_MAJOR;
@@ -271,6 +277,98 @@ static void test_tile_n_and_split_k(void)
     force_split = 3;
     run_case(129, 72, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 44);
     force_tile_n = 0, force_split = 0, force_stages = 0;
+}
+
+/* Small M (skinny.c): tiles of 64 rows, one consumer warpgroup, 8 stages. M = 1 and odd M,
+ * two tile rows, each tile width (64 x 256 stores D in halves), K split 2-5 ways and K tiles
+ * not a multiple of the splits, the TMA store and the generated epilogue (f32 D, C), MN-major
+ * operands, tf32 and fp8. */
+static void test_skinny(void)
+{
+    const ck_gemm_order R = CK_GEMM_ROW_MAJOR, C = CK_GEMM_COL_MAJOR;
+    force_tile_m = 64, force_tile_n = 128;
+    run_case(1, 200, 333, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 51);
+    force_split = 4;
+    run_case(16, 136, 640, CK_DTYPE_F16, R, CK_DTYPE_F16, C, CK_DTYPE_F16, 1, 52);
+    run_case(5, 264, 448, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 53);
+    force_split = 0, force_tile_n = 256;
+    run_case(64, 264, 200, CK_DTYPE_BF16, R, CK_DTYPE_BF16, C, CK_DTYPE_BF16, 0, 54);
+    force_stages = 5; /* D staged in halves */
+    run_case(48, 520, 136, CK_DTYPE_F16, R, CK_DTYPE_F16, R, CK_DTYPE_F16, 0, 58);
+    force_stages = 0, force_tile_n = 64, force_split = 3;
+    run_case(100, 72, 129, CK_DTYPE_BF16, C, CK_DTYPE_BF16, R, CK_DTYPE_F32, 0, 55);
+    force_split = 5;
+    run_case(33, 40, 320, CK_DTYPE_FP8_E4M3, R, CK_DTYPE_FP8_E5M2, C, CK_DTYPE_BF16, 0, 56);
+    force_split = 2;
+    run_case(7, 70, 90, CK_DTYPE_F32, R, CK_DTYPE_F32, C, CK_DTYPE_F32, 1, 57);
+    force_tile_m = 0, force_tile_n = 0, force_split = 0;
+}
+
+/* The ranked candidates of a bf16 problem (A row-major, B column-major, D bf16) on an H100's
+ * 132 multiprocessors; returns how many. */
+static int rank_h100(long long m, long long n, long long k, ck_gemm_instance *ins, int max)
+{
+    ck_device_props props;
+    memset(&props, 0, sizeof props);
+    props.backend = CK_BACKEND_CUDA;
+    snprintf(props.target, sizeof props.target, "sm_90a");
+    props.cc_major = 9;
+    props.multiprocessors = 132;
+    props.max_shared_per_block = 227 * 1024;
+    ck_gemm_problem p;
+    ck_gemm_problem_init(&p);
+    p.m = m, p.n = n, p.k = k;
+    p.b.order = CK_GEMM_COL_MAJOR;
+    ck_gemm_prob prob;
+    CHECK_OK(ck_gemm_prob_make(&p, &prob));
+    double score[64];
+    char reason[256];
+    return ck_gemm_policy_rank(&prob, &props, ins, score, max < 64 ? max : 64, reason,
+                               sizeof reason);
+}
+
+/* The policy's small-M choice on an H100: a 64-row tile first for the decode shapes M = 1, 16,
+ * 64 (B streamed from memory: the estimate's floor, skinny.c), none offered above M = 128;
+ * CK_GEMM_SKINNY=0 leaves them out and CK_GEMM_SKINNY_STAGES sets their ring. No kernels. */
+static void test_skinny_policy(void)
+{
+    static const long long nk[][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}};
+    ck_gemm_instance ins[64];
+    char name[96] = "";
+    for (int mi = 0; mi < 3; ++mi)
+        for (int s = 0; s < 3; ++s) {
+            long long m = mi == 0 ? 1 : mi == 1 ? 16 : 64;
+            int n = rank_h100(m, nk[s][0], nk[s][1], ins, 64);
+            CHECK(n > 0);
+            if (n > 0)
+                ck_gemm_instance_name(&ins[0], name, sizeof name);
+            CHECK_MSG(n > 0 && ins[0].family == CK_GEMM_FAMILY_SM90 && ins[0].tile_m == 64 &&
+                          ins[0].stages == 8,
+                      "%lldx%lldx%lld: first is %s", m, nk[s][0], nk[s][1], name);
+        }
+    const long long big[][3] = {{512, 4096, 4096}, {4096, 4096, 4096}, {129, 4096, 4096}};
+    for (int s = 0; s < 3; ++s) {
+        int n = rank_h100(big[s][0], big[s][1], big[s][2], ins, 64), small = 0;
+        for (int i = 0; i < n; ++i)
+            small += ins[i].tile_m < 128 && ins[i].family == CK_GEMM_FAMILY_SM90;
+        CHECK_MSG(n > 0 && small == 0, "%lldx%lldx%lld: %d small-M candidates of %d", big[s][0],
+                  big[s][1], big[s][2], small, n);
+    }
+    setenv("CK_GEMM_SKINNY_STAGES", "4", 1);
+    int n = rank_h100(16, 4096, 4096, ins, 64), four = 0, more = 0;
+    for (int i = 0; i < n; ++i) /* 64 x 256 also offers 3 stages (D staged whole) */
+        if (ins[i].tile_m == 64)
+            four += ins[i].stages == 4, more += ins[i].stages > 4;
+    CHECK_MSG(four > 0 && more == 0, "CK_GEMM_SKINNY_STAGES=4: %d with 4 stages, %d with more",
+              four, more);
+    int small;
+    unsetenv("CK_GEMM_SKINNY_STAGES");
+    setenv("CK_GEMM_SKINNY", "0", 1);
+    n = rank_h100(16, 4096, 4096, ins, 64), small = 0;
+    for (int i = 0; i < n; ++i)
+        small += ins[i].tile_m < 128 && ins[i].family == CK_GEMM_FAMILY_SM90;
+    CHECK_MSG(n > 0 && small == 0, "CK_GEMM_SKINNY=0: %d small-M candidates", small);
+    unsetenv("CK_GEMM_SKINNY");
 }
 
 /* Clusters of 2 blocks along M sharing B's tile by TMA multicast: an odd number of tile rows
@@ -387,6 +485,8 @@ int main(void)
     RUN_TEST(test_tile_n_and_split_k);
     RUN_TEST(test_tf32_truncation);
     RUN_TEST(test_clusters);
+    RUN_TEST(test_skinny);
+    RUN_TEST(test_skinny_policy);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

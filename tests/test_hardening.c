@@ -46,7 +46,7 @@ static void test_expression_depth(void)
     int64_t shape[1] = {4};
     ck_tensor t;
     CHECK_OK(ck_tensor_init(&t, buf, CK_DTYPE_F32, 1, shape, NULL));
-    CHECK_STATUS(ck_elementwise_expr(ctx, &t, &t, 1, deep), CK_ERROR_PARSE);
+    CHECK_STATUS(ck_elementwise_expr(ctx, deep, &t, 1, &t), CK_ERROR_PARSE);
 done:
     free(deep);
     free(signs);
@@ -131,10 +131,11 @@ static void test_launch_limits(void)
     size_t sizes[1] = {sizeof out};
     struct {
         unsigned g[3], b[3];
-    } bad[] = {{{1, 65536, 1}, {1, 1, 1}},           {{1, 1, 65536}, {1, 1, 1}},
-               {{0x80000000u, 1, 1}, {1, 1, 1}},     {{0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 1, 1}},
-               {{1, 1, 1}, {1025, 1, 1}},            {{1, 1, 1}, {1, 1, 65}},
-               {{1, 1, 1}, {64, 32, 1}}};
+    } bad[] = {
+        {{1, 65536, 1}, {1, 1, 1}},       {{1, 1, 65536}, {1, 1, 1}},
+        {{0x80000000u, 1, 1}, {1, 1, 1}}, {{0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 1, 1}},
+        {{1, 1, 1}, {1025, 1, 1}},        {{1, 1, 1}, {1, 1, 65}},
+        {{1, 1, 1}, {64, 32, 1}}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         ck_launch_config c = {{bad[i].g[0], bad[i].g[1], bad[i].g[2]},
                               {bad[i].b[0], bad[i].b[1], bad[i].b[2]},
@@ -176,14 +177,14 @@ static void test_overlapping_outputs(void)
         CHECK_OK(ck_tensor_init(&y, yb, CK_DTYPE_F32, 2, shape, bad[i]));
         CHECK_STATUS(ck_softmax(ctx, &x, &y, NULL), CK_ERROR_INVALID_ARGUMENT);
         CHECK(strstr(ck_last_error(), "two elements at one address") != NULL);
-        CHECK_STATUS(ck_copy(ctx, &y, &x), CK_ERROR_INVALID_ARGUMENT);
-        CHECK_STATUS(ck_elementwise_expr(ctx, &y, &x, 1, "relu(x0)"), CK_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(ck_copy(ctx, &x, &y), CK_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(ck_elementwise_expr(ctx, "relu(x0)", &x, 1, &y), CK_ERROR_INVALID_ARGUMENT);
         int perm[2] = {0, 1};
         CHECK_STATUS(ck_permute(ctx, &y, &x, perm), CK_ERROR_INVALID_ARGUMENT);
     }
     /* a padded destination (row stride 16 > 8) is fine, and the copy lands where it should */
     CHECK_OK(ck_tensor_init(&y, yb, CK_DTYPE_F32, 2, shape, ok_strides));
-    CHECK_OK(ck_copy(ctx, &y, &x));
+    CHECK_OK(ck_copy(ctx, &x, &y));
     CHECK_OK(ck_context_synchronize(ctx));
     float back[64];
     CHECK_OK(ck_memcpy_d2h(d, back, yb, sizeof back, NULL));

@@ -1,8 +1,10 @@
-/* layernorm2d / rmsnorm2d backward (dx, dgamma, dbeta) against a double CPU reference on odd
+/* layernorm2d / rmsnorm2d backward (dx, dgamma, dbeta) against the library's double CPU
+ * reference (src/ops/norm/reference.c) on odd
  * hidden sizes, padded strides and f32/f16/bf16; dgamma/dbeta bit-identical across runs. */
 #include <stdio.h>
 
 #include "norm_test_util.h"
+#include "ops/norm/norm_internal.h"
 
 static ck_context *ctx;
 
@@ -24,7 +26,8 @@ static void run_case(const bcase *c, int repeat_check)
            *dyv = malloc(sizeof(double) * (size_t)(rows * n)), *gv = malloc(sizeof(double) * n),
            *mv = malloc(sizeof(double) * rows), *rv = malloc(sizeof(double) * rows),
            *dgr = calloc((size_t)n, sizeof(double)), *dbr = calloc((size_t)n, sizeof(double)),
-           *dga = calloc((size_t)n, sizeof(double)), *dba = calloc((size_t)n, sizeof(double));
+           *dga = calloc((size_t)n, sizeof(double)), *dba = calloc((size_t)n, sizeof(double)),
+           *dxr = malloc(sizeof(double) * n);
     int ok = nt_alloc(ctx, &x, c->xt, rows, n, ld, 0) &&
              nt_alloc(ctx, &dy, c->xt, rows, n, n, 0) &&
              nt_alloc(ctx, &dx, c->xt, rows, n, ld, 0) && nt_alloc(ctx, &g, c->gt, 1, n, n, 1) &&
@@ -33,24 +36,18 @@ static void run_case(const bcase *c, int repeat_check)
     if (ln)
         ok = ok && nt_alloc(ctx, &mean, CK_DTYPE_F32, 1, rows, rows, 1) &&
              nt_alloc(ctx, &db, c->dgt, 1, n, n, 1);
-    CHECK(ok && xv && dyv && gv && mv && rv && dgr && dbr && dga && dba);
-    if (!ok || !xv || !dyv || !gv || !mv || !rv || !dgr || !dbr || !dga || !dba)
+    CHECK(ok && xv && dyv && gv && mv && rv && dgr && dbr && dga && dba && dxr);
+    if (!ok || !xv || !dyv || !gv || !mv || !rv || !dgr || !dbr || !dga || !dba || !dxr)
         goto done;
     nt_fill(&x, xv, -2.0, 3.0, &rng);
     nt_fill(&dy, dyv, -1.0, 1.0, &rng);
     nt_fill(&g, gv, 0.5, 1.5, &rng);
-    /* the statistics as the forward writes them (f32), from the double computation */
+    /* the statistics as the forward writes them (f32), from the double reference */
     for (int64_t i = 0; i < rows; ++i) {
-        double s = 0, ss = 0, m2 = 0;
-        for (int64_t j = 0; j < n; ++j) {
-            s += xv[i * n + j];
-            ss += xv[i * n + j] * xv[i * n + j];
-        }
-        double mu = s / (double)n;
-        for (int64_t j = 0; j < n; ++j)
-            m2 += (xv[i * n + j] - mu) * (xv[i * n + j] - mu);
+        double mu, rs;
+        ck_norm_reference_stats(c->kind, n, xv + i * n, 1e-5, &mu, &rs);
         mv[i] = ln ? (double)(float)mu : 0.0;
-        rv[i] = (double)(float)(1.0 / sqrt((ln ? m2 : ss) / (double)n + 1e-5));
+        rv[i] = (double)(float)rs;
         nt_put(rstd.host, CK_DTYPE_F32, (size_t)i, nt_code(CK_DTYPE_F32, rv[i]));
         if (ln)
             nt_put(mean.host, CK_DTYPE_F32, (size_t)i, nt_code(CK_DTYPE_F32, mv[i]));
@@ -80,21 +77,21 @@ static void run_case(const bcase *c, int repeat_check)
         nt_download(ctx, &db);
     long bad = 0;
     for (int64_t i = 0; i < rows; ++i) {
-        double s1 = 0, s2 = 0, mag = 0;
+        ck_norm_reference_bwd(c->kind, n, dyv + i * n, xv + i * n, gv, mv[i], rv[i], dxr, dgr,
+                              dbr);
+        /* the tolerances' magnitudes */
+        double s1 = 0, mag = 0;
         for (int64_t j = 0; j < n; ++j) {
             double xh = (xv[i * n + j] - mv[i]) * rv[i], gd = dyv[i * n + j] * gv[j];
             s1 += gd;
-            s2 += gd * xh;
             mag += fabs(gd * xh);
-            dgr[j] += dyv[i * n + j] * xh;
-            dbr[j] += dyv[i * n + j];
             dga[j] += fabs(dyv[i * n + j] * xh);
             dba[j] += fabs(dyv[i * n + j]);
         }
-        double m1 = ln ? s1 / (double)n : 0.0, m2 = s2 / (double)n;
+        double m1 = ln ? s1 / (double)n : 0.0;
         for (int64_t j = 0; j < n; ++j) {
             double xh = (xv[i * n + j] - mv[i]) * rv[i], gd = dyv[i * n + j] * gv[j];
-            double want = rv[i] * (gd - m1 - xh * m2), got = nt_at(&dx, i, j);
+            double want = dxr[j], got = nt_at(&dx, i, j);
             /* f32 terms: each of gd, m1, xh*m2 carries ~1e-6 relative error (the sums over the
              * row ~ n * 2^-24 in the worst order, bounded here by 1e-6 * mean|gd*xh| * ...) */
             double tol = 2e-5 * rv[i] * (fabs(gd) + fabs(m1) + fabs(xh) * (mag / (double)n) + 1) +
@@ -158,6 +155,7 @@ done:
     free(dbr);
     free(dga);
     free(dba);
+    free(dxr);
 }
 
 static const ck_dtype F32 = CK_DTYPE_F32, F16 = CK_DTYPE_F16, BF16 = CK_DTYPE_BF16;

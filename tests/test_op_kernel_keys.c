@@ -401,7 +401,7 @@ static void test_elementwise(void)
                     char shape_of[32]; /* what the source depends on */
                     snprintf(shape_of, sizeof shape_of, "%d,%d,%d", u, b, cs);
                     int before = ck_context_kernel_count(ctx);
-                    CHECK_OK(ck_elementwise(ctx, &y, in, 2, &prog));
+                    CHECK_OK(ck_elementwise(ctx, &prog, in, 2, &y));
                     expect_count(before, strdup(shape_of), 1, text);
                     runs++;
                 }

@@ -1,8 +1,10 @@
 /*
  * `ck prof conv`: one convolution (ck/conv.h) on the GPU, else the emulator: random inputs, the
  * direction's output checked element by element against the direct f64 reference (every
- * element, or 4096 sampled ones for large problems), timed; prints time and TFLOP/s
- * (2 * N * out * K * C * filter / G flops, the same for the three directions).
+ * element, or 4096 sampled ones for large problems), timed; prints time, TFLOP/s
+ * (2 * N * out * K * C * filter / G flops, the same for the three directions) and GB/s (each
+ * tensor read or written once: X, W, Y, and the bias and residual where given) -- the measure of
+ * the memory-bound depthwise route.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,8 +19,9 @@
 
 static const char help[] =
     "Usage: ck prof conv [options]\n\n"
-    "A grouped convolution as implicit GEMM (layouts NHWGC / GKYXC / NHWGK); prints time and\n"
-    "TFLOP/s and checks against the direct CPU reference.\n\n";
+    "A grouped convolution (layouts NHWGC / GKYXC / NHWGK): implicit GEMM, or the direct\n"
+    "depthwise kernel for G = C = K (CK_CONV_ROUTE=gemm keeps the implicit GEMM); prints time,\n"
+    "TFLOP/s and GB/s (every tensor moved once) and checks against the direct CPU reference.\n\n";
 
 typedef struct job {
     ck_conv_plan *plan;
@@ -166,21 +169,26 @@ int prof_conv(int argc, char **argv)
     /* 2 * (N * out * K) * (C / G * filter) = 2 * |Y| * |W| / K */
     double flops = 2.0 * (double)ny * (double)nw / (double)p.k;
     double tflops = flops / (ms * 1e-3) / 1e12;
+    double bytes = 0;
+    for (int i = 0; i < 5; ++i)
+        bytes += h[i] ? (double)sz[i] : 0;
+    double gbs = bytes / (ms * 1e-3) / 1e9;
     char what[256], inst[256];
     conv_cli_describe(&p, what, sizeof what);
     ck_conv_plan_describe(jb.plan, inst, sizeof inst);
     if (c.json)
         printf("{\"op\": \"conv\", \"problem\": \"%s\", \"kernel\": \"%s\", \"device\": \"%s\", "
-               "\"ms\": %.6f, \"tflops\": %.4f, \"check\": \"%s\", \"max_error\": %.4g}\n",
-               what, inst, props.name, ms, tflops,
+               "\"ms\": %.6f, \"tflops\": %.4f, \"gbs\": %.2f, \"check\": \"%s\", "
+               "\"max_error\": %.4g}\n",
+               what, inst, props.name, ms, tflops, gbs,
                !c.check ? "skipped"
                : ok     ? "ok"
                         : "failed",
                max_err);
     else
-        printf("conv %s on %s\n  %s\n  time %.4f ms, %.3f TFLOP/s\n  plan %.1f ms\n  check %s "
-               "(max error %.3g, %s%lld elements)\n",
-               what, props.name, inst, ms, tflops, plan_ms,
+        printf("conv %s on %s\n  %s\n  time %.4f ms, %.3f TFLOP/s, %.1f GB/s\n  plan %.1f ms\n"
+               "  check %s (max error %.3g, %s%lld elements)\n",
+               what, props.name, inst, ms, tflops, gbs, plan_ms,
                !c.check ? "not run"
                : ok     ? "ok"
                         : "FAILED",

@@ -30,94 +30,17 @@ static ck_status run_job(void *user, ck_stream *stream, int rotation)
     (void)rotation;
     job *j = user;
     if (j->kind == P_COPY)
-        return ck_copy(j->ctx, &j->dst, &j->in[0]);
+        return ck_copy(j->ctx, &j->in[0], &j->dst);
     if (j->kind == P_CAST)
-        return ck_cast(j->ctx, &j->dst, &j->in[0], &j->opt);
-    return ck_elementwise(j->ctx, &j->dst, j->in, j->nin, &j->prog);
-}
-
-static double eval(const ck_ew_program *p, const double *x)
-{
-    double st[CK_EW_MAX_STEPS];
-    int sp = 0;
-    for (int i = 0; i < p->count; ++i) {
-        const ck_ew_step *s = &p->steps[i];
-        double a = 0, b = 0, r = 0;
-        if (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN) {
-            b = st[--sp];
-            a = st[--sp];
-        } else if (s->op != CK_EW_INPUT && s->op != CK_EW_CONST) {
-            a = st[--sp];
-        }
-        switch (s->op) {
-        case CK_EW_INPUT:
-            r = x[s->input];
-            break;
-        case CK_EW_CONST:
-            r = (double)(float)s->value;
-            break;
-        case CK_EW_ADD:
-            r = a + b;
-            break;
-        case CK_EW_SUB:
-            r = a - b;
-            break;
-        case CK_EW_MUL:
-            r = a * b;
-            break;
-        case CK_EW_DIV:
-            r = a / b;
-            break;
-        case CK_EW_MAX:
-            r = fmax(a, b);
-            break;
-        case CK_EW_MIN:
-            r = fmin(a, b);
-            break;
-        case CK_EW_NEG:
-            r = -a;
-            break;
-        case CK_EW_RELU:
-            r = a < 0 ? 0 : a;
-            break;
-        case CK_EW_GELU_TANH:
-            r = 0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
-            break;
-        case CK_EW_GELU_ERF:
-            r = 0.5 * a * (1 + erf(a / sqrt(2.0)));
-            break;
-        case CK_EW_SILU:
-            r = a / (1 + exp(-a));
-            break;
-        case CK_EW_SIGMOID:
-            r = 1 / (1 + exp(-a));
-            break;
-        case CK_EW_EXP:
-            r = exp(a);
-            break;
-        case CK_EW_SCALE:
-            r = a * (double)(float)s->value;
-            break;
-        case CK_EW_CAST: {
-            uint64_t c;
-            ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c);
-            ck_convert_to_f64(s->dtype, c, &r);
-            break;
-        }
-        default:
-            break;
-        }
-        st[sp++] = r;
-    }
-    return st[0];
+        return ck_cast(j->ctx, &j->in[0], &j->dst, &j->opt);
+    return ck_elementwise(j->ctx, &j->prog, j->in, j->nin, &j->dst);
 }
 
 static double round_to(ck_dtype t, double v)
 {
     uint64_t c = 0;
     double r = NAN;
-    if (ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c) ==
-        CK_SUCCESS)
+    if (ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &c) == CK_SUCCESS)
         ck_convert_to_f64(t, c, &r);
     return r;
 }
@@ -193,9 +116,9 @@ static int prof_main(int kind, int argc, char **argv)
         in_t = CK_DTYPE_F32;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        static const char *const takes_value[] = {"--shape", "--dtype", "--from", "--to",
-                                                  "--out-dtype", "--round", "--overflow",
-                                                  "--scale", "--expr"};
+        static const char *const takes_value[] = {"--shape",    "--dtype",     "--from",
+                                                  "--to",       "--out-dtype", "--round",
+                                                  "--overflow", "--scale",     "--expr"};
         int takes = 0;
         for (size_t t = 0; t < sizeof takes_value / sizeof takes_value[0]; ++t)
             takes |= !strcmp(a, takes_value[t]);
@@ -223,8 +146,10 @@ static int prof_main(int kind, int argc, char **argv)
             if (prof_parse_double(sub, a, v, &s) != CK_EXIT_OK)
                 return CK_EXIT_USAGE;
             if (!(fabs(s) <= 3.4e38) || s == 0)
-                return cli_usage_error(sub, "--scale %s: expected a finite non-zero number that "
-                                            "f32 holds.", v);
+                return cli_usage_error(sub,
+                                       "--scale %s: expected a finite non-zero number that "
+                                       "f32 holds.",
+                                       v);
             j.opt.scale = (float)s;
         } else if (!strcmp(a, "--expr") && kind == P_EW) {
             expr = v;
@@ -329,8 +254,8 @@ static int prof_main(int kind, int argc, char **argv)
         char best[64];
         double best_ms = 0;
         int call = kind == P_COPY ? EW_CALL_COPY : kind == P_CAST ? EW_CALL_CAST : EW_CALL_EXPR;
-        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, c.reps,
-                       prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
+        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, c.reps, prof_tune_progress,
+                       &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
             rc = cli_library_error(sub);
             goto done;
         }
@@ -382,7 +307,7 @@ static int prof_main(int kind, int argc, char **argv)
                     mx = fabs(x[k]) > mx ? fabs(x[k]) : mx;
                 }
                 double err;
-                bad += !ew_accept(out_t, eval(&j.prog, x), g[i], eps, mx, &err);
+                bad += !ew_accept(out_t, ck_ew_reference(&j.prog, x), g[i], eps, mx, &err);
                 if (err > worst)
                     worst = err;
             }

@@ -291,12 +291,16 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
           *hg = malloc((size_t)n * 4), *hb = malloc((size_t)n * 4), *hs = malloc((size_t)n * 4),
           *hm = malloc((size_t)rows * 4), *hrs = malloc((size_t)rows * 4),
           *hsc = malloc((size_t)rows * 4);
+    /* the reference's rows and parameters in double (src/ops/norm/reference.c) */
+    double *ra = malloc((size_t)n * 8), *ry = malloc((size_t)n * 8), *rd = malloc((size_t)n * 8),
+           *rg = malloc((size_t)n * 8), *rb = malloc((size_t)n * 8), *rsm = malloc((size_t)n * 8);
     dbuf x = {0}, r = {0}, y = {0}, ro = {0}, g = {0}, b = {0}, s = {0}, sc = {0}, mean = {0},
          rstd = {0}, dg = {0}, db = {0};
     ck_status st = CK_ERROR_OUT_OF_MEMORY;
     prof_result res;
     memset(&res, 0, sizeof res);
-    if ((host_x && !hx) || (need_r && host_x && !hr) || (c.check && !hy) || !hg || !hb || !hs || !hm || !hrs || !hsc)
+    if ((host_x && !hx) || (need_r && host_x && !hr) || (c.check && !hy) || !hg || !hb || !hs || !hm || !hrs || !hsc || !ra ||
+        !ry || !rd || !rg || !rb || !rsm)
         goto fail;
     unsigned seed = c.seed;
     if (host_x)
@@ -312,22 +316,19 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
         quantize_inputs(dt, hr, total); /* dy in the backward */
     quantize_inputs(dt, hg, (size_t)n);
     quantize_inputs(dt, hb, (size_t)n);
-    /* statistics (double) of x (+ residual) for the reference and the backward's inputs */
+    for (long long k = 0; k < n; ++k) {
+        rg[k] = hg[k];
+        rb[k] = hb[k];
+        rsm[k] = hs[k];
+    }
+    /* the statistics of x (+ residual): the forward's reference, the backward's inputs (f32) */
     for (long long i = 0; (c.check || bwd) && i < rows; ++i) {
-        double sum = 0, ss = 0, m2 = 0;
-        for (long long j = 0; j < n; ++j) {
-            double a = hx[i * n + j] + (residual ? (double)hr[i * n + j] : 0.0);
-            a = (double)(float)a;
-            sum += a;
-            ss += a * a;
-        }
-        double mu = sum / (double)n;
-        for (long long j = 0; j < n; ++j) {
-            double a = (double)(float)(hx[i * n + j] + (residual ? (double)hr[i * n + j] : 0.0));
-            m2 += (a - mu) * (a - mu);
-        }
-        hm[i] = ln ? (float)mu : 0.0f;
-        hrs[i] = (float)(1.0 / sqrt((ln ? m2 : ss) / (double)n + 1e-5));
+        double mu, rs;
+        for (long long k = 0; k < n; ++k)
+            ra[k] = (double)(float)(hx[i * n + k] + (residual ? (double)hr[i * n + k] : 0.0));
+        ck_norm_reference_stats(kind, n, ra, 1e-5, &mu, &rs);
+        hm[i] = (float)mu;
+        hrs[i] = (float)rs;
     }
     ck_dtype yt = quant ? qt : dt;
     if ((st = host_x ? make(ctx, &x, dt, 2, rows, n, hx, total)
@@ -423,24 +424,20 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
             read_back(ctx, &sc, (size_t)rows, hsc);
         double worst = 0;
         for (long long i = 0; i < rows; ++i) {
-            double s1 = 0, s2 = 0;
-            if (bwd)
-                for (long long k = 0; k < n; ++k) {
-                    double xh = ((double)hx[i * n + k] - hm[i]) * hrs[i], gd = (double)hr[i * n + k] * hg[k];
-                    s1 += gd;
-                    s2 += gd * xh;
-                }
             for (long long k = 0; k < n; ++k) {
-                double a = (double)(float)(hx[i * n + k] + (residual ? (double)hr[i * n + k] : 0.0));
-                double want, err;
-                if (bwd) {
-                    double xh = (a - hm[i]) * hrs[i], gd = (double)hr[i * n + k] * hg[k];
-                    want = hrs[i] * (gd - (ln ? s1 / (double)n : 0.0) - xh * s2 / (double)n);
-                } else {
-                    want = ln ? (a - hm[i]) * hrs[i] * hg[k] + hb[k] : a * hrs[i] * hg[k];
-                    if (smooth)
-                        want *= hs[k];
-                }
+                ra[k] = (double)(float)(hx[i * n + k] + (residual ? (double)hr[i * n + k] : 0.0));
+                rd[k] = bwd ? hr[i * n + k] : 0.0;
+            }
+            if (bwd) {
+                ck_norm_reference_bwd(kind, n, rd, ra, rg, hm[i], hrs[i], ry, NULL, NULL);
+            } else {
+                double mu, rs;
+                ck_norm_reference_stats(kind, n, ra, 1e-5, &mu, &rs);
+                ck_norm_reference_y(kind, n, ra, mu, rs, rg, ln ? rb : NULL, smooth ? rsm : NULL,
+                                    ry);
+            }
+            for (long long k = 0; k < n; ++k) {
+                double want = ry[k], err;
                 double got = hy[i * n + k];
                 if (quant) {
                     /* dequantized, in units of the code's spacing: int8 one step, fp8 1/8 */
@@ -489,6 +486,12 @@ done:;
     free(hm);
     free(hrs);
     free(hsc);
+    free(ra);
+    free(ry);
+    free(rd);
+    free(rg);
+    free(rb);
+    free(rsm);
     ck_context_destroy(ctx);
     return rc;
 }

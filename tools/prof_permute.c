@@ -35,29 +35,20 @@ static ck_status run(void *user, ck_stream *stream, int rotation)
     return ck_permute(j->ctx, &j->dst, &j->src, j->perm);
 }
 
-/* Mismatching destination elements (bytes compared; sub-byte types by rows of bytes). */
-static long long check(const job *j, const unsigned char *hs, const unsigned char *hd, int ebits)
+/* Mismatching destination elements of hd against the library's reference (src/ops/permute/
+ * reference.c) of hs, computed into want (bytes compared; sub-byte types by packs); -1 when
+ * the reference fails. */
+static long long check(const job *j, const unsigned char *hs, const unsigned char *hd,
+                       unsigned char *want, size_t bytes, int unit)
 {
-    const int r = j->src.rank;
-    long long n = ck_tensor_numel(&j->src), bad = 0;
-    long long unit_bits = ebits, inner = 1; /* bytes moved per reference step */
-    int keep_last = ebits % 8 != 0;
-    if (keep_last)
-        inner = j->dst.shape[r - 1];
-    size_t bytes = (size_t)(inner * unit_bits / 8);
-    long long steps = n / inner, idx[8];
-    for (long long q = 0; q < steps; ++q) {
-        long long rem = q, si[8];
-        for (int d = (keep_last ? r - 2 : r - 1); d >= 0; --d) {
-            idx[d] = rem % j->dst.shape[d];
-            rem /= j->dst.shape[d];
-            si[j->perm[d]] = idx[d];
-        }
-        long long so = 0;
-        for (int d = 0; d < (keep_last ? r - 1 : r); ++d)
-            so = so * j->src.shape[d] + si[d];
-        bad += memcmp(hd + (size_t)q * bytes, hs + (size_t)so * bytes, bytes) != 0;
-    }
+    ck_tensor src = j->src, dst = j->dst;
+    src.data = (void *)hs;
+    dst.data = want;
+    if (ck_permute_reference(&dst, &src, j->perm) != CK_SUCCESS)
+        return -1;
+    long long bad = 0;
+    for (size_t i = 0; i < bytes; i += (size_t)unit)
+        bad += memcmp(hd + i, want + i, (size_t)unit) != 0;
     return bad;
 }
 
@@ -135,11 +126,12 @@ int prof_permute(int argc, char **argv)
     ck_device_props props;
     ck_device_get_props(dev, &props);
     void *d_src = NULL, *d_dst = NULL;
-    unsigned char *hs = malloc(bytes ? bytes : 1), *hd = malloc(bytes ? bytes : 1);
+    unsigned char *hs = malloc(bytes ? bytes : 1), *hd = malloc(bytes ? bytes : 1),
+                  *want = c.check ? malloc(bytes ? bytes : 1) : NULL;
     prof_result r;
     memset(&r, 0, sizeof r);
     rc = CK_EXIT_FAILURE;
-    if (!hs || !hd) {
+    if (!hs || !hd || (c.check && !want)) {
         fprintf(stderr, "ck %s: out of host memory for %zu bytes.\n", sub, bytes);
         goto done;
     }
@@ -183,7 +175,11 @@ int prof_permute(int argc, char **argv)
             rc = cli_library_error(sub);
             goto done;
         }
-        long long bad = n ? check(&j, hs, hd, info->storage_bits) : 0;
+        long long bad = n ? check(&j, hs, hd, want, bytes, info->pack_bytes) : 0;
+        if (bad < 0) {
+            rc = cli_library_error(sub);
+            goto done;
+        }
         r.checked = 1;
         r.ok = bad == 0;
         r.max_error = (double)bad; /* mismatching elements (permute is exact) */
@@ -200,6 +196,7 @@ done:
     ck_free(dev, d_dst);
     free(hs);
     free(hd);
+    free(want);
     ck_context_destroy(ctx);
     return rc;
 }

@@ -27,6 +27,7 @@
 #include "ck/runtime.h"
 #include "ck/softmax.h"
 #include "ck/status.h"
+#include "ck/tune.h"
 #include "ck/tuning.h"
 #include "ck/types.h"
 #include "ck/version.h"

@@ -30,14 +30,14 @@ extern "C" {
 
 /* dst = src: same shape and dtype (any, fp4/fp6 included), any strides. The bytes of every
  * element are copied unchanged (NaN payloads kept). */
-ck_status ck_copy(ck_context *ctx, ck_tensor *dst, const ck_tensor *src);
+ck_status ck_copy(ck_context *ctx, const ck_tensor *src, ck_tensor *dst);
 
 /* dst = convert(src * opt->scale) between any two numeric types, bit for bit as
  * ck_convert_array (rounding mode, overflow mode, scale, stochastic seed); opt NULL:
  * the defaults of ck_convert_options_init. dst and src have the same shape. Under stochastic
  * rounding element i (its row-major index in the shape) uses the random word ck_nc_rand_word(seed,
  * i), as ck_convert_array does for a contiguous array. Equal types with scale 1 copy the codes. */
-ck_status ck_cast(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
+ck_status ck_cast(ck_context *ctx, const ck_tensor *src, ck_tensor *dst,
                   const ck_convert_options *opt);
 
 /* ---- fused elementwise ------------------------------------------------------------------
@@ -106,12 +106,12 @@ ck_status ck_ew_check(const ck_ew_program *prog, int input_count);
  * leading dimensions count as 1) and may have stride-0 dimensions of their own. Dtypes: the
  * float types (f32 f64 f16 bf16 tf32 fp8 variants; fp6 and fp4 packed) and i8 u8 i32 (read
  * exactly as numbers; a destination integer type saturates, NaN -> 0). */
-ck_status ck_elementwise(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs, int input_count,
-                         const ck_ew_program *prog);
+ck_status ck_elementwise(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
+                         int input_count, ck_tensor *dst);
 
 /* Parse `expr` and run it (ck_ew_parse + ck_elementwise). */
-ck_status ck_elementwise_expr(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
-                              int input_count, const char *expr);
+ck_status ck_elementwise_expr(ck_context *ctx, const char *expr, const ck_tensor *inputs,
+                              int input_count, ck_tensor *dst);
 
 #ifdef __cplusplus
 }

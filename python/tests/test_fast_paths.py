@@ -18,6 +18,23 @@ if not hasattr(torch.ops, "ck") or not hasattr(torch.ops.ck, "softmax"):
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
+@pytest.fixture(autouse=True, params=["c", "python"])
+def impl(request, monkeypatch):
+    """Every test twice: with the C extension's key/call (where it was built) and with the
+    Python versions."""
+    if request.param == "c":
+        if _fast.ext is None:
+            pytest.skip("the C extension ck_kernels._ckfast was not built")
+        monkeypatch.setattr(_fast, "key", _fast.ext.key)
+        monkeypatch.setattr(_fast, "call", _fast.ext.call)
+    else:
+        monkeypatch.setattr(_fast, "key", _fast.py_key)
+        monkeypatch.setattr(_fast, "call", _fast.py_call)
+    _fast.clear()
+    yield request.param
+    _fast.clear()
+
+
 def rand(gen, *shape, dev, dtype=torch.float32):
     return torch.randn(*shape, generator=gen).to(dev).to(dtype)
 
@@ -191,3 +208,86 @@ def test_conv_repeated(gen, dev):
         for _ in range(2):
             ref = F.conv2d(xs.double(), w.double(), padding=1)
             close(ck.conv2d(xs, w, padding=1).double(), ref, 0.05)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_pool_repeated(gen, dev):
+    F = torch.nn.functional
+    with torch.no_grad():
+        for i in range(3):  # channels-last input: templated, results channels-last views
+            x = rand(gen, 2, 16, 9, 11, dev=dev).to(memory_format=torch.channels_last)
+            y, ind = ck.max_pool2d(x, 3, 2, 1, return_indices=True)
+            ry, ri = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+            close(y, ry, 0)
+            assert torch.equal(ind, ri)
+            close(ck.max_pool2d(x, (2, 3)), F.max_pool2d(x, (2, 3)), 0)
+            close(ck.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
+                  F.avg_pool2d(x, 3, 1, 1, count_include_pad=False), 1e-6)
+        xn = rand(gen, 2, 16, 9, 11, dev=dev)  # NCHW: the general path (permutes)
+        for _ in range(2):
+            close(ck.max_pool2d(xn, 3, 2), F.max_pool2d(xn, 3, 2), 0)
+
+
+# (module, name of its general-path function, call of the op, reference)
+def _cases(gen, dev):
+    F = torch.nn.functional
+    x, w, b = rand(gen, 6, 64, dev=dev), rand(gen, 64, dev=dev), rand(gen, 64, dev=dev)
+    h = [rand(gen, 32, 32, dev=dev, dtype=torch.float16) for _ in range(2)]
+    q = rand(gen, 1, 2, 16, 64, dev=dev, dtype=torch.float16)
+    xc = rand(gen, 1, 8, 6, 6, dev=dev, dtype=torch.float16)
+    wc = rand(gen, 8, 8, 3, 3, dev=dev, dtype=torch.float16)
+    xl = rand(gen, 1, 8, 6, 6, dev=dev).to(memory_format=torch.channels_last)
+    return [
+        ("softmax", "_softmax_core", lambda: ck.softmax(x), torch.softmax(x, -1), 1e-6),
+        ("softmax", "_topk_core", lambda: ck.topk_softmax(x, 3)[0],
+         torch.topk(torch.softmax(x, -1), 3)[0], 1e-6),
+        ("norm", "_forward_plain", lambda: ck.layer_norm(x, (64,), w, b),
+         F.layer_norm(x, (64,), w, b), 1e-5),
+        ("elementwise", "_ew_core", lambda: ck.elementwise("x0 * x1", x, w), x * w, 1e-6),
+        ("elementwise", "_cast_core", lambda: ck.cast(x, torch.float16), x.half(), 0),
+        ("reduce", "_reduce_core", lambda: ck.sum(x, [1]), x.sum(1), 1e-4),
+        ("permute", "_permute_core", lambda: ck.permute(x, (1, 0)), x.t().contiguous(), 0),
+        ("gemm", "_gemm_bias_act", lambda: ck.matmul(h[0], h[1]).double(),
+         h[0].double() @ h[1].double(), 0.05),
+        ("attention", "_sdpa_core", lambda: ck.scaled_dot_product_attention(q, q, q).float(),
+         F.scaled_dot_product_attention(q.float(), q.float(), q.float()), 4e-3),
+        ("conv", "_conv_core", lambda: ck.conv2d(xc, wc, padding=1).double(),
+         F.conv2d(xc.double(), wc.double(), padding=1), 0.05),
+        ("pool", "_pool_core", lambda: ck.max_pool2d(xl, 2), F.max_pool2d(xl, 2), 0),
+    ]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_templates_are_taken(gen, dev, monkeypatch):
+    """After the first call, a repeated call never enters the general path (it is replaced by
+    a function that fails) and still computes every element right."""
+    import importlib
+
+    with torch.no_grad():
+        for mod, name, fn, ref, tol in _cases(gen, dev):
+            close(fn(), ref, tol)  # records
+            m = importlib.import_module("ck_kernels." + mod)
+
+            def general(*a, **k):
+                raise AssertionError(f"{mod}.{name}: the general path was taken")
+
+            with monkeypatch.context() as mp:
+                mp.setattr(m, name, general)
+                close(fn(), ref, tol)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_templates_follow_the_stream(gen):
+    """A template is keyed by the current stream: a call on another stream runs there."""
+    x = rand(gen, 64, 1000, dev="cuda")
+    ref = torch.softmax(x, -1)
+    with torch.no_grad():
+        close(ck.softmax(x), ref, 1e-6)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                y = ck.softmax(x)
+        s.synchronize()
+        close(y, ref, 1e-6)
+        close(ck.softmax(x), ref, 1e-6)

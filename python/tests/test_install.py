@@ -22,3 +22,15 @@ def test_version_and_exports():
     assert ck.version().count(".") == 2
     for name in ck.__all__:
         assert hasattr(ck, name), name
+
+
+@pytest.mark.skipif(not installed, reason="runs against a pip-installed package only")
+def test_the_wheel_has_the_call_template_extension():
+    """pip install builds ck_kernels._ckfast where Python's headers are (as on CI)."""
+    import sysconfig
+
+    if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        pytest.skip("no Python.h: the package runs the call templates in Python")
+    from ck_kernels import _ckfast
+
+    assert os.path.dirname(_ckfast.__file__) == os.path.dirname(ck.__file__)

@@ -56,6 +56,7 @@ struct ck_cuda_api {
     CUresult (*ctx_retain)(void **, int);
     CUresult (*ctx_release)(int);
     CUresult (*ctx_set)(void *);
+    CUresult (*ctx_get)(void **); /* optional: skips a cuCtxSetCurrent that changes nothing */
     CUresult (*ctx_sync)(void);
     CUresult (*mem_alloc)(CUdeviceptr *, size_t);
     CUresult (*mem_free)(CUdeviceptr);
@@ -137,6 +138,8 @@ static void load(void)
         st = CK_ERROR_BACKEND_UNAVAILABLE;
     }
     if (st == CK_SUCCESS) { /* optional entry points */
+        if (ck_dynlib_symbol(h, w, "cuCtxGetCurrent", &cu.ctx_get) != CK_SUCCESS)
+            cu.ctx_get = NULL;
         if (ck_dynlib_symbol(h, w, "cuFuncGetParamInfo", &cu.func_param_info) != CK_SUCCESS)
             cu.func_param_info = NULL;
         if (ck_dynlib_symbol(h, w, "cuOccupancyMaxActiveClusters", &cu.occ_clusters) != CK_SUCCESS)
@@ -200,8 +203,13 @@ static ck_status cu_fail(CUresult rc, const char *what)
             return cu_fail(rc_, (what));                                                           \
     } while (0)
 
+/* The device's context current on the calling thread (every call that uses it runs this;
+ * with a context already current, as in a loop of launches, only a read). */
 static ck_status make_current(ck_device *dev)
 {
+    void *cur = NULL;
+    if (cu.ctx_get && cu.ctx_get(&cur) == 0 && cur == dev->cu_context && cur)
+        return CK_SUCCESS;
     CU_CALL(cu.ctx_set(dev->cu_context), "cuCtxSetCurrent");
     return CK_SUCCESS;
 }
@@ -481,6 +489,31 @@ static ck_status allow_cluster(ck_kernel *k, unsigned cluster_blocks)
     return CK_SUCCESS;
 }
 
+/* The launch's argument sizes against the compiled kernel's parameters, which the driver is
+ * asked for once per kernel (a query per argument per launch cost microseconds per call). */
+static ck_status check_param_sizes(ck_kernel *k, int arg_count)
+{
+    if (k->cu_param_known < 0) {
+        k->cu_param_known = 0;
+        int n = arg_count < CK_SIG_MAX_PARAMS ? arg_count : CK_SIG_MAX_PARAMS;
+        for (int i = 0; cu.func_param_info && i < n; ++i) {
+            size_t off = 0, size = 0;
+            if (cu.func_param_info(k->cu_function, (size_t)i, &off, &size) != 0)
+                break;
+            k->cu_param_size[i] = (uint32_t)size;
+            k->cu_param_known = i + 1;
+        }
+    }
+    for (int i = 0; i < arg_count && i < k->cu_param_known; ++i)
+        if (k->cu_param_size[i] != k->arg_sizes_checked[i])
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_launch: argument %d of kernel '%s' has %zu bytes but parameter "
+                           "'%s' has %u.",
+                           i, k->sig->name, k->arg_sizes_checked[i], k->sig->params[i],
+                           (unsigned)k->cu_param_size[i]);
+    return CK_SUCCESS;
+}
+
 ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const *args,
                          int arg_count)
 {
@@ -488,18 +521,8 @@ ck_status ck_cuda_launch(ck_kernel *k, const ck_launch_config *cfg, void *const 
     ck_status st = make_current(dev);
     if (st != CK_SUCCESS)
         return st;
-    if (cu.func_param_info) { /* check argument sizes against the compiled kernel */
-        for (int i = 0; i < arg_count; ++i) {
-            size_t off = 0, size = 0;
-            if (cu.func_param_info(k->cu_function, (size_t)i, &off, &size) != 0)
-                break;
-            if (size != k->arg_sizes_checked[i])
-                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                               "ck_launch: argument %d of kernel '%s' has %zu bytes but "
-                               "parameter '%s' has %zu.",
-                               i, k->sig->name, k->arg_sizes_checked[i], k->sig->params[i], size);
-        }
-    }
+    if ((st = check_param_sizes(k, arg_count)) != CK_SUCCESS)
+        return st;
     if ((st = allow_shared(k, cfg->dynamic_shared_bytes)) != CK_SUCCESS)
         return st;
     unsigned g[3], b[3], c[3];

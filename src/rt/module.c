@@ -117,6 +117,7 @@ static ck_status resolve_kernels(ck_module *m)
         k->module = m;
         k->sig = &m->sigs[i];
         k->cu_static_shared = -1;
+        k->cu_param_known = -1;
         if (m->device->backend == CK_BACKEND_CUDA) {
             ck_status st =
                 ck_cuda_get_function(m->device, m->cu_module, k->sig->name, &k->cu_function);

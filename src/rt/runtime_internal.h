@@ -39,6 +39,10 @@ struct ck_kernel {
     int cu_static_shared;            /* its static __shared__ bytes; -1 until read */
     int cu_nonportable_set;          /* NON_PORTABLE_CLUSTER_SIZE_ALLOWED already set */
     const size_t *arg_sizes_checked; /* cuda: the sizes of the launch being checked */
+    /* cuda: the compiled kernel's parameter sizes (cuFuncGetParamInfo, read at the first
+     * launch; -1 until then, 0 when the driver cannot tell) */
+    int cu_param_known;
+    uint32_t cu_param_size[CK_SIG_MAX_PARAMS];
 };
 
 struct ck_module {

@@ -28,6 +28,7 @@ from .pool import (avg_pool2d, avg_pool3d, max_pool2d, max_pool3d,  # noqa: F401
                    max_pool_backward)
 from .reduce import amax, amin, argmax, argmin, mean, reduce, sum, vector_norm
 from .softmax import log_softmax, softmax, topk_softmax
+from .tune import tune
 
 __version__ = "0.1.0"
 
@@ -46,5 +47,5 @@ __all__ = [
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",
     "kernel_count", "version", "scaled_dot_product_attention",
     "conv1d", "conv2d", "conv3d", "conv_backward_data", "conv_backward_weight", "max_pool2d", "max_pool3d", "avg_pool2d", "avg_pool3d",
-    "max_pool_backward",
+    "max_pool_backward", "tune",
 ]

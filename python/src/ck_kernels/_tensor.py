@@ -316,6 +316,15 @@ class Pack:
                 _packs.free[size] = p
         return p
 
+    @classmethod
+    def owned(cls, size):
+        """A buffer of the caller's own (a call template keeps it), not the thread's."""
+        p = object.__new__(cls)
+        p.buf = ctypes.create_string_buffer(size)
+        p.base = ctypes.addressof(p.buf)
+        p.mem = memoryview(p.buf).cast("B")
+        return p
+
     def tensors(self, args, offset=0):
         addrs = []
         for a in args:

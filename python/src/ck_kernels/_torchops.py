@@ -11,6 +11,7 @@ from . import _runtime, _tensor
 
 torch = None
 _lib = None
+raw_stream = None
 
 if not os.environ.get("CK_KERNELS_NO_TORCH"):
     try:
@@ -21,11 +22,10 @@ if not os.environ.get("CK_KERNELS_NO_TORCH"):
 if torch is not None:
     _tensor.set_torch(torch)
     _lib = torch.library.Library("ck", "DEF")
-    _raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if _raw is not None:
-        _runtime.set_stream_getter(_raw)
-    else:  # older torch
-        _runtime.set_stream_getter(lambda i: torch.cuda.current_stream(i).cuda_stream)
+    # raw_stream(ordinal): the current CUstream of a GPU, as an int
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+        (lambda i: torch.cuda.current_stream(i).cuda_stream)  # older torch
+    _runtime.set_stream_getter(raw_stream)
 
 
 def available():
@@ -72,10 +72,16 @@ def _no_backward(name):
 
 
 if torch is not None:
-    _is_compiling = torch.compiler.is_compiling
-    _dispatch_stack = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 0)
+    is_compiling = torch.compiler.is_compiling
+    dispatch_stack_len = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 0)
     _grad_enabled = torch.is_grad_enabled
     _Tensor = torch.Tensor
+else:
+    def is_compiling():
+        return False
+
+    def dispatch_stack_len():
+        return 0
 
 
 def direct(*tensors):
@@ -83,7 +89,7 @@ def direct(*tensors):
     implementation at once (what the dispatcher would do): eager mode, plain tensors, no
     tensor needing a gradient, no dispatch mode active. Saves the custom op's dispatch cost
     (tens of microseconds) on every eager inference call."""
-    if _is_compiling() or _dispatch_stack():
+    if is_compiling() or dispatch_stack_len():
         return False
     grad = _grad_enabled()
     for t in tensors:

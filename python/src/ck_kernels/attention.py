@@ -125,38 +125,21 @@ def _sdpa_core(query, key, value, is_causal, scale, enable_gqa, attn_mask=None, 
         ptr = ctypes.c_void_p()
         call(_lib.ck_attention_plan_create, ctx, prob, ctypes.byref(ptr))
         if len(plans) >= _MAX_PLANS:
+            _fast.clear()  # templates hold plans
             for v in plans.values():
                 _lib.ck_attention_plan_destroy(v)
             plans.clear()
         plan = plans[key_] = ptr.value
     args = _ARGS.pack(qa.ptr, ka.ptr, va.ptr, oa.ptr, 0, 0.0 if scale is None else scale, 0, 0,
                       bias.ptr if bias else 0, 0, 0, 0, seed & (2 ** 64 - 1), 0, 0)
+    if record:  # the call from a buffer a template keeps: q, k, v, o pointers first
+        buf = ctypes.create_string_buffer(args, len(args))
+        if _lib.ck_attention_plan_execute(plan, buf):
+            raise _lib.error()
+        _fast.record(record, (query, key, value), (out,), _lib.ck_attention_plan_execute,
+                     (plan, ctypes.addressof(buf)), buf, (0, 8, 16, 24))
+        return out
     if _lib.ck_attention_plan_execute(plan, args):
-        raise _lib.error()
-    if record is not None:  # what _sdpa_fast needs to repeat this call
-        _fast.put(record, (place, key_[1:], oa.shape, out.dtype, out.device))
-    return out
-
-
-def _sdpa_fast(q, k, v, is_causal, scale, enable_gqa):
-    """_sdpa_core of plain torch tensors in eager mode without mask or dropout: the first call
-    records (place, plan key, output); a repeated call finds the context's plan and launches."""
-    if not _torchops.direct(q, k, v):
-        return None
-    key = ("sdpa", q.dtype, q.shape, q.stride(), _fast.where(q), k.dtype, k.shape, k.stride(),
-           _fast.where(k), v.dtype, v.shape, v.stride(), _fast.where(v), is_causal, scale,
-           enable_gqa)
-    r = _fast.get(key)
-    if r is None:
-        return _sdpa_core(q, k, v, is_causal, scale, enable_gqa, record=key)
-    place, rest, shape, dtype, device = r
-    plan = _plans().get((_runtime.context(place),) + rest)
-    if plan is None:
-        return None
-    out = _fast.torch.empty(shape, dtype=dtype, device=device)
-    if _lib.ck_attention_plan_execute(plan, _ARGS.pack(
-            q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), 0,
-            0.0 if scale is None else scale, 0, 0, 0, 0, 0, 0, 0, 0, 0)):
         raise _lib.error()
     return out
 
@@ -180,11 +163,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """dropout(softmax(query key^T * scale + attn_mask (+ causal mask))) value, fused
     (torch.nn.functional.scaled_dot_product_attention's arguments, and dropout_seed; see the
     module's description)."""
-    if attn_mask is None and not dropout_p and type(query) is _fast.Tensor and \
+    if attn_mask is None and not dropout_p and not _fast.is_compiling() and \
             (scale is None or isinstance(scale, float)) and scale != 0.0:
-        y = _sdpa_fast(query, key, value, bool(is_causal), scale, bool(enable_gqa))
+        opts = ("sdpa", bool(is_causal), scale, bool(enable_gqa))
+        y = _fast.call(opts, query, key, value)  # a repeated eager call (_fast)
         if y is not None:
             return y
+        if _torchops.is_torch(query) and _torchops.direct(query, key, value):
+            return _sdpa_core(query, key, value, bool(is_causal), scale, bool(enable_gqa),
+                              record=opts)
     if attn_mask is not None and is_causal:
         fail(Status.INVALID_ARGUMENT, "scaled_dot_product_attention: attn_mask and is_causal "
              "both given; torch refuses the pair too (fold the causal mask into attn_mask).")

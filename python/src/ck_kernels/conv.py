@@ -150,6 +150,7 @@ def _plan(ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation,
         ptr = ctypes.c_void_p()
         call(_plan_create, ctx, prob, ctypes.byref(ptr))
         if len(plans) >= _MAX_PLANS:
+            _fast.clear()  # templates hold plans
             for v in plans.values():
                 _plan_destroy(v)
             plans.clear()
@@ -198,36 +199,18 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn, reco
         weight, wa = _packed(weight, wa, "weight")
         out, ya = empty(xa, (n, k) + out_sp, xa.dtype)
     args = _ARGS.pack(xa.ptr, wa.ptr, ya.ptr, ba.ptr if ba else 0, 0, 1.0)
-    if _plan_execute(plan, args):
+    if not record or channels_last:
+        if _plan_execute(plan, args):
+            raise _lib.error()
+        return out
+    # NCHW, both packed (read in place): the call from a buffer a template keeps, whose x, w,
+    # y, bias pointers come first
+    buf = ctypes.create_string_buffer(args, len(args))
+    if _plan_execute(plan, buf):
         raise _lib.error()
-    if record is not None and not channels_last:
-        # NCHW, both packed (read in place): what _conv_fast needs to repeat the call
-        _fast.put(record, (place, (_FWD, _LAYOUT_NCHW, n, c, k, groups, in_sp, fil, stride,
-                                   dilation, pad_l, pad_r, xa.dtype, ba.dtype if ba else None),
-                           ya.shape, out.dtype, out.device))
-    return out
-
-
-def _conv_fast(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn):
-    """_conv_core of packed NCHW torch tensors in eager mode: the first call records (place,
-    plan key, output); a repeated call finds the context's plan and launches."""
-    if not _torchops.direct(x, weight, bias):
-        return None
-    key = ("conv", x.dtype, x.shape, x.stride(), _fast.where(x), weight.dtype, weight.shape,
-           weight.stride(), _fast.where(weight), stride, pad_l, pad_r, dilation, groups,
-           None if bias is None else (bias.dtype, bias.shape, bias.stride(), _fast.where(bias)))
-    r = _fast.get(key)
-    if r is None:
-        return _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn,
-                          record=key)
-    place, rest, shape, dtype, device = r
-    plan = _plans().get((_runtime.context(place),) + rest)
-    if plan is None:
-        return None
-    out = _fast.torch.empty(shape, dtype=dtype, device=device)
-    if _plan_execute(plan, _ARGS.pack(x.data_ptr(), weight.data_ptr(), out.data_ptr(),
-                                      bias.data_ptr() if bias is not None else 0, 0, 1.0)):
-        raise _lib.error()
+    _fast.record(record, (x, weight) if ba is None else (x, weight, bias), (out,),
+                 _plan_execute, (plan, ctypes.addressof(buf)), buf,
+                 (0, 8) + ((24,) if ba else ()) + (16,))
     return out
 
 
@@ -356,7 +339,18 @@ _op = _torchops.op("conv(Tensor input, Tensor weight, Tensor? bias, int[] stride
                    _impl, _fake, _backward, _setup)
 
 
+def _hashable(v):
+    return tuple(v) if type(v) is list else v
+
+
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups, fn):
+    opts = None
+    if not _fast.is_compiling():
+        opts = ("conv", nd, _hashable(stride), _hashable(padding), _hashable(dilation), groups)
+        y = _fast.call(opts, input, weight) if bias is None else \
+            _fast.call(opts, input, weight, bias)
+        if y is not None:  # a repeated eager call (_fast)
+            return y
     stride = _tuple(stride, nd, "stride", fn)
     dilation = _tuple(dilation, nd, "dilation", fn)
     wshape = tuple(weight.shape)
@@ -369,10 +363,9 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups, fn):
         fail(Status.INVALID_ARGUMENT, f"{fn}: input has shape {ishape}; expected {nd + 2} dims "
              f"[N, C, {nd} spatial dims] (no unbatched form).")
     groups = int(groups)
-    if type(input) is _fast.Tensor:
-        y = _conv_fast(input, weight, bias, stride, pad_l, pad_r, dilation, groups, fn)
-        if y is not None:
-            return y
+    if opts and _torchops.is_torch(input) and _torchops.direct(input, weight, bias):
+        return _conv_core(input, weight, bias, stride, pad_l, pad_r, dilation, groups, fn,
+                          record=opts)
     if _op is not None and _torchops.is_torch(input) and \
             not _torchops.direct(input, weight, bias):
         return _op(input, weight, bias, list(stride), list(pad_l), list(pad_r), list(dilation),

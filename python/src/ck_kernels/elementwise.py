@@ -65,7 +65,6 @@ def _ew_core(expr, inputs, dtype=None, out=None, record=None):
              "to 4 (x0..x3).")
     names = _NAMES[:len(inputs)]
     args = [describe(t, n) for t, n in zip(inputs, names)]
-    prog = _program_entry(expr)[1]
     if out is None:
         shape = args[0].shape
         if len(args) > 1 and any(a.shape != shape for a in args):
@@ -75,32 +74,16 @@ def _ew_core(expr, inputs, dtype=None, out=None, record=None):
     else:
         ya = describe(out, "out")
     place = same_place(args + [ya], names + ("out",))
-    p = Pack((len(args) + 1) * TENSOR_SIZE)
+    p = (Pack.owned if record else Pack)((len(args) + 1) * TENSOR_SIZE)
     addrs = p.tensors([ya] + args)
-    call(_lib.ck_elementwise, _runtime.context(place), addrs[0], addrs[1], len(args), prog)
-    if record is not None and ya.dtype == args[0].dtype and ya.shape == args[0].shape and \
-            args[0].strides == _tensor.contiguous_strides(args[0].shape):
-        # y's description first, then the inputs'; the output is allocated like x0
-        entry = _program_entry(expr)  # kept alive by the template
-        _fast.put(record, _fast.Template(
-            p.mem[:(len(args) + 1) * TENSOR_SIZE],
-            tuple(i * TENSOR_SIZE for i in range(len(args) + 1)), _lib.ck_elementwise, place,
-            lambda o: (o, o + TENSOR_SIZE, len(args), entry[1]), keep=entry))
+    ctx = _runtime.context(place)
+    entry = _program_entry(expr)
+    call(_lib.ck_elementwise, ctx, entry[1], addrs[1], len(args), addrs[0])
+    if record:  # y's description first, then the inputs'
+        _fast.record(record, inputs, (out,), _lib.ck_elementwise,
+                     (ctx, entry[1], addrs[1], len(args), addrs[0]), p.buf,
+                     tuple(i * TENSOR_SIZE for i in range(1, len(args) + 1)) + (0,), keep=entry)
     return out
-
-
-def _ew_fast(expr, inputs):
-    """_ew_core of plain torch tensors in eager mode (output like x0), through a call template
-    (_fast)."""
-    if not _torchops.direct(*inputs):
-        return None
-    key = ("ew", expr) + tuple((x.dtype, x.shape, x.stride(), _fast.where(x)) for x in inputs)
-    t = _fast.get(key)
-    if t is None:
-        return _ew_core(expr, inputs, record=key)
-    y = _fast.empty_like(inputs[0])
-    t.run((y.data_ptr(),) + tuple(x.data_ptr() for x in inputs))
-    return y
 
 
 def _ew_impl(expr, inputs, dtype):
@@ -206,11 +189,13 @@ def elementwise(expr, *inputs, dtype=None, out=None):
     expr uses x0..x3 (or a..d), + - * /, numbers and relu gelu gelu_tanh gelu_erf silu sigmoid
     exp neg max min add sub mul div scale(e, c) cast(e, dtype); computed in fp32 (fp64 when a
     tensor is f64). dtype: the output type (default: the widest float type of the inputs)."""
-    if out is None and dtype is None and inputs and type(inputs[0]) is _fast.Tensor and \
-            len(inputs) <= 4:
-        y = _ew_fast(expr, inputs)
+    if out is None and dtype is None and not _fast.is_compiling() and 1 <= len(inputs) <= 4:
+        opts = ("ew", expr)
+        y = _fast.call(opts, *inputs)  # a repeated eager call (_fast)
         if y is not None:
             return y
+        if _torchops.is_torch(inputs[0]) and _torchops.direct(*inputs):
+            return _ew_core(expr, inputs, record=opts)
     if out is None and _ew_op is not None and _torchops.is_torch(inputs[0] if inputs else None) \
             and not _torchops.direct(*inputs):
         return _ew_op(expr, list(inputs), _torch_dtype(dtype))
@@ -240,33 +225,18 @@ def _cast_core(x, dtype, scale, rounding, overflow, seed, out=None, record=None)
     else:
         ya = describe(out, "out")
     place = same_place([xa, ya], ["x", "out"])
-    p = Pack(2 * TENSOR_SIZE + _CONVERT.size)
+    p = (Pack.owned if record else Pack)(2 * TENSOR_SIZE + _CONVERT.size)
     yp, xp = p.tensors([ya, xa])
     _CONVERT.pack_into(p.buf, 2 * TENSOR_SIZE,
                        _mode(_lib.ck_round_mode_from_name, rounding, "round"),
                        _mode(_lib.ck_overflow_mode_from_name, overflow, "overflow"),
                        scale, seed)
-    call(_lib.ck_cast, _runtime.context(place), yp, xp, p.base + 2 * TENSOR_SIZE)
-    if record is not None:
-        _fast.put(record, _fast.Template(
-            p.mem[:2 * TENSOR_SIZE + _CONVERT.size], (TENSOR_SIZE, 0), _lib.ck_cast, place,
-            lambda b: (b, b + TENSOR_SIZE, b + 2 * TENSOR_SIZE),
-            ((ya.shape, out.dtype, out.device),)))
+    ctx = _runtime.context(place)
+    call(_lib.ck_cast, ctx, xp, yp, p.base + 2 * TENSOR_SIZE)
+    if record:  # y's description first, then x's
+        _fast.record(record, (x,), (out,), _lib.ck_cast, (ctx, xp, yp, p.base + 2 * TENSOR_SIZE),
+                     p.buf, (TENSOR_SIZE, 0))
     return out
-
-
-def _cast_fast(x, dtype, scale, rounding, overflow, seed):
-    """_cast_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _torchops.direct(x):
-        return None
-    key = ("cast", x.dtype, x.shape, x.stride(), _fast.where(x), dtype, scale, rounding,
-           overflow, seed)
-    t = _fast.get(key)
-    if t is None:
-        return _cast_core(x, dtype, scale, rounding, overflow, seed, record=key)
-    y = t.new()
-    t.run((x.data_ptr(), y.data_ptr()))
-    return y
 
 
 def _cast_impl(x, dtype, scale, rounding, overflow, seed):
@@ -294,10 +264,13 @@ def cast(x, dtype, *, scale=1.0, rounding="rne", overflow="default", seed=0, out
     """x * scale converted to dtype, bit for bit as ck's conversions: rounding 'rne' (nearest
     even), 'rtz', 'rna' or 'sr' (stochastic, element i uses a random word from seed); overflow
     'default' (saturate for fp8, IEEE otherwise), 'sat' or 'nonsat'."""
-    if out is None and type(x) is _fast.Tensor:
-        y = _cast_fast(x, dtype, scale, rounding, overflow, seed)
+    if out is None and not _fast.is_compiling():
+        opts = ("cast", dtype, scale, rounding, overflow, seed)
+        y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
+        if _torchops.is_torch(x) and _torchops.direct(x):
+            return _cast_core(x, dtype, scale, rounding, overflow, seed, record=opts)
     if out is None and _cast_op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x):
         return _cast_op(x, _torch_dtype(dtype), float(scale), rounding, overflow, int(seed))

@@ -77,6 +77,7 @@ def clear_plans():
     """Destroy the calling thread's cached GEMM plans (their kernels stay in the contexts'
     kernel caches, so a later call only re-plans)."""
     plans = _plans()
+    _fast.clear()  # templates hold plans
     for plan in plans.values():
         _lib.ck_gemm_plan_destroy(plan)
     plans.clear()
@@ -413,14 +414,12 @@ def _gemm_core(a, b, c=None, alpha=1.0, beta=None, bias=None, bias_mode=None, ac
 def _matmul_core(a, b):
     """a @ b for the common case (matrices on one device, nonempty, of a type with a default
     D, aligned) on _gemm_bias_act's short path; everything else takes _gemm_core."""
-    if type(a) is _fast.Tensor:
-        y = _gemm_fast(a, b, None, None, 1.0, "matmul")
-        if y is _GENERAL:
-            return _gemm_core(a, b, op="matmul")
-        if y is not None:
-            return y
-    y = _gemm_bias_act(a, b, None, None, 1.0, "matmul")
+    rec = _MM_OPTS if _torchops.is_torch(a) and _torchops.direct(a, b) else None
+    y = _gemm_bias_act(a, b, None, None, 1.0, "matmul", record=rec)
     return y if y is not None else _gemm_core(a, b, op="matmul")
+
+
+_MM_OPTS = ("gemm", None, 1.0)  # the call-template options of matmul = gemm without epilogue
 
 
 def _gemm_bias_act(a, b, bias, activation, alpha, op="gemm", record=None):
@@ -456,50 +455,23 @@ def _gemm_bias_act(a, b, bias, activation, alpha, op="gemm", record=None):
         plan = _create_plan(ctx, key, m, n, k, aa.dtype, ao, ald, ba.dtype, bo, bld, _NO_C,
                             ROW, 0, dd, ROW, n, 0, code, bias_dtype, act, None, -1)
     out, da = empty(aa, (m, n), dd)
-    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr,
-                                                  bias_a.ptr if bias_a is not None else 0,
-                                                  alpha, 0.0, 1.0, 1.0, 1.0,
-                                                  *_NO_EXTRA_PTRS, 0, 0, 0)):
+    args = _ARGS.pack(aa.ptr, ba.ptr, 0, da.ptr, bias_a.ptr if bias_a is not None else 0,
+                      alpha, 0.0, 1.0, 1.0, 1.0, *_NO_EXTRA_PTRS, 0, 0, 0)
+    if not record:
+        if _lib.ck_gemm_plan_execute(plan, args):
+            raise _lib.error()
+        return out
+    # the call from a buffer a template keeps: a, b, (c,) d, bias pointers first; a and b
+    # must stay 16-byte aligned where the plan copies them with 16-byte vectors
+    buf = ctypes.create_string_buffer(args, len(args))
+    if _lib.ck_gemm_plan_execute(plan, buf):
         raise _lib.error()
-    if record is not None:  # what _gemm_fast needs to repeat this call (see there)
-        _fast.put(record, (aa.place, key[2:], (m, n), out.dtype, out.device,
-                           (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0,
-                           (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0))
-    return out
-
-
-_GENERAL = object()  # _gemm_fast: take the general path (_gemm_core)
-
-
-def _gemm_fast(a, b, bias, activation, alpha, op):
-    """_gemm_bias_act of plain torch tensors in eager mode with the fewest steps: the first
-    call records (place, plan key, output shape, type and device, which operands must be
-    16-byte aligned); a repeated call finds the context's plan and launches."""
-    if not _torchops.direct(a, b, bias):
-        return None
-    key = ("gemm", a.dtype, a.shape, a.stride(), _fast.where(a), b.dtype, b.shape, b.stride(),
-           _fast.where(b), activation, alpha,
-           None if bias is None else (bias.dtype, bias.shape, bias.stride(), _fast.where(bias)))
-    r = _fast.get(key)
-    if r is None:
-        y = _gemm_bias_act(a, b, bias, activation, alpha, op, record=key)
-        if y is None:  # not the short path's case: the general path, at once next time
-            _fast.put(key, False)
-            return _GENERAL
-        return y
-    if r is False:
-        return _GENERAL
-    place, rest, shape, dtype, device, align_a, align_b = r
-    ap, bp = a.data_ptr(), b.data_ptr()
-    plan = _plans().get(("ba", _runtime.context(place)) + rest)
-    if plan is None or (align_a and ap % 16) or (align_b and bp % 16):
-        return _gemm_bias_act(a, b, bias, activation, alpha, op)
-    out = _fast.torch.empty(shape, dtype=dtype, device=device)
-    if _lib.ck_gemm_plan_execute(plan, _ARGS.pack(ap, bp, 0, out.data_ptr(),
-                                                  bias.data_ptr() if bias is not None else 0,
-                                                  alpha, 0.0, 1.0, 1.0, 1.0,
-                                                  *_NO_EXTRA_PTRS, 0, 0, 0)):
-        raise _lib.error()
+    align = (16 if (ald * _ITEMSIZE.get(aa.dtype, 1)) % 16 == 0 else 1,
+             16 if (bld * _ITEMSIZE.get(ba.dtype, 1)) % 16 == 0 else 1)
+    ts = (a, b) if bias is None else (a, b, bias)
+    _fast.record(record, ts, (out,), _lib.ck_gemm_plan_execute, (plan, ctypes.addressof(buf)),
+                 buf, (0, 8) + ((32,) if bias is not None else ()) + (24,),
+                 align + ((1,) if bias is not None else ()))
     return out
 
 
@@ -634,6 +606,10 @@ def matmul(a, b, *, out=None):
         a = describe(a, "a").obj
     if not hasattr(b, "shape"):
         b = describe(b, "b").obj
+    if out is None and not _fast.is_compiling():
+        y = _fast.call(_MM_OPTS, a, b)  # a repeated eager call (_fast)
+        if y is not None:
+            return y
     ra = len(a.shape)
     rb = len(b.shape)
     if ra in (2, 3) and rb in (2, 3):
@@ -697,12 +673,15 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=None, bias=None, bias_mode=None, activ
             out_dtype is None and compute is None and instance == -1 and bias_mode is None and \
             scale_a == 1.0 and scale_b == 1.0 and scale_d == 1.0 and \
             isinstance(alpha, (int, float)):
-        y = None
-        if type(a) is _fast.Tensor:
-            y = _gemm_fast(a, b, bias, activation, float(alpha), "gemm")
-            if y is not None and y is not _GENERAL:
+        rec = None
+        if isinstance(activation, (str, type(None))) and not _fast.is_compiling():
+            rec = ("gemm", activation, float(alpha))
+            y = _fast.call(rec, a, b) if bias is None else _fast.call(rec, a, b, bias)
+            if y is not None:  # a repeated eager call (_fast)
                 return y
-        y = None if y is _GENERAL else _gemm_bias_act(a, b, bias, activation, float(alpha))
+            if not (_torchops.is_torch(a) and _torchops.direct(a, b, bias)):
+                rec = None
+        y = _gemm_bias_act(a, b, bias, activation, float(alpha), record=rec)
         if y is not None:
             return y
     return _gemm_core(a, b, c, alpha, beta, bias, bias_mode, activation, epilogue, out_dtype,

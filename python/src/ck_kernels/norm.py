@@ -135,37 +135,16 @@ def _forward_plain(kind, x, weight, bias, eps, record=None):
     if eps is None:
         eps = _EPS.get(xa.dtype, _EPS[_tensor.F32])
     y, ya = empty(xa, xa.shape, xa.dtype)
-    p = Pack(10 * TENSOR_SIZE + _FWD.size)
+    p = (Pack.owned if record else Pack)(10 * TENSOR_SIZE + _FWD.size)
     xp, gp, yp, bp = p.tensors([xa, ga, ya, ba])
     _FWD.pack_into(p.buf, 10 * TENSOR_SIZE, kind, eps, xp, gp, bp or 0, 0, 0, yp, 0, 0, 0, 0)
-    call(_lib.ck_norm_forward, _runtime.context(xa.place), p.base + 10 * TENSOR_SIZE)
-    if record is not None and xa.strides == _tensor.contiguous_strides(xa.shape):
-        # the descriptions at 0 (x), 1 (weight), 2 (y), 3 (bias) point into the buffer itself
-        slots = (0, TENSOR_SIZE, 2 * TENSOR_SIZE) + ((3 * TENSOR_SIZE,) if ba else ())
-        t = _fast.Template(p.mem[:10 * TENSOR_SIZE + _FWD.size], slots, _lib.ck_norm_forward,
-                           xa.place, lambda o: (o + 10 * TENSOR_SIZE,))
-        o = t.base  # the descriptor's tensor pointers: into the template's own buffer
-        _FWD.pack_into(t.mem, 10 * TENSOR_SIZE, kind, eps, o, o + TENSOR_SIZE,
-                       o + 3 * TENSOR_SIZE if ba else 0, 0, 0, o + 2 * TENSOR_SIZE, 0, 0, 0, 0)
-        _fast.put(record, t)
-    return y
-
-
-def _forward_fast(kind, x, weight, bias, eps):
-    """_forward_plain of plain torch tensors in eager mode, through a call template (_fast)."""
-    if not _torchops.direct(x, weight, bias):
-        return None
-    key = ("norm", kind, x.dtype, x.shape, x.stride(), _fast.where(x), weight.dtype,
-           weight.shape, weight.stride(), _fast.where(weight), eps,
-           None if bias is None else (bias.dtype, bias.shape, bias.stride(), _fast.where(bias)))
-    t = _fast.get(key)
-    if t is None:
-        return _forward_plain(kind, x, weight, bias, eps, record=key)
-    y = _fast.empty_like(x)
-    if bias is None:
-        t.run((x.data_ptr(), weight.data_ptr(), y.data_ptr()))
-    else:
-        t.run((x.data_ptr(), weight.data_ptr(), y.data_ptr(), bias.data_ptr()))
+    ctx = _runtime.context(xa.place)
+    call(_lib.ck_norm_forward, ctx, p.base + 10 * TENSOR_SIZE)
+    if record:  # the descriptions at 0 (x), 1 (weight), 3 (bias), 2 (y)
+        ts = (x, weight) if ba is None else (x, weight, bias)
+        slots = (0, TENSOR_SIZE) + ((3 * TENSOR_SIZE,) if ba else ()) + (2 * TENSOR_SIZE,)
+        _fast.record(record, ts, (y,), _lib.ck_norm_forward, (ctx, p.base + 10 * TENSOR_SIZE),
+                     p.buf, slots)
     return y
 
 
@@ -259,6 +238,13 @@ _bwd_op = _torchops.op("norm_bwd(Tensor dy, Tensor x, Tensor gamma, Tensor? mean
 
 
 def _norm(kind, x, normalized_shape, weight, bias, eps, residual):
+    opts = None
+    if residual is None and weight is not None and not _fast.is_compiling():
+        opts = ("norm", kind, tuple(normalized_shape) if type(normalized_shape) is list
+                else normalized_shape, eps)
+        y = _fast.call(opts, x, weight) if bias is None else _fast.call(opts, x, weight, bias)
+        if y is not None:  # a repeated eager call (_fast)
+            return y
     k = _normalized_ndim(x, normalized_shape)
     if _fwd_op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x, weight, bias, residual):
@@ -268,11 +254,8 @@ def _norm(kind, x, normalized_shape, weight, bias, eps, residual):
         return (y, ro) if residual is not None else y
     if k == 1:  # already [..., N]: no views, and the outputs have x's shape
         if residual is None and weight is not None:
-            if type(x) is _fast.Tensor:
-                y = _forward_fast(kind, x, weight, bias, eps)
-                if y is not None:
-                    return y
-            return _forward_plain(kind, x, weight, bias, eps)
+            return _forward_plain(kind, x, weight, bias, eps,
+                                  record=opts if _torchops.is_torch(x) else None)
         y, _, ro, _, _ = _forward(kind, x, weight, bias, residual, None, eps, None, False)
         return (y, ro) if residual is not None else y
     x2 = _flatten_tail(x, k)

@@ -22,29 +22,15 @@ def _permute_core(x, dims, out=None, record=None):
     else:
         ya = describe(out, "out")
     place = same_place([xa, ya], ["x", "out"])
-    p = Pack(2 * TENSOR_SIZE + 4 * max(len(perm), 1))
+    p = (Pack.owned if record else Pack)(2 * TENSOR_SIZE + 4 * max(len(perm), 1))
     yp, xp = p.tensors([ya, xa])
     struct.pack_into(f"={len(perm)}i", p.buf, 2 * TENSOR_SIZE, *perm)
-    call(_lib.ck_permute, _runtime.context(place), yp, xp, p.base + 2 * TENSOR_SIZE)
-    if record is not None:
-        _fast.put(record, _fast.Template(
-            p.mem[:2 * TENSOR_SIZE + 4 * max(len(perm), 1)], (TENSOR_SIZE, 0), _lib.ck_permute,
-            place, lambda b: (b, b + TENSOR_SIZE, b + 2 * TENSOR_SIZE),
-            ((ya.shape, out.dtype, out.device),)))
+    ctx = _runtime.context(place)
+    call(_lib.ck_permute, ctx, yp, xp, p.base + 2 * TENSOR_SIZE)
+    if record:  # y's description first, then x's
+        _fast.record(record, (x,), (out,), _lib.ck_permute,
+                     (ctx, yp, xp, p.base + 2 * TENSOR_SIZE), p.buf, (TENSOR_SIZE, 0))
     return out
-
-
-def _permute_fast(x, dims):
-    """_permute_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _torchops.direct(x):
-        return None
-    key = ("permute", x.dtype, x.shape, x.stride(), _fast.where(x), tuple(dims))
-    t = _fast.get(key)
-    if t is None:
-        return _permute_core(x, dims, record=key)
-    y = t.new()
-    t.run((x.data_ptr(), y.data_ptr()))
-    return y
 
 
 def _impl(x, dims):
@@ -75,10 +61,13 @@ _op = _torchops.op("permute(Tensor x, int[] dims) -> Tensor", _impl, _fake, _bac
 def permute(x, dims, *, out=None):
     """x.permute(dims) materialized into a new packed tensor (torch.permute returns a view;
     this is x.permute(dims).contiguous() in one kernel)."""
-    if out is None and type(x) is _fast.Tensor and isinstance(dims, (tuple, list)):
-        y = _permute_fast(x, dims)
+    if out is None and not _fast.is_compiling() and isinstance(dims, (tuple, list)):
+        opts = ("permute", tuple(dims))
+        y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
+        if _torchops.is_torch(x) and _torchops.direct(x):
+            return _permute_core(x, dims, record=opts)
     if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         return _op(x, list(dims))
     return _permute_core(x, dims, out)

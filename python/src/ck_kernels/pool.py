@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from . import _lib, _runtime, _torchops
+from . import _fast, _lib, _runtime, _torchops
 from ._lib import Status, fail
 from ._tensor import BF16, F16, F32, describe, empty, same_place
 from .conv import _is_channels_last, _is_packed, _tuple
@@ -95,7 +95,7 @@ def _new_index(like, shape):
 
 
 def _pool_core(x, mode, kernel, stride, padding, dilation, ceil_mode, include_pad, divisor,
-               want_indices, fn):
+               want_indices, fn, record=None):
     xa = describe(x, "input")
     nd = len(kernel)
     if xa.rank != nd + 2:
@@ -116,6 +116,10 @@ def _pool_core(x, mode, kernel, stride, padding, dilation, ceil_mode, include_pa
     im, iptr = _new_index(xa, (n,) + out_sp + (c,)) if want_indices else (None, 0)
     if _forward(ctx, prob, xma.ptr, yma.ptr, iptr):
         raise _lib.error()
+    if record and in_place:  # the call's template: results as channels-last memory
+        _fast.record(record, (x,), (ym, im) if want_indices else (ym,), _forward,
+                     (ctx, ctypes.addressof(prob), xma.ptr, yma.ptr, iptr), prob,
+                     (_fast.arg(2), _fast.arg(3)) + ((_fast.arg(4),) if want_indices else ()))
     if in_place:  # channels-last results, viewed as [N, C, *out]
         y = _view(ym, _perm_to_first(nd))
         ind = _view(im, _perm_to_first(nd)) if want_indices else None
@@ -230,13 +234,34 @@ def _args(nd, kernel_size, stride, padding, dilation, fn):
     return k, s, _tuple(padding, nd, "padding", fn), _tuple(dilation, nd, "dilation", fn)
 
 
+def _hashable(v):
+    return tuple(v) if type(v) is list else v
+
+
+def _fast_pool(opts, x, nd, indices):
+    """A repeated eager call on channels-last x (_fast): its results viewed as [N, C, *out]."""
+    r = _fast.call(opts, x)
+    if r is None:
+        return None
+    perm = _perm_to_first(nd)
+    return (r[0].permute(perm), r[1].permute(perm)) if indices else r.permute(perm)
+
+
 def _max_pool(nd, fn, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    opts = None
+    if not _fast.is_compiling():
+        opts = ("max_pool", nd, _hashable(kernel_size), _hashable(stride), _hashable(padding),
+                _hashable(dilation), ceil_mode, return_indices)
+        r = _fast_pool(opts, input, nd, return_indices)
+        if r is not None:
+            return r
     k, s, p, d = _args(nd, kernel_size, stride, padding, dilation, fn)
     x, unbatched = _batched(input, nd, fn)
     if _max_op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         y, ind = _max_op(x, list(k), list(s), list(p), list(d), bool(ceil_mode))
     else:
-        y, ind = _pool_core(x, _MAX, k, s, p, d, bool(ceil_mode), True, 0, return_indices, fn)
+        y, ind = _pool_core(x, _MAX, k, s, p, d, bool(ceil_mode), True, 0, return_indices, fn,
+                            record=None if unbatched else opts)
     if unbatched:
         y, ind = y[0], (ind[0] if ind is not None else None)
     return (y, ind) if return_indices else y
@@ -244,6 +269,13 @@ def _max_pool(nd, fn, input, kernel_size, stride, padding, dilation, ceil_mode, 
 
 def _avg_pool(nd, fn, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
+    opts = None
+    if not _fast.is_compiling():
+        opts = ("avg_pool", nd, _hashable(kernel_size), _hashable(stride), _hashable(padding),
+                ceil_mode, count_include_pad, divisor_override)
+        r = _fast_pool(opts, input, nd, False)
+        if r is not None:
+            return r
     k, s, p, _ = _args(nd, kernel_size, stride, padding, 1, fn)
     if divisor_override is not None and int(divisor_override) <= 0:
         fail(Status.INVALID_ARGUMENT, f"{fn}: divisor_override = {divisor_override}; it must "
@@ -254,7 +286,8 @@ def _avg_pool(nd, fn, input, kernel_size, stride, padding, ceil_mode, count_incl
                     divisor_override)
     else:
         y, _ = _pool_core(x, _AVG, k, s, p, (1,) * nd, bool(ceil_mode), bool(count_include_pad),
-                          int(divisor_override or 0), False, fn)
+                          int(divisor_override or 0), False, fn,
+                          record=None if unbatched else opts)
     return y[0] if unbatched else y
 
 

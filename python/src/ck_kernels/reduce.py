@@ -58,34 +58,17 @@ def _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, dtype, out=None, record=
         ya = describe(out, "out")
     _tensor.same_place([xa, ya], ["x", "out"])
     na = len(axes)
-    p = Pack(2 * TENSOR_SIZE + _OPTS.size + 4 * max(na, 1))
+    p = (Pack.owned if record else Pack)(2 * TENSOR_SIZE + _OPTS.size + 4 * max(na, 1))
     xp, yp = p.tensors([xa, ya])
     o = 2 * TENSOR_SIZE
     _OPTS.pack_into(p.buf, o, pren, scale, 1 if sqrt else 0, 0)
     struct.pack_into(f"={na}i", p.buf, o + _OPTS.size, *axes)
-    call(_lib.ck_reduce, _runtime.context(xa.place), opn, xp, p.base + o + _OPTS.size, na, yp,
-         p.base + o)
-    if record is not None:
-        size = o + _OPTS.size + 4 * max(na, 1)
-        _fast.put(record, _fast.Template(
-            p.mem[:size], (0, TENSOR_SIZE), _lib.ck_reduce, xa.place,
-            lambda b: (opn, b, b + o + _OPTS.size, na, b + TENSOR_SIZE, b + o),
-            ((ya.shape, out.dtype, out.device),)))
+    ctx = _runtime.context(xa.place)
+    args = (ctx, opn, xp, p.base + o + _OPTS.size, na, yp, p.base + o)
+    call(_lib.ck_reduce, *args)
+    if record:
+        _fast.record(record, (x,), (out,), _lib.ck_reduce, args, p.buf, (0, TENSOR_SIZE))
     return out
-
-
-def _reduce_fast(x, op, dim, keepdim, pre, scale, sqrt):
-    """_reduce_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _torchops.direct(x) or not isinstance(dim, (int, type(None))):
-        return None
-    key = ("reduce", x.dtype, x.shape, x.stride(), _fast.where(x), op, dim, keepdim, pre, scale,
-           sqrt)
-    t = _fast.get(key)
-    if t is None:
-        return _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, None, record=key)
-    y = t.new()
-    t.run((x.data_ptr(), y.data_ptr()))
-    return y
 
 
 def _impl(x, op, dim, keepdim, pre, scale, sqrt, dtype):
@@ -140,10 +123,14 @@ def reduce(x, op, dim=None, keepdim=False, *, pre=None, scale=1.0, sqrt=False, d
     then `* scale` and a square root when `sqrt`. Accumulates in fp32 (fp64 for f64 and i32).
     dtype: the output type (default: x's float type; f32 for i8/u8, f64 for i32; arg ops:
     int32 indices)."""
-    if out is None and dtype is None and type(x) is _fast.Tensor:
-        y = _reduce_fast(x, op, dim, keepdim, pre, scale, sqrt)
+    if out is None and dtype is None and not _fast.is_compiling():
+        opts = ("reduce", op, tuple(dim) if type(dim) is list else dim, keepdim, pre, scale,
+                sqrt)
+        y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
+        if _torchops.is_torch(x) and _torchops.direct(x):
+            return _reduce_core(x, op, dim, keepdim, pre, scale, sqrt, None, record=opts)
     if out is None and _op is not None and _torchops.is_torch(x) and not _torchops.direct(x):
         if isinstance(dim, int):
             dim = [dim]

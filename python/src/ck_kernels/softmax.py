@@ -38,29 +38,15 @@ def _softmax_core(x, dim, log, scale, mask, causal, dtype, out=None, record=None
         ya = describe(out, "out")
         args.append(ya), names.append("out")
     place = same_place(args, names)
-    p = Pack(3 * TENSOR_SIZE + _OPTS.size)
+    p = (Pack.owned if record else Pack)(3 * TENSOR_SIZE + _OPTS.size)
     xp, yp, mp = p.tensors([xa, ya, ma])
     _OPTS.pack_into(p.buf, 3 * TENSOR_SIZE, 1 if log else 0, scale, mp or 0, 1 if causal else 0)
-    call(_lib.ck_softmax, _runtime.context(place), xp, yp, p.base + 3 * TENSOR_SIZE)
-    if record is not None and ya.dtype == xa.dtype and \
-            xa.strides == _tensor.contiguous_strides(xa.shape):
-        _fast.put(record, _fast.Template(
-            p.mem[:3 * TENSOR_SIZE + _OPTS.size], (0, TENSOR_SIZE), _lib.ck_softmax, place,
-            lambda o: (o, o + TENSOR_SIZE, o + 3 * TENSOR_SIZE)))
+    ctx = _runtime.context(place)
+    call(_lib.ck_softmax, ctx, xp, yp, p.base + 3 * TENSOR_SIZE)
+    if record:
+        _fast.record(record, (x,), (out,), _lib.ck_softmax,
+                     (ctx, xp, yp, p.base + 3 * TENSOR_SIZE), p.buf, (0, TENSOR_SIZE))
     return out
-
-
-def _softmax_fast(x, dim, log, scale, causal):
-    """_softmax_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _torchops.direct(x):
-        return None
-    key = ("softmax", x.dtype, x.shape, x.stride(), _fast.where(x), dim, log, scale, causal)
-    t = _fast.get(key)
-    if t is None:
-        return _softmax_core(x, dim, log, scale, None, causal, None, record=key)
-    y = _fast.empty_like(x)
-    t.run((x.data_ptr(), y.data_ptr()))
-    return y
 
 
 # ---- torch custom ops ----------------------------------------------------------------------
@@ -99,10 +85,13 @@ _op = _torchops.op(
 
 
 def _softmax(x, dim, log, scale, mask, causal, dtype, out):
-    if type(x) is _fast.Tensor and mask is None and dtype is None and out is None:
-        y = _softmax_fast(x, dim, log, scale, causal)
+    if mask is None and dtype is None and out is None and not _fast.is_compiling():
+        opts = ("softmax", dim, log, scale, causal)
+        y = _fast.call(opts, x)  # a repeated eager call (_fast)
         if y is not None:
             return y
+        if _torchops.is_torch(x) and _torchops.direct(x):
+            return _softmax_core(x, dim, log, scale, None, causal, None, record=opts)
     if out is None and _op is not None and _torchops.is_torch(x) and \
             not _torchops.direct(x, mask):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
@@ -132,30 +121,14 @@ def _topk_core(logits, k, renormalize, dtype, record=None):
     wdt = _tensor.F32 if dtype is None else ck_dtype_of(dtype)
     w, wa = empty(la, (la.shape[0], k), wdt)
     i, ia = empty(la, (la.shape[0], k), _tensor.I32)
-    p = Pack(3 * TENSOR_SIZE)
+    p = (Pack.owned if record else Pack)(3 * TENSOR_SIZE)
     lp, ip, wp = p.tensors([la, ia, wa])
-    call(_lib.ck_topk_softmax, _runtime.context(la.place), lp, k, 1 if renormalize else 0,
-         ip, wp)
-    if record is not None:  # logits at 0, indices at 1, weights at 2
-        r = 1 if renormalize else 0
-        _fast.put(record, _fast.Template(
-            p.mem[:3 * TENSOR_SIZE], (0, 2 * TENSOR_SIZE, TENSOR_SIZE), _lib.ck_topk_softmax,
-            la.place, lambda b: (b, k, r, b + TENSOR_SIZE, b + 2 * TENSOR_SIZE),
-            ((wa.shape, w.dtype, w.device), (ia.shape, i.dtype, i.device))))
-    return w, i
-
-
-def _topk_fast(logits, k, renormalize):
-    """_topk_core of a plain torch tensor in eager mode, through a call template (_fast)."""
-    if not _torchops.direct(logits):
-        return None
-    key = ("topk", logits.dtype, logits.shape, logits.stride(), _fast.where(logits), k,
-           renormalize)
-    t = _fast.get(key)
-    if t is None:
-        return _topk_core(logits, k, renormalize, None, record=key)
-    w, i = t.new(0), t.new(1)
-    t.run((logits.data_ptr(), w.data_ptr(), i.data_ptr()))
+    ctx = _runtime.context(la.place)
+    r = 1 if renormalize else 0
+    call(_lib.ck_topk_softmax, ctx, lp, k, r, ip, wp)
+    if record:  # logits at 0, indices at 1, weights at 2
+        _fast.record(record, (logits,), (w, i), _lib.ck_topk_softmax, (ctx, lp, k, r, ip, wp),
+                     p.buf, (0, 2 * TENSOR_SIZE, TENSOR_SIZE))
     return w, i
 
 
@@ -176,10 +149,13 @@ def topk_softmax(logits, k, renormalize=False, *, dtype=None):
     Returns (weights [tokens, k] (dtype, default float32), indices [tokens, k] int32), largest
     first, like torch.topk(torch.softmax(logits, -1), k); renormalize divides the weights by
     their sum."""
-    if dtype is None and type(logits) is _fast.Tensor:
-        r = _topk_fast(logits, k, renormalize)
+    if dtype is None and not _fast.is_compiling():
+        opts = ("topk", k, renormalize)
+        r = _fast.call(opts, logits)  # a repeated eager call (_fast)
         if r is not None:
             return r
+        if _torchops.is_torch(logits) and _torchops.direct(logits):
+            return _topk_core(logits, k, renormalize, None, record=opts)
     if _topk_op is not None and _torchops.is_torch(logits) and not _torchops.direct(logits):
         if dtype is not None and not isinstance(dtype, _torchops.torch.dtype):
             dtype = _tensor._CK_TO_TORCH.get(ck_dtype_of(dtype))

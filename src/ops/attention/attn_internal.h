@@ -60,6 +60,7 @@ typedef struct ck_attn_instance {
     int decode; /* 1: the decode kernel (decode.c): tile_m query rows of a head group per block,
                    each warp tile_n keys of a tile of warps * tile_n */
     int splits; /* decode: key range split into this many parts (1: none) */
+    int stages; /* decode: depth of the K / V ring (2 to 4; 0: 2) */
 } ck_attn_instance;
 
 #define CK_ATTN_SM90_WARPS  12
@@ -202,9 +203,20 @@ int ck_attn_decode_ok(const ck_attn_prob *prob, int why);
 ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props *props, int splits,
                                 ck_attn_instance *out);
 
+/* Parts of the key range for the decode instance `in` when `sms` SMs hold `per_sm` of its
+ * blocks each: the count that minimizes a model of waves x (tiles per part + a block's fixed
+ * cost) + the combine kernel's cost, so that the grid is not a tail of a few blocks. */
+int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, int64_t sms,
+                          int64_t per_sm);
+
+/* CK_ATTN_DECODE_SPLITS (1 to 64): the parts every decode plan with the policy's parts takes
+ * instead (a developer switch); 0 when unset. */
+int ck_attn_decode_env_splits(void);
+
 /* The policy's decode instance *in with the block shape of `want` (tile_m 0: the policy's
- * rows), checked: 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64 (dividing the page size),
- * 16 to 64 rows, the shared memory. */
+ * rows; tile_n 0: the policy's keys per warp and warps; stages 0: the policy's ring), checked:
+ * 1, 2, 4 or 8 warps, keys per warp 16, 32 or 64, 16 to 64 rows, 2 to 4 stages, the shared
+ * memory. */
 ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                   const ck_attn_instance *want, ck_attn_instance *in);
 

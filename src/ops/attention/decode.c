@@ -1,7 +1,13 @@
 /*
  * The decode kernel and split-KV on the host: when the decode kernel applies, its instance
- * (rows of a head group per block, keys per warp, parts of the key range), its source and cache
- * key (the parameter table of kernel.c), the combine kernel's, and the launch of both.
+ * (rows of a head group per block, keys per warp, depth of the K / V ring, parts of the key
+ * range), its source and cache key (the parameter table of kernel.c), the combine kernel's, and
+ * the launch of both.
+ *
+ * Developer switches (read at plan creation; the kernel cache keys the CK_* environment):
+ * CK_ATTN_DECODE_SPLITS=N (1 to 64) replaces the policy's parts, CK_ATTN_DECODE_STAGES=S (2 to
+ * 4) the ring depth, CK_ATTN_DECODE_INSTANCE=NxW the keys per warp (16, 32, 64) and warps (1, 2,
+ * 4, 8). A value outside those is ignored with a CK_LOG warning.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +42,117 @@ int ck_attn_decode_ok(const ck_attn_prob *prob, int why)
     return 1;
 }
 
+/* Ring depth of an instance (0: the default 2). */
+static int dec_stages(const ck_attn_instance *in)
+{
+    return in->stages ? in->stages : 2;
+}
+
 size_t ck_attn_decode_shared_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     const ck_attention_problem *p = &prob->p;
     size_t q = (size_t)in->tile_m * (size_t)p->d * 2;
-    size_t stages = 2 * (size_t)in->warps * (size_t)in->tile_n * (size_t)(p->d + p->d_v) * 2;
+    size_t stages = (size_t)dec_stages(in) * (size_t)in->warps * (size_t)in->tile_n *
+                    (size_t)(p->d + p->d_v) * 2;
     size_t merge = (size_t)in->tile_m * (size_t)(p->d_v + 2) * 4;
     return q + (stages > merge ? stages : merge);
+}
+
+/* A developer switch's integer in [lo, hi], or 0 (unset, or outside: a warning). */
+static int env_int(const char *name, int lo, int hi)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    if (!e || !*e)
+        return 0;
+    long x = strtol(e, &end, 10);
+    if (*end || x < lo || x > hi) {
+        CK_LOG(CK_LOG_WARN, OP ": %s=%s ignored; accepted: %d to %d.", name, e, lo, hi);
+        return 0;
+    }
+    return (int)x;
+}
+
+int ck_attn_decode_env_splits(void)
+{
+    return env_int("CK_ATTN_DECODE_SPLITS", 1, DEC_MAX_SPLITS);
+}
+
+/* The model's cost units: one block tile of K / V read by every resident block. A block's fixed
+ * cost (filling the ring, merging the warps, storing) and the combine kernel's launch, in those
+ * units; the combine's bytes are counted against a wave's. */
+enum { DEC_BLOCK_COST = 2, DEC_COMBINE_COST = 1 };
+
+int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, int64_t sms,
+                          int64_t per_sm)
+{
+    const ck_attention_problem *p = &prob->p;
+    int64_t rows = p->h_q / p->h_k * p->s_q, chunks = (rows + in->tile_m - 1) / in->tile_m;
+    int64_t units = p->b * p->h_k * chunks, key_tile = (int64_t)in->warps * in->tile_n;
+    int64_t lo, hi; /* the key tiles a mask leaves visible to some row (the kernel's t0, t1) */
+    ck_attn_band(prob, p->s_q, p->s_k, &lo, &hi);
+    lo = lo < 0 ? 0 : lo;
+    hi = hi < p->s_k - p->s_q ? p->s_q - 1 + hi : p->s_k - 1;
+    int64_t tiles = hi < lo ? 0 : hi / key_tile - lo / key_tile + 1;
+    int64_t slots = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    double wave_bytes = (double)slots * (double)key_tile * (double)(p->d + p->d_v) * 2.0;
+    if (units <= 0 || tiles <= 1)
+        return 1;
+    int best = 1;
+    double best_cost = 0.0;
+    for (int s = 1; s <= DEC_MAX_SPLITS && s <= tiles; ++s) {
+        int64_t per = (tiles + s - 1) / s;
+        if ((s - 1) * per >= tiles) /* an empty part: a smaller count splits the same way */
+            continue;
+        double waves = (double)((units * s + slots - 1) / slots);
+        double cost = waves * (double)(per + DEC_BLOCK_COST);
+        if (s > 1) { /* the parts' O (f32) and LSE written and read back, O written */
+            double bytes = (double)(p->b * p->h_q * p->s_q) *
+                           ((double)s * (double)(p->d_v + 1) * 8.0 + (double)p->d_v * 2.0);
+            cost += DEC_COMBINE_COST + bytes / wave_bytes;
+        }
+        if (s == 1 || cost < best_cost)
+            best = s, best_cost = cost;
+    }
+    return best;
+}
+
+/* Blocks of the instance one SM holds, from the device's shared memory and threads (the plan
+ * asks the driver where there is one: decode_plan in kernel.c). */
+static int64_t dec_per_sm(const ck_attn_prob *prob, const ck_device_props *props,
+                          const ck_attn_instance *in)
+{
+    if (!props->shared_per_sm)
+        return 1;
+    int64_t n = (int64_t)(props->shared_per_sm / (ck_attn_decode_shared_bytes(prob, in) + 1024));
+    if (props->max_threads_per_sm > 0 && n > props->max_threads_per_sm / (in->warps * 32))
+        n = props->max_threads_per_sm / (in->warps * 32);
+    n = n < 32 ? n : 32;
+    return n < 1 ? 1 : n;
+}
+
+/* CK_ATTN_DECODE_INSTANCE=NxW: keys per warp and warps instead of the policy's, checked. */
+static void dec_env_instance(const ck_attn_prob *prob, const ck_device_props *props,
+                             ck_attn_instance *in)
+{
+    const char *e = getenv("CK_ATTN_DECODE_INSTANCE");
+    int n = 0, w = 0;
+    char tail = 0;
+    if (!e || !*e)
+        return;
+    ck_attn_instance x = *in;
+    if (sscanf(e, "%dx%d%c", &n, &w, &tail) == 2 && (w == 1 || w == 2 || w == 4 || w == 8) &&
+        (n == 16 || n == 32 || n == 64)) {
+        x.tile_n = n, x.warps = w;
+        if (ck_attn_decode_shared_bytes(prob, &x) <= props->max_shared_per_block) {
+            *in = x;
+            return;
+        }
+    }
+    CK_LOG(CK_LOG_WARN,
+           OP ": CK_ATTN_DECODE_INSTANCE=%s ignored; accepted: NxW with N keys per warp (16, 32 "
+              "or 64) and W warps (1, 2, 4 or 8) whose stages fit the shared memory.",
+           e);
 }
 
 ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props *props, int splits,
@@ -58,9 +168,11 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
     int64_t dmax = p->d > p->d_v ? p->d : p->d_v;
     int64_t rows = p->h_q / p->h_k * p->s_q;
     int mi = (int)((rows + 15) / 16), max_mi = dmax <= 128 ? 4 : 2;
-    /* 16 keys per warp: 64 KiB of stages at d 128, so that three blocks share an SM and hide
-     * each other's waits (the kernel is bandwidth bound); scripts/gpu-attention compares 32 */
-    ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), 16, 4, 1, 1};
+    /* 16 keys per warp, two stages: 64 KiB of stages at d 128, so that three blocks share an
+     * SM and hide each other's waits (the kernel is bandwidth bound); scripts/gpu-attention
+     * compares 32 */
+    int stages = env_int("CK_ATTN_DECODE_STAGES", 2, 4);
+    ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), 16, 4, 1, 1, stages ? stages : 2};
     while (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block && in.warps > 1)
         in.warps /= 2;
     if (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block)
@@ -69,17 +181,12 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
                           "memory; the device allows %zu per block.",
                        (long long)p->d, (long long)p->d_v, ck_attn_decode_shared_bytes(prob, &in),
                        props->max_shared_per_block);
-    if (splits == 0) { /* few (b h_k) units: split the keys until the SMs have two blocks each */
-        int64_t chunks = (rows + in.tile_m - 1) / in.tile_m;
-        int64_t units = p->b * p->h_k * chunks, sms = props->multiprocessors;
-        int64_t tiles = (p->s_k + in.warps * in.tile_n - 1) / (in.warps * in.tile_n);
-        splits = 1;
-        if (units > 0 && units < sms) {
-            int64_t want = (2 * sms + units - 1) / units, most = tiles / 4;
-            want = want < most ? want : most;
-            splits = (int)(want < 1 ? 1 : want > DEC_MAX_SPLITS ? DEC_MAX_SPLITS : want);
-        }
-    }
+    dec_env_instance(prob, props, &in);
+    if (splits == 0)
+        splits = ck_attn_decode_env_splits();
+    if (splits == 0) /* (b h_k row chunks) x parts in whole waves of resident blocks */
+        splits = ck_attn_decode_splits(prob, &in, props->multiprocessors,
+                                       dec_per_sm(prob, props, &in));
     in.splits = splits;
     *out = in;
     return CK_SUCCESS;
@@ -89,15 +196,18 @@ ck_status ck_attn_decode_instance(const ck_attn_prob *prob, const ck_device_prop
                                   const ck_attn_instance *want, ck_attn_instance *in)
 {
     ck_attn_instance x = *in;
-    int w = want->warps, n = want->tile_n;
+    int w = want->tile_n ? want->warps : in->warps, n = want->tile_n ? want->tile_n : in->tile_n;
     x.tile_m = want->tile_m ? want->tile_m : in->tile_m;
     x.tile_n = n, x.warps = w;
+    x.stages = want->stages ? want->stages : in->stages;
     if ((w != 1 && w != 2 && w != 4 && w != 8) || (n != 16 && n != 32 && n != 64) ||
-        x.tile_m < 16 || x.tile_m > 64 || x.tile_m % 16)
+        x.tile_m < 16 || x.tile_m > 64 || x.tile_m % 16 || x.stages < 0 || x.stages == 1 ||
+        x.stages > 4)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
-                       OP ": decode instance r%dn%d w%d; accepted: 16 to 64 rows in steps of 16, "
-                          "16, 32 or 64 keys per warp, 1, 2, 4 or 8 warps.",
-                       x.tile_m, n, w);
+                       OP ": decode instance r%dn%d w%d with %d stages; accepted: 16 to 64 rows "
+                          "in steps of 16, 16, 32 or 64 keys per warp, 1, 2, 4 or 8 warps, 2 to "
+                          "4 stages.",
+                       x.tile_m, n, w, dec_stages(&x));
     if (ck_attn_decode_shared_bytes(prob, &x) > props->max_shared_per_block)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": decode instance r%dn%d w%d needs %zu bytes of shared memory; the "
@@ -124,8 +234,8 @@ ck_status ck_attn_decode_source(const ck_attn_prob *prob, const ck_attn_instance
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "/* ck_attention decode (s_q <= 16: a head group's rows per block, K / V read "
-                   "once), instance r%dn%d w%d */\n#include \"ck_device.h\"\n",
-                   in->tile_m, in->tile_n, in->warps);
+                   "once), instance r%dn%d w%d, %d stages */\n#include \"ck_device.h\"\n",
+                   in->tile_m, in->tile_n, in->warps, dec_stages(in));
     ck_attn_defines(prob, in, &b);
     ck_sbuf_printf(&b,
                    "#include \"ops/attention/decode_pipeline_kernel.h\"\n"
@@ -140,7 +250,7 @@ char *ck_attn_decode_key(const ck_attn_prob *prob, const ck_attn_instance *in)
     return ck_attn_params_key("attention/decode", prob, in);
 }
 
-static const ck_attn_instance combine_inst = {16, 16, 4, 1, 2};
+static const ck_attn_instance combine_inst = {16, 16, 4, 1, 2, 0};
 
 ck_status ck_attn_combine_source(const ck_attn_prob *prob, char **source)
 {

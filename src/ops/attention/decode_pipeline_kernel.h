@@ -3,12 +3,17 @@
  * block reads each K / V tile once for every query row of a head group (the h_q / h_k query
  * heads sharing a key/value head, times s_q rows: ATTN_TILE_M rows per block). Block
  * (chunk * splits + part, key/value head, batch): the part's key tiles of ATTN_WARPS *
- * ATTN_TILE_N keys stream through two stages of shared memory (cp.async); warp w takes keys
+ * ATTN_TILE_N keys stream through a ring of ATTN_DEC_STAGES stages of shared memory (cp.async:
+ * the copies of tile kt + stages - 1 are issued while tile kt is computed); warp w takes keys
  * w * ATTN_TILE_N .. of each tile with the sm80 pipeline's stages (S = Q K^T, variants, online
  * softmax, O += P V), so that every warp holds all rows for its keys; at the end the warps'
  * (m, l, O) merge in shared memory, and the block writes O and LSE, or with split-KV its part's
  * normalized O (f32) and LSE to the workspace for the combine kernel
  * (splitkv_combine_kernel.h).
+ *
+ * Paged K / V with a warp's keys in one page (ATTN_PAGED 1): the page numbers of a tile are read
+ * from the block table one tile before its copies are issued, so that the table's latency does
+ * not sit between the barrier and the copies.
  *
  * Included after the ATTN_* defines of the parameter table (kernel.c) with ATTN_MI =
  * ATTN_TILE_M / 16 (every warp owns all rows).
@@ -19,7 +24,14 @@
 #define ATTN_MI (ATTN_TILE_M / 16)
 #include "ops/attention/fwd_sm80_pipeline_kernel.h"
 
-#define DEC_TILE (ATTN_WARPS * ATTN_TILE_N) /* keys per block tile */
+#ifndef ATTN_DEC_STAGES
+#define ATTN_DEC_STAGES 2
+#endif
+#define DEC_TILE        (ATTN_WARPS * ATTN_TILE_N) /* keys per block tile */
+#define DEC_STAGE_BYTES (ATTN_WARPS * ATTN_STAGE)  /* K and V of a block tile */
+/* cp.async groups that may stay pending when a tile's K (or V) must have landed: the K and V
+ * groups of the stages - 2 tiles after it, and one of the tile stages - 1 ahead */
+#define DEC_PENDING (2 * ATTN_DEC_STAGES - 3)
 
 /* Query row r of the block (r0 + r of the group) into line r of the Q tile: head h0 + (r0 + r)
  * / sq, position (r0 + r) % sq; lines at or past nrows - r0 zero. */
@@ -42,13 +54,31 @@ CK_DEVICE void dec_load_q(unsigned char *tile, const ck_attn_kargs *ka, const un
     }
 }
 
-/* Issue the copies of K (which 0) or V (which 1) of block tile kt: warp w's ATTN_TILE_N keys
- * into its part of the stage (paged: one page when ATTN_TILE_N divides the page size, else row
- * by row). */
-CK_DEVICE void dec_load(unsigned char *stage, const ck_attn_kargs *ka, const unsigned short *kv,
-                        long long kt, int which)
+/* The block table's page of warp w's first key in block tile kt, for w < ATTN_WARPS (0 past the
+ * keys; outside the pool: 0, the sequence was refused by attn_paged_bad before). */
+CK_DEVICE void dec_pages(int *pg, const ck_attn_kargs *ka, long long kt)
 {
-    for (int w = 0; w < ATTN_WARPS; ++w) {
+#if ATTN_PAGED == 1
+    CK_UNROLL for (int w = 0; w < ATTN_WARPS; ++w)
+    {
+        long long n0 = kt * DEC_TILE + w * ATTN_TILE_N;
+        int x = n0 < ka->sk ? ka->table[ka->batch * ka->max_pages + n0 / ka->page] : 0;
+        pg[w] = x < 0 || x >= ka->num_pages ? 0 : x;
+    }
+#else
+    (void)pg, (void)ka, (void)kt;
+#endif
+}
+
+/* Issue the copies of K (which 0) or V (which 1) of block tile kt: warp w's ATTN_TILE_N keys
+ * into its part of the stage (paged: from page pg[w] when ATTN_TILE_N divides the page size,
+ * else row by row). */
+CK_DEVICE void dec_load(unsigned char *stage, const ck_attn_kargs *ka, const unsigned short *kv,
+                        long long kt, int which, const int *pg)
+{
+    (void)pg;
+    CK_UNROLL for (int w = 0; w < ATTN_WARPS; ++w)
+    {
         long long n0 = kt * DEC_TILE + w * ATTN_TILE_N;
         long long ld = which ? ka->v_s : ka->k_s;
         const unsigned short *src = kv + n0 * ld;
@@ -59,8 +89,7 @@ CK_DEVICE void dec_load(unsigned char *stage, const ck_attn_kargs *ka, const uns
                              which ? ATTN_V_VEC : ATTN_K_VEC, ATTN_THREADS);
         continue;
 #elif ATTN_PAGED
-        if (n0 < ka->sk)
-            src = attn_page_row(ka, kv, which ? ka->v_b : ka->k_b, ld, ka->batch, n0);
+        src = kv + pg[w] * (which ? ka->v_b : ka->k_b) + (n0 % ka->page) * ld;
 #endif
         attn_copy(dst, which ? ATTN_V_LINE : ATTN_Q_LINE, ATTN_TILE_N, src, ld, ka->sk - n0,
                   which ? ATTN_V_VEC : ATTN_K_VEC);
@@ -193,22 +222,30 @@ CK_DEVICE void attn_decode_main(ck_attn_kargs ka)
         st.l[mi][x] = 0.0f;
         CK_UNROLL for (int n = 0; n < ATTN_NO; ++n) o[mi][n][2 * x] = o[mi][n][2 * x + 1] = 0.0f;
     }
-    /* the sm80 pipeline's schedule: K and V of a tile are separate cp.async groups */
+    /* the sm80 pipeline's schedule over a ring of ATTN_DEC_STAGES: K and V of a tile are
+     * separate cp.async groups (empty ones past the part keep the count) */
+    int pg[ATTN_WARPS] = {0};
     dec_load_q(sq, &ka, q, r0, nrows);
-    if (begin < end)
-        dec_load(stages, &ka, k, begin, 0);
-    ck_cp_async_commit();
-    if (begin < end)
-        dec_load(stages, &ka, v, begin, 1);
-    ck_cp_async_commit();
+    for (int x = 0; x < ATTN_DEC_STAGES - 1; ++x) {
+        unsigned char *stage = stages + x * DEC_STAGE_BYTES;
+        dec_pages(pg, &ka, begin + x);
+        if (begin + x < end)
+            dec_load(stage, &ka, k, begin + x, 0, pg);
+        ck_cp_async_commit();
+        if (begin + x < end)
+            dec_load(stage, &ka, v, begin + x, 1, pg);
+        ck_cp_async_commit();
+    }
+    dec_pages(pg, &ka, begin + ATTN_DEC_STAGES - 1);
     for (long long kt = begin; kt < end; ++kt) {
-        unsigned char *cur = stages + ((kt - begin) & 1) * ATTN_WARPS * ATTN_STAGE;
-        unsigned char *nxt = stages + ((kt + 1 - begin) & 1) * ATTN_WARPS * ATTN_STAGE;
+        long long ahead = kt + ATTN_DEC_STAGES - 1;
+        unsigned char *cur = stages + (int)((kt - begin) % ATTN_DEC_STAGES) * DEC_STAGE_BYTES;
+        unsigned char *nxt = stages + (int)((ahead - begin) % ATTN_DEC_STAGES) * DEC_STAGE_BYTES;
         long long j0 = kt * DEC_TILE + warp * ATTN_TILE_N;
-        ck_cp_async_wait(1);
-        ck_sync_threads();
-        if (kt + 1 < end)
-            dec_load(nxt, &ka, k, kt + 1, 0);
+        ck_cp_async_wait(DEC_PENDING); /* K of tile kt has landed */
+        ck_sync_threads(); /* ... for every thread; every warp is done with tile kt - 1 */
+        if (ahead < end)
+            dec_load(nxt, &ka, k, ahead, 0, pg);
         ck_cp_async_commit();
         attn_scores(s, sq, cur + warp * ATTN_STAGE, 0);
         if (ka.cap_in > 0.0f)
@@ -221,11 +258,12 @@ CK_DEVICE void attn_decode_main(ck_attn_kargs ka)
 #if ATTN_DROPOUT
         attn_dropout(s, &ka, b, h0, r0, ka.sq, nrows, j0);
 #endif
-        ck_cp_async_wait(1);
+        ck_cp_async_wait(DEC_PENDING); /* V of tile kt has landed */
         ck_sync_threads();
-        if (kt + 1 < end)
-            dec_load(nxt, &ka, v, kt + 1, 1);
+        if (ahead < end)
+            dec_load(nxt, &ka, v, ahead, 1, pg);
         ck_cp_async_commit();
+        dec_pages(pg, &ka, ahead + 1); /* read now, used by the next iteration's copies */
         attn_pv(o, (const float(*)[ATTN_NS][4])s, cur + warp * ATTN_STAGE + ATTN_K_BYTES);
     }
     ck_cp_async_wait_all();

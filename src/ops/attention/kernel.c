@@ -66,6 +66,8 @@ static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_pa
                     : p->var.page_size % in->tile_n ? 2
                                                     : 1);
     ck_op_param_add(t, &n, "ATTN_DROPOUT", p->var.dropout_p > 0.0f);
+    if (in->decode && in->stages > 2) /* the decode kernel's ring (2 by default) */
+        ck_op_param_add(t, &n, "ATTN_DEC_STAGES", in->stages);
     return n;
 }
 
@@ -146,8 +148,10 @@ static ck_status build_combine(void *user, char **source)
     return ck_attn_combine_source(&b->plan->prob, source);
 }
 
-/* The decode instance's plan: the decode kernel, and the combine kernel with split-KV. */
-static ck_status decode_plan(ck_context *ctx, ck_attention_plan *plan)
+/* The decode instance's plan: the decode kernel, and the combine kernel with split-KV. With the
+ * policy's parts (`choose`), they are chosen again from the resident blocks the driver reports
+ * for the built kernel (its registers count too); the emulator keeps the policy's estimate. */
+static ck_status decode_plan(ck_context *ctx, ck_attention_plan *plan, int choose)
 {
     build_ctx b = {plan};
     char *key = ck_attn_decode_key(&plan->prob, &plan->inst);
@@ -155,6 +159,23 @@ static ck_status decode_plan(ck_context *ctx, ck_attention_plan *plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the kernel key.");
     ck_status st = ck_op_kernel(ctx, key, "ck_attn_decode", build_decode, &b, &plan->kernel);
     free(key);
+    if (!st && choose) {
+        ck_launch_config cfg;
+        int resident = 0;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.block[0] = (unsigned)plan->inst.warps * 32;
+        cfg.dynamic_shared_bytes = plan->shared;
+        int sms = ck_op_props(ctx)->multiprocessors;
+        if (ck_kernel_max_active(plan->kernel, &cfg, &resident) != CK_SUCCESS) {
+            CK_LOG(CK_LOG_INFO, OP ": no occupancy for the decode kernel (%s); the policy's "
+                                   "estimate of resident blocks stays.", ck_last_error());
+            ck_clear_error();
+            resident = 0;
+        }
+        if (resident > 0 && sms > 0)
+            plan->inst.splits = ck_attn_decode_splits(&plan->prob, &plan->inst, sms,
+                                                      (resident + sms - 1) / sms);
+    }
     if (st || plan->inst.splits <= 1)
         return st;
     if (!(key = ck_attn_combine_key(&plan->prob)))
@@ -172,7 +193,7 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     int decode = want ? want->decode : ck_attn_decode_ok(prob, 0);
     if (decode) {
         if ((st = ck_attn_decode_policy(prob, ck_op_props(ctx), want ? want->splits : 0, &in)) ||
-            (want && want->tile_n &&
+            (want && (want->tile_n || want->stages) &&
              (st = ck_attn_decode_instance(prob, ck_op_props(ctx), want, &in))))
             return st;
     } else if ((st = ck_attn_policy(prob, ck_op_props(ctx), &in))) {
@@ -238,12 +259,14 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
                  (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
     }
     if (decode) {
-        snprintf(plan->name, sizeof plan->name, "decode.d%lld.dv%lld.r%dn%d.w%d.s%d",
-                 (long long)p->d, (long long)p->d_v, in.tile_m, in.tile_n, in.warps, in.splits);
-        if ((st = decode_plan(ctx, plan))) {
+        int choose = !(want && want->splits) && !ck_attn_decode_env_splits();
+        if ((st = decode_plan(ctx, plan, choose))) {
             free(plan);
             return st;
         }
+        snprintf(plan->name, sizeof plan->name, "decode.d%lld.dv%lld.r%dn%d.w%d.k%d.s%d",
+                 (long long)p->d, (long long)p->d_v, in.tile_m, in.tile_n, in.warps,
+                 plan->inst.stages ? plan->inst.stages : 2, plan->inst.splits);
         *out = plan;
         return CK_SUCCESS;
     }

@@ -42,9 +42,9 @@ ck_status ck_attn_policy(const ck_attn_prob *prob, const ck_device_props *props,
         CK_LOG(CK_LOG_INFO, OP ": the sm80 kernel, as %s", why);
     int64_t dmax = p->d > p->d_v ? p->d : p->d_v;
     ck_attn_instance cand[3] = {
-        {dmax <= 128 && p->s_q > 64 ? 128 : 64, dmax <= 128 ? 64 : 32, 4, 0, 1},
-        {64, 32, 4, 0, 1},
-        {64, 16, 4, 0, 1},
+        {dmax <= 128 && p->s_q > 64 ? 128 : 64, dmax <= 128 ? 64 : 32, 4, 0, 1, 0},
+        {64, 32, 4, 0, 1, 0},
+        {64, 16, 4, 0, 1, 0},
     };
     for (int i = 0; i < 3; ++i) {
         if (ck_attn_shared_bytes(prob, &cand[i]) <= props->max_shared_per_block) {

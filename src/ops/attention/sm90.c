@@ -242,7 +242,7 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
     for (int i = 0; i < (want_n ? 1 : 3); ++i) {
         int n = want_n ? want_n : tile_ns[i];
         ck_attn_instance in = {64 * consumers, n,
-                               consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1};
+                               consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1, 0};
         if (n % 16 || n < 64 || n > 192 || !regs_fit(consumers, n, p->d_v) ||
             (!want_n && n == 80 && p->d_v <= 192))
             continue;

@@ -37,19 +37,39 @@ char *ck_op_params_defines(const ck_op_param *t, int n)
     return b.s ? b.s : calloc(1, 1);
 }
 
+/* Append the text [s, s + n) at *len; 0, or -1 when it does not fit (with its terminator). */
+static int put(char *key, size_t size, size_t *len, const char *s, size_t n)
+{
+    if (n >= size - *len)
+        return -1;
+    memcpy(key + *len, s, n);
+    *len += n;
+    key[*len] = '\0';
+    return 0;
+}
+
+/* The key is built on every call of an operation (it finds the cached kernel), so by hand:
+ * snprintf took most of a one-call operation's host time. */
 int ck_op_params_key(const char *op, const ck_op_param *t, int n, int strip, char *key, size_t size)
 {
     size_t len = 0;
-    int k = snprintf(key, size, "%s", op);
-    if (k < 0 || (size_t)k >= size)
+    if (size == 0 || put(key, size, &len, op, strlen(op)))
         return -1;
-    len = (size_t)k;
     for (int i = 0; i < n; ++i) {
-        const char *name = strlen(t[i].name) > (size_t)strip ? t[i].name + strip : t[i].name;
-        k = snprintf(key + len, size - len, "/%s=%lld", name, t[i].value);
-        if (k < 0 || (size_t)k >= size - len)
+        size_t nl = strlen(t[i].name);
+        const char *name = nl > (size_t)strip ? t[i].name + strip : t[i].name;
+        char num[24], *d = num + sizeof num;
+        unsigned long long v = t[i].value < 0 ? 0ull - (unsigned long long)t[i].value
+                                              : (unsigned long long)t[i].value;
+        do
+            *--d = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        if (t[i].value < 0)
+            *--d = '-';
+        if (put(key, size, &len, "/", 1) || put(key, size, &len, name, strlen(name)) ||
+            put(key, size, &len, "=", 1) ||
+            put(key, size, &len, d, (size_t)(num + sizeof num - d)))
             return -1;
-        len += (size_t)k;
     }
     return 0;
 }

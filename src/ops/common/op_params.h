@@ -16,7 +16,7 @@ typedef struct ck_op_param {
 } ck_op_param;
 
 /* Room for any op's table. */
-#define CK_OP_MAX_PARAMS 48
+#define CK_OP_MAX_PARAMS 64
 
 /* Appends one entry to t[*n] (at most CK_OP_MAX_PARAMS; the caller's table has that room). */
 void ck_op_param_add(ck_op_param *t, int *n, const char *name, long long value);

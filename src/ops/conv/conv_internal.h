@@ -85,7 +85,8 @@ ck_status ck_conv_dx_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck
 typedef enum ck_conv_route {
     CK_CONV_ROUTE_SM80 = 0, /* sm80 pipeline, view operands through copy windows (loaders) */
     CK_CONV_ROUTE_SM90 = 1, /* sm90 pipeline, A = im2col(X) by cp.async producers, B by TMA */
-    CK_CONV_ROUTE_GEMM = 2  /* a plain GEMM (1x1, stride 1, unpadded forward): the GEMM's kernel */
+    CK_CONV_ROUTE_GEMM = 2, /* a plain GEMM (1x1, stride 1, unpadded forward): the GEMM's kernel */
+    CK_CONV_ROUTE_DEPTHWISE = 3 /* G = C = K: the direct kernel (depthwise.c), no GEMM */
 } ck_conv_route;
 
 /* What the policy is asked for: its choice, or (tests: quick to compile and emulate) the
@@ -116,6 +117,55 @@ const char *ck_conv_route_name(ck_conv_route r);
 ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
                                 const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
                                 const ck_device_props *props, int pick, ck_conv_choice *out);
+
+/* ---- the direct depthwise route (policy.c: the instance; depthwise.c: the kernel) ------- */
+
+/* The direct kernel's geometry and instance (dw_pipeline_kernel.h's #defines). It gathers from
+ * `src` (forward and backward weight: X; backward data: dY) for the positions o < dst of the
+ * written tensor (Y, dY; backward data: the rows of one residue class of dX): position o reads
+ * o * str + k * dil - pl of src with kernel tap k < fil, which is the filter's tap
+ * f0 + k * ft (flip: f0 + (fil - 1 - k) * ft), and is stored at doff + o * dstr of the written
+ * tensor's lengths outl. Forward: the problem's geometry (f0 0, ft 1, dstr 1, doff 0);
+ * backward data: one class of conv's (ck_conv_classes), as a forward convolution of dY. */
+typedef struct ck_conv_dw {
+    int64_t src[3], dst[3], str[3], dil[3], pl[3], fil[3], f0[3], ft[3];
+    int64_t outl[3], dstr[3], doff[3];
+    int flip;
+    int vec;        /* channels per thread (one access of up to 16 bytes) */
+    int tct;        /* threads along the channels: a block covers tct * vec channels */
+    int tr;         /* strips of outputs per block */
+    int strip;      /* outputs per strip along the innermost spatial dim */
+    int threads;    /* tct * tr */
+    int min_blocks; /* the launch bounds' blocks per SM (0: the compiler's choice) */
+    size_t smem;    /* the block's filter taps as f32 */
+    unsigned grid_x, grid_y, grid_z;
+    int lane_blocks;      /* backward weight: partial sums per channel and tap */
+    unsigned sum_blocks;  /* backward weight: blocks of the fixed-order sum (256 threads) */
+    size_t ws_bytes;      /* backward weight: the partials (f32), owned by the plan */
+    char why[384];        /* the route and instance, and why */
+    ck_kernel *kernel[2]; /* the kernel; backward weight: the partials, their sum */
+} ck_conv_dw;
+
+/* Why the direct depthwise route cannot take the problem (0: it can; *why then empty). */
+int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size);
+
+/* The route's instance for the problem (after ck_conv_dw_refuses said 0) -- backward data: for
+ * class cls, one with rows and taps --: the policy's vector, threads and strip,
+ * CK_CONV_DW_STRIP=n (1..16) in the environment overriding the strip. */
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_conv_dw *dw);
+
+/* The kernel source of the instance (malloc'd). */
+ck_status ck_conv_dw_source(const ck_conv_prob *q, const ck_conv_dw *dw, char **source);
+
+/* Build (or find in the context's cache) the instance's kernels into dw->kernel: [0] the
+ * convolution (backward weight: the partials), [1] backward weight's fixed-order sum (NULL for
+ * the other directions). */
+ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, ck_conv_dw *dw);
+
+/* Launch: x, w, y as ck_conv_args (CK's layouts), pointers already checked; ws: backward
+ * weight's partials (dw->ws_bytes of device memory). */
+ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw, float *ws,
+                            const ck_conv_args *args);
 
 /* ---- kernel.c ---------------------------------------------------------------------------- */
 

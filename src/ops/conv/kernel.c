@@ -51,6 +51,10 @@ struct ck_conv_plan {
     int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
     int nsub;
     conv_sub *sub;
+    int direct;     /* the direct depthwise route (no sub-GEMM) */
+    int ndw;        /* its instances: one; backward data: one per residue class with taps */
+    ck_conv_dw *dw; /* their geometry, instance, reason and kernels */
+    float *dw_ws;   /* backward weight: the partials (device memory, the plan's) */
 };
 
 static ck_gemm_matrix mat(ck_dtype t, ck_gemm_order o, int64_t ld, int64_t bs)
@@ -474,7 +478,7 @@ int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c, const c
 
 /* The GEMM of one sub-plan, its route and instance (the policy's). */
 static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
-                            int pick)
+                            int pick, const char *no_dw)
 {
     ck_gemm_problem gp;
     ck_gemm_prob loader, plain;
@@ -490,6 +494,10 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
                                &sub->choice);
     if (st)
         return st;
+    if (no_dw[0]) { /* a depthwise problem the direct route refused: say why */
+        size_t n = strlen(sub->choice.why);
+        snprintf(sub->choice.why + n, sizeof sub->choice.why - n, "; %s", no_dw);
+    }
     sub->g.prob = sub->choice.route == CK_CONV_ROUTE_GEMM ? plain : loader;
     sub->g.inst = sub->choice.inst;
     sub->g.family = ck_gemm_family_of(sub->choice.inst.family);
@@ -500,6 +508,47 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
     return CK_SUCCESS;
 }
 
+/* The direct depthwise route's instances: one; backward data one per residue class of the
+ * stride with rows and taps (conv's classes), rows that no tap reaches zeroed first. */
+static ck_status dw_decide(ck_conv_plan *plan)
+{
+    const ck_conv_prob *q = &plan->q;
+    int ncls = 1;
+    ck_conv_class *cls = NULL;
+    if (q->p.direction == CK_CONV_BWD_DATA) {
+        ncls = ck_conv_classes(q, NULL, 0);
+        cls = calloc((size_t)ncls, sizeof *cls);
+        if (!cls)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the classes.");
+        ck_conv_classes(q, cls, ncls);
+    }
+    plan->dw = calloc((size_t)ncls, sizeof *plan->dw);
+    if (!plan->dw) {
+        free(cls);
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    }
+    plan->direct = 1;
+    ck_status st = CK_SUCCESS;
+    for (int i = 0; i < ncls && !st; ++i) {
+        if (cls) {
+            int rows = 1, taps = 1;
+            for (int d = 0; d < 3; ++d)
+                rows &= cls[i].rows[d] > 0, taps &= cls[i].taps[d] > 0;
+            if (!rows)
+                continue; /* no input row in this class */
+            if (!taps) {
+                plan->zero_fill = 1; /* rows that no tap reaches: zero */
+                continue;
+            }
+        }
+        st = ck_conv_dw_policy(q, cls ? &cls[i] : NULL, &plan->dw[plan->ndw]);
+        if (!st && plan->ndw++ == 0)
+            CK_LOG(CK_LOG_INFO, OP ": %s", plan->dw[0].why);
+    }
+    free(cls);
+    return st;
+}
+
 /* Everything a plan decides before its kernels exist: the checked problem, its sub-GEMMs (one;
  * backward data: one per class with rows and taps) and their routes and instances. */
 static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
@@ -508,6 +557,14 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     ck_status st = ck_conv_prob_make(problem, &plan->q);
     if (st)
         return st;
+    /* depthwise (G = C = K): the direct route where it takes the problem (the policy's choice;
+     * the tests' picks of GEMM routes keep the implicit GEMM) */
+    char no_dw[384] = "";
+    int dw_shaped = plan->q.p.c == 1 && plan->q.p.g > 1; /* depthwise or a channel multiplier */
+    if (pick == CK_CONV_PICK_POLICY && !ck_conv_dw_refuses(&plan->q, no_dw, sizeof no_dw))
+        return dw_decide(plan);
+    if (!dw_shaped || pick != CK_CONV_PICK_POLICY)
+        no_dw[0] = 0;
     plan->loaders = loaders_of(problem->direction);
     int ncls = 1;
     ck_conv_class *cls = NULL;
@@ -536,7 +593,7 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
             }
             plan->sub[plan->nsub].cls = cls[i];
         }
-        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick);
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick, no_dw);
         plan->nsub++;
     }
     free(cls);
@@ -550,6 +607,9 @@ static void plan_free(ck_conv_plan *plan)
             if (plan->sub[i].g.family_state_free)
                 plan->sub[i].g.family_state_free(plan->sub[i].g.family_state);
         free(plan->sub);
+        if (plan->dw_ws)
+            ck_free(ck_context_device(plan->ctx), plan->dw_ws);
+        free(plan->dw);
     }
     free(plan);
 }
@@ -564,6 +624,13 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
     if (!plan)
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, "ck_conv_source: out of host memory.");
     ck_status st = plan_decide(plan, problem, props, pick);
+    if (!st && plan->direct) {
+        st = plan->ndw > 0 ? ck_conv_dw_source(&plan->q, &plan->dw[0], source)
+                           : ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                                     "ck_conv_source: every row of dX is zero; no kernel.");
+        plan_free(plan);
+        return st;
+    }
     if (!st && plan->nsub < 1)
         st = ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_source: the problem has no GEMM.");
     if (!st) {
@@ -576,6 +643,8 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
 
 ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan)
 {
+    if (plan && plan->direct)
+        return CK_CONV_ROUTE_DEPTHWISE;
     return plan && plan->nsub > 0 ? plan->sub[0].choice.route : CK_CONV_ROUTE_SM80;
 }
 
@@ -591,6 +660,13 @@ ck_status ck_conv_plan_create_ex(ck_context *ctx, const ck_conv_problem *problem
         return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
     plan->ctx = ctx;
     ck_status st = plan_decide(plan, problem, ck_op_props(ctx), pick);
+    for (int i = 0; i < plan->ndw && !st; ++i)
+        st = ck_conv_dw_kernels(ctx, &plan->q, &plan->dw[i]);
+    if (!st && plan->ndw > 0 && plan->dw[0].ws_bytes) {
+        void *ws = NULL;
+        st = ck_malloc(ck_context_device(ctx), plan->dw[0].ws_bytes, &ws);
+        plan->dw_ws = ws;
+    }
     for (int i = 0; i < plan->nsub && !st; ++i) {
         conv_sub *sub = &plan->sub[i];
         sub->g.ctx = ctx;
@@ -637,12 +713,64 @@ ck_context *ck_conv_plan_context(const ck_conv_plan *plan)
     return plan->ctx;
 }
 
+/* [a0, a0 + na) and [b0, b0 + nb) intersect */
+static int overlaps(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    return a0 < b0 + nb && b0 < a0 + na;
+}
+
+/* The direct depthwise route: 16-byte vectors of channels in X, Y (dY, dX) and the residual
+ * (every vector lies at a multiple of its width from the base), elements in W and the bias;
+ * the written tensor apart from the ones read. */
+static ck_status execute_direct(ck_conv_plan *plan, const ck_conv_args *a)
+{
+    const ck_conv_problem *p = &plan->q.p;
+    ck_status st = check_ptr("x", a->x, 16);
+    if (!st)
+        st = check_ptr("y", a->y, 16);
+    if (!st)
+        st = check_ptr("w", a->w, (size_t)ck_gemm_dtype_bytes(p->wei_dtype));
+    if (!st && p->bias)
+        st = check_ptr("bias", a->bias, (size_t)ck_gemm_dtype_bytes(p->bias_dtype));
+    if (!st && p->residual)
+        st = check_ptr("residual", a->residual, 16);
+    if (st)
+        return st;
+    size_t ex = (size_t)plan->q.x_elems * (size_t)ck_gemm_dtype_bytes(p->in_dtype),
+           ey = (size_t)plan->q.y_elems * (size_t)ck_gemm_dtype_bytes(p->out_dtype),
+           ew = (size_t)plan->q.w_elems * (size_t)ck_gemm_dtype_bytes(p->wei_dtype);
+    if (p->direction == CK_CONV_BWD_WEIGHT
+            ? overlaps(a->w, ew, a->x, ex) || overlaps(a->w, ew, a->y, ey)
+            : overlaps(a->x, ex, a->y, ey))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: the written tensor (%s) overlaps one the depthwise "
+                       "kernel reads; give separate tensors.",
+                       p->direction == CK_CONV_FWD        ? "y"
+                       : p->direction == CK_CONV_BWD_DATA ? "x"
+                                                          : "w");
+    if (p->residual &&
+        overlaps(a->residual,
+                 (size_t)plan->q.y_elems * (size_t)ck_gemm_dtype_bytes(p->residual_dtype), a->y,
+                 ey))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       "ck_conv_plan_execute: residual overlaps y; give a separate tensor.");
+    if (plan->zero_fill && (st = ck_memset_d8(ck_context_device(plan->ctx), a->x, 0, ex,
+                                              ck_context_stream(plan->ctx))))
+        return st;
+    for (int i = 0; i < plan->ndw && !st; ++i)
+        st = ck_conv_dw_launch(plan->ctx, &plan->q, &plan->dw[i], plan->dw_ws, a);
+    return st;
+}
+
 ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
 {
     if (!plan || !a)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_conv_plan_execute: plan and args must not be NULL.");
     const ck_conv_problem *p = &plan->q.p;
+    if (plan->direct)
+        return execute_direct(plan, a);
     /* the views' copy windows read 16-byte pieces where they proved them aligned from the
      * base; the GEMM's own operands need the instance's alignment (the first GEMM's: the
      * classes of backward data read and write only through views) */
@@ -696,6 +824,22 @@ ck_status ck_conv_plan_describe(const ck_conv_plan *plan, char *buf, size_t size
 {
     if (!plan || !buf || !size)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, "ck_conv_plan_describe: NULL argument.");
+    if (plan->direct) {
+        if (plan->ndw < 1) {
+            snprintf(buf, size, "%s: direct depthwise, every row of dX is zero",
+                     dir_tag(plan->q.p.direction));
+            return CK_SUCCESS;
+        }
+        const ck_conv_dw *dw = &plan->dw[0];
+        int n = snprintf(buf, size,
+                         "%s: direct depthwise, route depthwise, %lld channels, vec %d x %d "
+                         "threads, %d strips of %d outputs per block",
+                         dir_tag(plan->q.p.direction), (long long)plan->q.p.g, dw->vec, dw->tct,
+                         dw->tr, dw->strip);
+        if (plan->ndw > 1 && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, " (the first of %d residue classes)", plan->ndw);
+        return CK_SUCCESS;
+    }
     if (plan->nsub < 1) {
         snprintf(buf, size, "%s: no GEMM (every row of dX is zero)", dir_tag(plan->q.p.direction));
         return CK_SUCCESS;

@@ -16,12 +16,24 @@
  *         f32 forward), 16-bit types for the backward directions (their N-major operand) and
  *         the sm90 family's own conditions (types, TMA strides);
  *   sm80  everything else: the sm80 pipeline with the views' copy windows (kernel.c) --
- *         f32 backward, depthwise, C = 3 stems, 3xTF32.
+ *         f32 backward, C = 3 stems, 3xTF32.
+ *
+ * Before them, a depthwise convolution (G = C = K: one channel per group, channel multiplier 1)
+ * takes the direct route (depthwise.c, dw_pipeline_kernel.h): as G GEMMs of N = 1 it leaves the
+ * tensor cores idle and reads X once per tap, while the direct kernel is memory-bound -- one
+ * pass over X and Y, 16-byte vectors of channels, strips of outputs along W reusing each loaded
+ * input column. Forward with every epilogue, backward data (per residue class of the stride,
+ * conv's classes: the forward convolution of dY with the class's flipped taps) and backward
+ * weight (dw_wgrad_pipeline_kernel.h: fixed-order partial sums).
  *
  * The choice enters the kernel cache key through the route tag and the GEMM's parameter table
  * (kernel.c's kernel_key), so every decision here is covered. CK_CONV_ROUTE=sm80 in the
  * environment keeps the policy on the sm80 route (its best instance), for measuring one route
- * against the other (bench/conv.py --route sm80).
+ * against the other (bench/conv.py --route sm80); CK_CONV_ROUTE=gemm keeps depthwise problems on
+ * the implicit-GEMM routes (the policy's choice among them), to time the direct route against
+ * them; CK_CONV_DW_STRIP=n sets the direct route's outputs per strip, CK_CONV_DW_WGRAD_BLOCKS=n
+ * the blocks its backward weight aims at, CK_CONV_DW_MIN_BLOCKS=n the launch bounds' resident
+ * blocks per SM.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +64,10 @@ int ck_conv_is_plain_gemm(const ck_conv_prob *q)
 
 const char *ck_conv_route_name(ck_conv_route r)
 {
-    return r == CK_CONV_ROUTE_GEMM ? "gemm" : r == CK_CONV_ROUTE_SM90 ? "sm90" : "sm80";
+    return r == CK_CONV_ROUTE_GEMM        ? "gemm"
+           : r == CK_CONV_ROUTE_SM90      ? "sm90"
+           : r == CK_CONV_ROUTE_DEPTHWISE ? "depthwise"
+                                          : "sm80";
 }
 
 /* The best (or, with smallest, the smallest-tile) instance of `family` among ins[0..n-1] that
@@ -74,10 +89,11 @@ static int pick_of(const ck_gemm_instance *ins, int n, int family, int smallest,
     return pick;
 }
 
-/* sm90 instances of whole tiles (the smallest-tile picks of the tests). */
+/* sm90 instances of whole tiles of 128 rows (the smallest-tile picks of the tests; the
+ * small-M tiles of 64 rows are not built with loaders). */
 static int sm90_plain(const ck_gemm_instance *in)
 {
-    return in->split_k <= 1 &&
+    return in->tile_m >= 128 && in->split_k <= 1 &&
            (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES) &&
            in->cluster <= 1;
 }
@@ -87,7 +103,8 @@ static int sm90_plain(const ck_gemm_instance *in)
  * none of the nondeterministic or stream-K variants. */
 static int sm90_loader_ok(const ck_gemm_instance *in)
 {
-    return (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES ||
+    return in->tile_m >= 128 && /* the small-M tiles of 64 rows are not built with loaders */
+           (in->decomp == CK_GEMM_DECOMP_AUTO || in->decomp == CK_GEMM_DECOMP_TILES ||
             in->decomp == CK_GEMM_DECOMP_SPLIT_K) &&
            in->cluster <= 1;
 }
@@ -247,5 +264,162 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
              "sm80: cp.async + mma.sync with the views' copy windows, "
              "tile %dx%dx%d; %s",
              ins[best].tile_m, ins[best].tile_n, ins[best].tile_k, no90);
+    return CK_SUCCESS;
+}
+
+/* ---- the direct depthwise route ---------------------------------------------------------- */
+
+enum { DW_SMEM_MAX = 48 * 1024 }; /* the filter stage: no opt-in to more shared memory */
+
+int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
+{
+    const ck_conv_problem *p = &q->p;
+    const char *env = getenv("CK_CONV_ROUTE");
+    why[0] = 0;
+    if (p->c != 1 || p->k != 1)
+        snprintf(why, size,
+                 "depthwise not used: %lld input and %lld output channels per group (the direct "
+                 "kernel takes one of each: G = C = K)",
+                 (long long)p->c, (long long)p->k);
+    else if (env && (strcmp(env, "gemm") == 0 || strcmp(env, "sm80") == 0))
+        snprintf(why, size, "depthwise not used: CK_CONV_ROUTE=%s", env);
+    else if (p->direction != CK_CONV_BWD_WEIGHT &&
+             q->gemm_kf * 4 * 16 / ck_gemm_dtype_bytes(p->in_dtype) > DW_SMEM_MAX)
+        snprintf(why, size,
+                 "depthwise not used: %lld filter taps of one vector of channels exceed the "
+                 "filter stage's %d bytes of shared memory",
+                 (long long)q->gemm_kf, (int)DW_SMEM_MAX);
+    return why[0] != 0;
+}
+
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_conv_dw *dw)
+{
+    const ck_conv_problem *p = &q->p;
+    memset(dw, 0, sizeof *dw);
+    int bwd = p->direction == CK_CONV_BWD_DATA, wgrad = p->direction == CK_CONV_BWD_WEIGHT;
+    for (int d = 0; d < 3; ++d) {
+        dw->src[d] = bwd ? q->out[d] : q->in[d];
+        dw->outl[d] = bwd ? q->in[d] : q->out[d];
+        dw->dst[d] = bwd ? cls->rows[d] : q->out[d];
+        dw->dstr[d] = bwd ? q->str[d] : 1;
+        dw->doff[d] = bwd ? cls->r[d] : 0;
+        /* backward data, class of residues r: dX[r + s h] = sum_t dY[h + c0 - t os] W[f0 + t ft]
+         * = sum_k dY[h + k os - pl'] W[f0 + (taps - 1 - k) ft] with pl' = (taps - 1) os - c0 */
+        dw->str[d] = bwd ? 1 : q->str[d];
+        dw->dil[d] = bwd ? cls->os[d] : q->dil[d];
+        dw->fil[d] = bwd ? cls->taps[d] : q->fil[d];
+        dw->f0[d] = bwd ? cls->f0[d] : 0;
+        dw->ft[d] = bwd ? cls->ft[d] : 1;
+        dw->pl[d] = bwd ? (cls->taps[d] - 1) * cls->os[d] - cls->c0[d] : q->pl[d];
+    }
+    dw->flip = bwd;
+    /* the widest vector of channels: up to 16 bytes of the input type, dividing G (every
+     * thread's channels lie inside the tensor and are aligned to the vector) */
+    int es = ck_gemm_dtype_bytes(p->in_dtype);
+    int64_t G = p->g;
+    dw->vec = 1;
+    while (dw->vec * 2 * es <= 16 && G % (dw->vec * 2) == 0)
+        dw->vec *= 2;
+    /* threads along the channels: every vector of G in one block up to a warp's 32 (a warp's
+     * load is then up to 512 contiguous bytes of one pixel), else an even split into blocks
+     * of at most 32 -- no power of two, so that 96 or 144 channels leave no thread idle --;
+     * halved while the filter stage would exceed its shared memory; about 256 threads, the
+     * rest along the strips */
+    int64_t vecs = G / dw->vec, tiles = (vecs + 31) / 32;
+    dw->tct = (int)((vecs + tiles - 1) / tiles);
+    while (!wgrad && dw->tct > 1 &&
+           (size_t)q->gemm_kf * (size_t)(dw->tct * dw->vec) * 4 > DW_SMEM_MAX)
+        dw->tct = (dw->tct + 1) / 2;
+    dw->tr = 256 / dw->tct;
+    dw->threads = dw->tct * dw->tr;
+    /* outputs per strip: 4 (3x3 stride 1: 6 column loads per row for 12 products) */
+    dw->strip = 4;
+    const char *env = getenv("CK_CONV_DW_STRIP");
+    int forced = 0;
+    if (env && *env) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 1 || v > 16)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": CK_CONV_DW_STRIP = \"%s\"; accepted: 1 to 16 outputs per strip.",
+                           env);
+        dw->strip = (int)v, forced = 1;
+    }
+    /* CK_CONV_DW_MIN_BLOCKS=n: launch bounds asking the compiler for n resident blocks of the
+     * kernel per SM (fewer registers a thread), to time occupancy against reuse */
+    const char *mb = getenv("CK_CONV_DW_MIN_BLOCKS");
+    if (mb && *mb) {
+        char *end = NULL;
+        long v = strtol(mb, &end, 10);
+        if (*end || v < 1 || v > 8)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": CK_CONV_DW_MIN_BLOCKS = \"%s\"; accepted: 1 to 8 blocks per SM.",
+                           mb);
+        dw->min_blocks = (int)v;
+    }
+    if (dw->strip > dw->dst[2])
+        dw->strip = (int)dw->dst[2];
+    int64_t strips = p->n * dw->dst[0] * dw->dst[1] * ((dw->dst[2] + dw->strip - 1) / dw->strip);
+    int64_t gx = (strips + dw->tr - 1) / dw->tr,
+            gy = (G + dw->tct * dw->vec - 1) / (dw->tct * dw->vec);
+    int64_t rows = dw->fil[0] * dw->fil[1]; /* filter rows (z, y) */
+    if (wgrad) {
+        /* backward weight: blocks (filter rows, channel blocks, lane blocks) -- the filter rows
+         * fastest, so that the blocks reading the same strips of dY and neighbouring rows of X
+         * run together and share them in L2 --; about 1024 blocks in all (several waves of 132
+         * SMs; CK_CONV_DW_WGRAD_BLOCKS=n sets the target), each thread's strips strided by the
+         * lanes, one partial per lane block: the fixed-order sum reads lane_blocks x taps x G
+         * floats */
+        int64_t target = 1024;
+        const char *tb = getenv("CK_CONV_DW_WGRAD_BLOCKS");
+        if (tb && *tb) {
+            char *end = NULL;
+            long v = strtol(tb, &end, 10);
+            if (*end || v < 1 || v > 1 << 20)
+                return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                               OP ": CK_CONV_DW_WGRAD_BLOCKS = \"%s\"; accepted: 1 to 2^20 "
+                                  "blocks.",
+                               tb);
+            target = v;
+        }
+        int64_t want = (target + gy * rows - 1) / (gy * rows);
+        gx = want < gx ? want : gx;
+        gx = gx < 1 ? 1 : gx > 65535 ? 65535 : gx;
+        dw->lane_blocks = (int)gx;
+        dw->smem = (size_t)dw->threads * (size_t)dw->vec * 4; /* the block's sums */
+        dw->ws_bytes = (size_t)gx * (size_t)q->gemm_kf * (size_t)G * 4;
+        int64_t sb = (G * q->gemm_kf + 255) / 256;
+        if (sb > INT32_MAX || rows > INT32_MAX)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": the depthwise backward weight needs %lld blocks for its sum and "
+                              "%lld filter rows; at most 2^31 - 1 each.",
+                           (long long)sb, (long long)rows);
+        dw->sum_blocks = (unsigned)sb;
+    } else {
+        dw->smem = (size_t)(dw->fil[0] * dw->fil[1] * dw->fil[2]) * (size_t)(dw->tct * dw->vec) *
+                   4; /* the class's filter taps */
+    }
+    if (gx > INT32_MAX || gy > 65535)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": the depthwise launch needs a grid of %lld x %lld blocks; at most "
+                          "2^31 - 1 x 65535.",
+                       (long long)gx, (long long)gy);
+    dw->grid_x = (unsigned)(wgrad ? rows : gx), dw->grid_y = (unsigned)gy;
+    dw->grid_z = wgrad ? (unsigned)gx : 1;
+    snprintf(dw->why, sizeof dw->why,
+             "depthwise: G = C = K = %lld, the direct memory-bound kernel (one pass over the "
+             "tensors, no GEMM of N = 1)%s; %d channels per thread, %d threads along the "
+             "channels, strips of %d outputs along W%s",
+             (long long)G,
+             bwd     ? ", backward data per residue class of the stride as the flipped filter's "
+                       "forward convolution"
+             : wgrad ? ", backward weight as fixed-order partial sums per block and their sum"
+                     : "",
+             dw->vec, dw->tct, dw->strip, forced ? " (CK_CONV_DW_STRIP)" : "");
+    if (wgrad) {
+        size_t n = strlen(dw->why);
+        snprintf(dw->why + n, sizeof dw->why - n, ", %d lane blocks x %lld filter rows",
+                 dw->lane_blocks, (long long)rows);
+    }
     return CK_SUCCESS;
 }

@@ -140,4 +140,9 @@ ck_status ck_ew_tune(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor 
                      int reps, ck_ew_tune_progress progress, void *user, char *best,
                      size_t best_size, double *best_ms);
 
+/* CPU reference (reference.c; test_elementwise_ops and `ck prof elementwise` share it): the
+ * program's value in double precision for the inputs' values x[0..] (constants and scales
+ * rounded to f32 as the kernels take them, casts rounded through their type). */
+double ck_ew_reference(const ck_ew_program *p, const double *x);
+
 #endif

@@ -276,7 +276,7 @@ static ck_status cast_impl(const char *op, ck_context *ctx, const ck_tensor *dst
     return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_copy(ck_context *ctx, ck_tensor *dst, const ck_tensor *src)
+ck_status ck_copy(ck_context *ctx, const ck_tensor *src, ck_tensor *dst)
 {
     if (dst && src && dst->dtype != src->dtype)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -286,7 +286,7 @@ ck_status ck_copy(ck_context *ctx, ck_tensor *dst, const ck_tensor *src)
     return cast_impl("ck_copy", ctx, dst, src, NULL, NULL);
 }
 
-ck_status ck_cast(ck_context *ctx, ck_tensor *dst, const ck_tensor *src,
+ck_status ck_cast(ck_context *ctx, const ck_tensor *src, ck_tensor *dst,
                   const ck_convert_options *opt)
 {
     return cast_impl("ck_cast", ctx, dst, src, opt, NULL);
@@ -371,8 +371,8 @@ static ck_status elementwise_impl(ck_context *ctx, const ck_tensor *dst, const c
     return run_spec(ctx, op, &spec, &l, out);
 }
 
-ck_status ck_elementwise(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs, int input_count,
-                         const ck_ew_program *prog)
+ck_status ck_elementwise(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
+                         int input_count, ck_tensor *dst)
 {
     return elementwise_impl(ctx, dst, inputs, input_count, prog, NULL);
 }
@@ -386,17 +386,17 @@ ck_status ck_ew_plan(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor 
     if (call == EW_CALL_EXPR)
         return elementwise_impl(ctx, dst, inputs, input_count, prog, out);
     if (call == EW_CALL_COPY && dst && inputs && dst->dtype != inputs->dtype)
-        return ck_copy(ctx, dst, inputs); /* the refusal */
+        return ck_copy(ctx, inputs, dst); /* the refusal */
     return cast_impl(call == EW_CALL_COPY ? "ck_copy" : "ck_cast", ctx, dst, inputs,
                      call == EW_CALL_COPY ? NULL : opt, out);
 }
 
-ck_status ck_elementwise_expr(ck_context *ctx, ck_tensor *dst, const ck_tensor *inputs,
-                              int input_count, const char *expr)
+ck_status ck_elementwise_expr(ck_context *ctx, const char *expr, const ck_tensor *inputs,
+                              int input_count, ck_tensor *dst)
 {
     ck_ew_program prog;
     ck_status st = ck_ew_parse(expr, &prog);
     if (st != CK_SUCCESS)
         return st;
-    return ck_elementwise(ctx, dst, inputs, input_count, &prog);
+    return ck_elementwise(ctx, &prog, inputs, input_count, dst);
 }

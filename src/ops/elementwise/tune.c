@@ -42,10 +42,10 @@ static ck_status run(void *user)
 {
     ew_tune *t = user;
     if (t->call == EW_CALL_EXPR)
-        return ck_elementwise(t->ctx, t->dst, t->inputs, t->count, t->prog);
+        return ck_elementwise(t->ctx, t->prog, t->inputs, t->count, t->dst);
     if (t->call == EW_CALL_COPY)
-        return ck_copy(t->ctx, t->dst, t->inputs);
-    return ck_cast(t->ctx, t->dst, t->inputs, t->opt);
+        return ck_copy(t->ctx, t->inputs, t->dst);
+    return ck_cast(t->ctx, t->inputs, t->dst, t->opt);
 }
 
 ck_status ck_ew_tune(ck_context *ctx, int call, ck_tensor *dst, const ck_tensor *inputs,

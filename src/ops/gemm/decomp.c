@@ -49,7 +49,8 @@ static ck_status base_instance(const ck_gemm_prob *prob, const ck_device_props *
     int n = ck_gemm_family_sm90.instances(prob, props, ins, MAX_INSTANCES);
     for (int i = 0; i < n; ++i) {
         int ok = instance >= 0 ? ck_gemm_instance_id(&ins[i]) == instance
-                               : ins[i].tile_n == 128 && ins[i].split_k <= 1 && ins[i].decomp == 0;
+                               : ins[i].tile_m == 128 && ins[i].tile_n == 128 &&
+                                     ins[i].split_k <= 1 && ins[i].decomp == 0;
         if (ok && ins[i].cluster <= 1) {
             *out = ins[i];
             return CK_SUCCESS;

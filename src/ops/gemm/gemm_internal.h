@@ -200,6 +200,26 @@ void ck_gemm_sm90_acc_encoding(const ck_gemm_instance *inst, ck_dist_encoding *o
  * variants (stages and staging of D, clusters). */
 double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots);
 
+/* ---- small M (skinny.c) -------------------------------------------------------------------
+ * Problems of M <= CK_GEMM_SKINNY_M are bound by reading B: the sm90 family also offers tiles of
+ * 64 rows (one consumer warpgroup, up to CK_GEMM_SKINNY_MAX_STAGES stages) and its estimate
+ * takes the memory time below as a floor. */
+enum { CK_GEMM_SKINNY_M = 128, CK_GEMM_SKINNY_TILE_M = 64, CK_GEMM_SKINNY_MAX_STAGES = 8 };
+
+/* 1 when the problem is small-M (M <= CK_GEMM_SKINNY_M) and CK_GEMM_SKINNY is not "0". */
+int ck_gemm_skinny(const ck_gemm_prob *prob);
+/* The time, in K steps of 128 x 256 on one multiprocessor, to stream the operands of a
+ * tile_m x tile_n tiling with K split `split` ways on `slots` blocks (the busiest block, or
+ * the whole device's bandwidth); *ideal: the operands' bytes at the device's bandwidth. */
+double ck_gemm_skinny_memory_time(const ck_gemm_prob *prob, int tile_m, int tile_n, int tile_k,
+                                  int split, int slots, double *ideal);
+/* CK_GEMM_SKINNY (developer switch): "0" leaves the 64-row instances out (the policy as before
+ * them, to compare); unset or anything else offers them. */
+int ck_gemm_skinny_enabled(void);
+/* CK_GEMM_SKINNY_STAGES=2..8 (developer switch): the 64-row instances' stages (at most what
+ * the shared memory holds); else `fallback`. */
+int ck_gemm_skinny_stages(int fallback);
+
 /* Test hook: a stream-K plan's grid set to `blocks` (at most the K iterations), its workspace
  * sized again; the fix-ups then meet other boundaries than the device's grid gives. */
 ck_status ck_gemm_sm90_set_grid(ck_gemm_plan *plan, int blocks);

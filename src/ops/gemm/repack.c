@@ -147,14 +147,14 @@ ck_status ck_gemm_repack_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
     if (r->a) {
         view(&src, args->a, &u->a, u->m, u->k, u->batch);
         view(&dst, r->ws_a, &q->a, q->m, q->k, q->batch);
-        if ((st = ck_copy(plan->ctx, &dst, &src)))
+        if ((st = ck_copy(plan->ctx, &src, &dst)))
             return ck_fail_context(st, "ck_gemm_plan_execute: repacking A");
         a2.a = r->ws_a;
     }
     if (r->b) {
         view(&src, args->b, &u->b, u->k, u->n, u->batch);
         view(&dst, r->ws_b, &q->b, q->k, q->n, q->batch);
-        if ((st = ck_copy(plan->ctx, &dst, &src)))
+        if ((st = ck_copy(plan->ctx, &src, &dst)))
             return ck_fail_context(st, "ck_gemm_plan_execute: repacking B");
         a2.b = r->ws_b;
     }

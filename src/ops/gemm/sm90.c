@@ -173,18 +173,30 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     double k_tiles = (double)((p->k + tile_k - 1) / tile_k);
     double units = tiles * split, waves = units / (slots > 0 ? slots : 1);
     double steps = (double)((long long)k_tiles + split - 1) / split; /* K steps of a unit */
-    double step_cost = step_cost_of(tile_n);
+    /* a 64-row tile's step (one consumer warpgroup) is bound by the ring's latency, like
+     * 128 x 64's (not measured yet: bench/RESULTS.md will say) */
+    double step_cost = tile_m >= SM90_TILE_M ? step_cost_of(tile_n) : step_cost_of(64);
     /* a split's partial sums (written, then read back by the last split) cost about 10 K steps
-     * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md) */
-    double fixed = 3.0 * (double)tile_n / 256.0 + (split > 1 ? 10.0 * (double)tile_n / 256.0 : 0);
-    double time = ceil(waves) * (steps * step_cost + fixed);
-    /* 128 x 256 with the generated epilogue (not the TMA store) and a 16-bit D: 128
-     * accumulators and the packing registers exceed ptxas's 168 (launch bounds of 384
-     * threads): it spills. With an f32 D it does not (tf32 4096^3, bench/RESULTS.md) */
-    if (tile_n >= 256 && !tma_store(prob) && elem_bytes(p->d.dtype) < 4)
-        time *= 1.25;
+     * of 128 x 256 per unit (from the split and unsplit 1024^3 runs in bench/RESULTS.md); the
+     * prologue and epilogue 3; both scale with the tile's area */
+    double area = (double)tile_n / 256.0 * tile_m / SM90_TILE_M;
+    double fixed = 3.0 * area + (split > 1 ? 10.0 * area : 0);
+    double busy = ceil(waves) * steps * step_cost;
     double ideal = (double)p->batch * (double)p->m * (double)p->n * (double)p->k /
                    ((double)(slots > 0 ? slots : 1) * 128.0 * 256.0 * tile_k);
+    if (ck_gemm_skinny(prob)) { /* small M: streaming B from memory is the floor (skinny.c) */
+        double mem_ideal, mem = ck_gemm_skinny_memory_time(prob, tile_m, tile_n, tile_k, split,
+                                                           slots, &mem_ideal);
+        busy = busy > mem ? busy : mem;
+        ideal = ideal > mem_ideal ? ideal : mem_ideal;
+    }
+    double time = busy + ceil(waves) * fixed;
+    /* 128 x 256 with the generated epilogue (not the TMA store) and a 16-bit D: 128
+     * accumulators and the packing registers exceed ptxas's 168 (launch bounds of 384
+     * threads): it spills. With an f32 D it does not (tf32 4096^3, bench/RESULTS.md). 64 x 256
+     * (one consumer of 232 registers) spills with either D (ptxas -v: 216 bytes with f32) */
+    if (tile_n >= 256 && !tma_store(prob) && (tile_m < SM90_TILE_M || elem_bytes(p->d.dtype) < 4))
+        time *= 1.25;
     return ideal / time;
 }
 
@@ -276,23 +288,75 @@ double ck_gemm_sm90_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, 
     return e;
 }
 
+/* The tiles the family offers: 128 rows (two consumer warpgroups) of 256, 128 or 64
+ * columns; for small M (skinny.c, unless CK_GEMM_SKINNY=0) also 64 rows (one consumer
+ * warpgroup, a deeper ring for the bytes of B in flight). Not with scale tensors or packed B
+ * (quant.c's promotion is tested with 128 rows only). */
+static int tiles_offered(const ck_gemm_prob *prob, int (*tiles)[2])
+{
+    static const int base[][2] = {
+        {SM90_TILE_M, SM90_TILE_N}, {SM90_TILE_M, SM90_TILE_N / 2}, {SM90_TILE_M, SM90_TILE_N / 4}};
+    int n = 0;
+    for (int i = 0; i < 3; ++i)
+        tiles[n][0] = base[i][0], tiles[n][1] = base[i][1], ++n;
+    if (ck_gemm_skinny(prob) && !prob->quant)
+        for (int i = 0; i < 3; ++i)
+            tiles[n][0] = CK_GEMM_SKINNY_TILE_M, tiles[n][1] = base[i][1], ++n;
+    return n;
+}
+
+/* Append the split of K that the estimate ranks best for `in` when it beats none by 2% (few
+ * tiles, long K); for 64-row tiles also the split that gives the grid about one unit per
+ * block, when it differs (for `ck tune gemm` and bench/gemm_instances.py to compare). */
+static void add_splits(const ck_gemm_prob *prob, ck_gemm_instance in, int slots,
+                       ck_gemm_instance *out, int *n, int max, double *best_eff)
+{
+    long long k_tiles = (prob->p.k + in.tile_k - 1) / in.tile_k;
+    int best = 1;
+    *best_eff = sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, 1, slots);
+    for (int s = 2; s <= SM90_MAX_SPLIT && s <= k_tiles / 2; ++s) {
+        double e = sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, s, slots);
+        if (e > *best_eff * 1.02)
+            best = s, *best_eff = e;
+    }
+    if (best > 1 && *n < max) {
+        in.split_k = best;
+        out[(*n)++] = in;
+    }
+    if (in.tile_m >= SM90_TILE_M)
+        return;
+    double tiles = tiles_of(&prob->p, in.tile_m, in.tile_n);
+    long long fill = (long long)floor(slots / tiles);
+    if (fill > SM90_MAX_SPLIT)
+        fill = SM90_MAX_SPLIT;
+    if (fill > k_tiles / 2)
+        fill = k_tiles / 2;
+    if (fill >= 2 && fill != best && *n < max) {
+        in.split_k = (int)fill;
+        out[(*n)++] = in;
+    }
+}
+
 static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                           ck_gemm_instance *out, int max)
 {
-    static const int tile_ns[] = {SM90_TILE_N, SM90_TILE_N / 2, SM90_TILE_N / 4};
-    int n = 0, eb = elem_bytes(prob->p.a.dtype);
+    int tiles[6][2];
+    int n = 0, eb = elem_bytes(prob->p.a.dtype), nt = tiles_offered(prob, tiles);
     size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
     int slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
-    for (int t = 0; t < 3; ++t) {
+    for (int t = 0; t < nt; ++t) {
         ck_gemm_instance in;
         memset(&in, 0, sizeof in);
+        int skinny = tiles[t][0] < SM90_TILE_M;
         in.family = CK_GEMM_FAMILY_SM90;
-        in.tile_m = SM90_TILE_M, in.tile_n = tile_ns[t];
+        in.tile_m = tiles[t][0], in.tile_n = tiles[t][1];
         in.tile_k = SM90_ROW_BYTES / eb;
-        in.warps_m = SM90_CONSUMERS, in.warps_n = 1;
+        in.warps_m = skinny ? 1 : SM90_CONSUMERS, in.warps_n = 1;
         in.cluster = 1, in.raster = 0, in.group = SM90_GROUP, in.persistent = 1;
         in.split_k = 1;
-        in.stages = stages_that_fit(prob, in, 6, smem); /* the most the shared memory holds */
+        /* the most stages the shared memory holds, from 6 (64 rows: 8, or the switch's) */
+        in.stages = stages_that_fit(
+            prob, in, skinny ? ck_gemm_skinny_stages(CK_GEMM_SKINNY_MAX_STAGES) : 6, smem);
         if (in.stages < 2)
             continue;
         if (c_parts(&in) == 2 && tma_store(prob) && n < max) {
@@ -301,29 +365,25 @@ static int sm90_instances(const ck_gemm_prob *prob, const ck_device_props *props
             full.stages = stages_that_fit(prob, in, in.stages - 1, smem);
             if (full.stages >= 2 && c_parts(&full) == 1) {
                 out[n++] = full;
-                add_cluster(prob, full, out, &n, max);
+                if (!skinny)
+                    add_cluster(prob, full, out, &n, max);
             }
         }
         if (n < max)
             out[n++] = in;
+        if (skinny) { /* no clusters or stream-K with 64 rows (not built for them yet) */
+            double eff;
+            if (in.tile_n < 256)
+                add_splits(prob, in, slots, out, &n, max, &eff);
+            continue;
+        }
         add_cluster(prob, in, out, &n, max); /* ranked by the score, for `ck tune gemm` */
         /* the best split of K for this tile, when it beats none (few tiles, long K); 128 x 128
          * only: 128 x 256's accumulators leave no registers for the reduction (it spills) */
         if (in.tile_n >= 256)
             continue;
-        long long k_tiles = (prob->p.k + in.tile_k - 1) / in.tile_k;
-        int best = 1;
-        double best_eff = sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, 1, slots);
-        for (int s = 2; s <= SM90_MAX_SPLIT && s <= k_tiles / 2; ++s) {
-            double e = sm90_estimate(prob, in.tile_m, in.tile_n, in.tile_k, s, slots);
-            if (e > best_eff * 1.02)
-                best = s, best_eff = e;
-        }
-        if (best > 1 && n < max) {
-            ck_gemm_instance sp = in;
-            sp.split_k = best;
-            out[n++] = sp;
-        }
+        double best_eff;
+        add_splits(prob, in, slots, out, &n, max, &best_eff);
         /* stream-K, when it beats both (few tiles for the grid, or long K) */
         double sk = sm90_estimate_stream_k(prob, in.tile_m, in.tile_n, in.tile_k, slots);
         if (sk > best_eff * 1.02 && n < max) {

@@ -1,5 +1,6 @@
 /*
- * Layernorm / RMSNorm / smooth-quant forward over rows of NORM_N elements (device C).
+ * Layernorm / RMSNorm / smooth-quant forward over rows of NORM_N elements (device C): the row
+ * in registers.
  *
  * The generated source (src/ops/norm/params.c) defines, before including this file:
  *   NORM_KIND   0 layernorm, 1 RMSNorm, 2 none (standalone smooth/row-wise quantization)
@@ -22,6 +23,8 @@
  *               row's max |y|) are exchanged with st.async into every block's shared memory,
  *               completing on one mbarrier per exchange, and merged in rank order, so every
  *               block computes the same bits. One row per block (the grid covers the rows).
+ * Every branch on them is a constant condition the compiler folds: the generated source picks
+ * the variant, the stages below hold no preprocessor conditions.
  *
  * One group of NORM_RPB rows per block (grid = row groups, not persistent: several blocks per
  * SM overlap one's loads with another's reductions and stores). Each row: a = x (+ residual),
@@ -34,298 +37,332 @@
  */
 #include "ops/norm/norm_fwd_stages_kernel.h"
 
-#ifndef NORM_CLUSTER
-#define NORM_CLUSTER 1
-#endif
-#if NORM_CLUSTER > 1
-#define NORM_RANK ((int)ck_cluster_ctarank())
-#else
-#define NORM_RANK 0
-#endif
-/* vector of the row held by thread `lane` in round `it` */
-#define NORM_VIDX(it) (((it) * NORM_CLUSTER + NORM_RANK) * NORM_G + lane)
-
-#ifndef NORM_LAG
+/* at most this many vectors' gamma / beta / smooth loads in flight in the write stage */
 #define NORM_LAG 2
-#endif
+#define NORM_SLOTS (NORM_CACHE > 0 ? NORM_CACHE : 1)
+
+/* The thread's cached vectors of its row: f32 values, or (NORM_RAW) x's raw 16-bit codes. */
+typedef struct norm_row_cache {
+    float f[NORM_RAW ? 1 : NORM_SLOTS][NORM_VEC];
+    uint32_t w[NORM_RAW ? NORM_SLOTS : 1][NORM_VEC > 1 ? NORM_VEC / 2 : 1];
+} norm_row_cache;
+
+/* Where the thread is: its row, lane and cluster rank; valid 0 past the last row. */
+typedef struct norm_pos {
+    long long row;
+    int lane, valid;
+} norm_pos;
+
+CK_DEVICE int norm_rank(void)
+{
+    return NORM_CLUSTER > 1 ? (int)ck_cluster_ctarank() : 0;
+}
+
+/* vector of the row held by the thread in round `it` */
+CK_DEVICE int norm_vidx(int it, int lane)
+{
+    return (it * NORM_CLUSTER + norm_rank()) * NORM_G + lane;
+}
+
+/* whether vector v is one of a row (the row exists and the vector is in it) */
+CK_DEVICE int norm_holds(norm_pos p, int v)
+{
+    return p.valid && (NORM_EVEN || v < NORM_NV);
+}
+
+/* element k of cached vector `it` as f32 */
+CK_DEVICE float norm_cached(const norm_row_cache *c, int it, int k)
+{
+    if (NORM_RAW) {
+        const uint32_t *w = c->w[NORM_RAW ? it : 0];
+        return ck_code_to_f32(NORM_XT, (k & 1) ? (ck_opaque_u32(w[k >> 1]) >> 16)
+                                               : (ck_opaque_u32(w[k >> 1]) & 0xffffu));
+    }
+    return c->f[NORM_RAW ? 0 : it][k];
+}
 
 /* p + h where the tensor exists (p is NULL otherwise) */
-#define NORM_PSHIFT(p, exists, h) ((exists) ? (p) + (h) : (p))
-
-/* Element k of cached vector `it` as f32. */
-#if NORM_RAW
-#define NORM_CVAL(it, k)                                                                         \
-    ck_code_to_f32(NORM_XT, ((k) & 1) ? (ck_opaque_u32(raw[it][(k) >> 1]) >> 16)                \
-                                        : (ck_opaque_u32(raw[it][(k) >> 1]) & 0xffffu))
-#else
-#define NORM_CVAL(it, k) cache[it][k]
-#endif
-
-/* The body of kernel ck_norm_fwd (the generated source declares the kernel itself, with these
- * parameters, and calls this). */
-CK_DEVICE void ck_norm_fwd_body(
-    const void *x, long long sx, const void *residual, long long sr, void *y, long long sy,
-    void *resout, long long so, const void *gamma, const void *beta, const void *smooth,
-    float *yscale, float *mean_out, float *rstd_out, long long rows, float eps)
+CK_DEVICE const char *norm_shift(const void *p, int exists, long long h)
 {
-#if NORM_G > 32
-    CK_SHARED_ARRAY(float, red, 2 * 3 * 32);
-    CK_SHARED_ARRAY(float, red_q, 2 * 32);
-    float *red_s = red, *red_a = red_q;
-#else
-    float *red_s = 0, *red_a = 0;
-#endif
-#if NORM_CLUSTER > 1
-    CK_SHARED_ARRAY(float, cl_slot, 2 * 4 * NORM_CLUSTER);
-    CK_SHARED_ARRAY(unsigned long long, cl_bar, 2);
+    return exists ? (const char *)p + h : (const char *)p;
+}
+
+/* stage read: the cached rounds of the row (all loads issued first, zeros past its end) and
+ * their residual_out */
+CK_DEVICE void norm_read_cached(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_cache *c)
+{
+    CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
     {
-        const unsigned bytes[2] = {(NORM_KIND == 0 ? 12u : 4u) * NORM_CLUSTER, 4u * NORM_CLUSTER};
-        ck_cluster_exchange_init(cl_bar, bytes, 2);
-    }
-#endif
-    const char *xc = (const char *)x, *rc = (const char *)residual;
-    const char *gc = (const char *)gamma, *bc = (const char *)beta, *scc = (const char *)smooth;
-    const int lane = (int)(ck_thread_idx_x() % NORM_G);
-    const long long group = (long long)(ck_thread_idx_x() / NORM_G);
-    (void)resout;
-    (void)so;
-    (void)yscale;
-    (void)mean_out;
-    (void)rstd_out;
-    (void)eps;
-    /* one iteration unless the rows exceed the grid (more than 2^31 - 1 row groups) */
-    for (long long base = (long long)(ck_block_idx_x() / NORM_CLUSTER) * NORM_RPB; base < rows;
-         base += (long long)(ck_grid_dim_x() / NORM_CLUSTER) * NORM_RPB) {
-        const long long row = base + group;
-#if NORM_G == 32
-        if (row >= rows)
-            return; /* a warp per row: no block barrier */
-#endif
-        const int valid = row < rows;
-#if NORM_RAW
-        uint32_t raw[NORM_CACHE > 0 ? NORM_CACHE : 1][NORM_VEC / 2];
-#else
-        float cache[NORM_CACHE > 0 ? NORM_CACHE : 1][NORM_VEC];
-#endif
-        /* pass 1: read the cached part of the row (all loads issued first) */
-        CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
-        {
-            int v = NORM_VIDX(it);
-            if (valid && (NORM_EVEN || v < NORM_NV)) {
-#if NORM_RAW
-                ck_ld_words(xc + (row * sx + (long long)v * NORM_VEC) * 2, NORM_VEC * 2,
-                              raw[it]);
-#else
-                norm_fwd_get(xc, sx, rc, sr, row, v, cache[it]);
-#endif
-            } else {
-                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
-                {
-#if NORM_RAW
-                    raw[it][k / 2] = 0u;
-#else
-                    cache[it][k] = 0.0f;
-#endif
-                }
+        int v = norm_vidx(it, p.lane);
+        if (norm_holds(p, v)) {
+            if (NORM_RAW)
+                ck_ld_words((const char *)a->x + (p.row * a->sx + (long long)v * NORM_VEC) * 2,
+                            NORM_VEC * 2, c->w[NORM_RAW ? it : 0]);
+            else
+                norm_fwd_get((const char *)a->x, a->sx, (const char *)a->residual, a->sr, p.row,
+                             v, c->f[NORM_RAW ? 0 : it]);
+        } else {
+            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
+            {
+                if (NORM_RAW)
+                    c->w[NORM_RAW ? it : 0][k / 2] = 0u;
+                else
+                    c->f[NORM_RAW ? 0 : it][k] = 0.0f;
             }
         }
-#if NORM_OT >= 0
+    }
+    if (NORM_OT >= 0) { /* never with NORM_RAW */
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            int v = NORM_VIDX(it);
-            if (valid && (NORM_EVEN || v < NORM_NV))
-                norm_store((char *)resout + (row * so + (long long)v * NORM_VEC) *
-                                                NORM_ESIZE(NORM_OT),
-                           NORM_OT, cache[it]);
+            int v = norm_vidx(it, p.lane);
+            if (norm_holds(p, v))
+                norm_store((char *)a->resout +
+                               (p.row * a->so + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_OT),
+                           NORM_OT, c->f[NORM_RAW ? 0 : it]);
         }
-#endif
-        /* statistics of the cached part (vectors past the row end hold zeros) */
-#if NORM_KIND == 0
-        float cnt;
-        if (NORM_EVEN)
-            cnt = valid ? (float)(NORM_CACHE * NORM_VEC) : 0.0f;
-        else {
-            int nvalid = 0;
-            CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it) nvalid += NORM_VIDX(it) < NORM_NV;
-            cnt = valid ? (float)(nvalid * NORM_VEC) : 0.0f;
+    }
+}
+
+/* The thread's statistics of its part of the row: layernorm (count, mean, M2), RMSNorm the
+ * sum of squares. */
+typedef struct norm_part {
+    ck_welford w;
+    float ss;
+} norm_part;
+
+/* stage stats of the cached rounds (vectors past the row end hold zeros) */
+CK_DEVICE norm_part norm_stats_cached(const norm_row_cache *c, norm_pos p)
+{
+    norm_part s;
+    s.ss = 0.0f;
+    s.w.n = s.w.mean = s.w.m2 = 0.0f;
+    if (NORM_KIND == 0) {
+        int nvalid = NORM_CACHE;
+        if (!NORM_EVEN) {
+            nvalid = 0;
+            CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it) nvalid +=
+                norm_vidx(it, p.lane) < NORM_NV;
         }
+        float cnt = p.valid ? (float)(nvalid * NORM_VEC) : 0.0f;
         float sum = 0.0f;
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) sum += NORM_CVAL(it, k);
+            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) sum += norm_cached(c, it, k);
         }
-        ck_welford st;
-        st.n = cnt;
+        s.w.n = cnt;
         /* a division even where the count is a constant: with a multiplication the GPU
          * compiler interleaves the two passes and keeps every converted value live (twice the
          * registers); one division per row and thread costs nothing */
-        st.mean = cnt > 0.0f ? sum / cnt : 0.0f;
-        st.m2 = 0.0f;
+        s.w.mean = cnt > 0.0f ? sum / cnt : 0.0f;
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            if (NORM_EVEN || NORM_VIDX(it) < NORM_NV) {
+            if (NORM_EVEN || norm_vidx(it, p.lane) < NORM_NV) {
                 CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
                 {
-                    float d = NORM_CVAL(it, k) - st.mean;
-                    st.m2 = fmaf(d, d, st.m2);
+                    float d = norm_cached(c, it, k) - s.w.mean;
+                    s.w.m2 = fmaf(d, d, s.w.m2);
                 }
             }
         }
-        if (!valid)
-            st.m2 = 0.0f;
-#elif NORM_KIND == 1
-        float ss = 0.0f;
+        if (!p.valid)
+            s.w.m2 = 0.0f;
+    } else if (NORM_KIND == 1) {
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
             CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
             {
-                float c = NORM_CVAL(it, k);
-                ss = fmaf(c, c, ss);
+                float v = norm_cached(c, it, k);
+                s.ss = fmaf(v, v, s.ss);
             }
         }
-#endif
-        /* the uncached rest of the row: per vector (its own two-pass state, merged by Chan) */
-        CK_UNROLL for (int it = NORM_CACHE; it < NORM_ITERS; ++it)
-        {
-            int v = NORM_VIDX(it);
-            if (valid && v < NORM_NV) {
-                float a[NORM_VEC];
-                norm_fwd_get(xc, sx, rc, sr, row, v, a);
-#if NORM_OT >= 0
-                norm_store((char *)resout + (row * so + (long long)v * NORM_VEC) *
-                                                NORM_ESIZE(NORM_OT),
-                           NORM_OT, a);
-#endif
-#if NORM_KIND == 0
-                st = ck_welford_add(st, a, NORM_VEC);
-#elif NORM_KIND == 1
+    }
+    return s;
+}
+
+/* stage stats of the uncached rest: read per vector (residual_out written), each with its own
+ * two-pass state merged by Chan */
+CK_DEVICE void norm_stats_rest(const ck_norm_fwd_kargs *a, norm_pos p, norm_part *s)
+{
+    CK_UNROLL for (int it = NORM_CACHE; it < NORM_ITERS; ++it)
+    {
+        int v = norm_vidx(it, p.lane);
+        if (p.valid && v < NORM_NV) {
+            float t[NORM_VEC];
+            norm_fwd_get((const char *)a->x, a->sx, (const char *)a->residual, a->sr, p.row, v, t);
+            if (NORM_OT >= 0)
+                norm_store((char *)a->resout +
+                               (p.row * a->so + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_OT),
+                           NORM_OT, t);
+            if (NORM_KIND == 0)
+                s->w = ck_welford_add(s->w, t, NORM_VEC);
+            else if (NORM_KIND == 1)
                 for (int k = 0; k < NORM_VEC; ++k)
-                    ss = fmaf(a[k], a[k], ss);
-#endif
+                    s->ss = fmaf(t[k], t[k], s->ss);
+        }
+    }
+}
+
+/* stage reduce: the row's mean and rstd from every thread's part (block, then cluster) */
+CK_DEVICE void norm_row_stats(norm_part s, float eps, float *red, float *slot,
+                              unsigned long long *bar, float *mean, float *rstd)
+{
+    *mean = 0.0f;
+    *rstd = 1.0f;
+    if (NORM_KIND == 0) {
+        s.w = norm_reduce_welford(s.w, red);
+        if (NORM_CLUSTER > 1) {
+            ck_cluster_wait();
+            s.w = ck_cluster_welford(s.w, slot, bar, ck_thread_idx_x(), NORM_CLUSTER);
+        }
+        *mean = s.w.mean;
+        *rstd = 1.0f / sqrtf(s.w.m2 * (1.0f / (float)NORM_N) + eps);
+    } else if (NORM_KIND == 1) {
+        s.ss = norm_reduce_f32(s.ss, CK_RED_SUM, red);
+        if (NORM_CLUSTER > 1) {
+            ck_cluster_wait();
+            s.ss = ck_cluster_reduce_f32(s.ss, CK_RED_SUM, slot, bar, ck_thread_idx_x(),
+                                         NORM_CLUSTER);
+        }
+        *rstd = 1.0f / sqrtf(s.ss * (1.0f / (float)NORM_N) + eps);
+    }
+}
+
+/* vector v (round `it`) of the row as a: from the cache or read again */
+CK_DEVICE void norm_row_vector(const ck_norm_fwd_kargs *a, norm_pos p, const norm_row_cache *c,
+                               int it, int v, float *t)
+{
+    if (it < NORM_CACHE) {
+        CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) t[k] =
+            norm_cached(c, it < NORM_CACHE ? it : 0, k);
+    } else {
+        norm_fwd_get((const char *)a->x, a->sx, (const char *)a->residual, a->sr, p.row, v, t);
+    }
+}
+
+/* stage amax (quantized y): the row's scale = max |y| / NORM_QMAX; f32 caches keep y */
+CK_DEVICE float norm_row_scale(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_cache *c,
+                               const char *gamma, const char *beta, const char *smooth,
+                               float mean, float rstd, float *red, float *slot,
+                               unsigned long long *bar)
+{
+    float amax = 0.0f;
+    CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
+    {
+        int v = norm_vidx(it, p.lane);
+        if (norm_holds(p, v)) {
+            float t[NORM_VEC];
+            norm_row_vector(a, p, c, it, v, t);
+            norm_fwd_y(gamma, beta, smooth, v, mean, rstd, t);
+            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = ck_nanmax_f32(amax, fabsf(t[k]));
+            if (!NORM_RAW && it < NORM_CACHE) {
+                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
+                    c->f[it < NORM_CACHE && !NORM_RAW ? it : 0][k] = t[k];
             }
         }
-        float mean = 0.0f, rstd = 1.0f;
-#if NORM_KIND == 0
-        st = norm_reduce_welford(st, red_s);
-#if NORM_CLUSTER > 1
-        ck_cluster_wait();
-        st = ck_cluster_welford(st, cl_slot, &cl_bar[0], ck_thread_idx_x(), NORM_CLUSTER);
-#endif
-        mean = st.mean;
-        rstd = 1.0f / sqrtf(st.m2 * (1.0f / (float)NORM_N) + eps);
-#elif NORM_KIND == 1
-        ss = norm_reduce_f32(ss, CK_RED_SUM, red_s);
-#if NORM_CLUSTER > 1
-        ck_cluster_wait();
-        ss = ck_cluster_reduce_f32(ss, CK_RED_SUM, cl_slot, &cl_bar[0], ck_thread_idx_x(),
-                                   NORM_CLUSTER);
-#endif
-        rstd = 1.0f / sqrtf(ss * (1.0f / (float)NORM_N) + eps);
-#endif
+    }
+    amax = norm_reduce_f32(amax, CK_RED_NANMAX, red);
+    if (NORM_CLUSTER > 1) {
+        if (NORM_KIND == 2)
+            ck_cluster_wait();
+        amax = ck_cluster_reduce_f32(amax, CK_RED_NANMAX, slot, bar, ck_thread_idx_x(),
+                                     NORM_CLUSTER);
+    }
+    return amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1);
+}
+
+/* stage write: y (quantized: round(y / scale)). The gamma/beta/smooth addresses of vector
+ * `it` depend (invisibly) on the result of vector it - NORM_LAG, so at most NORM_LAG vectors'
+ * parameters are in flight: the compiler would otherwise load all of them at once and run out
+ * of registers. */
+CK_DEVICE void norm_row_write(const ck_norm_fwd_kargs *a, norm_pos p, const norm_row_cache *c,
+                              const char *gamma, const char *beta, const char *smooth,
+                              float mean, float rstd, float scale)
+{
+    uint32_t dep[NORM_ITERS];
+    CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
+    {
+        int v = norm_vidx(it, p.lane);
+        dep[it] = 0u;
+        if (norm_holds(p, v)) {
+            long long h = 0;
+            if (it >= NORM_LAG) {
+                uint32_t d = dep[it >= NORM_LAG ? it - NORM_LAG : 0];
+                h = (long long)(int32_t)(ck_opaque_u32(d) - d);
+            }
+            float t[NORM_VEC];
+            norm_row_vector(a, p, c, it, v, t);
+            /* quantized f32 caches hold y already */
+            if (it >= NORM_CACHE || NORM_QMAX == 0 || NORM_RAW)
+                norm_fwd_y(norm_shift(gamma, NORM_KIND != 2, h), norm_shift(beta, NORM_BT >= 0, h),
+                           norm_shift(smooth, NORM_ST >= 0, h), v, mean, rstd, t);
+            dep[it] = ck_f32_as_u32(t[0]);
+            if (NORM_QMAX > 0) {
+                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
+                {
+                    float q = scale > 0.0f ? t[k] / scale : (scale == 0.0f ? 0.0f : scale);
+                    t[k] = NORM_YT == CK_NC_I8 ? rintf(q) : q;
+                }
+            }
+            norm_store((char *)a->y + (p.row * a->sy + (long long)v * NORM_VEC) *
+                                          NORM_ESIZE(NORM_YT),
+                       NORM_YT, t);
+        }
+    }
+}
+
+/* The body of kernel ck_norm_fwd (declared by the generated source). */
+CK_DEVICE void ck_norm_fwd_body(ck_norm_fwd_kargs a)
+{
+    /* block reductions (two sets, alternating between row groups) and cluster exchanges */
+    CK_SHARED_ARRAY(float, red, 2 * 3 * 32);
+    CK_SHARED_ARRAY(float, red_q, 2 * 32);
+    CK_SHARED_ARRAY(float, cl_slot, 2 * 4 * NORM_CLUSTER);
+    CK_SHARED_ARRAY(unsigned long long, cl_bar, 2);
+    float *red_s = NORM_G > 32 ? red : 0, *red_a = NORM_G > 32 ? red_q : 0;
+    if (NORM_CLUSTER > 1) {
+        const unsigned bytes[2] = {(NORM_KIND == 0 ? 12u : 4u) * NORM_CLUSTER, 4u * NORM_CLUSTER};
+        ck_cluster_exchange_init(cl_bar, bytes, 2);
+    }
+    norm_pos p;
+    p.lane = (int)(ck_thread_idx_x() % NORM_G);
+    const long long group = (long long)(ck_thread_idx_x() / NORM_G);
+    /* one iteration unless the rows exceed the grid (more than 2^31 - 1 row groups) */
+    for (long long base = (long long)(ck_block_idx_x() / NORM_CLUSTER) * NORM_RPB; base < a.rows;
+         base += (long long)(ck_grid_dim_x() / NORM_CLUSTER) * NORM_RPB) {
+        p.row = base + group;
+        if (NORM_G == 32 && p.row >= a.rows)
+            return; /* a warp per row: no block barrier */
+        p.valid = p.row < a.rows;
+        norm_row_cache c;
+        norm_read_cached(&a, p, &c);
+        norm_part s = norm_stats_cached(&c, p);
+        norm_stats_rest(&a, p, &s);
+        float mean, rstd;
+        norm_row_stats(s, a.eps, red_s, cl_slot, &cl_bar[0], &mean, &rstd);
         /* gamma / beta / smooth are loaded after the reduction, where they are used: an
          * address the compiler cannot see through keeps it from hoisting those loads above
          * the barrier (their registers would double the thread's footprint) */
-        {
-            long long hide = (long long)ck_opaque_u32(0u);
-            gc = NORM_PSHIFT(gc, NORM_KIND != 2, hide);
-            bc = NORM_PSHIFT(bc, NORM_BT >= 0, hide);
-            scc = NORM_PSHIFT(scc, NORM_ST >= 0, hide);
+        long long hide = (long long)ck_opaque_u32(0u);
+        const char *gamma = norm_shift(a.gamma, NORM_KIND != 2, hide);
+        const char *beta = norm_shift(a.beta, NORM_BT >= 0, hide);
+        const char *smooth = norm_shift(a.smooth, NORM_ST >= 0, hide);
+        if (p.valid && p.lane == 0 && norm_rank() == 0) {
+            if (NORM_MEAN)
+                a.mean_out[p.row] = mean;
+            if (NORM_RSTD)
+                a.rstd_out[p.row] = rstd;
         }
-        if (valid && lane == 0 && NORM_RANK == 0) {
-#if NORM_MEAN
-            mean_out[row] = mean;
-#endif
-#if NORM_RSTD
-            rstd_out[row] = rstd;
-#endif
+        float scale = 1.0f;
+        if (NORM_QMAX > 0) {
+            scale = norm_row_scale(&a, p, &c, gamma, beta, smooth, mean, rstd, red_a,
+                                   cl_slot + 4 * NORM_CLUSTER, &cl_bar[1]);
+            if (p.valid && p.lane == 0 && norm_rank() == 0)
+                a.yscale[p.row] = scale;
         }
-#if NORM_QMAX > 0
-        /* pass 2: the row's largest |y| (f32 cache: y replaces a) */
-        float amax = 0.0f;
-        CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
-        {
-            int v = NORM_VIDX(it);
-            if (valid && (NORM_EVEN || v < NORM_NV)) {
-                float a[NORM_VEC];
-                if (it < NORM_CACHE) {
-                    CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) a[k] =
-                        NORM_CVAL(it < NORM_CACHE ? it : 0, k);
-                } else {
-                    norm_fwd_get(xc, sx, rc, sr, row, v, a);
-                }
-                norm_fwd_y(gc, bc, scc, v, mean, rstd, a);
-                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = ck_nanmax_f32(amax, fabsf(a[k]));
-#if !NORM_RAW
-                if (it < NORM_CACHE) {
-                    CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) cache[it < NORM_CACHE ? it : 0][k] =
-                        a[k];
-                }
-#endif
-            }
-        }
-        amax = norm_reduce_f32(amax, CK_RED_NANMAX, red_a);
-#if NORM_CLUSTER > 1
-#if NORM_KIND == 2
-        ck_cluster_wait();
-#endif
-        amax = ck_cluster_reduce_f32(amax, CK_RED_NANMAX, cl_slot + 4 * NORM_CLUSTER, &cl_bar[1],
-                                     ck_thread_idx_x(), NORM_CLUSTER);
-#endif
-        float scale = amax / (float)NORM_QMAX;
-        if (valid && lane == 0 && NORM_RANK == 0)
-            yscale[row] = scale;
-#endif
-        /* final pass: y. The gamma/beta/smooth addresses of vector `it` depend (invisibly) on
-         * the result of vector it - NORM_LAG, so at most NORM_LAG vectors' parameters are in
-         * flight: the compiler would otherwise load all of them at once and run out of
-         * registers. */
-        uint32_t dep[NORM_ITERS];
-        CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
-        {
-            int v = NORM_VIDX(it);
-            dep[it] = 0u;
-            if (valid && (NORM_EVEN || v < NORM_NV)) {
-                long long h = 0;
-                if (it >= NORM_LAG) {
-                    uint32_t d = dep[it >= NORM_LAG ? it - NORM_LAG : 0];
-                    h = (long long)(int32_t)(ck_opaque_u32(d) - d);
-                }
-                float a[NORM_VEC];
-                if (it < NORM_CACHE) {
-                    CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) a[k] =
-                        NORM_CVAL(it < NORM_CACHE ? it : 0, k);
-#if NORM_QMAX == 0 || NORM_RAW
-                    norm_fwd_y(NORM_PSHIFT(gc, NORM_KIND != 2, h), NORM_PSHIFT(bc, NORM_BT >= 0, h),
-                               NORM_PSHIFT(scc, NORM_ST >= 0, h), v, mean, rstd, a);
-#endif
-                } else {
-                    norm_fwd_get(xc, sx, rc, sr, row, v, a);
-                    norm_fwd_y(NORM_PSHIFT(gc, NORM_KIND != 2, h), NORM_PSHIFT(bc, NORM_BT >= 0, h),
-                               NORM_PSHIFT(scc, NORM_ST >= 0, h), v, mean, rstd, a);
-                }
-                dep[it] = ck_f32_as_u32(a[0]);
-#if NORM_QMAX > 0
-                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
-                {
-                    float q = scale > 0.0f ? a[k] / scale : (scale == 0.0f ? 0.0f : scale);
-#if NORM_YT == CK_NC_I8
-                    q = rintf(q);
-#endif
-                    a[k] = q;
-                }
-#endif
-                norm_store((char *)y + (row * sy + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_YT),
-                           NORM_YT, a);
-            }
-        }
-#if NORM_G > 32
-        /* the next row group (rare) reuses the buffers: swap them */
-        {
-            float *t = red_s;
+        norm_row_write(&a, p, &c, gamma, beta, smooth, mean, rstd, scale);
+        if (NORM_G > 32) { /* the next row group (rare) reuses the buffers: swap them */
             red_s = red_s == red ? red + 96 : red;
             red_a = red_a == red_q ? red_q + 32 : red_q;
-            (void)t;
         }
-#endif
     }
 }

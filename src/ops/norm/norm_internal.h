@@ -7,8 +7,9 @@
  *   params.c    THE parameter tables of the generated sources: their #defines and the kernel
  *               cache keys are printed from the same lists
  *   kernel.c    the launches (one argument struct shared with the device: norm_args_kernel.h)
- *   norm_fwd_kernel.h, norm_bwd_kernel.h   the device pipelines
+ *   norm_fwd_kernel.h, norm_fwd_looped_kernel.h, norm_bwd_kernel.h   the device pipelines
  *   tune.c      `ck tune layernorm|rmsnorm`
+ *   reference.c the CPU reference (tests and `ck prof layernorm|rmsnorm`)
  * Not installed.
  */
 #ifndef CK_SRC_OPS_NORM_NORM_INTERNAL_H
@@ -190,5 +191,27 @@ char *ck_norm_fwd_source(int kind, int64_t n, const ck_norm_instance *in, int xt
  * "ck_norm_bwd_combine" (one module). */
 char *ck_norm_bwd_source(int kind, int64_t n, const ck_norm_instance *in, int dyt, int xt, int gt,
                          int dxt, int dgt, int dbt);
+
+/* ---- the CPU reference (reference.c), in double precision, one row of n values ---- */
+
+/* The row's mean (layernorm; 0 for RMSNorm) and rstd = 1 / sqrt(var + eps), var the mean
+ * squared deviation from the mean (layernorm) or the mean square (RMSNorm). */
+void ck_norm_reference_stats(ck_norm_kind kind, int64_t n, const double *a, double eps,
+                             double *mean, double *rstd);
+
+/* y before quantization: layernorm (a - mean) rstd gamma + beta, RMSNorm a rstd gamma, none
+ * (smooth quantization alone) a; times smooth. beta and smooth may be NULL (absent). */
+void ck_norm_reference_y(ck_norm_kind kind, int64_t n, const double *a, double mean, double rstd,
+                         const double *gamma, const double *beta, const double *smooth, double *y);
+
+/* The quantized row's scale: max |y| / qmax (NaN when a y is NaN). */
+double ck_norm_reference_scale(int64_t n, const double *y, double qmax);
+
+/* The backward of one row given the forward's mean (layernorm) and rstd: xhat = (x - mean)
+ * rstd, g = dy gamma, dx = rstd (g - mean(g) - xhat mean(g xhat)) (RMSNorm: no mean(g)); the
+ * row's terms dy xhat and dy are added to dgamma and dbeta (each NULL: not wanted). */
+void ck_norm_reference_bwd(ck_norm_kind kind, int64_t n, const double *dy, const double *x,
+                           const double *gamma, double mean, double rstd, double *dx,
+                           double *dgamma, double *dbeta);
 
 #endif

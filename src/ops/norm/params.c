@@ -109,11 +109,7 @@ static char *fwd_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in
     if (in->looped)
         ck_sbuf_printf(&b, "    ck_norm_fwd_looped(a);\n}\n");
     else
-        ck_sbuf_printf(
-            &b, "    ck_norm_fwd_body(a.x, a.sx, a.residual, a.sr, a.y, a.sy, a.resout, a.so, "
-                "a.gamma,\n"
-                "                     a.beta, a.smooth, a.yscale, a.mean_out, a.rstd_out, a.rows, "
-                "a.eps);\n}\n");
+        ck_sbuf_printf(&b, "    ck_norm_fwd_body(a);\n}\n");
     free(defs);
     if (b.oom) {
         free(b.s);
@@ -136,13 +132,11 @@ static char *bwd_source(const ck_norm_bwd_problem *p, const ck_norm_instance *in
         "#include \"ops/norm/norm_bwd_kernel.h\"\n"
         "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_norm_bwd(ck_norm_bwd_kargs a)\n"
         "{\n"
-        "    ck_norm_bwd_body(a.dy, a.sdy, a.x, a.sx, a.gamma, a.mean, a.rstd, a.dx, a.sdx, "
-        "a.part,\n"
-        "                     a.rows);\n"
+        "    ck_norm_bwd_body(a);\n"
         "}\n"
         "CK_KERNEL void ck_norm_bwd_combine(ck_norm_combine_kargs a)\n"
         "{\n"
-        "    ck_norm_bwd_combine_body(a.part, a.np, a.dgamma, a.dbeta);\n"
+        "    ck_norm_bwd_combine_body(a);\n"
         "}\n",
         p->kind == CK_NORM_LAYERNORM ? "layernorm2d" : "rmsnorm2d", defs, in->block);
     free(defs);

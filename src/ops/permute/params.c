@@ -60,10 +60,14 @@ ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **k
     if (defs) {
         ck_sbuf_printf(&b,
                        "/* ck_permute: %s (ops/permute) */\n#include \"ck_device.h\"\n%s"
-                       "#define PERM_T %s\n#include \"ops/permute/permute_kernel.h\"\n",
+                       "#define PERM_T %s\n%s#include \"ops/permute/permute_%s_kernel.h\"\n",
                        p->kind == CK_PERM_TILE ? "tile transpose through shared memory"
                                                : "gather copy",
-                       defs, elem_type(p->elem_bytes));
+                       defs, elem_type(p->elem_bytes),
+                       p->kind == CK_PERM_TILE ? ""
+                       : idx32(p)              ? "#define PERM_IDX_T unsigned int\n"
+                                               : "#define PERM_IDX_T long long\n",
+                       p->kind == CK_PERM_TILE ? "tile" : "gather");
         free(defs);
     }
     if (p->kind == CK_PERM_TILE) {

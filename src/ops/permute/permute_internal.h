@@ -7,7 +7,8 @@
  *   params.c    THE parameter table of the generated source: its #defines and the kernel cache
  *               key are printed from the same list
  *   kernel.c    the launch (argument structs shared with the device: permute_args_kernel.h)
- *   permute_kernel.h, permute_layout_kernel.h   the device pipelines and the tile layout
+ *   reference.c  the CPU reference (tests and `ck prof permute`)
+ *   permute_kernel.h (shared), permute_tile/gather_kernel.h (the pipelines), permute_layout_kernel.h (the tile layout)
  *   tune.c      `ck tune permute`
  */
 #ifndef CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
@@ -87,5 +88,12 @@ ck_status ck_permute_source(const ck_perm_plan *plan, char **source, const char 
 
 /* The kernel of a plan on ctx (built on a miss; keyed by the parameter table). */
 ck_status ck_permute_kernel(ck_context *ctx, const ck_perm_plan *plan, ck_kernel **kernel);
+
+/* CPU reference (reference.c; test_permute and `ck prof permute` share it): dst = src with
+ * dimension d of dst taken from dimension perm[d] of src, on host memory (the tensors' data are
+ * host pointers; strides in elements). Packed sub-byte types: packed row-major tensors whose last
+ * dimension stays, copied by rows of bytes. Errors: NULL arguments, ranks or shapes that do not
+ * match perm. */
+ck_status ck_permute_reference(ck_tensor *dst, const ck_tensor *src, const int *perm);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The shared-memory layout and thread mapping of the permute tile kernel, in one place: the
- * kernel (permute_kernel.h) computes its addresses with these functions, and the host
+ * kernel (permute_tile_kernel.h) computes its addresses with these functions, and the host
  * (permute.c, at kernel-build time, and tests/test_permute.c) replays them for every lane to
  * prove that both shared-memory passes are free of bank conflicts. Pure integer C; no hardware.
  *

@@ -6,7 +6,7 @@
  *                cache key are printed from the same list
  *   kernel.c     the launches (rd_geom, reduce_geom_kernel.h, is the argument struct shared
  *                with the device)
- *   reduce_kernel.h   the device pipelines
+ *   reduce_kernel.h   device states and helpers; reduce_row/col/combine_kernel.h the pipelines
  *   reference.c  the CPU reference (tests and `ck prof reduce`)
  */
 #ifndef CK_SRC_OPS_REDUCE_INTERNAL_H

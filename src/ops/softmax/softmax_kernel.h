@@ -1,6 +1,6 @@
 /*
  * Softmax and log-softmax along the last axis (device C). Included by a source that src/ops/
- * softmax/softmax.c generates; it defines the problem's constants first:
+ * softmax/params.c generates; it defines the problem's constants first:
  *
  *   SMX_TI, SMX_TO, SMX_TM   types of x, y and the additive mask (ck_dtype codes: f32, f16, bf16)
  *   SMX_MASK                 bit 0: additive mask, bit 1: causal mask

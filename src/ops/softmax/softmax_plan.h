@@ -1,12 +1,13 @@
 /*
  * The softmax instance (src/ops/softmax), in CK's parts:
- *   softmax.c  problem: argument checks -> the problem fields of smx_plan; the launch
+ *   problem.c  problem: argument checks -> the problem fields of smx_plan and smx_geom
+ *   kernel.c   the launch
  *   policy.c   policy: problem + device properties (+ tuning table / developer switches, as
  *              smx_knobs) -> the instance fields of smx_plan
  *   params.c   THE parameter table of the generated source: its #defines and the kernel cache
  *              key are printed from the same list; the kernels over the pipelines
  *   softmax_kernel.h, softmax_staged_kernel.h   the device pipelines
- *   softmax_ref.c   the CPU reference (tests and `ck prof`)
+ *   reference.c   the CPU reference (tests and `ck prof`)
  *   tune.c     `ck tune softmax`: time the candidate instances, store the fastest
  * Not installed.
  */
@@ -39,6 +40,25 @@ typedef struct smx_plan {
     int pv, v, xu, stages, per_sm, grid_clusters;
     long long smem;
 } smx_plan;
+
+/* The launch geometry of a problem: rows, row strides of x / y (elements), the mask's row map
+ * (mask row of x row r at ((r / mdiv) % mmod) * ms), the causal mask's row count cm, the scale
+ * times log2(e), the pointers (mask: x's when there is none). */
+typedef struct smx_geom {
+    int64_t rows, xs, ys, ms, mdiv, mmod, cm;
+    float scale2;
+    const void *x, *mask;
+    void *y;
+} smx_geom;
+
+/* The argument checks (each refusal a sentence) and the problem: the problem fields of *p and
+ * the geometry *g (g->rows = 0 or p->n = 0: nothing to compute). problem.c. */
+ck_status ck_smx_problem_of(const ck_tensor *x, const ck_tensor *y,
+                            const ck_softmax_options *options, smx_plan *p, smx_geom *g);
+
+/* p->vec from p's problem fields: elements per access, the most that fit 16 bytes of the
+ * narrowest type and divide the row length. */
+void ck_smx_problem_vec(smx_plan *p);
 
 /* What steers the policy beyond the problem and the device: a tuning-table entry (`ck tune
  * softmax`), the instance `ck tune` is timing, or the developer switches (docs/ops-softmax.md).

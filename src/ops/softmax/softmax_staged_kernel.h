@@ -1,6 +1,6 @@
 /*
  * Softmax of long rows staged in shared memory (device C): the "staged" instance of ck_softmax.
- * Included by a source that src/ops/softmax/softmax.c generates after the constants of
+ * Included by a source that src/ops/softmax/params.c generates after the constants of
  * softmax_kernel.h (SMX_TI, SMX_TO, SMX_MASK (bit 1 only: causal), SMX_LOG, SMX_N, SMX_VEC,
  * SMX_WIDE_Y) and:
  *

@@ -1,7 +1,7 @@
 /*
  * `ck tune softmax` (softmax_plan.h): the candidate instances of one problem for the common
  * tuner (ops/common/op_tune.h), which times the distinct ones and stores the fastest in the
- * tuning table, where the policy finds it (softmax.c, ck_smx_knobs_for).
+ * tuning table, where the policy finds it (kernel.c, ck_smx_knobs_for).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,46 @@
+#!/bin/bash
+# Same-run timing of two ck commits on this GPU: builds BASE (default main) and HEAD in two
+# build directories under $CK_BA_DIR (default /tmp/ck-before-after), then runs
+# bench/before_after.py (the cases of bench/norm_ops.py and bench/memory_ops.py, plus norm and
+# reduce variants) against both libraries, interleaved, and prints one table.
+#
+#   bench/before_after.sh [BASE [HEAD]] [-- before_after.py options, e.g. --full --reps 100]
+#
+# Each build gets its own kernel cache ($dir/cache-base, $dir/cache-head), warmed by a first
+# untimed call of each case inside ck prof. About 3-4 minutes on an H100 with the quick sweeps.
+set -euo pipefail
+root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+base=main
+head=HEAD
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then base=$1; shift; fi
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then head=$1; shift; fi
+[ $# -gt 0 ] && [ "$1" = "--" ] && shift
+dir=${CK_BA_DIR:-/tmp/ck-before-after}
+jobs=$(nproc 2>/dev/null || echo 4)
+for side in base head; do
+  rev=$([ $side = base ] && echo "$base" || echo "$head")
+  sha=$(git -C "$root" rev-parse --verify "$rev^{commit}")
+  src=$dir/src-$side
+  if [ "$(cat "$src/.ck-commit" 2>/dev/null)" != "$sha" ]; then
+    rm -rf "$src" && mkdir -p "$src"
+    git -C "$root" archive "$sha" | tar -x -C "$src"
+    echo "$sha" > "$src/.ck-commit"
+  fi
+  echo "$side: $rev = $sha" >&2
+  cmake -S "$src" -B "$dir/build-$side" -DCMAKE_BUILD_TYPE=Release > "$dir/cmake-$side.log"
+  cmake --build "$dir/build-$side" -j "$jobs" --target ck > "$dir/build-$side.log"
+done
+# the kernel caches: one per build (a library's kernels are keyed by its own sources anyway)
+base_cache=$dir/cache-base head_cache=$dir/cache-head
+mkdir -p "$base_cache" "$head_cache"
+# ck reads CK_CACHE_DIR per process: wrap each build's ck so that it gets its own cache
+for side in base head; do
+  cache=$dir/cache-$side
+  real=$dir/build-$side/bin/ck
+  mkdir -p "$dir/run-$side/bin"
+  # no CPU reference checks (the tests check; a 1 GiB reference takes seconds) unless CK_BA_CHECK=1
+  nocheck=$([ "${CK_BA_CHECK:-0}" = 1 ] && echo "" || echo "--no-check")
+  printf '#!/bin/sh\nCK_CACHE_DIR=%s exec %s "$@" %s\n' "$cache" "$real" "$nocheck" > "$dir/run-$side/bin/ck"
+  chmod +x "$dir/run-$side/bin/ck"
+done
+python3 "$root/bench/before_after.py" --base "$dir/run-base" --head "$dir/run-head" "$@"

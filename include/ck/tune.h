@@ -1,0 +1,71 @@
+/*
+ * ck/tune.h - tuning one call of an operation from a program (what `ck tune OP ...` does from
+ * the command line): every candidate instance of the call's problem is run (two warm-up runs,
+ * then `reps` timed runs, the median kept), and the fastest is stored in the tuning table
+ * (ck/tuning.h) for the context's device and the call's problem, where the operation's policy
+ * finds it for later calls of the same problem (in this context at once, in others when they
+ * next read the table). The call's outputs are overwritten. The GEMM's is ck_gemm_tune
+ * (ck/gemm.h).
+ *
+ * Each function takes the operation's own arguments, then:
+ *   reps        timed runs per candidate (>= 1)
+ *   progress    called after each candidate (may be NULL): its index i of n, its instance
+ *               text, its median ms or -1 when it could not run (the reason is logged)
+ *   best        receives the winner's instance text (best_size bytes; may be NULL)
+ *   best_ms     receives its median time (may be NULL)
+ * Errors: those of the operation's call; CK_ERROR_UNSUPPORTED where the call has nothing to
+ * tune (ck_elementwise / ck_cast on strided or sub-byte layouts); CK_ERROR_LAUNCH when no
+ * candidate could run; CK_ERROR_IO when the table cannot be written.
+ */
+#ifndef CK_TUNE_H
+#define CK_TUNE_H
+
+#include "ck/elementwise.h"
+#include "ck/norm.h"
+#include "ck/permute.h"
+#include "ck/reduce.h"
+#include "ck/softmax.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*ck_tune_progress)(void *user, int i, int n, const char *instance, double ms);
+
+ck_status ck_softmax_tune(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
+                          const ck_softmax_options *options, int reps, ck_tune_progress progress,
+                          void *user, char *best, size_t best_size, double *best_ms);
+
+ck_status ck_norm_forward_tune(ck_context *ctx, const ck_norm_forward_desc *desc, int reps,
+                               ck_tune_progress progress, void *user, char *best, size_t best_size,
+                               double *best_ms);
+
+ck_status ck_norm_backward_tune(ck_context *ctx, const ck_norm_backward_desc *desc, int reps,
+                                ck_tune_progress progress, void *user, char *best, size_t best_size,
+                                double *best_ms);
+
+ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const int *axes,
+                         int naxes, ck_tensor *y, const ck_reduce_options *opt, int reps,
+                         ck_tune_progress progress, void *user, char *best, size_t best_size,
+                         double *best_ms);
+
+ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm,
+                          int reps, ck_tune_progress progress, void *user, char *best,
+                          size_t best_size, double *best_ms);
+
+ck_status ck_copy_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst, int reps,
+                       ck_tune_progress progress, void *user, char *best, size_t best_size,
+                       double *best_ms);
+
+ck_status ck_cast_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst,
+                       const ck_convert_options *opt, int reps, ck_tune_progress progress,
+                       void *user, char *best, size_t best_size, double *best_ms);
+
+ck_status ck_elementwise_tune(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
+                              int input_count, ck_tensor *dst, int reps, ck_tune_progress progress,
+                              void *user, char *best, size_t best_size, double *best_ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

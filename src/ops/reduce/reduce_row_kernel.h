@@ -1,0 +1,87 @@
+/*
+ * ck_reduce's row pipeline (RD_KIND 0; reduce_kernel.h documents it and the constants): a group
+ * of RD_G threads per output, RD_RPB groups per block. Load and fold the output's reduced
+ * elements (vectors when contiguous, else any strides), fold the per-lane states, the warp's
+ * butterfly, the warps' results in order, store (or write a split part).
+ */
+#ifndef CK_OPS_REDUCE_ROW_KERNEL_H
+#define CK_OPS_REDUCE_ROW_KERNEL_H
+#include "ops/reduce/reduce_kernel.h"
+
+/* stage load + fold, contiguous reduced elements: RD_VB-byte vectors, RD_U in flight, one
+ * state per vector lane; the tail of fewer than RD_V elements one by one */
+CK_DEVICE void rd_row_vectors(rd_state *s, const char *xr, long long lo, long long hi, unsigned lt)
+{
+    const long long step = (long long)RD_G * RD_V;
+    long long end = lo + ((hi - lo) / RD_V) * RD_V; /* end of the whole vectors */
+    long long i = lo + (long long)lt * RD_V;
+    for (; i + (RD_U - 1) * step < end; i += RD_U * step) {
+        uint32_t w[RD_U > 0 ? RD_U : 1][4];
+        CK_UNROLL for (int u = 0; u < RD_U; ++u) rd_ldv(xr + (i + u * step) * RD_ISZ, w[u]);
+        CK_UNROLL for (int u = 0; u < RD_U; ++u)
+        {
+            CK_UNROLL for (int k = 0; k < RD_V; ++k) rd_add(&s[k], rd_val(rd_elem(w[u], k)),
+                                                            i + u * step + k);
+        }
+    }
+    for (; i < end; i += step) {
+        uint32_t w[4];
+        rd_ldv(xr + i * RD_ISZ, w);
+        CK_UNROLL for (int k = 0; k < RD_V; ++k) rd_add(&s[k], rd_val(rd_elem(w, k)), i + k);
+    }
+    for (long long e = end + lt; e < hi; e += RD_G) /* fewer than RD_V elements left */
+        rd_add(&s[0], rd_val(rd_ld1(xr, e)), e);
+}
+
+CK_DEVICE void rd_row(void *y, const void *x, void *ws, const rd_geom *g)
+{
+    CK_SHARED_ARRAY(rd_acc, rd_sv, 32);
+    CK_SHARED_ARRAY(long long, rd_si, 32);
+    unsigned t = ck_thread_idx_x();
+    unsigned lt = t % RD_G;
+    long long blk = ck_block_idx_x();
+    long long part = blk % g->parts;
+    long long row = (blk / g->parts) * RD_RPB + t / RD_G;
+    int valid = row < g->rows;
+    long long xoff = 0, yoff = 0, lo = 0, hi = 0;
+    if (valid) {
+        rd_kept_off(g, RD_KD, row, &xoff, &yoff);
+        lo = part * g->seg;
+        hi = lo + g->seg < g->n ? lo + g->seg : g->n;
+        if (lo > hi)
+            lo = hi;
+    }
+    rd_state s[RD_V];
+    CK_UNROLL for (int k = 0; k < RD_V; ++k) s[k] = rd_init();
+    if (RD_VB > 0)
+        rd_row_vectors(s, (const char *)x + xoff * RD_ISZ, lo, hi, lt);
+    else
+        for (long long j = lo + lt; j < hi; j += RD_G)
+            rd_add(&s[0], rd_val(rd_ld1(x, xoff + rd_red_off(g, j))), j);
+    rd_state r = s[0];
+    CK_UNROLL for (int k = 1; k < RD_V; ++k) r = rd_comb(r, s[k]);
+    r = rd_warp(r);
+    if (RD_G > 32) { /* the warps' results in warp order */
+        if (ck_lane_id() == 0) {
+            rd_sv[t / 32] = r.v;
+            rd_si[t / 32] = r.i;
+        }
+        ck_sync_threads();
+        if (t == 0) {
+            for (int w = 1; w < RD_G / 32; ++w) {
+                rd_state o;
+                o.v = rd_sv[w];
+                o.i = rd_si[w];
+                r = rd_comb(r, o);
+            }
+        }
+    }
+    if (lt == 0 && valid) {
+        if (g->parts > 1)
+            rd_put_part(ws, g, part, row, r);
+        else
+            rd_store(y, yoff, r, g);
+    }
+}
+
+#endif
