@@ -612,8 +612,10 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
                 w = attn90_static_item(ka, n);
             if (!attn90_work(ka, w, &t))
                 break;
-            if (ATTN_ORDER == 2) /* the next item, taken while this one loads */
-                w = ck_grid_dim_x() + ck_atomic_add_i32(ka->sched, 1);
+            if (ATTN_ORDER == 2) /* the next item, taken while this one loads (no counter: a
+                                    kernel built under another switch; the static walk) */
+                w = ka->sched ? ck_grid_dim_x() + ck_atomic_add_i32(ka->sched, 1)
+                              : attn90_static_item(ka, n + 1);
             t.q_phase = loads & 1u;
             if (t.begin < t.end) {
                 attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
