@@ -613,9 +613,8 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
             if (!attn90_work(ka, w, &t))
                 break;
             if (ATTN_ORDER == 2) /* the next item, taken while this one loads (no counter: a
-                                    kernel built under another switch; the static walk) */
-                w = ka->sched ? ck_grid_dim_x() + ck_atomic_add_i32(ka->sched, 1)
-                              : attn90_static_item(ka, n + 1);
+                                    kernel built under another switch; blockIdx.x + n gridDim.x) */
+                w = ck_grid_dim_x() + (ka->sched ? ck_atomic_add_i32(ka->sched, 1) : w);
             t.q_phase = loads & 1u;
             if (t.begin < t.end) {
                 attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
