@@ -358,6 +358,63 @@ static void test_orders(void)
     unsetenv("CK_ATTN_SM90_ORDER");
 }
 
+/* A plan whose kernel was built for lpt, executed after CK_ATTN_SM90_ORDER changed to linear:
+ * its launch passes no work counter, and the kernel walks its items statically (every element
+ * of O against the reference, causal, two batches, more items than blocks). */
+static void test_order_changed(void)
+{
+    setenv("CK_ATTN_SM90_ORDER", "lpt", 1);
+    acase c = ac_base(2, 300, 300, 3, 1, 128);
+    c.mask = CK_ATTN_MASK_CAUSAL;
+    ck_attention_problem p;
+    ac_problem(&c, &p);
+    ck_attn_prob prob;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    ck_attention_plan *plan = NULL;
+    CHECK_OK(ck_attention_plan_create(a_ctx, &p, &plan));
+    setenv("CK_ATTN_SM90_ORDER", "linear", 1);
+    ck_device *dev = ck_context_device(a_ctx);
+    const ck_attention_problem *q = &prob.p;
+    size_t nq = (size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d);
+    size_t nk = (size_t)ck_attn_span(&q->k, q->b, q->s_k, q->h_k, q->d);
+    uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(nq * 2);
+    ac_fill(hq, nq, q->dtype), ac_fill(hk, nk, q->dtype), ac_fill(hv, nk, q->dtype);
+    void *dq = NULL, *dk = NULL, *dv = NULL, *dO = NULL;
+    CHECK_OK(ck_malloc(dev, nq * 2, &dq));
+    CHECK_OK(ck_malloc(dev, nk * 2, &dk));
+    CHECK_OK(ck_malloc(dev, nk * 2, &dv));
+    CHECK_OK(ck_malloc(dev, nq * 2, &dO));
+    CHECK_OK(ck_memcpy_h2d(dev, dq, hq, nq * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dk, hk, nk * 2, NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dv, hv, nk * 2, NULL));
+    CHECK_OK(ck_memset_d8(dev, dO, 0xff, nq * 2, NULL)); /* NaN where nothing is written */
+    ck_attention_args args;
+    ck_attention_args_init(&args);
+    args.q = dq, args.k = dk, args.v = dv, args.o = dO;
+    if (plan)
+        CHECK_OK(ck_attention_plan_execute(plan, &args));
+    CHECK_OK(ck_context_synchronize(a_ctx));
+    CHECK_OK(ck_memcpy_d2h(dev, ho, dO, nq * 2, NULL));
+    double scale = ck_attn_scale(&prob, 0.0f), ref[128], lse, mag, smag;
+    long bad = 0;
+    for (int64_t b = 0; b < q->b; ++b)
+        for (int64_t h = 0; h < q->h_q; ++h)
+            for (int64_t i = 0; i < q->s_q; ++i) {
+                ck_attn_reference_row(&prob, hq, hk, hv, NULL, NULL, scale, b, h, i, ref, &lse,
+                                      &mag, &smag);
+                for (int64_t x = 0; x < q->d_v; ++x) {
+                    double got = 0;
+                    ck_convert_to_f64(q->dtype, ho[ck_attn_offset(&q->o, b, i, h) + x], &got);
+                    bad += !(fabs(got - ref[x]) <= ck_attn_tolerance_o(&prob, mag, smag, ref[x]));
+                }
+            }
+    CHECK_MSG(bad == 0, "%ld elements of O wrong after the order changed under the plan", bad);
+    ck_attention_plan_destroy(plan);
+    ck_free(dev, dq), ck_free(dev, dk), ck_free(dev, dv), ck_free(dev, dO);
+    free(hq), free(hk), free(hv), free(ho);
+    unsetenv("CK_ATTN_SM90_ORDER");
+}
+
 /* Three consumer warpgroups (192 query rows: the default at d 64) and two, each where the other
  * is the default (CK_ATTN_SM90_CONSUMERS): d 64 with two, d 128 with three (key tiles of 64, the
  * widest the 160 registers hold with d_v 128); three without the ping-pong
@@ -501,6 +558,7 @@ int main(void)
     RUN_TEST(test_varlen_inf_after);
     RUN_TEST(test_o_window);
     RUN_TEST(test_orders);
+    RUN_TEST(test_order_changed);
     RUN_TEST(test_consumers);
     RUN_TEST(test_key_tiles);
     RUN_TEST(test_fully_masked);

@@ -273,13 +273,30 @@ CK_DEVICE void attn90_store_o_tma(const unsigned *ow, const attn90_tile *t, unsi
 }
 #endif
 
+/* The tile's sequence in O (its first row, head h) and in LSE (NULL: none): made here, at the
+ * end of a tile, rather than held in registers across its key tiles. */
+CK_DEVICE void attn90_outputs(const ck_attn_kargs *ka, const attn90_tile *t, unsigned short **out,
+                              float **lse)
+{
+    if (A90_VARLEN(ka)) {
+        *out = (unsigned short *)ka->o + t->q0 * ka->o_s + t->h * ka->o_h;
+        *lse = ka->lse ? ka->lse + t->h * ka->total_q + t->q0 : 0;
+    } else {
+        *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
+        *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
+    }
+}
+
 /* O = o / l (0 for rows that saw no key), rounded, stored through shared memory and TMA
  * (ATTN_O_TMA) or the generated window (rows below sq); LSE by the leading lane of each row. */
 CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn_kargs *ka,
-                               const attn90_tile *t, unsigned wg, unsigned short *out, float *lse,
-                               unsigned char *ost, const ck_tensor_map *to)
+                               const attn90_tile *t, unsigned wg, unsigned char *ost,
+                               const ck_tensor_map *to)
 {
     long long i0 = t->i0;
+    unsigned short *out;
+    float *lse;
+    attn90_outputs(ka, t, &out, &lse);
     float inv[ATTN90_SLOTS];
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
     {
@@ -376,10 +393,9 @@ CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
  * rescale of kt's softmax just before P V of kt is issued. */
 CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
                                unsigned char *smem, unsigned wg, const attn90_tile *t,
-                               ck_ring_pos *kpos, ck_ring_pos *vpos, unsigned short *out,
-                               float *lse, const ck_tensor_map *to)
+                               ck_ring_pos *kpos, ck_ring_pos *vpos, const ck_tensor_map *to)
 {
-    long long i0 = t->i0, begin = t->begin, end = t->end;
+    int i0 = (int)t->i0, begin = (int)t->begin, end = (int)t->end; /* below 2^31 (sm90.c) */
     const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
     unsigned char *sv = smem + A90_Q_BYTES + ATTN_STAGES * A90_K_BYTES;
     float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS], alpha[ATTN90_SLOTS];
@@ -402,7 +418,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
         ck_ring_next(&bars->k, &kp);
         attn90_scores_post(s, m, l, alpha, ka, i0, begin);
         attn90_pack(p, s);
-        for (long long kt = begin + 1; kt < end; ++kt) {
+        for (int kt = begin + 1; kt < end; ++kt) {
             ck_ring_wait(&bars->k, kp);
             A90_TURN_WAIT(wg);
             attn90_scores_issue(s, sq, sk + kp.slot * A90_K_BYTES);
@@ -437,7 +453,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
         ck_ring_next(&bars->v, &vp);
         *kpos = kp, *vpos = vp;
     }
-    attn90_epilogue(o, m, l, ka, t, wg, out, lse, smem + A90_O_STAGE_AT + wg * A90_O_WG_BYTES, to);
+    attn90_epilogue(o, m, l, ka, t, wg, smem + A90_O_STAGE_AT + wg * A90_O_WG_BYTES, to);
 }
 
 /* Offset of sequence b's first row and its length: clamped [cu[b], cu[b + 1]) of [0, total]. */
@@ -499,13 +515,12 @@ CK_DEVICE long long attn90_static_item(const ck_attn_kargs *ka, long long n)
     return n * g + (ATTN_ORDER == 1 && (n & 1) ? g - 1 - b : b);
 }
 
-/* The query tile of work item w (varlen: the block's w-th) in t, its O rows and LSE in *out,
- * *lse, the band of its sequence in ka; 0 past the block's last tile.
+/* The query tile of work item w (varlen: the block's w-th) in t, the band of its sequence in
+ * ka; 0 past the block's last tile.
  * Fixed lengths (a persistent grid): attn90_item. Varlen (grid (query tiles of the longest
  * sequence hint, h_q, b)): the query tiles q - 1 - blockIdx.x - w gridDim.x of sequence b's q,
  * the sequence's rows of the packed tensors (whose maps have one batch), LSE [h_q, total_q]. */
-CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long w, attn90_tile *t, unsigned short **out,
-                          float **lse)
+CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long w, attn90_tile *t)
 {
     long long x;
     if (A90_VARLEN(ka)) {
@@ -515,14 +530,10 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long w, attn90_tile *t, unsign
         attn90_seq(ka->cu_k, ka->total_k, ck_block_idx_z(), &k0, &ka->sk);
         t->q0 = (int)q0, t->k0 = (int)k0;
         x = (ka->sq + ATTN_TILE_M - 1) / ATTN_TILE_M - 1 - ck_block_idx_x() - w * ck_grid_dim_x();
-        *out = (unsigned short *)ka->o + q0 * ka->o_s + t->h * ka->o_h;
-        *lse = ka->lse ? ka->lse + t->h * ka->total_q + q0 : 0;
     } else {
         if ((x = attn90_item(ka, w, &t->h, &t->bz)) < 0)
             return 0;
         t->q0 = t->k0 = 0;
-        *out = (unsigned short *)ka->o + t->bz * ka->o_b + t->h * ka->o_h;
-        *lse = ka->lse ? ka->lse + ((long long)t->bz * ka->hq + t->h) * ka->sq : 0;
     }
     if (x < 0)
         return 0;
@@ -589,8 +600,6 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
     ck_ring_pos kpos = ck_ring_start(), vpos = kpos, wpos = kpos;
     unsigned loads = 0; /* Q tiles loaded so far (tiles without visible keys load none) */
     attn90_tile t;
-    unsigned short *out;
-    float *lse;
     if (wg == ATTN_CONSUMERS) {
         CK_REGS_PRODUCER(ATTN_REGS_PRODUCER);
         if (ck_warpgroup_thread() != 0)
@@ -601,10 +610,11 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
                 attn90_post(&wr, &wpos, wslots, w);
             else
                 w = attn90_static_item(ka, n);
-            if (!attn90_work(ka, w, &t, &out, &lse))
+            if (!attn90_work(ka, w, &t))
                 break;
-            if (ATTN_ORDER == 2) /* the next item, taken while this one loads */
-                w = ck_grid_dim_x() + ck_atomic_add_i32(ka->sched, 1);
+            if (ATTN_ORDER == 2) /* the next item, taken while this one loads (no counter: a
+                                    kernel built under another switch; blockIdx.x + n gridDim.x) */
+                w = ck_grid_dim_x() + (ka->sched ? ck_atomic_add_i32(ka->sched, 1) : w);
             t.q_phase = loads & 1u;
             if (t.begin < t.end) {
                 attn90_producer(tq, tk, tv, &bars, smem, &t, &kpos);
@@ -616,11 +626,11 @@ CK_DEVICE void attn_fwd_sm90_main(ck_attn_kargs *ka, const ck_tensor_map *tq,
         for (long long n = 0;; ++n) {
             long long w =
                 ATTN_ORDER == 2 ? attn90_take(&wr, &wpos, wslots) : attn90_static_item(ka, n);
-            if (!attn90_work(ka, w, &t, &out, &lse))
+            if (!attn90_work(ka, w, &t))
                 break;
             t.q_phase = loads & 1u;
             loads += t.begin < t.end;
-            attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, out, lse, to);
+            attn90_consumer(ka, &bars, smem, wg, &t, &kpos, &vpos, to);
         }
         if (ATTN_O_TMA && ck_warpgroup_thread() == 0)
             ck_tma_store_wait(0); /* the last O stores have read their staging */

@@ -241,8 +241,8 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
     static const int tile_ns[3] = {128, 80, 64};
     for (int i = 0; i < (want_n ? 1 : 3); ++i) {
         int n = want_n ? want_n : tile_ns[i];
-        ck_attn_instance in = {64 * consumers, n,
-                               consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1, 0};
+        ck_attn_instance in = {
+            64 * consumers, n, consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1, 0};
         if (n % 16 || n < 64 || n > 192 || !regs_fit(consumers, n, p->d_v) ||
             (!want_n && n == 80 && p->d_v <= 192))
             continue;
@@ -691,13 +691,16 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
     if (o_tma(prob, in) &&
         (st = qkv_map(dev, ka->o, &p->o, p->d_v, rq, p->h_q, nb, 64, &to)) != CK_SUCCESS)
         return st;
-    if (order(prob) == A90_ORDER_LPT) { /* the work counter, zero at the start (stream order) */
+    /* lpt: the work counter, zero at the start (stream order); its L2 section. (The order is
+     * read again here: a kernel built for lpt under another CK_ATTN_SM90_ORDER than now finds
+     * no counter and walks its items statically.) */
+    ka->sect = section_heads(prob, ck_op_props(ctx));
+    if (order(prob) == A90_ORDER_LPT) {
         void *ws = NULL;
         if ((st = ck_op_workspace(ctx, sizeof(int), &ws)) ||
             (st = ck_memset_d8(dev, ws, 0, sizeof(int), ck_context_stream(ctx))))
             return st;
         ka->sched = ws;
-        ka->sect = section_heads(prob, ck_op_props(ctx));
     }
     void *argv[5] = {(void *)ka, &tq, &tk, &tv, &to};
     size_t sizes[5] = {sizeof *ka, sizeof tq, sizeof tk, sizeof tv, sizeof to};
