@@ -172,14 +172,15 @@ static void test_decode_policy(void)
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
     CHECK_MSG(in.splits > 1, "b1 h_k 8 s_k 8192: %d parts", in.splits);
-    /* the issue's shape: 512 (batch, head) units, three blocks of 68 KiB per SM: one part
-     * leaves a second wave of 116 blocks; three parts fill four waves to 97% */
+    /* the issue's shape: 512 (batch, head) units, six one-warp blocks of 37 KiB per SM (792
+     * slots): one part fills 65% of one wave; three parts fill two waves to 97% (on the H200
+     * the two are within 4%: bench/RESULTS.md) */
     p.b = 64;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
     CHECK_MSG(in.splits == 3, "b64 h_k 8: %d parts", in.splits);
-    CHECK(in.tile_m == 16 && in.tile_n == 16 && in.warps == 4 && in.decode == 1);
-    CHECK_MSG(wave_fill(512, in.splits, 396) > 0.95, "fill %.3f", wave_fill(512, in.splits, 396));
+    CHECK(in.tile_m == 16 && in.tile_n == 32 && in.warps == 1 && in.decode == 1);
+    CHECK_MSG(wave_fill(512, in.splits, 792) > 0.95, "fill %.3f", wave_fill(512, in.splits, 792));
     static const int64_t bs[] = {1, 3, 16, 40, 64, 100, 128};
     for (int x = 0; x < 7; ++x) { /* every batch: the last wave at least 85% full */
         p.b = bs[x];
@@ -191,11 +192,11 @@ static void test_decode_policy(void)
     p.b = 64, p.s_k = 100; /* two key tiles: not worth a part each */
     CHECK_OK(ck_attn_prob_make(&p, &prob));
     CHECK(ck_attn_decode_splits(&prob, &in, 132, 3) <= 2);
-    p.b = 1, p.s_k = 8192; /* a window of 100 keys: two or three tiles, whatever the batch */
+    p.b = 1, p.s_k = 8192; /* a window of 100 keys: at most five 32-key tiles, whatever the batch */
     p.mask = CK_ATTN_MASK_WINDOW, p.window_left = 100, p.window_right = 0;
     p.align = CK_ATTN_BOTTOM_RIGHT;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
-    CHECK_MSG(ck_attn_decode_splits(&prob, &in, 132, 3) <= 3, "window: %d parts",
+    CHECK_MSG(ck_attn_decode_splits(&prob, &in, 132, 3) <= 5, "window: %d parts",
               ck_attn_decode_splits(&prob, &in, 132, 3));
     p.b = 64, p.mask = CK_ATTN_MASK_NONE;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
@@ -213,7 +214,7 @@ static void test_decode_policy(void)
     setenv("CK_ATTN_DECODE_STAGES", "5", 1);
     setenv("CK_ATTN_DECODE_INSTANCE", "24x2", 1);
     CHECK_OK(ck_attn_decode_policy(&prob, &props, 0, &in));
-    CHECK_MSG(in.splits == 3 && in.stages == 2 && in.tile_n == 16 && in.warps == 4,
+    CHECK_MSG(in.splits == 3 && in.stages == 2 && in.tile_n == 32 && in.warps == 1,
               "ignored switches: %d parts, %d stages, n%d w%d", in.splits, in.stages, in.tile_n,
               in.warps);
     for (int x = 0; x < 3; ++x) {

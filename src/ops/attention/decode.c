@@ -168,11 +168,13 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
     int64_t dmax = p->d > p->d_v ? p->d : p->d_v;
     int64_t rows = p->h_q / p->h_k * p->s_q;
     int mi = (int)((rows + 15) / 16), max_mi = dmax <= 128 ? 4 : 2;
-    /* 16 keys per warp, two stages: 64 KiB of stages at d 128, so that three blocks share an
-     * SM and hide each other's waits (the kernel is bandwidth bound); scripts/gpu-attention
-     * compares 32 */
+    /* One warp of 32 keys per block, two stages (16 KiB per stage at d 128): many small
+     * independent blocks per SM keep the most loads in flight and merge no warps (the kernel is
+     * bandwidth bound). On the H200 (bench/RESULTS.md, seventh session) b 64 h 32/8 s_k 8192
+     * paged: 3583 GB/s against 2383 for the earlier 16 keys x 4 warps; CK_ATTN_DECODE_INSTANCE
+     * times the others */
     int stages = env_int("CK_ATTN_DECODE_STAGES", 2, 4);
-    ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), 16, 4, 1, 1, stages ? stages : 2};
+    ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), 32, 1, 1, 1, stages ? stages : 2};
     while (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block && in.warps > 1)
         in.warps /= 2;
     if (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block)
