@@ -56,19 +56,18 @@ CONFIGS = [
 DEVICE = "cuda"
 
 # --variants: ck's decode kernel under its developer switches (SPLITS=1: the policy before the
-# wave model; STAGES: the K / V ring; INSTANCE: keys per warp x warps)
+# wave model; STAGES: the K / V ring; INSTANCE: keys per warp x warps, 16x4 the earlier policy)
 DECODE_VARIANTS = [
     {},
     {"CK_ATTN_DECODE_SPLITS": "1"},
     {"CK_ATTN_DECODE_SPLITS": "2"},
     {"CK_ATTN_DECODE_SPLITS": "6"},
-    {"CK_ATTN_DECODE_SPLITS": "12"},
     {"CK_ATTN_DECODE_STAGES": "3"},
     {"CK_ATTN_DECODE_STAGES": "4"},
-    {"CK_ATTN_DECODE_STAGES": "4", "CK_ATTN_DECODE_INSTANCE": "16x2"},
-    {"CK_ATTN_DECODE_STAGES": "3", "CK_ATTN_DECODE_INSTANCE": "16x2"},
-    {"CK_ATTN_DECODE_STAGES": "3", "CK_ATTN_DECODE_INSTANCE": "32x2"},
-    {"CK_ATTN_DECODE_INSTANCE": "32x4"},
+    {"CK_ATTN_DECODE_INSTANCE": "16x1"},
+    {"CK_ATTN_DECODE_INSTANCE": "32x2"},
+    {"CK_ATTN_DECODE_INSTANCE": "16x4"},  # the policy before the seventh session
+    {"CK_ATTN_DECODE_INSTANCE": "16x4", "CK_ATTN_DECODE_SPLITS": "1"},
 ]
 
 
