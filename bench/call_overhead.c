@@ -64,7 +64,7 @@ static ck_status op_sum(bench *s)
 static ck_status op_permute(bench *s)
 {
     int perm[2] = {1, 0};
-    return ck_permute(s->ctx, &s->xt, &s->x, perm);
+    return ck_permute(s->ctx, &s->x, perm, &s->xt);
 }
 
 static ck_status op_cast(bench *s)

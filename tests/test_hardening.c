@@ -180,7 +180,7 @@ static void test_overlapping_outputs(void)
         CHECK_STATUS(ck_copy(ctx, &x, &y), CK_ERROR_INVALID_ARGUMENT);
         CHECK_STATUS(ck_elementwise_expr(ctx, "relu(x0)", &x, 1, &y), CK_ERROR_INVALID_ARGUMENT);
         int perm[2] = {0, 1};
-        CHECK_STATUS(ck_permute(ctx, &y, &x, perm), CK_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(ck_permute(ctx, &x, perm, &y), CK_ERROR_INVALID_ARGUMENT);
     }
     /* a padded destination (row stride 16 > 8) is fine, and the copy lands where it should */
     CHECK_OK(ck_tensor_init(&y, yb, CK_DTYPE_F32, 2, shape, ok_strides));

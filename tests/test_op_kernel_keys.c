@@ -339,7 +339,7 @@ static void test_permute(void)
                 const char *name;
                 CHECK_OK(ck_permute_source(&p, &src, &name));
                 int before = ck_context_kernel_count(ctx);
-                ck_status st = ck_permute(ctx, &t, &s, perm);
+                ck_status st = ck_permute(ctx, &s, perm, &t);
                 CHECK_MSG(st == CK_SUCCESS, "permute %s: %s", text, ck_last_error());
                 expect_count(before, src, 1, text);
                 runs++;
@@ -359,7 +359,7 @@ static void test_permute(void)
         const char *name;
         CHECK_OK(ck_permute_source(&p, &src, &name));
         int before = ck_context_kernel_count(ctx);
-        CHECK_OK(ck_permute(ctx, &t, &s, perm3));
+        CHECK_OK(ck_permute(ctx, &s, perm3, &t));
         expect_count(before, src, 1, vec ? "gather vec" : "gather");
         runs++;
     }

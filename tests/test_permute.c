@@ -95,7 +95,7 @@ static int run_case(const pcase *c, ck_perm_plan *plan_out)
     t.data = (char *)dd + (size_t)c->dst_off * e;
     if (plan_out)
         CHECK_OK(ck_permute_plan(&t, &s, c->perm, plan_out));
-    ck_status st = ck_permute(ctx, &t, &s, c->perm);
+    ck_status st = ck_permute(ctx, &s, c->perm, &t);
     CHECK_MSG(st == CK_SUCCESS, "ck_permute: %s", ck_last_error());
     if (st != CK_SUCCESS || ck_context_synchronize(ctx) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, hd, dd, dbytes, NULL) != CK_SUCCESS)
@@ -280,7 +280,7 @@ static void test_sub_byte(void)
     CHECK_OK(ck_tensor_init(&s, buf, CK_DTYPE_FP4_E2M1, 2, sh, NULL));
     CHECK_OK(ck_tensor_init(&d, buf + 1024, CK_DTYPE_FP4_E2M1, 2, dsh, NULL));
     int perm[2] = {1, 0};
-    CHECK_STATUS(ck_permute(ctx, &d, &s, perm), CK_ERROR_UNSUPPORTED);
+    CHECK_STATUS(ck_permute(ctx, &s, perm, &d), CK_ERROR_UNSUPPORTED);
     CHECK(strstr(ck_last_error(), "last dimension") != NULL);
 }
 
@@ -297,54 +297,54 @@ static void test_errors(void)
     CHECK_OK(ck_tensor_init(&s, base, CK_DTYPE_F32, 3, sh, NULL));
     CHECK_OK(ck_tensor_init(&d, base + 4096, CK_DTYPE_F32, 3, dsh, NULL));
     int good[3] = {2, 0, 1}, dup[3] = {2, 0, 0}, range[3] = {3, 0, 1}, wrong[3] = {2, 1, 0};
-    CHECK_OK(ck_permute(ctx, &d, &s, good));
-    CHECK_STATUS(ck_permute(ctx, &d, &s, dup), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(ck_permute(ctx, &s, good, &d));
+    CHECK_STATUS(ck_permute(ctx, &s, dup, &d), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "perm") != NULL);
-    CHECK_STATUS(ck_permute(ctx, &d, &s, range), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_permute(ctx, &d, &s, wrong), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, range, &d), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, wrong, &d), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "shape") != NULL);
-    CHECK_STATUS(ck_permute(ctx, &d, &s, NULL), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_permute(NULL, &d, &s, good), CK_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(ck_permute(ctx, NULL, &s, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, NULL, &d), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(NULL, &s, good, &d), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, good, NULL), CK_ERROR_INVALID_ARGUMENT);
     /* aliasing: dst overlapping src, in place included */
     ck_tensor alias = d;
     alias.data = base + 64;
-    CHECK_STATUS(ck_permute(ctx, &alias, &s, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, good, &alias), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "overlap") != NULL);
     /* dtype and rank mismatch */
     ck_tensor other = d;
     other.dtype = CK_DTYPE_I32;
-    CHECK_STATUS(ck_permute(ctx, &other, &s, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, good, &other), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "dtype") != NULL);
     other = d;
     other.rank = 2;
-    CHECK_STATUS(ck_permute(ctx, &other, &s, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, good, &other), CK_ERROR_INVALID_ARGUMENT);
     /* misaligned element pointer (f32 at an odd byte) */
     other = d;
     other.data = base + 4097;
-    CHECK_STATUS(ck_permute(ctx, &other, &s, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, good, &other), CK_ERROR_INVALID_ARGUMENT);
     /* a destination writing one element twice */
     other = d;
     other.strides[0] = 0;
-    CHECK_STATUS(ck_permute(ctx, &other, &s, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &s, good, &other), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "stride 0") != NULL);
     /* negative stride in the description */
     other = s;
     other.strides[1] = -1;
-    CHECK_STATUS(ck_permute(ctx, &d, &other, good), CK_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ck_permute(ctx, &other, good, &d), CK_ERROR_INVALID_ARGUMENT);
     /* zero-size: a no-op, even with NULL data */
     ck_tensor zs, zd;
     int64_t z[3] = {4, 0, 8}, zt[3] = {8, 4, 0};
     CHECK_OK(ck_tensor_init(&zs, NULL, CK_DTYPE_F32, 3, z, NULL));
     CHECK_OK(ck_tensor_init(&zd, NULL, CK_DTYPE_F32, 3, zt, NULL));
     int kernels = ck_context_kernel_count(ctx);
-    CHECK_OK(ck_permute(ctx, &zd, &zs, good));
+    CHECK_OK(ck_permute(ctx, &zs, good, &zd));
     CHECK_EQ_INT(ck_context_kernel_count(ctx), kernels);
     /* rank 0: one element */
     ck_tensor s0, d0;
     CHECK_OK(ck_tensor_init(&s0, base, CK_DTYPE_F64, 0, NULL, NULL));
     CHECK_OK(ck_tensor_init(&d0, base + 8192, CK_DTYPE_F64, 0, NULL, NULL));
-    CHECK_OK(ck_permute(ctx, &d0, &s0, NULL));
+    CHECK_OK(ck_permute(ctx, &s0, NULL, &d0));
     CHECK_OK(ck_context_synchronize(ctx));
     ck_free(dev, mem);
 }

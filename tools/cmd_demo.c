@@ -34,7 +34,7 @@ static ck_status run_job(void *user, ck_stream *stream, int rotation)
     if (j->which == 1)
         return ck_layernorm2d_forward(j->ctx, &j->x, &j->g, &j->b, 1e-5f, &j->y);
     int perm[2] = {1, 0};
-    return ck_permute(j->ctx, &j->yt, &j->x, perm);
+    return ck_permute(j->ctx, &j->x, perm, &j->yt);
 }
 
 /* Largest |got - want| / (1 + |want|) of the CPU reference of job `which`. */

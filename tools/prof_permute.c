@@ -32,7 +32,7 @@ static ck_status run(void *user, ck_stream *stream, int rotation)
     (void)stream;
     (void)rotation;
     job *j = user;
-    return ck_permute(j->ctx, &j->dst, &j->src, j->perm);
+    return ck_permute(j->ctx, &j->src, j->perm, &j->dst);
 }
 
 /* Mismatching destination elements of hd against the library's reference (src/ops/permute/
@@ -160,7 +160,7 @@ int prof_permute(int argc, char **argv)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if (ck_permute_tune(ctx, &j.dst, &j.src, j.perm, c.reps, prof_tune_progress, &c, best,
+        if (ck_permute_tune(ctx, &j.src, j.perm, &j.dst, c.reps, prof_tune_progress, &c, best,
                             sizeof best, &best_ms) != CK_SUCCESS) {
             rc = cli_library_error(sub);
             goto done;
@@ -169,7 +169,7 @@ int prof_permute(int argc, char **argv)
             printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
     }
     if (c.check) {
-        if (ck_permute(ctx, &j.dst, &j.src, j.perm) != CK_SUCCESS ||
+        if (ck_permute(ctx, &j.src, j.perm, &j.dst) != CK_SUCCESS ||
             ck_context_synchronize(ctx) != CK_SUCCESS ||
             ck_memcpy_d2h(dev, hd, d_dst, bytes, NULL) != CK_SUCCESS) {
             rc = cli_library_error(sub);

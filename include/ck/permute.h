@@ -24,7 +24,7 @@ extern "C" {
  * mismatch, perm not a permutation, dst.shape[d] != src.shape[perm[d]], overlap, zero dst
  * stride), CK_ERROR_UNSUPPORTED (sub-byte type with a moving last dimension), the tensor checks
  * of ck_op_check_tensor, and those of compiling or launching the kernel. */
-ck_status ck_permute(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm);
+ck_status ck_permute(ck_context *ctx, const ck_tensor *src, const int *perm, ck_tensor *dst);
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, c
                          ck_tune_progress progress, void *user, char *best, size_t best_size,
                          double *best_ms);
 
-ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm,
+ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *src, const int *perm, ck_tensor *dst,
                           int reps, ck_tune_progress progress, void *user, char *best,
                           size_t best_size, double *best_ms);
 

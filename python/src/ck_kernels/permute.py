@@ -26,10 +26,10 @@ def _permute_core(x, dims, out=None, record=None):
     yp, xp = p.tensors([ya, xa])
     struct.pack_into(f"={len(perm)}i", p.buf, 2 * TENSOR_SIZE, *perm)
     ctx = _runtime.context(place)
-    call(_lib.ck_permute, ctx, yp, xp, p.base + 2 * TENSOR_SIZE)
+    call(_lib.ck_permute, ctx, xp, p.base + 2 * TENSOR_SIZE, yp)
     if record:  # y's description first, then x's
         _fast.record(record, (x,), (out,), _lib.ck_permute,
-                     (ctx, yp, xp, p.base + 2 * TENSOR_SIZE), p.buf, (TENSOR_SIZE, 0))
+                     (ctx, xp, p.base + 2 * TENSOR_SIZE, yp), p.buf, (TENSOR_SIZE, 0))
     return out
 
 

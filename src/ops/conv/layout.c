@@ -47,7 +47,7 @@ static ck_status convert(ck_context *ctx, const nchw_tensor *t, int ndim, void *
     for (int d = 0; d <= ndim; ++d)
         perm[1 + d] = to_ck ? (d < ndim ? 2 + d : 1) : (d == 0 ? 1 + ndim : d);
     if (!st)
-        st = to_ck ? ck_permute(ctx, &b, &a, perm) : ck_permute(ctx, &a, &b, perm);
+        st = to_ck ? ck_permute(ctx, &a, perm, &b) : ck_permute(ctx, &b, perm, &a);
     return st ? ck_fail_context(st, OP ": the NCHW %s", name) : CK_SUCCESS;
 }
 

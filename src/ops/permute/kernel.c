@@ -16,7 +16,7 @@
 
 #include "ops/permute/permute_args_kernel.h"
 
-ck_status ck_permute(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm)
+ck_status ck_permute(ck_context *ctx, const ck_tensor *src, const int *perm, ck_tensor *dst)
 {
     CK_REQUIRE_NOT_NULL(ctx, OP);
     ck_perm_plan p;

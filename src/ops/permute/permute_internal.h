@@ -76,7 +76,7 @@ void ck_permute_instance_name(const ck_perm_plan *plan, char *buf, size_t size);
 /* `ck tune permute`: times every tile shape and grid of the transpose and stores the fastest
  * (CK_ERROR_UNSUPPORTED for a permutation that is not a tiled transpose). */
 typedef void (*ck_permute_tune_progress)(void *user, int i, int n, const char *instance, double ms);
-ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm,
+ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *src, const int *perm, ck_tensor *dst,
                           int reps, ck_permute_tune_progress progress, void *user, char *best,
                           size_t best_size, double *best_ms);
 

@@ -37,10 +37,10 @@ static ck_status plan(void *user, char *name, size_t nsize, char *problem, size_
 static ck_status run(void *user)
 {
     perm_tune *t = user;
-    return ck_permute(t->ctx, t->dst, t->src, t->perm);
+    return ck_permute(t->ctx, t->src, t->perm, t->dst);
 }
 
-ck_status ck_permute_tune(ck_context *ctx, ck_tensor *dst, const ck_tensor *src, const int *perm,
+ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *src, const int *perm, ck_tensor *dst,
                           int reps, ck_permute_tune_progress progress, void *user, char *best,
                           size_t best_size, double *best_ms)
 {
