@@ -81,5 +81,5 @@ double ck_ew_reference(const ck_ew_program *p, const double *x)
         }
         st[sp++] = r;
     }
-    return st[0];
+    return sp == 1 ? st[0] : NAN; /* a malformed program: NaN, never an unset value */
 }

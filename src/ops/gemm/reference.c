@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "ops/elementwise/ew_internal.h"
 #include "ops/gemm/gemm_internal.h"
 
 /* f16 bits as a float, exactly (the generic conversion cost most of a large check's time). */
@@ -94,82 +95,12 @@ double ck_gemm_act_f64(ck_gemm_activation a, double x)
     }
 }
 
-/* The elementwise program in double (one input). */
+/* The elementwise program in double (one input, checked by ck_gemm_prob_make): the elementwise
+ * op's reference, so that the GEMM epilogue and ck_elementwise are checked against one
+ * evaluator (constants rounded to f32 as the kernels take them). */
 double ck_gemm_program_f64(const ck_ew_program *prog, double x0)
 {
-    double st[CK_EW_MAX_STEPS];
-    int sp = 0;
-    for (int i = 0; i < prog->count; ++i) {
-        const ck_ew_step *s = &prog->steps[i];
-        double a = 0, b = 0;
-        if (s->op >= CK_EW_ADD && s->op <= CK_EW_MIN) {
-            b = st[--sp];
-            a = st[--sp];
-        } else if (s->op != CK_EW_INPUT && s->op != CK_EW_CONST) {
-            a = st[--sp];
-        }
-        double r = 0;
-        switch (s->op) {
-        case CK_EW_INPUT:
-            r = x0;
-            break;
-        case CK_EW_CONST:
-            r = s->value;
-            break;
-        case CK_EW_ADD:
-            r = a + b;
-            break;
-        case CK_EW_SUB:
-            r = a - b;
-            break;
-        case CK_EW_MUL:
-            r = a * b;
-            break;
-        case CK_EW_DIV:
-            r = a / b;
-            break;
-        case CK_EW_MAX:
-            r = fmax(a, b);
-            break;
-        case CK_EW_MIN:
-            r = fmin(a, b);
-            break;
-        case CK_EW_NEG:
-            r = -a;
-            break;
-        case CK_EW_RELU:
-            r = ck_gemm_act_f64(CK_GEMM_ACT_RELU, a);
-            break;
-        case CK_EW_GELU_TANH:
-            r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_TANH, a);
-            break;
-        case CK_EW_GELU_ERF:
-            r = ck_gemm_act_f64(CK_GEMM_ACT_GELU_ERF, a);
-            break;
-        case CK_EW_SILU:
-            r = ck_gemm_act_f64(CK_GEMM_ACT_SILU, a);
-            break;
-        case CK_EW_SIGMOID:
-            r = ck_gemm_act_f64(CK_GEMM_ACT_SIGMOID, a);
-            break;
-        case CK_EW_EXP:
-            r = exp(a);
-            break;
-        case CK_EW_SCALE:
-            r = a * s->value;
-            break;
-        case CK_EW_CAST: {
-            uint64_t code = 0;
-            ck_convert_from_f64(s->dtype, a, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
-            ck_convert_to_f64(s->dtype, code, &r);
-            break;
-        }
-        default:
-            break;
-        }
-        st[sp++] = r;
-    }
-    return sp == 1 ? st[0] : NAN;
+    return ck_ew_reference(prog, &x0);
 }
 
 /* The value before the output cast, in double, for element (i, j) (h: host pointers). */
