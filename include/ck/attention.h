@@ -144,7 +144,9 @@ void ck_attention_args_init(ck_attention_args *args);
 
 typedef struct ck_attention_plan ck_attention_plan;
 
-/* Check the problem and build its kernel. Errors: CK_ERROR_INVALID_ARGUMENT (a size or stride
+/* Check the problem and build its kernel: the tuning table's instance for this problem on this
+ * device where `ck tune attention` stored one and the plan accepts it (else the policy's, with a
+ * warning logged). Errors: CK_ERROR_INVALID_ARGUMENT (a size or stride
  * out of range, h_q not a multiple of h_k, a window below -1, ...) or CK_ERROR_UNSUPPORTED (a
  * head dim or type the kernels do not have), each with a sentence (ck_last_error()). Free with
  * ck_attention_plan_destroy. */
@@ -153,6 +155,10 @@ ck_status ck_attention_plan_create(ck_context *ctx, const ck_attention_problem *
 
 /* The chosen instance's name, e.g. "sm80.d128.dv128.m128n64.w4". */
 const char *ck_attention_plan_name(const ck_attention_plan *plan);
+
+/* 1 when the tuning table (`ck tune attention`, ck_attention_tune in ck/tune.h) chose the
+ * plan's instance for this problem on this device, else 0 (the policy's). */
+int ck_attention_plan_tuned(const ck_attention_plan *plan);
 
 /* Run on the context's stream. Checks the pointers (non-NULL, aligned as the instance needs:
  * 16 bytes where the strides allow 16-byte copies, O and LSE not overlapping Q, K, V or each

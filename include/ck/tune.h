@@ -20,6 +20,7 @@
 #ifndef CK_TUNE_H
 #define CK_TUNE_H
 
+#include "ck/attention.h"
 #include "ck/elementwise.h"
 #include "ck/norm.h"
 #include "ck/permute.h"
@@ -60,6 +61,14 @@ ck_status ck_copy_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst, in
 ck_status ck_cast_tune(ck_context *ctx, const ck_tensor *src, ck_tensor *dst,
                        const ck_convert_options *opt, int reps, ck_tune_progress progress,
                        void *user, char *best, size_t best_size, double *best_ms);
+
+/* The attention's candidates: the sm90 kernel's tiles (two or three consumer warpgroups), the
+ * sm80 kernel's, and for s_q <= 16 the decode kernel's (keys per warp, warps, split-KV parts);
+ * those the plan refuses are skipped. args: device buffers of the problem (O and LSE are
+ * overwritten). The stored metric is GB/s of Q, K, V and O. */
+ck_status ck_attention_tune(ck_context *ctx, const ck_attention_problem *problem,
+                            const ck_attention_args *args, int reps, ck_tune_progress progress,
+                            void *user, char *best, size_t best_size, double *best_ms);
 
 ck_status ck_elementwise_tune(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
                               int input_count, ck_tensor *dst, int reps, ck_tune_progress progress,

@@ -5,6 +5,7 @@
  *   policy.c     the instance (block tile, warps) for the problem on the device
  *   kernel.c     THE parameter table (the generated defines and the kernel cache key), the
  *                kernel source, ck_attention_plan_create / execute / destroy, ck_attention
+ *   tune.c       the tuning table's problem key and instance names, the candidates, the tuner
  *   reference.c  the CPU reference (scores materialized in f64) shared by the tests and
  *                `ck prof attention`, and the tolerance derived from the types
  *
@@ -234,6 +235,26 @@ char *ck_attn_combine_key(const ck_attn_prob *prob);
 ck_status ck_attn_decode_launch(ck_context *ctx, const ck_attn_prob *prob,
                                 const ck_attn_instance *in, ck_kernel *decode, ck_kernel *combine,
                                 ck_attn_kargs *ka, size_t shared);
+
+/* ---- tuning (tune.c) ---- */
+
+/* The tuning table's problem key of the problem (the fields that change the best instance). */
+void ck_attn_tuning_key(const ck_attn_prob *prob, char *buf, size_t size);
+
+/* The instance's name, which is the plan's name and the tuning table's instance text:
+ * "sm90.d64.dv64.m128n64.w12", "sm80.d64.dv64.m64n32.w4", "decode.d64.dv64.r16n32.w1.k2.s1". */
+void ck_attn_instance_name(const ck_attn_prob *prob, const ck_attn_instance *in, char *buf,
+                           size_t size);
+
+/* Parse a name of ck_attn_instance_name back for the problem: 1 and *in, or 0 when it is not
+ * one (or names other head dims). */
+int ck_attn_instance_parse(const ck_attn_prob *prob, const char *text, ck_attn_instance *in);
+
+/* The tuned instance of the problem on the context's device (the one `ck tune` forces, else the
+ * tuning table's): 1 with *in, -1 when the text (in text) names no instance, 0 when there is
+ * none. *forced: the tuner forced it. */
+int ck_attn_tuned(ck_context *ctx, const ck_attn_prob *prob, ck_attn_instance *in, char *text,
+                  size_t text_size, int *forced);
 
 /* The #defines of the parameter table (kernel.c), appended to b (a ck_sbuf). */
 struct ck_sbuf;

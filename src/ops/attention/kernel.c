@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ck/tuning.h"
 #include "core/error.h"
 #include "gen/sbuf.h"
 #include "ops/attention/attn_internal.h"
@@ -26,6 +27,7 @@ struct ck_attention_plan {
     ck_kernel *combine; /* split-KV's combine kernel (decode instances with splits > 1) */
     size_t shared;
     unsigned align_q, align_k, align_v, align_o;
+    int tuned; /* the tuning table chose the instance */
     char name[64];
 };
 
@@ -185,11 +187,47 @@ static ck_status decode_plan(ck_context *ctx, ck_attention_plan *plan, int choos
     return st;
 }
 
+/* The plan of the tuned instance (tune.c), when there is one: returns 1 with *st (the plan's
+ * status), or 0 to take the policy's. The tuner's forced candidate that the plan refuses fails
+ * (logged at info level: the tuner skips it); a table entry that no longer parses or runs falls
+ * back to the policy with a warning. */
+static int tuned_plan(ck_context *ctx, const ck_attn_prob *prob, ck_attention_plan **out,
+                      ck_status *st)
+{
+    ck_attn_instance t;
+    char text[CK_TUNING_INSTANCE_MAX];
+    int forced = 0, has = ck_attn_tuned(ctx, prob, &t, text, sizeof text, &forced);
+    if (has == 0)
+        return 0;
+    *st = has > 0 ? ck_attn_plan_create_instance(ctx, prob, &t, out)
+                  : ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                            OP ": '%s' names no attention instance of this problem (e.g. "
+                               "sm80.d%lld.dv%lld.m64n64.w4).",
+                            text, (long long)prob->p.d, (long long)prob->p.d_v);
+    if (*st == CK_SUCCESS) {
+        (*out)->tuned = 1;
+        return 1;
+    }
+    if (forced) {
+        CK_LOG(CK_LOG_INFO, OP ": candidate %s skipped: %s", text, ck_last_error());
+        return 1;
+    }
+    CK_LOG(CK_LOG_WARN, OP ": the tuning table's instance %s cannot run this problem (%s); the "
+                           "policy's instance instead.", text, ck_last_error());
+    ck_clear_error();
+    return 0;
+}
+
 ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob,
                                        const ck_attn_instance *want, ck_attention_plan **out)
 {
     ck_attn_instance in;
     ck_status st;
+    if (!want) {
+        int tuned = tuned_plan(ctx, prob, out, &st);
+        if (tuned)
+            return st;
+    }
     int decode = want ? want->decode : ck_attn_decode_ok(prob, 0);
     if (decode) {
         if ((st = ck_attn_decode_policy(prob, ck_op_props(ctx), want ? want->splits : 0, &in)) ||
@@ -250,23 +288,16 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     plan->align_k = copy_vec(prob, &p->k) ? 16 : 2;
     plan->align_v = copy_vec(prob, &p->v) ? 16 : 2;
     plan->align_o = out_pair(prob, &p->o) ? 4 : 2;
-    if (sm90) {
+    if (sm90)
         plan->align_q = plan->align_k = plan->align_v = plan->align_o = 16;
-        snprintf(plan->name, sizeof plan->name, "sm90.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
-                 (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
-    } else {
-        snprintf(plan->name, sizeof plan->name, "sm80.d%lld.dv%lld.m%dn%d.w%d", (long long)p->d,
-                 (long long)p->d_v, in.tile_m, in.tile_n, in.warps);
-    }
+    ck_attn_instance_name(prob, &in, plan->name, sizeof plan->name);
     if (decode) {
         int choose = !(want && want->splits) && !ck_attn_decode_env_splits();
         if ((st = decode_plan(ctx, plan, choose))) {
             free(plan);
             return st;
         }
-        snprintf(plan->name, sizeof plan->name, "decode.d%lld.dv%lld.r%dn%d.w%d.k%d.s%d",
-                 (long long)p->d, (long long)p->d_v, in.tile_m, in.tile_n, in.warps,
-                 plan->inst.stages ? plan->inst.stages : 2, plan->inst.splits);
+        ck_attn_instance_name(prob, &plan->inst, plan->name, sizeof plan->name);
         *out = plan;
         return CK_SUCCESS;
     }
@@ -304,6 +335,11 @@ ck_status ck_attention_plan_create(ck_context *ctx, const ck_attention_problem *
 const char *ck_attention_plan_name(const ck_attention_plan *plan)
 {
     return plan ? plan->name : "";
+}
+
+int ck_attention_plan_tuned(const ck_attention_plan *plan)
+{
+    return plan ? plan->tuned : 0;
 }
 
 void ck_attention_plan_destroy(ck_attention_plan *plan)
