@@ -59,6 +59,39 @@ static void forge(const acase *c, const char *instance)
     CHECK_OK(ck_op_force_instance(a_ctx, "attention", NULL)); /* forget the table read so far */
 }
 
+/* Tune the case (reps 1) on buffers of its size; every candidate reported must have run. */
+static void tune_case(const acase *c, char *best, size_t best_size)
+{
+    ck_attention_problem p;
+    ac_problem(c, &p);
+    ck_device *dev = ck_context_device(a_ctx);
+    size_t nq = (size_t)ck_attn_span(&p.q, p.b, p.s_q, p.h_q, p.d) * 2;
+    size_t nk = (size_t)ck_attn_span(&p.k, p.b, p.s_k, p.h_k, p.d) * 2;
+    size_t nv = (size_t)ck_attn_span(&p.v, p.b, p.s_k, p.h_k, p.d_v) * 2;
+    size_t no = (size_t)ck_attn_span(&p.o, p.b, p.s_q, p.h_q, p.d_v) * 2;
+    void *q = NULL, *k = NULL, *v = NULL, *o = NULL;
+    CHECK_OK(ck_malloc(dev, nq, &q));
+    CHECK_OK(ck_malloc(dev, nk, &k));
+    CHECK_OK(ck_malloc(dev, nv, &v));
+    CHECK_OK(ck_malloc(dev, no, &o));
+    CHECK_OK(ck_memset_d8(dev, q, 0x3c, nq, NULL)); /* bf16 0x3c3c ~ 0.0115 */
+    CHECK_OK(ck_memset_d8(dev, k, 0x3c, nk, NULL));
+    CHECK_OK(ck_memset_d8(dev, v, 0x3c, nv, NULL));
+    ck_attention_args args;
+    ck_attention_args_init(&args);
+    args.q = q, args.k = k, args.v = v, args.o = o;
+    double ms = 0;
+    progress_calls = progress_ran = 0;
+    CHECK_OK(ck_attention_tune(a_ctx, &p, &args, 1, progress, NULL, best, best_size, &ms));
+    CHECK_EQ_INT(progress_ran, progress_calls);
+    CHECK(ms > 0);
+    printf("  %d candidates timed; the fastest %s (%.3f ms)\n", progress_calls, best, ms);
+    ck_free(dev, q);
+    ck_free(dev, k);
+    ck_free(dev, v);
+    ck_free(dev, o);
+}
+
 static void test_tune_then_plans_take_the_winner(void)
 {
     acase c = ac_base(1, 64, 64, 2, 2, 64);
@@ -69,26 +102,9 @@ static void test_tune_then_plans_take_the_winner(void)
 
     ck_attention_problem p;
     ac_problem(&c, &p);
-    ck_device *dev = ck_context_device(a_ctx);
-    size_t bytes = (size_t)(64 * 2 * 64) * 2;
-    void *q = NULL, *k = NULL, *v = NULL, *o = NULL;
-    CHECK_OK(ck_malloc(dev, bytes, &q));
-    CHECK_OK(ck_malloc(dev, bytes, &k));
-    CHECK_OK(ck_malloc(dev, bytes, &v));
-    CHECK_OK(ck_malloc(dev, bytes, &o));
-    CHECK_OK(ck_memset_d8(dev, q, 0x3c, bytes, NULL));
-    CHECK_OK(ck_memset_d8(dev, k, 0x3c, bytes, NULL));
-    CHECK_OK(ck_memset_d8(dev, v, 0x3c, bytes, NULL));
-    ck_attention_args args;
-    ck_attention_args_init(&args);
-    args.q = q, args.k = k, args.v = v, args.o = o;
-    double ms = 0;
-    CHECK_OK(ck_attention_tune(a_ctx, &p, &args, 1, progress, NULL, best, sizeof best, &ms));
+    tune_case(&c, best, sizeof best);
     /* the policy's sm90 tile and two sm80 tiles (larger tiles only pad these 64 rows) */
     CHECK(progress_calls >= 3);
-    CHECK_EQ_INT(progress_ran, progress_calls);
-    CHECK(ms > 0);
-    printf("  %d candidates timed; the fastest %s (%.3f ms)\n", progress_calls, best, ms);
 
     /* the table holds it under this device and problem */
     ck_tuning_entry *all = NULL;
@@ -134,7 +150,9 @@ static void test_tune_then_plans_take_the_winner(void)
     }
     CHECK_EQ_INT(ac_run(&c), 0);
 
-    /* bad arguments */
+    /* bad arguments (refused before any pointer is read) */
+    ck_attention_args args;
+    ck_attention_args_init(&args);
     CHECK_STATUS(ck_attention_tune(NULL, &p, &args, 1, NULL, NULL, NULL, 0, NULL),
                  CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "ctx") != NULL);
@@ -150,10 +168,21 @@ static void test_tune_then_plans_take_the_winner(void)
     CHECK_STATUS(ck_attention_tune(a_ctx, &p, &args, 1, NULL, NULL, NULL, 0, NULL),
                  CK_ERROR_UNSUPPORTED);
     CHECK(strstr(ck_last_error(), "48") != NULL);
-    ck_free(dev, q);
-    ck_free(dev, k);
-    ck_free(dev, v);
-    ck_free(dev, o);
+}
+
+/* A decode problem (s_q <= 16): the decode kernel's keys per warp, warps and parts are among
+ * the candidates, and the winner is the plans' instance and computes attention. */
+static void test_tune_decode(void)
+{
+    acase c = ac_base(1, 4, 64, 2, 2, 64);
+    char best[96] = "", name[96];
+    int tuned = 0;
+    tune_case(&c, best, sizeof best);
+    CHECK(progress_calls >= 10); /* 3 prefill + the decode shapes and their parts */
+    plan_name(&c, name, sizeof name, &tuned);
+    CHECK_EQ_STR(name, best);
+    CHECK_EQ_INT(tuned, 1);
+    CHECK_EQ_INT(ac_run(&c), 0);
 }
 
 /* Names parse back into the instance they name; other head dims and malformed names do not. */
@@ -198,6 +227,8 @@ int main(void)
     printf("%-50s %s\n", "test_instance_names_round_trip", ckt_fail_ ? "FAILED" : "ok");
     test_tune_then_plans_take_the_winner();
     printf("%-50s %s\n", "test_tune_then_plans_take_the_winner", ckt_fail_ ? "FAILED" : "ok");
+    test_tune_decode();
+    printf("%-50s %s\n", "test_tune_decode", ckt_fail_ ? "FAILED" : "ok");
     ck_context_destroy(a_ctx);
     unlink(path);
     return CK_TEST_REPORT();

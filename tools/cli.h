@@ -24,7 +24,7 @@ int ck_cmd_cache(int argc, char **argv);
 int ck_cmd_prof(int argc, char **argv);
 int ck_cmd_tune(int argc, char **argv);
 
-/* `ck tune gemm|softmax|layernorm|rmsnorm|permute ...` (tools/tune_ops.c). */
+/* `ck tune gemm|softmax|layernorm|rmsnorm|permute|...|attention ...` (tools/tune_ops.c). */
 int ck_tune_gemm(int argc, char **argv);
 int ck_tune_softmax(int argc, char **argv);
 int ck_tune_layernorm(int argc, char **argv);
@@ -34,6 +34,7 @@ int ck_tune_copy(int argc, char **argv);
 int ck_tune_cast(int argc, char **argv);
 int ck_tune_elementwise(int argc, char **argv);
 int ck_tune_reduce(int argc, char **argv);
+int ck_tune_attention(int argc, char **argv);
 
 /* True when arg is -h or --help. */
 int cli_is_help(const char *arg);

@@ -16,7 +16,8 @@ static const char usage[] =
     "same problem on the same device. The table is $CK_TUNING_FILE, else tuning.tsv in the\n"
     "kernel cache directory (ck cache dir).\n\n"
     "  OP            gemm, softmax, layernorm, rmsnorm, permute, copy, cast, elementwise,\n"
-    "                reduce\n"
+    "                reduce, attention (its sm90 / sm80 tiles and, for s_q <= 16, the\n"
+    "                decode kernel's keys per warp, warps and split-KV parts)\n"
     "                (ck tune OP --help)\n"
     "  --list        one line per entry: op, device, problem, instance, ms, metric, date\n"
     "  --json        with --list: a JSON object instead of text\n"
@@ -107,8 +108,10 @@ int ck_cmd_tune(int argc, char **argv)
         return ck_tune_elementwise(argc - 1, argv + 1);
     if (strcmp(argv[1], "reduce") == 0)
         return ck_tune_reduce(argc - 1, argv + 1);
+    if (strcmp(argv[1], "attention") == 0)
+        return ck_tune_attention(argc - 1, argv + 1);
     return cli_usage_error("tune",
                            "unknown OP or option '%s' (OP: gemm, softmax, layernorm, rmsnorm, "
-                           "permute, copy, cast, elementwise, reduce)",
+                           "permute, copy, cast, elementwise, reduce, attention)",
                            argv[1]);
 }

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ck/tune.h"
+#include "ck/tuning.h"
 #include "cli.h"
 #include "ops/attention/attn_internal.h"
 #include "prof.h"
@@ -47,7 +49,10 @@ static const char attention_help[] =
     "  --paged PAGE       K and V in a paged cache of PAGE-row pages in a random order\n"
     "  --splitkv N        the decode kernel (s_q <= 16) with the keys split into N parts;\n"
     "                     with --instance RxNxW: R query rows per block, N keys per warp\n"
-    "  --dropout P        dropout with probability P (seed 1, offset 0)\n";
+    "  --dropout P        dropout with probability P (seed 1, offset 0)\n"
+    "  --tune             first time every candidate instance of the problem and store the\n"
+    "                     fastest in the tuning table (as `ck tune attention`); plans of the\n"
+    "                     same problem on this device take it from then on\n";
 
 typedef struct a_job {
     ck_context *ctx;
@@ -135,7 +140,7 @@ static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
 }
 
 static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
-                    float scale, const ck_attn_instance *inst);
+                    float scale, const ck_attn_instance *inst, int tune);
 
 /* --bias DIMS[:T] */
 static int parse_bias(const char *v, ck_attention_problem *p)
@@ -176,8 +181,13 @@ int prof_attention(int argc, char **argv)
     int bhsd = 0;
     double scale = 0;
     ck_attn_instance inst = {0};
+    int tune = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
+        if (!strcmp(a, "--tune")) {
+            tune = 1;
+            continue;
+        }
         if (!strcmp(a, "--lse")) {
             p.lse = 1;
             continue;
@@ -288,11 +298,14 @@ int prof_attention(int argc, char **argv)
     if ((double)p.b * p.h_q * p.s_q * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS ||
         (double)p.b * p.h_k * p.s_k * (p.d > p.d_v ? p.d : p.d_v) > (double)PROF_MAX_ELEMENTS)
         return cli_usage_error(sub, "the tensors would exceed 2^40 elements.");
-    return run_prof(sub, &c, &p, (float)scale, inst.tile_m || inst.decode ? &inst : NULL);
+    if (tune && (inst.tile_m || inst.decode))
+        return cli_usage_error(sub, "--tune times every instance; it takes no --instance or "
+                                    "--splitkv.");
+    return run_prof(sub, &c, &p, (float)scale, inst.tile_m || inst.decode ? &inst : NULL, tune);
 }
 
 static int run_prof(const char *sub, const prof_common *c, const ck_attention_problem *p,
-                    float scale, const ck_attn_instance *inst)
+                    float scale, const ck_attn_instance *inst, int tune)
 {
     ck_context *ctx = NULL;
     if (ck_context_create(c->backend, 0, &ctx) != CK_SUCCESS)
@@ -305,8 +318,7 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     enum { NBUF = 8 }; /* q, k, v, o, lse, bias, ALiBi slopes, block table */
     void *h[NBUF] = {0}, *d[NBUF] = {0};
     double *ref = NULL;
-    if (ck_attn_prob_make(p, &prob) != CK_SUCCESS ||
-        ck_attn_plan_create_instance(ctx, &prob, inst, &plan) != CK_SUCCESS) {
+    if (ck_attn_prob_make(p, &prob) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }
@@ -370,6 +382,23 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     job.args.alibi_slopes = var->alibi ? d[6] : NULL;
     job.args.block_table = var->page_size ? d[7] : NULL;
     job.args.dropout_seed = 1, job.args.dropout_offset = 0;
+    if (tune) {
+        char best[CK_TUNING_INSTANCE_MAX];
+        double best_ms = 0;
+        if (ck_attention_tune(ctx, p, &job.args, c->reps, prof_tune_progress, (void *)c, best,
+                              sizeof best, &best_ms) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        if (!c->json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
+    }
+    /* after tuning: the policy's plan then takes the table's instance */
+    if (ck_attn_plan_create_instance(ctx, &prob, inst, &plan) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
+    job.plan = plan;
     ck_attn_ref_in rin;
     memset(&rin, 0, sizeof rin);
     rin.q = h[0], rin.k = h[1], rin.v = h[2];
