@@ -131,8 +131,8 @@ static void test_tune_then_plans_take_the_winner(void)
     CHECK_EQ_INT(ac_run(&c), 0);
 
     /* a forged entry naming another valid instance is honoured */
-    const char *other =
-        strcmp(best, "sm80.d64.dv64.m64n32.w4") ? "sm80.d64.dv64.m64n32.w4" : "sm80.d64.dv64.m64n64.w4";
+    const char *other = strcmp(best, "sm80.d64.dv64.m64n32.w4") ? "sm80.d64.dv64.m64n32.w4"
+                                                                : "sm80.d64.dv64.m64n64.w4";
     forge(&c, other);
     plan_name(&c, name, sizeof name, &tuned);
     CHECK_EQ_STR(name, other);
@@ -193,9 +193,8 @@ static void test_instance_names_round_trip(void)
     ac_problem(&c, &p);
     ck_attn_prob prob;
     CHECK_OK(ck_attn_prob_make(&p, &prob));
-    ck_attn_instance in[3] = {{128, 80, CK_ATTN_SM90_WARPS, 0, 1, 0},
-                              {64, 32, 4, 0, 1, 0},
-                              {16, 32, 2, 1, 3, 2}};
+    ck_attn_instance in[3] = {
+        {128, 80, CK_ATTN_SM90_WARPS, 0, 1, 0}, {64, 32, 4, 0, 1, 0}, {16, 32, 2, 1, 3, 2}};
     for (int i = 0; i < 3; ++i) {
         char name[96];
         ck_attn_instance back;

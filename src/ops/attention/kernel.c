@@ -212,8 +212,10 @@ static int tuned_plan(ck_context *ctx, const ck_attn_prob *prob, ck_attention_pl
         CK_LOG(CK_LOG_INFO, OP ": candidate %s skipped: %s", text, ck_last_error());
         return 1;
     }
-    CK_LOG(CK_LOG_WARN, OP ": the tuning table's instance %s cannot run this problem (%s); the "
-                           "policy's instance instead.", text, ck_last_error());
+    CK_LOG(CK_LOG_WARN,
+           OP ": the tuning table's instance %s cannot run this problem (%s); the "
+              "policy's instance instead.",
+           text, ck_last_error());
     ck_clear_error();
     return 0;
 }

@@ -71,11 +71,11 @@ void ck_attn_instance_name(const ck_attn_prob *prob, const ck_attn_instance *in,
 {
     long long d = (long long)prob->p.d, dv = (long long)prob->p.d_v;
     if (in->decode)
-        snprintf(buf, size, "decode.d%lld.dv%lld.r%dn%d.w%d.k%d.s%d", d, dv, in->tile_m,
-                 in->tile_n, in->warps, in->stages ? in->stages : 2, in->splits);
+        snprintf(buf, size, "decode.d%lld.dv%lld.r%dn%d.w%d.k%d.s%d", d, dv, in->tile_m, in->tile_n,
+                 in->warps, in->stages ? in->stages : 2, in->splits);
     else
-        snprintf(buf, size, "%s.d%lld.dv%lld.m%dn%d.w%d", ck_attn_is_sm90(in) ? "sm90" : "sm80",
-                 d, dv, in->tile_m, in->tile_n, in->warps);
+        snprintf(buf, size, "%s.d%lld.dv%lld.m%dn%d.w%d", ck_attn_is_sm90(in) ? "sm90" : "sm80", d,
+                 dv, in->tile_m, in->tile_n, in->warps);
 }
 
 int ck_attn_instance_parse(const ck_attn_prob *prob, const char *text, ck_attn_instance *in)
