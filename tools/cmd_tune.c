@@ -16,7 +16,7 @@ static const char usage[] =
     "same problem on the same device. The table is $CK_TUNING_FILE, else tuning.tsv in the\n"
     "kernel cache directory (ck cache dir).\n\n"
     "  OP            gemm, softmax, layernorm, rmsnorm, permute, copy, cast, elementwise,\n"
-    "                reduce\n"
+    "                reduce, conv\n"
     "                (ck tune OP --help)\n"
     "  --list        one line per entry: op, device, problem, instance, ms, metric, date\n"
     "  --json        with --list: a JSON object instead of text\n"
@@ -107,8 +107,10 @@ int ck_cmd_tune(int argc, char **argv)
         return ck_tune_elementwise(argc - 1, argv + 1);
     if (strcmp(argv[1], "reduce") == 0)
         return ck_tune_reduce(argc - 1, argv + 1);
+    if (strcmp(argv[1], "conv") == 0)
+        return ck_tune_conv(argc - 1, argv + 1);
     return cli_usage_error("tune",
                            "unknown OP or option '%s' (OP: gemm, softmax, layernorm, rmsnorm, "
-                           "permute, copy, cast, elementwise, reduce)",
+                           "permute, copy, cast, elementwise, reduce, conv)",
                            argv[1]);
 }
