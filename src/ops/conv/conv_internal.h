@@ -153,6 +153,11 @@ int ck_conv_policy_tuned(const ck_conv_prob *q, const ck_conv_class *cls,
  * "" when none (tune.c). Returns 1 when the text is forced (ck tune's candidate). */
 int ck_conv_tuned_text(ck_context *ctx, const ck_conv_prob *q, char *buf, size_t size);
 
+/* 1 when the plan accepts a tuned text: a direct depthwise instance (of the direction's form)
+ * of a problem the route fits, or an instance its GEMM route lists for the problem's first
+ * implicit GEMM (tune.c). Later classes of backward data that refuse it take the policy's. */
+int ck_conv_tuned_ok(const ck_conv_prob *q, const ck_device_props *props, const char *text);
+
 /* The instance text of a plan's (first) kernel, as ck_conv_plan_choice names it. */
 void ck_conv_plan_instance(const ck_conv_plan *plan, char *name, size_t size);
 

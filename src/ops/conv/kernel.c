@@ -578,15 +578,13 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     int forced = 0; /* ck tune's candidate: a refusal is no surprise */
     if (pick == CK_CONV_PICK_POLICY && plan->ctx)
         forced = ck_conv_tuned_text(plan->ctx, &plan->q, tuned, sizeof tuned);
-    if (strncmp(tuned, "depthwise:", 10) == 0) {
-        int strip, blocks;
-        if (ck_conv_dw_fits(&plan->q) &&
-            ck_conv_dw_parse(tuned, problem->direction == CK_CONV_BWD_WEIGHT, &strip, &blocks))
-            return dw_decide(plan, tuned);
+    if (tuned[0] && !ck_conv_tuned_ok(&plan->q, props, tuned)) {
         CK_LOG(forced ? CK_LOG_INFO : CK_LOG_WARN,
                OP ": the tuned instance '%s' cannot run this problem; the policy decides.", tuned);
         tuned[0] = 0;
     }
+    if (strncmp(tuned, "depthwise:", 10) == 0)
+        return dw_decide(plan, tuned);
     /* depthwise (G = C = K): the direct route where it takes the problem (the policy's choice;
      * the tests' picks of GEMM routes keep the implicit GEMM) */
     char no_dw[384] = "";

@@ -101,6 +101,49 @@ static ck_status run(void *user)
     return ck_conv_plan_execute(t->plan, t->args);
 }
 
+/* The first implicit GEMM of the problem (backward data: of the first class with rows and
+ * taps; *found 0 when there is none) as GEMM problems (ck_conv_gemm_probs). */
+static ck_status first_gemm(const ck_conv_prob *q, ck_conv_class *cls, ck_gemm_prob *loader,
+                            ck_gemm_prob *plain, int *found)
+{
+    memset(cls, 0, sizeof *cls);
+    *found = q->p.direction != CK_CONV_BWD_DATA;
+    if (!*found) {
+        int ncls = ck_conv_classes(q, NULL, 0);
+        ck_conv_class *all = calloc((size_t)ncls, sizeof *all);
+        if (!all)
+            return ck_fail(CK_ERROR_OUT_OF_MEMORY, FN ": out of host memory for the classes.");
+        ck_conv_classes(q, all, ncls);
+        for (int i = 0; i < ncls && !*found; ++i) {
+            *found = 1;
+            for (int d = 0; d < 3; ++d)
+                *found &= all[i].rows[d] > 0 && all[i].taps[d] > 0;
+            if (*found)
+                *cls = all[i];
+        }
+        free(all);
+    }
+    return *found ? ck_conv_gemm_probs(q, cls, loader, plain) : CK_SUCCESS;
+}
+
+int ck_conv_tuned_ok(const ck_conv_prob *q, const ck_device_props *props, const char *text)
+{
+    int strip, blocks;
+    if (strncmp(text, "depthwise:", 10) == 0)
+        return ck_conv_dw_fits(q) &&
+               ck_conv_dw_parse(text, q->p.direction == CK_CONV_BWD_WEIGHT, &strip, &blocks);
+    ck_conv_class cls;
+    ck_gemm_prob loader, plain;
+    ck_conv_choice choice;
+    int found = 0;
+    if (first_gemm(q, &cls, &loader, &plain, &found) != CK_SUCCESS) {
+        ck_clear_error();
+        return 0;
+    }
+    return found && ck_conv_policy_tuned(q, &cls, &loader, ck_conv_is_plain_gemm(q) ? &plain : NULL,
+                                         props, text, &choice);
+}
+
 /* The candidate texts of the problem (see the head comment) into texts[0..max-1]. */
 static ck_status candidates(ck_context *ctx, const ck_conv_prob *q, char (*texts)[CK_CONV_TUNED_MAX],
                             int max, int *count)
@@ -113,32 +156,14 @@ static ck_status candidates(ck_context *ctx, const ck_conv_prob *q, char (*texts
                 snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d.b%d", s, b);
             else
                 snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d", s);
-    /* the first implicit GEMM: backward data's first class with rows and taps */
     ck_conv_class cls;
-    memset(&cls, 0, sizeof cls);
-    if (q->p.direction == CK_CONV_BWD_DATA) {
-        int ncls = ck_conv_classes(q, NULL, 0), found = 0;
-        ck_conv_class *all = calloc((size_t)ncls, sizeof *all);
-        if (!all)
-            return ck_fail(CK_ERROR_OUT_OF_MEMORY, FN ": out of host memory for the classes.");
-        ck_conv_classes(q, all, ncls);
-        for (int i = 0; i < ncls && !found; ++i) {
-            found = 1;
-            for (int d = 0; d < 3; ++d)
-                found &= all[i].rows[d] > 0 && all[i].taps[d] > 0;
-            if (found)
-                cls = all[i];
-        }
-        free(all);
-        if (!found) { /* every row of dX is zero: nothing but the policy's plan */
-            *count = n;
-            return CK_SUCCESS;
-        }
-    }
     ck_gemm_prob loader, plain;
-    ck_status st = ck_conv_gemm_probs(q, &cls, &loader, &plain);
-    if (st)
+    int found = 0;
+    ck_status st = first_gemm(q, &cls, &loader, &plain, &found);
+    if (st || !found) { /* !found: every row of dX is zero, nothing but the policy's plan */
+        *count = n;
         return st;
+    }
     static const ck_conv_route routes[] = {CK_CONV_ROUTE_GEMM, CK_CONV_ROUTE_SM90,
                                            CK_CONV_ROUTE_SM80};
     ck_gemm_instance ins[MAX_GEMM];
