@@ -181,8 +181,8 @@ static void tune_case(const char *what, const ck_conv_problem *p, const char *fo
     for (int i = 0; i < 3; ++i) {
         store(p, invalid[i]);
         plan_run_check(what, p, &t, name, sizeof name);
-        CHECK_MSG(strcmp(name, policy) == 0, "%s: entry '%s': plan %s, policy %s", what,
-                  invalid[i], name, policy);
+        CHECK_MSG(strcmp(name, policy) == 0, "%s: entry '%s': plan %s, policy %s", what, invalid[i],
+                  name, policy);
         int tuned = 1;
         CHECK_OK(ck_conv_plan_choice(g_ctx, p, name, sizeof name, &tuned));
         CHECK_EQ_INT(tuned, 0);

@@ -238,8 +238,8 @@ ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
                                 ck_tile_copy_info *info);
 /* The implicit GEMM of class cls (backward data; else unused) as a GEMM problem with view
  * operands (loader) and, for ck_conv_is_plain_gemm problems, as a plain GEMM (plain). */
-ck_status ck_conv_gemm_probs(const ck_conv_prob *q, const ck_conv_class *cls,
-                             ck_gemm_prob *loader, ck_gemm_prob *plain);
+ck_status ck_conv_gemm_probs(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_prob *loader,
+                             ck_gemm_prob *plain);
 
 /* 1 when every view operand of the direction has a copy window for this sm80 instance. */
 int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c,

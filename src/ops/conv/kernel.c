@@ -476,8 +476,8 @@ int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c, const c
     return ok;
 }
 
-ck_status ck_conv_gemm_probs(const ck_conv_prob *q, const ck_conv_class *cls,
-                             ck_gemm_prob *loader, ck_gemm_prob *plain)
+ck_status ck_conv_gemm_probs(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_prob *loader,
+                             ck_gemm_prob *plain)
 {
     ck_gemm_problem gp;
     ck_status st = gemm_problem(q, cls, 0, &gp);
@@ -497,8 +497,8 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
     ck_status st = ck_conv_gemm_probs(&plan->q, &sub->cls, &loader, &plain);
     if (st)
         return st;
-    if (tuned && ck_conv_policy_tuned(&plan->q, &sub->cls, &loader, is_plain ? &plain : NULL,
-                                      props, tuned, &sub->choice))
+    if (tuned && ck_conv_policy_tuned(&plan->q, &sub->cls, &loader, is_plain ? &plain : NULL, props,
+                                      tuned, &sub->choice))
         no_dw = "";
     else {
         if (tuned)
@@ -622,8 +622,8 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
             }
             plan->sub[plan->nsub].cls = cls[i];
         }
-        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick, no_dw,
-                        tuned[0] ? tuned : NULL, forced);
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick, no_dw, tuned[0] ? tuned : NULL,
+                        forced);
         plan->nsub++;
     }
     free(cls);

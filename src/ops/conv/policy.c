@@ -423,8 +423,8 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, con
                             ck_conv_dw *dw)
 {
     int tuned_strip = 0, tuned_blocks = 0;
-    if (tuned && !ck_conv_dw_parse(tuned, q->p.direction == CK_CONV_BWD_WEIGHT, &tuned_strip,
-                                   &tuned_blocks))
+    if (tuned &&
+        !ck_conv_dw_parse(tuned, q->p.direction == CK_CONV_BWD_WEIGHT, &tuned_strip, &tuned_blocks))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": the tuned instance \"%s\" is no direct depthwise instance of this "
                           "direction (depthwise:sS%s).",
@@ -553,7 +553,9 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, con
              : wgrad ? ", backward weight as fixed-order partial sums per block and their sum"
                      : "",
              dw->vec, dw->tct, dw->strip,
-             forced == 2 ? " (tuned)" : forced ? " (CK_CONV_DW_STRIP)" : "");
+             forced == 2 ? " (tuned)"
+             : forced    ? " (CK_CONV_DW_STRIP)"
+                         : "");
     if (wgrad) {
         size_t n = strlen(dw->why);
         snprintf(dw->why + n, sizeof dw->why - n, ", %d lane blocks x %lld filter rows",

@@ -236,9 +236,8 @@ void ck_conv_tuning_problem_key(const ck_conv_prob *q, char *buf, size_t size)
 {
     const ck_conv_problem *p = &q->p;
     static const char *const dirs[] = {"fwd", "bwd-data", "bwd-weight"};
-    int len = snprintf(buf, size, "%s,%dd,n=%lld,g=%lld,c=%lld,k=%lld", dirs[p->direction],
-                       p->ndim, (long long)p->n, (long long)p->g, (long long)p->c,
-                       (long long)p->k);
+    int len = snprintf(buf, size, "%s,%dd,n=%lld,g=%lld,c=%lld,k=%lld", dirs[p->direction], p->ndim,
+                       (long long)p->n, (long long)p->g, (long long)p->c, (long long)p->k);
     const struct {
         const char *name;
         const int64_t *v;

@@ -56,7 +56,7 @@ typedef struct conv_tune {
     const ck_conv_problem *problem;
     const ck_conv_args *args;
     char key[CK_TUNING_PROBLEM_MAX];
-    ck_conv_plan *plan;                 /* built for the instance `planned` */
+    ck_conv_plan *plan; /* built for the instance `planned` */
     char planned[CK_TUNING_INSTANCE_MAX];
 } conv_tune;
 
@@ -145,8 +145,8 @@ int ck_conv_tuned_ok(const ck_conv_prob *q, const ck_device_props *props, const 
 }
 
 /* The candidate texts of the problem (see the head comment) into texts[0..max-1]. */
-static ck_status candidates(ck_context *ctx, const ck_conv_prob *q, char (*texts)[CK_CONV_TUNED_MAX],
-                            int max, int *count)
+static ck_status candidates(ck_context *ctx, const ck_conv_prob *q,
+                            char (*texts)[CK_CONV_TUNED_MAX], int max, int *count)
 {
     int n = 0, wgrad = q->p.direction == CK_CONV_BWD_WEIGHT;
     snprintf(texts[n++], CK_CONV_TUNED_MAX, "auto");
@@ -168,8 +168,7 @@ static ck_status candidates(ck_context *ctx, const ck_conv_prob *q, char (*texts
                                            CK_CONV_ROUTE_SM80};
     ck_gemm_instance ins[MAX_GEMM];
     for (size_t r = 0; r < sizeof routes / sizeof routes[0]; ++r) {
-        int k = ck_conv_route_instances(q, &cls, &loader,
-                                        ck_conv_is_plain_gemm(q) ? &plain : NULL,
+        int k = ck_conv_route_instances(q, &cls, &loader, ck_conv_is_plain_gemm(q) ? &plain : NULL,
                                         ck_op_props(ctx), routes[r], ins, MAX_GEMM);
         for (int i = 0; i < k && n < max; ++i)
             ck_conv_gemm_choice_name(routes[r], &ins[i], texts[n++], CK_CONV_TUNED_MAX);
@@ -206,7 +205,8 @@ ck_status ck_conv_tune(ck_context *ctx, const ck_conv_problem *problem, const ck
         ptr[i] = texts[i];
     if (!st) {
         /* each tensor read or written once: the metric stored is GB/s, as ck prof conv's */
-        int es = ck_gemm_dtype_bytes(problem->in_dtype), os = ck_gemm_dtype_bytes(problem->out_dtype);
+        int es = ck_gemm_dtype_bytes(problem->in_dtype),
+            os = ck_gemm_dtype_bytes(problem->out_dtype);
         double bytes = (double)(q.x_elems + q.w_elems) * es + (double)q.y_elems * os;
         ck_op_tuner tuner = {"conv", ptr, n, plan, run, bytes, &t};
         st = ck_op_tune(ctx, &tuner, reps, progress, user, best, best_size, best_ms);
