@@ -35,6 +35,7 @@ int ck_tune_cast(int argc, char **argv);
 int ck_tune_elementwise(int argc, char **argv);
 int ck_tune_reduce(int argc, char **argv);
 int ck_tune_attention(int argc, char **argv);
+int ck_tune_conv(int argc, char **argv);
 
 /* True when arg is -h or --help. */
 int cli_is_help(const char *arg);

@@ -17,7 +17,8 @@ static const char usage[] =
     "kernel cache directory (ck cache dir).\n\n"
     "  OP            gemm, softmax, layernorm, rmsnorm, permute, copy, cast, elementwise,\n"
     "                reduce, attention (its sm90 / sm80 tiles and, for s_q <= 16, the\n"
-    "                decode kernel's keys per warp, warps and split-KV parts)\n"
+    "                decode kernel's keys per warp, warps and split-KV parts), conv (its\n"
+    "                routes, GEMM instances and depthwise strips)\n"
     "                (ck tune OP --help)\n"
     "  --list        one line per entry: op, device, problem, instance, ms, metric, date\n"
     "  --json        with --list: a JSON object instead of text\n"
@@ -110,8 +111,10 @@ int ck_cmd_tune(int argc, char **argv)
         return ck_tune_reduce(argc - 1, argv + 1);
     if (strcmp(argv[1], "attention") == 0)
         return ck_tune_attention(argc - 1, argv + 1);
+    if (strcmp(argv[1], "conv") == 0)
+        return ck_tune_conv(argc - 1, argv + 1);
     return cli_usage_error("tune",
                            "unknown OP or option '%s' (OP: gemm, softmax, layernorm, rmsnorm, "
-                           "permute, copy, cast, elementwise, reduce, attention)",
+                           "permute, copy, cast, elementwise, reduce, attention, conv)",
                            argv[1]);
 }

@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "ck/ck.h"
+#include "ck/tune.h"
+#include "ck/tuning.h"
 #include "cli.h"
 #include "conv_cli.h"
 #include "prof.h"
@@ -21,7 +23,11 @@ static const char help[] =
     "Usage: ck prof conv [options]\n\n"
     "A grouped convolution (layouts NHWGC / GKYXC / NHWGK): implicit GEMM, or the direct\n"
     "depthwise kernel for G = C = K (CK_CONV_ROUTE=gemm keeps the implicit GEMM); prints time,\n"
-    "TFLOP/s and GB/s (every tensor moved once) and checks against the direct CPU reference.\n\n";
+    "TFLOP/s and GB/s (every tensor moved once) and checks against the direct CPU reference.\n\n"
+    "  --tune                          first time every candidate instance (the direct depthwise\n"
+    "                                  kernel's strips and grids, the implicit GEMM routes'\n"
+    "                                  instances) and store the fastest in the tuning table (as\n"
+    "                                  `ck tune conv`); the run then uses it\n";
 
 typedef struct job {
     ck_conv_plan *plan;
@@ -71,7 +77,13 @@ int prof_conv(int argc, char **argv)
         return rc;
     ck_conv_problem p;
     ck_conv_problem_init(&p);
+    int tune = 0;
     for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--tune")) {
+            tune = 1;
+            sub = "tune conv";
+            continue;
+        }
         if (cli_is_help(argv[i])) {
             printf("%s%s%s", help, conv_cli_help, prof_common_help);
             return CK_EXIT_OK;
@@ -115,14 +127,25 @@ int prof_conv(int argc, char **argv)
             goto done;
         }
     }
+    jb.args.x = d[0], jb.args.w = d[1], jb.args.y = d[2], jb.args.bias = d[3],
+    jb.args.residual = d[4];
+    if (tune) {
+        char best[CK_TUNING_INSTANCE_MAX];
+        double best_ms = 0;
+        if (ck_conv_tune(ctx, &p, &jb.args, c.reps, prof_tune_progress, &c, best, sizeof best,
+                         &best_ms) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        if (!c.json)
+            printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);
+    }
     double t0 = now_ms();
     if (ck_conv_plan_create(ctx, &p, &jb.plan) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }
     double plan_ms = now_ms() - t0;
-    jb.args.x = d[0], jb.args.w = d[1], jb.args.y = d[2], jb.args.bias = d[3],
-    jb.args.residual = d[4];
     int oi = p.direction == CK_CONV_FWD ? 2 : p.direction == CK_CONV_BWD_DATA ? 0 : 1;
     if (!(got = malloc(sz[oi]))) {
         fprintf(stderr, "ck %s: out of host memory.\n", sub);

@@ -1,7 +1,8 @@
 /* ck tune OP ARGS for the operations whose tuning runs inside `ck prof OP ARGS --tune` (same
  * options): gemm (tools/prof_gemm.c), softmax (tools/prof_softmax.c), layernorm and rmsnorm
  * (tools/prof_norm.c), permute (tools/prof_permute.c), copy, cast and elementwise
- * (tools/prof_elementwise.c), reduce (tools/prof_reduce.c), attention (tools/prof_attention.c). */
+ * (tools/prof_elementwise.c), reduce (tools/prof_reduce.c), attention (tools/prof_attention.c),
+ * conv (tools/prof_conv.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,4 +84,10 @@ int ck_tune_reduce(int argc, char **argv)
 int ck_tune_attention(int argc, char **argv)
 {
     return tune_via_prof("attention", "--sq S --sk S", prof_attention, argc, argv);
+}
+
+int ck_tune_conv(int argc, char **argv)
+{
+    return tune_via_prof("conv", "--n N --g G --c C --k K --hw HxW --yx YxX [--dir D]", prof_conv,
+                         argc, argv);
 }

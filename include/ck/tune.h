@@ -21,6 +21,7 @@
 #define CK_TUNE_H
 
 #include "ck/attention.h"
+#include "ck/conv.h"
 #include "ck/elementwise.h"
 #include "ck/norm.h"
 #include "ck/permute.h"
@@ -73,6 +74,16 @@ ck_status ck_attention_tune(ck_context *ctx, const ck_attention_problem *problem
 ck_status ck_elementwise_tune(ck_context *ctx, const ck_ew_program *prog, const ck_tensor *inputs,
                               int input_count, ck_tensor *dst, int reps, ck_tune_progress progress,
                               void *user, char *best, size_t best_size, double *best_ms);
+
+/* A convolution (ck/conv.h): args holds device pointers of the problem's tensors in its
+ * layout; the direction's output is overwritten. Candidates: the policy's choice, the direct
+ * depthwise kernel's strips of 1, 2, 4 or 8 outputs (backward weight: with 1, 4, 16 or 64 lane
+ * blocks of partial sums) where G = C = K, and the implicit GEMM routes' instances (plain GEMM,
+ * sm90, sm80) that take the problem; instance texts "depthwise:s4", "depthwise:s2.b16",
+ * "sm90:<GEMM instance>", "sm80:...", "gemm:...". Stored as op "conv" (docs/ops-conv.md). */
+ck_status ck_conv_tune(ck_context *ctx, const ck_conv_problem *problem, const ck_conv_args *args,
+                       int reps, ck_tune_progress progress, void *user, char *best,
+                       size_t best_size, double *best_ms);
 
 #ifdef __cplusplus
 }

@@ -103,6 +103,7 @@ typedef struct ck_conv_choice {
     ck_conv_route route;
     ck_gemm_instance inst;
     char why[512]; /* the route and instance, and why no faster route was taken */
+    int tuned;     /* 1: the tuned instance (ck_conv_policy_tuned) */
 } ck_conv_choice;
 
 /* 1 when the problem is a forward 1x1 convolution of stride 1 without padding. */
@@ -117,6 +118,53 @@ const char *ck_conv_route_name(ck_conv_route r);
 ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
                                 const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
                                 const ck_device_props *props, int pick, ck_conv_choice *out);
+
+/* ---- tuned choices (policy.c; the tuner: tune.c) ----------------------------------------- */
+
+/* A tuned instance's text: "ROUTE:GEMM-INSTANCE" for the GEMM routes ("sm90:sm90.128x64x64.s4.
+ * w2x1", "sm80:...", "gemm:..."), "depthwise:sS" (strip of S outputs) or, backward weight,
+ * "depthwise:sS.bB" (B lane blocks of partial sums) for the direct route. */
+enum { CK_CONV_TUNED_MAX = 96 };
+
+/* The tuning table's problem key of the problem (ck_conv_tuning_problem_key, problem.c). */
+void ck_conv_tuning_problem_key(const ck_conv_prob *q, char *buf, size_t size);
+
+/* The instances the route can run for this implicit GEMM (best first; 0 when the route does
+ * not take it): gemm the GEMM's candidates of plain_gp (NULL: none), sm90 the family's loader
+ * instances, sm80 the ranked sm80 instances whose copy windows exist. */
+int ck_conv_route_instances(const ck_conv_prob *q, const ck_conv_class *cls,
+                            const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
+                            const ck_device_props *props, ck_conv_route route,
+                            ck_gemm_instance *out, int max);
+
+/* "ROUTE:GEMM-INSTANCE" of a GEMM route's choice. */
+void ck_conv_gemm_choice_name(ck_conv_route route, const ck_gemm_instance *in, char *buf,
+                              size_t size);
+
+/* The choice named by a tuned text when its route takes this implicit GEMM and lists that
+ * instance: 1 with *out filled, else 0 (the caller falls back to the policy). */
+int ck_conv_policy_tuned(const ck_conv_prob *q, const ck_conv_class *cls,
+                         const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
+                         const ck_device_props *props, const char *text, ck_conv_choice *out);
+
+/* The tuned text for the problem on the context's device: the instance ck tune forces, else
+ * the tuning table's entry unless a developer switch (CK_CONV_ROUTE, CK_CONV_DW_STRIP,
+ * CK_CONV_DW_WGRAD_BLOCKS) is set -- they keep priority over the table, as the norms' do --;
+ * "" when none (tune.c). Returns 1 when the text is forced (ck tune's candidate). */
+int ck_conv_tuned_text(ck_context *ctx, const ck_conv_prob *q, char *buf, size_t size);
+
+/* 1 when the plan accepts a tuned text: a direct depthwise instance (of the direction's form)
+ * of a problem the route fits, or an instance its GEMM route lists for the problem's first
+ * implicit GEMM (tune.c). Later classes of backward data that refuse it take the policy's. */
+int ck_conv_tuned_ok(const ck_conv_prob *q, const ck_device_props *props, const char *text);
+
+/* The instance text of a plan's (first) kernel, as ck_conv_plan_choice names it. */
+void ck_conv_plan_instance(const ck_conv_plan *plan, char *name, size_t size);
+
+/* The instance text the plan runs (a tuned text that selects it again) and whether it honoured
+ * the instance forced for "conv" or the table's entry (kernel.c; decides without building). */
+ck_status ck_conv_plan_choice(ck_context *ctx, const ck_conv_problem *problem, char *name,
+                              size_t size, int *tuned);
 
 /* ---- the direct depthwise route (policy.c: the instance; depthwise.c: the kernel) ------- */
 
@@ -143,16 +191,29 @@ typedef struct ck_conv_dw {
     unsigned sum_blocks;  /* backward weight: blocks of the fixed-order sum (256 threads) */
     size_t ws_bytes;      /* backward weight: the partials (f32), owned by the plan */
     char why[384];        /* the route and instance, and why */
+    int tuned;            /* 1: strip and lane blocks from a tuned text */
     ck_kernel *kernel[2]; /* the kernel; backward weight: the partials, their sum */
 } ck_conv_dw;
 
 /* Why the direct depthwise route cannot take the problem (0: it can; *why then empty). */
 int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size);
 
+/* 1 when the direct route can take the problem, whatever CK_CONV_ROUTE says (the tuner). */
+int ck_conv_dw_fits(const ck_conv_prob *q);
+
+/* Parse a tuned text "depthwise:sS" (backward weight: "depthwise:sS.bB"): 1 when valid. */
+int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks);
+
+/* The tuned text of an instance (selects it again). */
+void ck_conv_dw_name(const ck_conv_prob *q, const ck_conv_dw *dw, char *buf, size_t size);
+
 /* The route's instance for the problem (after ck_conv_dw_refuses said 0) -- backward data: for
  * class cls, one with rows and taps --: the policy's vector, threads and strip,
- * CK_CONV_DW_STRIP=n (1..16) in the environment overriding the strip. */
-ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_conv_dw *dw);
+ * CK_CONV_DW_STRIP=n (1..16) in the environment overriding the strip; a tuned text (not NULL:
+ * ck_conv_dw_parse's form) sets the strip and backward weight's lane blocks instead of the
+ * policy and the switches. */
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, const char *tuned,
+                            ck_conv_dw *dw);
 
 /* The kernel source of the instance (malloc'd). */
 ck_status ck_conv_dw_source(const ck_conv_prob *q, const ck_conv_dw *dw, char **source);
@@ -175,6 +236,11 @@ ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_con
 ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
                                 const ck_gemm_instance *in, int operand, char **src,
                                 ck_tile_copy_info *info);
+/* The implicit GEMM of class cls (backward data; else unused) as a GEMM problem with view
+ * operands (loader) and, for ck_conv_is_plain_gemm problems, as a plain GEMM (plain). */
+ck_status ck_conv_gemm_probs(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_prob *loader,
+                             ck_gemm_prob *plain);
+
 /* 1 when every view operand of the direction has a copy window for this sm80 instance. */
 int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c,
                           const ck_gemm_instance *in);

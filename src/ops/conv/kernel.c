@@ -476,24 +476,40 @@ int ck_conv_windows_exist(const ck_conv_prob *q, const ck_conv_class *c, const c
     return ok;
 }
 
-/* The GEMM of one sub-plan, its route and instance (the policy's). */
-static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
-                            int pick, const char *no_dw)
+ck_status ck_conv_gemm_probs(const ck_conv_prob *q, const ck_conv_class *cls, ck_gemm_prob *loader,
+                             ck_gemm_prob *plain)
 {
     ck_gemm_problem gp;
+    ck_status st = gemm_problem(q, cls, 0, &gp);
+    if (!st)
+        st = ck_gemm_prob_make(&gp, loader);
+    if (!st && ck_conv_is_plain_gemm(q) && !(st = gemm_problem(q, cls, 1, &gp)))
+        st = ck_gemm_prob_make(&gp, plain);
+    return st ? ck_fail_context(st, OP ": the implicit GEMM") : CK_SUCCESS;
+}
+
+/* The GEMM of one sub-plan, its route and instance (the policy's). */
+static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_device_props *props,
+                            int pick, const char *no_dw, const char *tuned, int forced)
+{
     ck_gemm_prob loader, plain;
     int is_plain = ck_conv_is_plain_gemm(&plan->q);
-    ck_status st = gemm_problem(&plan->q, &sub->cls, 0, &gp);
-    if (!st)
-        st = ck_gemm_prob_make(&gp, &loader);
-    if (!st && is_plain && !(st = gemm_problem(&plan->q, &sub->cls, 1, &gp)))
-        st = ck_gemm_prob_make(&gp, &plain);
-    if (st)
-        return ck_fail_context(st, OP ": the implicit GEMM");
-    st = ck_conv_policy_choose(&plan->q, &sub->cls, &loader, is_plain ? &plain : NULL, props, pick,
-                               &sub->choice);
+    ck_status st = ck_conv_gemm_probs(&plan->q, &sub->cls, &loader, &plain);
     if (st)
         return st;
+    if (tuned && ck_conv_policy_tuned(&plan->q, &sub->cls, &loader, is_plain ? &plain : NULL, props,
+                                      tuned, &sub->choice))
+        no_dw = "";
+    else {
+        if (tuned)
+            CK_LOG(forced ? CK_LOG_INFO : CK_LOG_WARN,
+                   OP ": the tuned instance '%s' cannot run this problem; the policy decides.",
+                   tuned);
+        st = ck_conv_policy_choose(&plan->q, &sub->cls, &loader, is_plain ? &plain : NULL, props,
+                                   pick, &sub->choice);
+        if (st)
+            return st;
+    }
     if (no_dw[0]) { /* a depthwise problem the direct route refused: say why */
         size_t n = strlen(sub->choice.why);
         snprintf(sub->choice.why + n, sizeof sub->choice.why - n, "; %s", no_dw);
@@ -510,7 +526,7 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
 
 /* The direct depthwise route's instances: one; backward data one per residue class of the
  * stride with rows and taps (conv's classes), rows that no tap reaches zeroed first. */
-static ck_status dw_decide(ck_conv_plan *plan)
+static ck_status dw_decide(ck_conv_plan *plan, const char *tuned)
 {
     const ck_conv_prob *q = &plan->q;
     int ncls = 1;
@@ -541,7 +557,7 @@ static ck_status dw_decide(ck_conv_plan *plan)
                 continue;
             }
         }
-        st = ck_conv_dw_policy(q, cls ? &cls[i] : NULL, &plan->dw[plan->ndw]);
+        st = ck_conv_dw_policy(q, cls ? &cls[i] : NULL, tuned, &plan->dw[plan->ndw]);
         if (!st && plan->ndw++ == 0)
             CK_LOG(CK_LOG_INFO, OP ": %s", plan->dw[0].why);
     }
@@ -557,12 +573,25 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     ck_status st = ck_conv_prob_make(problem, &plan->q);
     if (st)
         return st;
+    /* the instance forced by ck tune or the tuning table's, when the plan accepts it */
+    char tuned[CK_CONV_TUNED_MAX] = "";
+    int forced = 0; /* ck tune's candidate: a refusal is no surprise */
+    if (pick == CK_CONV_PICK_POLICY && plan->ctx)
+        forced = ck_conv_tuned_text(plan->ctx, &plan->q, tuned, sizeof tuned);
+    if (tuned[0] && !ck_conv_tuned_ok(&plan->q, props, tuned)) {
+        CK_LOG(forced ? CK_LOG_INFO : CK_LOG_WARN,
+               OP ": the tuned instance '%s' cannot run this problem; the policy decides.", tuned);
+        tuned[0] = 0;
+    }
+    if (strncmp(tuned, "depthwise:", 10) == 0)
+        return dw_decide(plan, tuned);
     /* depthwise (G = C = K): the direct route where it takes the problem (the policy's choice;
      * the tests' picks of GEMM routes keep the implicit GEMM) */
     char no_dw[384] = "";
     int dw_shaped = plan->q.p.c == 1 && plan->q.p.g > 1; /* depthwise or a channel multiplier */
-    if (pick == CK_CONV_PICK_POLICY && !ck_conv_dw_refuses(&plan->q, no_dw, sizeof no_dw))
-        return dw_decide(plan);
+    if (pick == CK_CONV_PICK_POLICY && !tuned[0] &&
+        !ck_conv_dw_refuses(&plan->q, no_dw, sizeof no_dw))
+        return dw_decide(plan, NULL);
     if (!dw_shaped || pick != CK_CONV_PICK_POLICY)
         no_dw[0] = 0;
     plan->loaders = loaders_of(problem->direction);
@@ -593,7 +622,8 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
             }
             plan->sub[plan->nsub].cls = cls[i];
         }
-        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick, no_dw);
+        st = sub_decide(plan, &plan->sub[plan->nsub], props, pick, no_dw, tuned[0] ? tuned : NULL,
+                        forced);
         plan->nsub++;
     }
     free(cls);
@@ -639,6 +669,31 @@ ck_status ck_conv_source(const ck_conv_problem *problem, const ck_device_props *
     }
     plan_free(plan);
     return st;
+}
+
+ck_status ck_conv_plan_choice(ck_context *ctx, const ck_conv_problem *problem, char *name,
+                              size_t size, int *tuned)
+{
+    ck_conv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the plan.");
+    plan->ctx = ctx;
+    ck_status st = plan_decide(plan, problem, ck_op_props(ctx), CK_CONV_PICK_POLICY);
+    if (!st)
+        ck_conv_plan_instance(plan, name, size);
+    *tuned = !st && (plan->direct ? plan->ndw > 0 && plan->dw[0].tuned
+                                  : plan->nsub > 0 && plan->sub[0].choice.tuned);
+    plan_free(plan);
+    return st;
+}
+
+void ck_conv_plan_instance(const ck_conv_plan *plan, char *name, size_t size)
+{
+    name[0] = 0;
+    if (plan->direct && plan->ndw > 0)
+        ck_conv_dw_name(&plan->q, &plan->dw[0], name, size);
+    else if (!plan->direct && plan->nsub > 0)
+        ck_conv_gemm_choice_name(plan->sub[0].choice.route, &plan->sub[0].choice.inst, name, size);
 }
 
 ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan)

@@ -267,14 +267,108 @@ ck_status ck_conv_policy_choose(const ck_conv_prob *q, const ck_conv_class *cls,
     return CK_SUCCESS;
 }
 
+/* ---- tuned choices (tune.c, the tuning table) --------------------------------------------- */
+
+/* Insert ins[n] into ins[0..n-1] ranked by score, best first (ties keep their order). */
+static void rank_insert(ck_gemm_instance *ins, double *score, int n)
+{
+    for (int j = n; j > 0 && score[j - 1] < score[j]; --j) {
+        ck_gemm_instance t = ins[j];
+        double s = score[j];
+        ins[j] = ins[j - 1], score[j] = score[j - 1];
+        ins[j - 1] = t, score[j - 1] = s;
+    }
+}
+
+int ck_conv_route_instances(const ck_conv_prob *q, const ck_conv_class *cls,
+                            const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
+                            const ck_device_props *props, ck_conv_route route,
+                            ck_gemm_instance *out, int max)
+{
+    ck_gemm_instance ins[MAXI];
+    double score[MAXI];
+    char why[512];
+    int n = 0, kept = 0;
+    if (route == CK_CONV_ROUTE_GEMM) { /* the GEMM's own candidates, every family */
+        if (!plain_gp)
+            return 0;
+        n = ck_gemm_policy_rank(plain_gp, props, ins, score, MAXI, why, sizeof why);
+        for (int i = 0; i < n && kept < max; ++i)
+            out[kept++] = ins[i];
+        return kept;
+    }
+    if (route == CK_CONV_ROUTE_SM90) { /* the family's loader instances, by its score */
+        if (sm90_refuses(q, cls, loader_gp, props, why, sizeof why))
+            return 0;
+        n = ck_gemm_family_sm90.instances(loader_gp, props, ins, MAXI);
+        int slots = props->multiprocessors > 0 ? props->multiprocessors : 1;
+        for (int i = 0; i < n; ++i) {
+            score[i] = ck_gemm_sm90_score(loader_gp, &ins[i], slots);
+            rank_insert(ins, score, i);
+        }
+        for (int i = 0; i < n && kept < max; ++i)
+            if (sm90_loader_ok(&ins[i]))
+                out[kept++] = ins[i];
+        return kept;
+    }
+    if (route != CK_CONV_ROUTE_SM80 ||
+        !ck_gemm_family_sm80.supports(loader_gp, props, why, sizeof why))
+        return 0;
+    n = ck_gemm_policy_rank(loader_gp, props, ins, score, MAXI, why, sizeof why);
+    for (int i = 0; i < n && kept < max; ++i)
+        if (ins[i].family == CK_GEMM_FAMILY_SM80 && ck_conv_windows_exist(q, cls, &ins[i]))
+            out[kept++] = ins[i];
+    return kept;
+}
+
+void ck_conv_gemm_choice_name(ck_conv_route route, const ck_gemm_instance *in, char *buf,
+                              size_t size)
+{
+    char name[96];
+    ck_gemm_instance_name(in, name, sizeof name);
+    snprintf(buf, size, "%s:%s", ck_conv_route_name(route), name);
+}
+
+int ck_conv_policy_tuned(const ck_conv_prob *q, const ck_conv_class *cls,
+                         const ck_gemm_prob *loader_gp, const ck_gemm_prob *plain_gp,
+                         const ck_device_props *props, const char *text, ck_conv_choice *out)
+{
+    static const ck_conv_route routes[] = {CK_CONV_ROUTE_GEMM, CK_CONV_ROUTE_SM90,
+                                           CK_CONV_ROUTE_SM80};
+    ck_gemm_instance ins[MAXI];
+    char name[CK_CONV_TUNED_MAX];
+    for (size_t r = 0; r < sizeof routes / sizeof routes[0]; ++r) {
+        size_t len = strlen(ck_conv_route_name(routes[r]));
+        if (strncmp(text, ck_conv_route_name(routes[r]), len) != 0 || text[len] != ':')
+            continue;
+        int n = ck_conv_route_instances(q, cls, loader_gp, plain_gp, props, routes[r], ins, MAXI);
+        for (int i = 0; i < n; ++i) {
+            ck_conv_gemm_choice_name(routes[r], &ins[i], name, sizeof name);
+            if (strcmp(name, text) != 0)
+                continue;
+            memset(out, 0, sizeof *out);
+            out->route = routes[r];
+            out->inst = ins[i];
+            out->tuned = 1;
+            snprintf(out->why, sizeof out->why,
+                     "%s: the tuned instance %s (the tuning table or ck tune)",
+                     ck_conv_route_name(routes[r]), text);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- the direct depthwise route ---------------------------------------------------------- */
 
 enum { DW_SMEM_MAX = 48 * 1024 }; /* the filter stage: no opt-in to more shared memory */
 
-int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
+/* Why the direct route cannot take the problem, the developer switch CK_CONV_ROUTE included
+ * when use_env (0: it can). */
+static int dw_refuses(const ck_conv_prob *q, int use_env, char *why, size_t size)
 {
     const ck_conv_problem *p = &q->p;
-    const char *env = getenv("CK_CONV_ROUTE");
+    const char *env = use_env ? getenv("CK_CONV_ROUTE") : NULL;
     why[0] = 0;
     if (p->c != 1 || p->k != 1)
         snprintf(why, size,
@@ -292,8 +386,49 @@ int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
     return why[0] != 0;
 }
 
-ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_conv_dw *dw)
+int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size)
 {
+    return dw_refuses(q, 1, why, size);
+}
+
+int ck_conv_dw_fits(const ck_conv_prob *q)
+{
+    char why[384];
+    return !dw_refuses(q, 0, why, sizeof why);
+}
+
+int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks)
+{
+    int s = 0, b = 0, used = 0;
+    *strip = *lane_blocks = 0;
+    if (sscanf(text, "depthwise:s%d%n", &s, &used) != 1 || s < 1 || s > 16)
+        return 0;
+    if (wgrad && (sscanf(text + used, ".b%d%n", &b, &used) != 1 || b < 1 || b > 65535))
+        return 0;
+    if (text[used] != '\0')
+        return 0;
+    *strip = s, *lane_blocks = b;
+    return 1;
+}
+
+void ck_conv_dw_name(const ck_conv_prob *q, const ck_conv_dw *dw, char *buf, size_t size)
+{
+    if (q->p.direction == CK_CONV_BWD_WEIGHT)
+        snprintf(buf, size, "depthwise:s%d.b%d", dw->strip, dw->lane_blocks);
+    else
+        snprintf(buf, size, "depthwise:s%d", dw->strip);
+}
+
+ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, const char *tuned,
+                            ck_conv_dw *dw)
+{
+    int tuned_strip = 0, tuned_blocks = 0;
+    if (tuned &&
+        !ck_conv_dw_parse(tuned, q->p.direction == CK_CONV_BWD_WEIGHT, &tuned_strip, &tuned_blocks))
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": the tuned instance \"%s\" is no direct depthwise instance of this "
+                          "direction (depthwise:sS%s).",
+                       tuned, q->p.direction == CK_CONV_BWD_WEIGHT ? ".bB" : "");
     const ck_conv_problem *p = &q->p;
     memset(dw, 0, sizeof *dw);
     int bwd = p->direction == CK_CONV_BWD_DATA, wgrad = p->direction == CK_CONV_BWD_WEIGHT;
@@ -334,9 +469,11 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
     dw->threads = dw->tct * dw->tr;
     /* outputs per strip: 4 (3x3 stride 1: 6 column loads per row for 12 products) */
     dw->strip = 4;
-    const char *env = getenv("CK_CONV_DW_STRIP");
+    const char *env = tuned ? NULL : getenv("CK_CONV_DW_STRIP");
     int forced = 0;
-    if (env && *env) {
+    if (tuned)
+        dw->strip = tuned_strip, forced = 2, dw->tuned = 1;
+    else if (env && *env) {
         char *end = NULL;
         long v = strtol(env, &end, 10);
         if (*end || v < 1 || v > 16)
@@ -371,7 +508,7 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
          * lanes, one partial per lane block: the fixed-order sum reads lane_blocks x taps x G
          * floats */
         int64_t target = 1024;
-        const char *tb = getenv("CK_CONV_DW_WGRAD_BLOCKS");
+        const char *tb = tuned ? NULL : getenv("CK_CONV_DW_WGRAD_BLOCKS");
         if (tb && *tb) {
             char *end = NULL;
             long v = strtol(tb, &end, 10);
@@ -382,7 +519,7 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
                                tb);
             target = v;
         }
-        int64_t want = (target + gy * rows - 1) / (gy * rows);
+        int64_t want = tuned ? tuned_blocks : (target + gy * rows - 1) / (gy * rows);
         gx = want < gx ? want : gx;
         gx = gx < 1 ? 1 : gx > 65535 ? 65535 : gx;
         dw->lane_blocks = (int)gx;
@@ -415,7 +552,10 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, ck_
                        "forward convolution"
              : wgrad ? ", backward weight as fixed-order partial sums per block and their sum"
                      : "",
-             dw->vec, dw->tct, dw->strip, forced ? " (CK_CONV_DW_STRIP)" : "");
+             dw->vec, dw->tct, dw->strip,
+             forced == 2 ? " (tuned)"
+             : forced    ? " (CK_CONV_DW_STRIP)"
+                         : "");
     if (wgrad) {
         size_t n = strlen(dw->why);
         snprintf(dw->why + n, sizeof dw->why - n, ", %d lane blocks x %lld filter rows",

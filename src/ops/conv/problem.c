@@ -217,3 +217,39 @@ ck_status ck_conv_tensor_elements(const ck_conv_problem *p, int64_t *x, int64_t 
         *y = q.y_elems;
     return CK_SUCCESS;
 }
+
+/* "AxB" of the problem's ndim spatial values (the 3-D padded array's last ndim). */
+static int dims_key(char *buf, size_t size, const char *name, const int64_t *v, int ndim)
+{
+    int len = snprintf(buf, size, ",%s=", name);
+    for (int d = 3 - ndim; d < 3 && len > 0 && (size_t)len < size; ++d)
+        len += snprintf(buf + len, size - (size_t)len, d > 3 - ndim ? "x%lld" : "%lld",
+                        (long long)v[d]);
+    return len;
+}
+
+/* Everything that can change the best instance: the direction, the spatial dims, n, g, c and
+ * k (per group), the input, filter and output lengths, stride, dilation, both paddings, the
+ * three tensor types and the compute mode (3xTF32), the forward epilogue (bias and residual
+ * with their types, activation) and the layout (NCHW adds the permutes around the kernels). */
+void ck_conv_tuning_problem_key(const ck_conv_prob *q, char *buf, size_t size)
+{
+    const ck_conv_problem *p = &q->p;
+    static const char *const dirs[] = {"fwd", "bwd-data", "bwd-weight"};
+    int len = snprintf(buf, size, "%s,%dd,n=%lld,g=%lld,c=%lld,k=%lld", dirs[p->direction], p->ndim,
+                       (long long)p->n, (long long)p->g, (long long)p->c, (long long)p->k);
+    const struct {
+        const char *name;
+        const int64_t *v;
+    } dims[] = {{"in", q->in},   {"fil", q->fil}, {"out", q->out}, {"str", q->str},
+                {"dil", q->dil}, {"pl", q->pl},   {"pr", q->pr}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0] && len > 0 && (size_t)len < size; ++i)
+        len += dims_key(buf + len, size - (size_t)len, dims[i].name, dims[i].v, p->ndim);
+    if (len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, ",%s/%s/%s,compute=%d,bias=%s,res=%s,act=%d,%s",
+                 ck_dtype_name(p->in_dtype), ck_dtype_name(p->wei_dtype),
+                 ck_dtype_name(p->out_dtype), (int)p->compute,
+                 p->bias ? ck_dtype_name(p->bias_dtype) : "-",
+                 p->residual ? ck_dtype_name(p->residual_dtype) : "-", (int)p->activation,
+                 p->layout == CK_CONV_LAYOUT_NCHW ? "nchw" : "nhwgc");
+}
