@@ -4,7 +4,8 @@
  * ro (x, residual, residual_out; src/ops/norm/window.c) over the [rows, N] tensors and the
  * block's row-group tile: register it * NORM_VEC + k of thread (row, lane) is column
  * (it * NORM_G + lane) * NORM_VEC + k, 16-byte accesses, rows past the last and columns past
- * the row end masked (zeros); a raw 16-bit cache (NORM_RAW) packs x's codes two per word. Their storage types are norm_win_x_t, norm_win_r_t, norm_win_ro_t;
+ * the row end masked (zeros); a raw 16-bit cache (NORM_RAW) packs x's codes two per word.
+ * Their storage types are norm_win_x_t, norm_win_r_t, norm_win_ro_t;
  * norm_win_<name>_at(pointer, first row, row stride, rows) makes each at the row group.
  */
 #ifndef CK_NORM_FWD_WINDOW_KERNEL_H
@@ -42,29 +43,15 @@ CK_DEVICE void norm_read_window(const ck_norm_fwd_kargs *a, norm_pos p, norm_row
     }
     if (NORM_OT >= 0) {
         norm_win_ro_t o[CK_NREGS_ro];
-        const int e = ck_dtype_size(NORM_OT);
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
-            /* codes packed into words as ck_store_f32v does, then the window's elements */
-            uint32_t w[NORM_VEC];
-            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) w[k] = 0;
+            /* each element's storage value: f32 as is, else its code (as ck_store_f32v rounds) */
             CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
             {
-                uint32_t code = ck_f32_to_code(NORM_OT, c->f[NORM_RAW ? 0 : it][k]);
-                if (e == 4)
-                    w[k] = code;
-                else if (e == 2)
-                    w[k / 2] |= code << (16 * (k % 2));
-                else
-                    w[k / 4] |= code << (8 * (k % 4));
-            }
-            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
-            {
-                uint32_t code = e == 4 ? w[k] : e == 2 ? w[k / 2] >> (16 * (k % 2))
-                                                       : w[k / 4] >> (8 * (k % 4));
+                float v = c->f[NORM_RAW ? 0 : it][k];
                 o[it * NORM_VEC + k] = NORM_OT == CK_NC_F32
-                                           ? (norm_win_ro_t)c->f[NORM_RAW ? 0 : it][k]
-                                           : (norm_win_ro_t)code;
+                                           ? (norm_win_ro_t)v
+                                           : (norm_win_ro_t)ck_f32_to_code(NORM_OT, v);
             }
         }
         ck_win_ro wo = norm_win_ro_at(a->resout, p.base, a->so, a->rows);
