@@ -73,6 +73,11 @@ typedef struct ck_conv_class {
 /* The classes of the problem (prod stride of them), up to max written; returns the count. */
 int ck_conv_classes(const ck_conv_prob *q, ck_conv_class *out, int max);
 
+/* What a class needs: no input row (nothing), rows that no filter tap reaches (zeros), or a
+ * computation. */
+enum { CK_CONV_CLASS_EMPTY, CK_CONV_CLASS_ZERO, CK_CONV_CLASS_COMPUTE };
+int ck_conv_class_work(const ck_conv_class *c);
+
 /* Backward data views of class c: A = dY as (N * rows, taps * K), B = W as (taps * K, C),
  * D = dX's rows of the class as (N * rows, C). */
 ck_status ck_conv_dy_view_make(const ck_conv_prob *q, const ck_conv_class *c, ck_descriptor **out);

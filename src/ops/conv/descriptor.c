@@ -117,6 +117,14 @@ int ck_conv_classes(const ck_conv_prob *q, ck_conv_class *out, int max)
     return n;
 }
 
+int ck_conv_class_work(const ck_conv_class *c)
+{
+    int rows = 1, taps = 1;
+    for (int d = 0; d < 3; ++d)
+        rows &= c->rows[d] > 0, taps &= c->taps[d] > 0;
+    return !rows ? CK_CONV_CLASS_EMPTY : !taps ? CK_CONV_CLASS_ZERO : CK_CONV_CLASS_COMPUTE;
+}
+
 /* Backward data, operand A of class c: dY seen from dX's side, (M, K) = (N * rows, taps * K):
  *   naive  dY[n, o0, o1, o2, k]   (one group)
  *   pad    o_s (left lp, right rp)          valid iff 0 <= o < out

@@ -524,17 +524,6 @@ static ck_status sub_decide(const ck_conv_plan *plan, conv_sub *sub, const ck_de
     return CK_SUCCESS;
 }
 
-/* What a residue class of a strided backward data needs: no input row (nothing), rows that no
- * filter tap reaches (zeros), or a computation. */
-enum { CLASS_EMPTY, CLASS_ZERO, CLASS_COMPUTE };
-static int class_work(const ck_conv_class *c)
-{
-    int rows = 1, taps = 1;
-    for (int d = 0; d < 3; ++d)
-        rows &= c->rows[d] > 0, taps &= c->taps[d] > 0;
-    return !rows ? CLASS_EMPTY : !taps ? CLASS_ZERO : CLASS_COMPUTE;
-}
-
 /* The direct depthwise route's instances: one; backward data one per residue class of the
  * stride with rows and taps (conv's classes), rows that no tap reaches zeroed first. */
 static ck_status dw_decide(ck_conv_plan *plan, const char *tuned)
@@ -558,10 +547,10 @@ static ck_status dw_decide(ck_conv_plan *plan, const char *tuned)
     ck_status st = CK_SUCCESS;
     for (int i = 0; i < ncls && !st; ++i) {
         if (cls) {
-            int work = class_work(&cls[i]);
-            if (work == CLASS_ZERO)
+            int work = ck_conv_class_work(&cls[i]);
+            if (work == CK_CONV_CLASS_ZERO)
                 plan->zero_fill = 1; /* rows that no tap reaches: zero */
-            if (work != CLASS_COMPUTE)
+            if (work != CK_CONV_CLASS_COMPUTE)
                 continue;
         }
         st = ck_conv_dw_policy(q, cls ? &cls[i] : NULL, tuned, &plan->dw[plan->ndw]);
@@ -618,10 +607,10 @@ static ck_status plan_decide(ck_conv_plan *plan, const ck_conv_problem *problem,
     }
     for (int i = 0; i < ncls && !st; ++i) {
         if (cls) {
-            int work = class_work(&cls[i]);
-            if (work == CLASS_ZERO)
+            int work = ck_conv_class_work(&cls[i]);
+            if (work == CK_CONV_CLASS_ZERO)
                 plan->zero_fill = 1; /* rows that no tap reaches: zero */
-            if (work != CLASS_COMPUTE)
+            if (work != CK_CONV_CLASS_COMPUTE)
                 continue;
             plan->sub[plan->nsub].cls = cls[i];
         }

@@ -114,13 +114,9 @@ static ck_status first_gemm(const ck_conv_prob *q, ck_conv_class *cls, ck_gemm_p
         if (!all)
             return ck_fail(CK_ERROR_OUT_OF_MEMORY, FN ": out of host memory for the classes.");
         ck_conv_classes(q, all, ncls);
-        for (int i = 0; i < ncls && !*found; ++i) {
-            *found = 1;
-            for (int d = 0; d < 3; ++d)
-                *found &= all[i].rows[d] > 0 && all[i].taps[d] > 0;
-            if (*found)
+        for (int i = 0; i < ncls && !*found; ++i)
+            if ((*found = ck_conv_class_work(&all[i]) == CK_CONV_CLASS_COMPUTE))
                 *cls = all[i];
-        }
         free(all);
     }
     return *found ? ck_conv_gemm_probs(q, cls, loader, plain) : CK_SUCCESS;
