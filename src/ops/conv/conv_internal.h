@@ -9,6 +9,7 @@
  *                 or sm90 pipeline with an operand read through a generated copy window (the
  *                 pipelines' GEMM_A_LOADER / GEMM_B_LOADER operand path), or a plain GEMM;
  *                 the plan
+ *   source.c      the kernel source of a plan's implicit GEMM and its cache key
  *   layout.c      the NCHW / KCRS front end: ck_permute into and out of the context's workspace
  *   reference.c   the direct CPU reference shared by the tests and `ck prof conv`
  */
@@ -233,7 +234,44 @@ ck_status ck_conv_dw_kernels(ck_context *ctx, const ck_conv_prob *q, ck_conv_dw 
 ck_status ck_conv_dw_launch(ck_context *ctx, const ck_conv_prob *q, const ck_conv_dw *dw, float *ws,
                             const ck_conv_args *args);
 
-/* ---- kernel.c ---------------------------------------------------------------------------- */
+/* ---- kernel.c: the plan; source.c: its kernels' sources ------------------------------------- */
+
+/* One implicit GEMM of the plan: forward and backward weight have one; backward data one per
+ * class of input residues (cls) that has both rows and taps. */
+typedef struct ck_conv_sub {
+    ck_gemm_plan g; /* the GEMM's plan record: problem, instance, kernel, launch */
+    ck_conv_class cls;
+    ck_conv_choice choice; /* the policy's route, instance and reasons */
+} ck_conv_sub;
+
+struct ck_conv_plan {
+    ck_context *ctx;
+    ck_conv_prob q;
+    int loaders;   /* bit 0: A through a view's copy window, bit 1: B */
+    int zero_fill; /* backward data: some rows of dX receive no tap (zeroed first) */
+    int nsub;
+    ck_conv_sub *sub;
+    int direct;     /* the direct depthwise route (no sub-GEMM) */
+    int ndw;        /* its instances: one; backward data: one per residue class with taps */
+    ck_conv_dw *dw; /* their geometry, instance, reason and kernels */
+    float *dw_ws;   /* backward weight: the partials (device memory, the plan's) */
+};
+
+/* What ck_conv_build_source builds: one implicit GEMM of a plan. */
+typedef struct ck_conv_build {
+    const ck_conv_plan *plan;
+    const ck_conv_sub *sub;
+} ck_conv_build;
+
+/* The kernel source of b's implicit GEMM (a ck_op_kernel builder; user: a ck_conv_build). */
+ck_status ck_conv_build_source(void *user, char **source);
+
+/* The GEMM route: the GEMM's own key (its kernel is the GEMM's); the others
+ * "conv/<dir>/<every derived length>/<route>/<the GEMM's parameter key>" (malloc'd). */
+char *ck_conv_kernel_key(const ck_conv_plan *plan, const ck_conv_sub *sub);
+
+/* "fwd", "bwd_data", "bwd_weight". */
+const char *ck_conv_dir_tag(ck_conv_direction d);
 
 /* The copy window of operand `operand` (0 A, 1 B) of an instance of family 80 (its block's
  * threads) or 90 (the producer warpgroup's 128 threads; B into the MN-major box tile), named
