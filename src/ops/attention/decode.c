@@ -170,9 +170,8 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
     int mi = (int)((rows + 15) / 16), max_mi = dmax <= 128 ? 4 : 2;
     /* One warp of 32 keys per block, two stages (16 KiB per stage at d 128): many small
      * independent blocks per SM keep the most loads in flight and merge no warps (the kernel is
-     * bandwidth bound). On the H200 (bench/RESULTS.md, seventh session) b 64 h 32/8 s_k 8192
-     * paged: 3583 GB/s against 2383 for the earlier 16 keys x 4 warps; CK_ATTN_DECODE_INSTANCE
-     * times the others */
+     * bandwidth bound); measured against the earlier 16 keys x 4 warps and the other shapes in
+     * bench/RESULTS.md (seventh session, runs N and O); CK_ATTN_DECODE_INSTANCE times them */
     int stages = env_int("CK_ATTN_DECODE_STAGES", 2, 4);
     ck_attn_instance in = {16 * (mi < max_mi ? mi : max_mi), 32, 1, 1, 1, stages ? stages : 2};
     while (ck_attn_decode_shared_bytes(prob, &in) > props->max_shared_per_block && in.warps > 1)

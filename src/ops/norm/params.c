@@ -24,8 +24,8 @@ static const char *kind_name(int kind)
 /* The launch bounds' blocks per SM: clusters, and row-in-registers instances whose row cache is
  * at most 24 registers a thread, ask for 1024 threads per SM (at most 64 registers): without it
  * ptxas took 72 registers for layernorm bf16 n 8192 (256 threads: 3 blocks per SM instead of
- * 4, 4-6% slower on the H200, bench/RESULTS.md run Q) and up to 106 for n 1024; with it, no
- * instance of the bench's shapes spills (nvcc 13, sm_90a). Larger caches (f32 rows of 32
+ * 4; the timing in bench/RESULTS.md, run Q) and up to 106 for n 1024; with it, no instance of
+ * the bench's shapes spills (nvcc 13, sm_90a). Larger caches (f32 rows of 32
  * values) spill under the bound and keep 1. The bound itself is not yet timed on a GPU. */
 static int fwd_bound_blocks(const ck_norm_instance *in)
 {
