@@ -299,8 +299,29 @@ static void test_softmax_windowed(void)
     ck_context_destroy(ctx);
 }
 
+/* The tuning text's window field steers the policy, and the kernel key separates the paths. */
+static void test_window_knob(void)
+{
+    smx_knobs k;
+    ck_smx_knobs_none(&k);
+    CHECK(ck_smx_knobs_parse(&k, "regs,256,1,1,0,0,0,1") && k.window == 1);
+    ck_smx_knobs_none(&k);
+    CHECK(ck_smx_knobs_parse(&k, "regs,256,1,1,0,0,0") && k.window == -1);
+    CHECK(!ck_smx_knobs_parse(&k, "regs,256,1,1,0,0,0,2"));
+    wcase c = {2048, 2, 2048, 2, 8, 1, 128, 2, 1, 1, 0};
+    smx_plan p = plan_of(&c);
+    char a[512], b[512], name[64];
+    CHECK_OK(ck_smx_plan_key(&p, a, sizeof a));
+    ck_smx_instance_name(&p, name, sizeof name);
+    CHECK_EQ_STR(name, "regs,128,1,1,0,0,0,1");
+    p.window = 0;
+    CHECK_OK(ck_smx_plan_key(&p, b, sizeof b));
+    CHECK(strcmp(a, b) != 0);
+}
+
 int main(void)
 {
+    RUN_TEST(test_window_knob);
     if (ckk_open()) {
         RUN_TEST(test_windows);
         RUN_TEST(test_softmax_windowed);
