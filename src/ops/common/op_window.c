@@ -92,17 +92,3 @@ ck_status ck_op_window_emit(ck_sbuf *b, const char *prefix, const ck_op_window *
     ck_tile_free(text);
     return CK_SUCCESS;
 }
-
-char *ck_op_window_text(const char *prefix, const ck_op_window *w, const char *const *args,
-                        int nargs)
-{
-    ck_sbuf b = {0};
-    if (ck_op_window_emit(&b, prefix, w, args, nargs) != CK_SUCCESS || b.oom) {
-        if (b.oom)
-            ck_fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of host memory for window '%s'.", prefix,
-                    w->spec.name);
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
-}

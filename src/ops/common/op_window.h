@@ -52,8 +52,4 @@ void ck_op_window_free(ck_op_window *w);
 ck_status ck_op_window_emit(ck_sbuf *b, const char *prefix, const ck_op_window *w,
                             const char *const *args, int nargs);
 
-/* The device C of ck_op_window_emit alone (malloc'd; NULL on failure, the error recorded). */
-char *ck_op_window_text(const char *prefix, const ck_op_window *w, const char *const *args,
-                        int nargs);
-
 #endif
