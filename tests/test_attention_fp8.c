@@ -30,7 +30,7 @@ typedef struct fcase {
     int64_t wl, wr;
     int bhsd, pad, per_head, tile_n;
     float softcap, range; /* Q, K, V values uniform in [-range, range] before rounding */
-    double *dist; /* non-NULL: sum |O - P-rounded reference| and |O - exact reference| */
+    double *dist;         /* non-NULL: sum |O - P-rounded reference| and |O - exact reference| */
 } fcase;
 
 static fcase f_base(int64_t b, int64_t sq, int64_t sk, int64_t hq, int64_t hk, int64_t d)
@@ -163,20 +163,20 @@ static long f_run(const fcase *c)
                     double got = 0;
                     ck_convert_to_f64(CK_DTYPE_BF16, ho[base + x], &got);
                     written[base + x] = 1;
-                    double tx = ck_attn_tolerance_o_fp8(&prob, mag, smag, fx.vsum, fx.amb,
-                                                        exact[x], 0);
-                    double tq = ck_attn_tolerance_o_fp8(&prob, mag_q, smag_q, fq.vsum, fq.amb,
-                                                        ref[x], 1);
+                    double tx =
+                        ck_attn_tolerance_o_fp8(&prob, mag, smag, fx.vsum, fx.amb, exact[x], 0);
+                    double tq =
+                        ck_attn_tolerance_o_fp8(&prob, mag_q, smag_q, fq.vsum, fq.amb, ref[x], 1);
                     if (!(fabs(got - exact[x]) <= tx) && bad++ < 5)
                         CHECK_MSG(0, "%s: O[b%lld h%lld i%lld c%lld] = %.8g, exact %.8g (tol %.3g)",
-                                  name, (long long)b, (long long)h, (long long)i, (long long)x,
-                                  got, exact[x], tx);
+                                  name, (long long)b, (long long)h, (long long)i, (long long)x, got,
+                                  exact[x], tx);
                     if (!(fabs(got - ref[x]) <= tq) && bad++ < 5)
                         CHECK_MSG(0,
                                   "%s: O[b%lld h%lld i%lld c%lld] = %.8g, P-rounded reference "
                                   "%.8g (tight tol %.3g)",
-                                  name, (long long)b, (long long)h, (long long)i, (long long)x,
-                                  got, ref[x], tq);
+                                  name, (long long)b, (long long)h, (long long)i, (long long)x, got,
+                                  ref[x], tq);
                     if (c->dist)
                         c->dist[0] += fabs(got - ref[x]), c->dist[1] += fabs(got - exact[x]);
                 }
@@ -193,7 +193,8 @@ static long f_run(const fcase *c)
     if (!bad)
         CHECK(1);
     else
-        fprintf(stderr, "  case b%lld sq%lld sk%lld hq%lld hk%lld d%lld mask %d align %d: %ld wrong\n",
+        fprintf(stderr,
+                "  case b%lld sq%lld sk%lld hq%lld hk%lld d%lld mask %d align %d: %ld wrong\n",
                 (long long)c->b, (long long)c->sq, (long long)c->sk, (long long)c->hq,
                 (long long)c->hk, (long long)c->d, (int)c->mask, (int)c->align, bad);
     free(written);
@@ -222,7 +223,7 @@ static void test_pack_e4m3(void)
     for (int i = 0; i < N; ++i) {
         double u = f_unif();
         x[i] = i % 4 == 0   ? (float)u
-               : i % 4 == 1 ? (float)(u / 64)                     /* subnormal range */
+               : i % 4 == 1 ? (float)(u / 64)                      /* subnormal range */
                : i % 4 == 2 ? (float)((floor(u * 64) + 0.5) / 512) /* halfway subnormals */
                             : (float)((u - 0.5) * 1000);           /* signs, saturation */
     }
@@ -337,7 +338,7 @@ static void test_refusals(void)
     refused(&p, CK_ERROR_INVALID_ARGUMENT, "descale = 7");
     f_problem(&c, &p);
     p.q.head = 132, p.q.seq = 264, p.q.batch = 264 * 64; /* 132 bytes: no multiple of 16 */
-    refused(&p, CK_ERROR_UNSUPPORTED, "multiple of 16 bytes");
+    refused(&p, CK_ERROR_UNSUPPORTED, "multiple of 16 elements");
     /* the sm80 kernel, the decode kernel and split-KV asked for */
     f_problem(&c, &p);
     ck_attn_prob prob;

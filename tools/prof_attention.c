@@ -467,9 +467,9 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
             double got = 0;
             ck_convert_to_f64(es == 1 ? CK_DTYPE_BF16 : q->dtype, o[e], &got);
             double err = fabs(got - ref[e]);
-            double tol = es == 1 ? ck_attn_tolerance_o_fp8(&prob, mag, smag, fx.vsum, fx.amb,
-                                                           ref[e], 0)
-                                 : ck_attn_tolerance_o(&prob, mag, smag, ref[e]);
+            double tol = es == 1
+                             ? ck_attn_tolerance_o_fp8(&prob, mag, smag, fx.vsum, fx.amb, ref[e], 0)
+                             : ck_attn_tolerance_o(&prob, mag, smag, ref[e]);
             if (!(err <= tol))
                 ok = 0;
             if (err > max_err)
@@ -490,8 +490,9 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     double flops =
         2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) * (double)(q->d + q->d_v);
     double tflops = flops / (ms * 1e-3) / 1e12;
-    double bytes = (double)q->b * ((double)q->h_k * (double)q->s_k * (double)(q->d + q->d_v) +
-                                   (double)q->h_q * (double)q->s_q * (double)q->d) *
+    double bytes = (double)q->b *
+                       ((double)q->h_k * (double)q->s_k * (double)(q->d + q->d_v) +
+                        (double)q->h_q * (double)q->s_q * (double)q->d) *
                        (double)es +
                    2.0 * (double)q->b * (double)q->h_q * (double)q->s_q * (double)q->d_v;
     double gbps = bytes / (ms * 1e-3) / 1e9;

@@ -95,15 +95,15 @@ typedef enum ck_attn_align {
     CK_ATTN_BOTTOM_RIGHT = 1 /* off = s_k - s_q: the last query sees the last key */
 } ck_attn_align;
 
-/* Element strides of one of Q, K, V, O over (batch, sequence, head); the last dim (d or d_v)
- * is contiguous. All three 0: packed BSHD (what ck_attention_problem_init leaves; varlen:
- * packed [total, h, d]). */
 /* The layout of the fp8 descales (args.descale_q, _k, _v). */
 typedef enum ck_attn_descale {
     CK_ATTN_DESCALE_TENSOR = 0, /* one f32 each */
     CK_ATTN_DESCALE_HEAD = 1    /* f32 [b, h_k] each (packed): per batch and key/value head */
 } ck_attn_descale;
 
+/* Element strides of one of Q, K, V, O over (batch, sequence, head); the last dim (d or d_v)
+ * is contiguous. All three 0: packed BSHD (what ck_attention_problem_init leaves; varlen:
+ * packed [total, h, d]). */
 typedef struct ck_attn_strides {
     int64_t batch, seq, head;
 } ck_attn_strides;
@@ -150,12 +150,12 @@ typedef struct ck_attention_args {
     void *o;
     float *lse;  /* f32 [b, h_q, s_q] when the problem has lse, else ignored */
     float scale; /* softmax scale (finite); 0 selects 1 / sqrt(d) */
-    const int32_t *cu_seqlens_q, *cu_seqlens_k; /* varlen: b + 1 offsets each (device) */
-    const void *bias;                           /* the problem's bias (device) */
-    const float *alibi_slopes;                  /* f32 [h_q] (device) */
-    const int32_t *block_table, *seqlens_k;     /* paged: [b, max_pages] and [b] or NULL */
-    uint64_t dropout_seed, dropout_offset;      /* the Philox key and counter offset */
-    uint8_t *dropout_mask;                      /* NULL, or uint8 [b, h_q, s_q, s_k] */
+    const int32_t *cu_seqlens_q, *cu_seqlens_k;     /* varlen: b + 1 offsets each (device) */
+    const void *bias;                               /* the problem's bias (device) */
+    const float *alibi_slopes;                      /* f32 [h_q] (device) */
+    const int32_t *block_table, *seqlens_k;         /* paged: [b, max_pages] and [b] or NULL */
+    uint64_t dropout_seed, dropout_offset;          /* the Philox key and counter offset */
+    uint8_t *dropout_mask;                          /* NULL, or uint8 [b, h_q, s_q, s_k] */
     const float *descale_q, *descale_k, *descale_v; /* fp8: f32 (device; NULL: 1) */
 } ck_attention_args;
 

@@ -160,9 +160,11 @@ ck_status ck_attn_fp8_check_p(int tile_n);
 int64_t ck_attn_fp8_vt_keys(const ck_attn_prob *prob);
 
 /* A plan's V^T workspace: vt [b, h_k, d_v, vt_keys] and the staging chunk of the last keys
- * (when s_k is not a multiple of 32), both zeroed at creation. */
+ * (when s_k is not a multiple of 32), both zeroed at creation; with two_pass (CK_ATTN_FP8_VT=2)
+ * stage is V^T in key order, as large as vt. */
 typedef struct ck_attn_fp8_ws {
     void *vt, *stage;
+    int two_pass;
 } ck_attn_fp8_ws;
 
 ck_status ck_attn_fp8_workspace(ck_context *ctx, const ck_attn_prob *prob, ck_attn_fp8_ws *ws);
@@ -202,14 +204,14 @@ int ck_attn_dropout_keep(const ck_attn_prob *prob, uint64_t seed, uint64_t offse
 
 /* The reference's inputs beyond Q, K, V (host copies; NULL where the problem has none). */
 typedef struct ck_attn_ref_in {
-    const void *q, *k, *v;      /* K and V: the pools when paged */
-    const int32_t *cu_q, *cu_k; /* varlen offsets */
-    const void *bias;           /* the problem's bias */
-    const float *alibi;         /* [h_q] */
-    const int32_t *block_table; /* paged: [b, max_pages] */
-    const int32_t *seqlens_k;   /* paged: [b] or NULL */
-    uint64_t seed, offset;      /* dropout */
-    double scale;               /* the effective scale */
+    const void *q, *k, *v;                          /* K and V: the pools when paged */
+    const int32_t *cu_q, *cu_k;                     /* varlen offsets */
+    const void *bias;                               /* the problem's bias */
+    const float *alibi;                             /* [h_q] */
+    const int32_t *block_table;                     /* paged: [b, max_pages] */
+    const int32_t *seqlens_k;                       /* paged: [b] or NULL */
+    uint64_t seed, offset;                          /* dropout */
+    double scale;                                   /* the effective scale */
     const float *descale_q, *descale_k, *descale_v; /* fp8: host copies (NULL: 1) */
     int p_tile; /* fp8: 0, P exact; else P rounded to e4m3 as the sm90 kernel with key tiles
                    of p_tile rounds it (relative to the running max of the tiles so far) */

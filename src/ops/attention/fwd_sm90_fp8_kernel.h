@@ -20,10 +20,10 @@
 #ifndef CK_OPS_ATTN_FWD_SM90_FP8_KERNEL_H
 #define CK_OPS_ATTN_FWD_SM90_FP8_KERNEL_H
 
-#define A90_EB      1                                   /* bytes of an input element */
-#define A90_KL      (ATTN_D < 128 ? ATTN_D : 128)       /* bytes of a line of the Q, K boxes */
+#define A90_EB      1                             /* bytes of an input element */
+#define A90_KL      (ATTN_D < 128 ? ATTN_D : 128) /* bytes of a line of the Q, K boxes */
 #define A90_KSW     (A90_KL == 128 ? CK_SWIZZLE_128B : CK_SWIZZLE_64B)
-#define A90_QB      (ATTN_D / A90_KL)                   /* Q and K boxes */
+#define A90_QB      (ATTN_D / A90_KL)                       /* Q and K boxes */
 #define A90_VL      (ATTN_TILE_N < 128 ? ATTN_TILE_N : 128) /* keys of a line of the V^T boxes */
 #define A90_VSW     (A90_VL == 128 ? CK_SWIZZLE_128B : CK_SWIZZLE_64B)
 #define A90_V_BYTES (ATTN_DV * ATTN_TILE_N)

@@ -19,15 +19,17 @@
  * warpgroups (two or three) take turns at issuing their GEMMs (named barriers), so that one's
  * softmax overlaps the others' GEMMs.
  *
- * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
- * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG, ATTN_ORDER
- * (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_VARLEN (the varlen code
- * compiled in), ATTN_REGS_PRODUCER,
- * ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
- * C, stacked over the consumer warpgroups): tile_x_s (the tile position of an S register),
- * attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg
- * (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
- * ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
+ * With ATTN_FP8 the inputs are e4m3 (fwd_sm90_fp8_kernel.h: its geometry, wgmma, P packing and
+ * V^T replace the 16-bit ones; descales per tile; O bf16).
+ *
+ * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_FP8,
+ * ATTN_TILE_M (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG,
+ * ATTN_ORDER (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_VARLEN (the varlen
+ * code compiled in), ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators'
+ * encodings (wgmma m64nN C, stacked over the consumer warpgroups): tile_x_s (the tile position of
+ * an S register), attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS,
+ * attn90_slot_reg (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes
+ * sharing a row), ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
  */
 #ifndef CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
 #define CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
@@ -35,19 +37,23 @@
 #include "ck_block.h"
 #include "ops/attention/attn_args_kernel.h"
 
-#define A90_ROW      128 /* one line of a 16-bit tile: 64 elements, the 128-byte swizzle span */
-#define A90_OB       (ATTN_DV / 64) /* O's 64-column boxes (16-bit O) */
-#define A90_NS       (ATTN_TILE_N / 2) /* S registers of a thread */
-#define A90_NO       (ATTN_DV / 2)     /* O registers of a thread */
+#ifndef ATTN_FP8
+#define ATTN_FP8 0
+#endif
+
+#define A90_ROW 128 /* one line of a 16-bit tile: 64 elements, the 128-byte swizzle span */
+#define A90_OB  (ATTN_DV / 64)    /* O's 64-column boxes (16-bit O) */
+#define A90_NS  (ATTN_TILE_N / 2) /* S registers of a thread */
+#define A90_NO  (ATTN_DV / 2)     /* O registers of a thread */
 #if ATTN_FP8
 #include "ops/attention/fwd_sm90_fp8_kernel.h" /* e4m3: geometry, wgmma, P, V^T, descales */
 #else
-#define A90_KL       A90_ROW         /* bytes of a line of the Q and K boxes */
-#define A90_KSW      CK_SWIZZLE_128B /* and their swizzle */
-#define A90_QB       (ATTN_D / 64)
-#define A90_VB       (ATTN_DV / 64)
-#define A90_V_BYTES  (A90_VB * ATTN_TILE_N * A90_ROW)
-#define A90_KSTEPS   (ATTN_TILE_N / 16)
+#define A90_KL      A90_ROW         /* bytes of a line of the Q and K boxes */
+#define A90_KSW     CK_SWIZZLE_128B /* and their swizzle */
+#define A90_QB      (ATTN_D / 64)
+#define A90_VB      (ATTN_DV / 64)
+#define A90_V_BYTES (A90_VB * ATTN_TILE_N * A90_ROW)
+#define A90_KSTEPS  (ATTN_TILE_N / 16)
 #endif
 #define A90_Q_BYTES  (A90_QB * ATTN_TILE_M * A90_KL)
 #define A90_K_BYTES  (A90_QB * ATTN_TILE_N * A90_KL)
@@ -88,10 +94,10 @@
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
 
 #if !ATTN_FP8
-#define A90_EB               2 /* bytes of an input element */
-#define A90_SCALE_LOG2(ka)   ((ka)->scale_log2) /* the scores' scale (exp2 domain) */
-#define A90_CAP_IN(ka)       ((ka)->cap_in)
-#define A90_O_SCALE(ka)      1.0f
+#define A90_EB                         2                  /* bytes of an input element */
+#define A90_SCALE_LOG2(ka)             ((ka)->scale_log2) /* the scores' scale (exp2 domain) */
+#define A90_CAP_IN(ka)                 ((ka)->cap_in)
+#define A90_O_SCALE(ka)                1.0f
 #define attn90_tile_scales(ka, bz, hk) ((void)0)
 
 /* The V tile (keys n0 .. n0 + TILE_N - 1 of head hk) into a ring slot: 64-column boxes of TILE_N
@@ -138,8 +144,7 @@ CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
     ck_mbar_arrive_expect_tx(bars->q_full, A90_Q_BYTES);
     for (int c = 0; c < A90_QB; ++c)
         ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_KL, tq, bars->q_full, A90_KL / A90_EB * c,
-                       t->q0 + (int)t->i0,
-                       t->h, t->bz);
+                       t->q0 + (int)t->i0, t->h, t->bz);
     for (long long kt = t->begin; kt < t->end; ++kt, ck_ring_next(&bars->k, pos)) {
         int n0 = t->k0 + (int)(kt * ATTN_TILE_N);
         ck_ring_acquire(&bars->k, *pos);

@@ -27,7 +27,7 @@ struct ck_attention_plan {
     ck_kernel *combine; /* split-KV's combine kernel (decode instances with splits > 1) */
     size_t shared;
     unsigned align_q, align_k, align_v, align_o;
-    int tuned; /* the tuning table chose the instance */
+    int tuned;          /* the tuning table chose the instance */
     ck_attn_fp8_ws fp8; /* fp8: V^T (sm90_fp8.c) */
     char name[64];
 };
@@ -388,8 +388,7 @@ static range span(const char *name, const void *ptr, const ck_attn_strides *st, 
 
 /* fp8: the descales (4-byte aligned, or NULL for 1) and V^T, written into the plan's workspace
  * first (the kernel reads V through it). */
-static ck_status fp8_args(ck_attention_plan *plan, const ck_attention_args *args,
-                          ck_attn_kargs *ka)
+static ck_status fp8_args(ck_attention_plan *plan, const ck_attention_args *args, ck_attn_kargs *ka)
 {
     const ck_attention_problem *p = &plan->prob.p;
     const float *d[3] = {args->descale_q, args->descale_k, args->descale_v};

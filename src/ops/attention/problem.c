@@ -109,12 +109,12 @@ static ck_status fp8_check(const ck_attention_problem *p)
         return CK_SUCCESS;
     }
     const int64_t *bd = p->var.bias.dims;
-    const char *no = p->varlen                       ? "variable-length batches"
+    const char *no = p->varlen                          ? "variable-length batches"
                      : bd[0] || bd[1] || bd[2] || bd[3] ? "a bias"
-                     : p->var.alibi                  ? "ALiBi"
-                     : p->var.page_size              ? "paged K / V"
-                     : p->var.dropout_p > 0.0f       ? "dropout"
-                                                     : NULL;
+                     : p->var.alibi                     ? "ALiBi"
+                     : p->var.page_size                 ? "paged K / V"
+                     : p->var.dropout_p > 0.0f          ? "dropout"
+                                                        : NULL;
     if (no)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": fp8e4m3 inputs run on the sm90 kernel only, which does not take %s "

@@ -28,7 +28,7 @@ static double elem(const void *base, ck_dtype t, int64_t i)
 static double e4m3_round(double x, double near, double *ulp, int *ambiguous)
 {
     int e;
-    frexp(x, &e); /* x = f 2^e, f in [0.5, 1) */
+    frexp(x, &e);                                             /* x = f 2^e, f in [0.5, 1) */
     double sp = x < 1.0 / 64 ? 1.0 / 512 : ldexp(1.0, e - 4); /* 3 fraction bits */
     double u = x / sp, f = floor(u), r = u - f;
     double q = (r > 0.5 || (r == 0.5 && fmod(f, 2.0) != 0.0)) ? f + 1 : f;
@@ -264,8 +264,7 @@ double ck_attn_tolerance_lse(const ck_attn_prob *prob, double smag, double ref)
     const ck_attention_problem *p = &prob->p;
     double f32 = 1.0 / 16777216.0;
     return (double)p->d * smag * f32 * 2 + (double)p->softcap * 8 * f32 +
-           (double)(p->s_k / 16 + 8) * 4 * f32 + fabs(ref) * 4 * f32 + fp8_acc(prob) * smag +
-           1e-6;
+           (double)(p->s_k / 16 + 8) * 4 * f32 + fabs(ref) * 4 * f32 + fp8_acc(prob) * smag + 1e-6;
 }
 
 /* fp8: the tensor cores' accumulation of e4m3 products, which keeps about 14 bits of each

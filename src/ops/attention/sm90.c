@@ -15,6 +15,8 @@
  * distribution itself the row slots (which registers share a row), the lanes that share a row
  * (the row reductions' shuffles) and a check that the S fragment's register pairs are the
  * register-A fragment of P V (wgmma's RS form), without which P could not stay in registers.
+ * fp8 e4m3 inputs (ATTN_FP8): 1-byte tiles, e4m3 wgmma, V through V^T (sm90_fp8.c, which also
+ * checks the e4m3 P fragment), bf16 O.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,7 +148,7 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
             (!tma_stride_ok(t[i].st->batch, nb, es) || !tma_stride_ok(t[i].st->seq, t[i].s, es) ||
              !tma_stride_ok(t[i].st->head, t[i].h, es)))
             return refuse(reason, reason_size,
-                          "the sm90 kernel needs strides of a multiple of 16 bytes (%d elements) "
+                          "the sm90 kernel needs strides of a multiple of %d elements (16 bytes) "
                           "below 2^40 bytes; %s's are (batch %lld, seq %lld, head %lld).",
                           16 / es, t[i].name, (long long)t[i].st->batch, (long long)t[i].st->seq,
                           (long long)t[i].st->head);
@@ -245,9 +247,10 @@ int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in)
 /* The query tile: three consumer warpgroups (192 rows) for d and d_v up to 64 (FlashAttention-3's
  * d 64 tile: more rows per K / V tile loaded) without a causal band, else two (128 rows: a
  * causal band's diagonal tiles waste less of a shorter query tile; bench/RESULTS.md, seventh
- * session, run M); CK_ATTN_SM90_CONSUMERS=2|3 to time the other. Key tiles of 128 rows where the registers and the shared memory allow, else
- * 80 (d_v 256: the 64-row tile's S is too narrow for the wgmma to hide the softmax) or 64;
- * CK_ATTN_SM90_TILE_N=64|80|96|128|192 forces one (refused where it does not fit). */
+ * session, run M); CK_ATTN_SM90_CONSUMERS=2|3 to time the other. Key tiles of 128 rows where the
+ * registers and the shared memory allow, else 80 (d_v 256: the 64-row tile's S is too narrow for
+ * the wgmma to hide the softmax) or 64; CK_ATTN_SM90_TILE_N=64|80|96|128|192 forces one (refused
+ * where it does not fit). */
 ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                 ck_attn_instance *out)
 {
@@ -265,8 +268,7 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
         ck_attn_instance in = {
             64 * consumers, n, consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1, 0};
         if (n % 16 || n < 64 || n > 192 || !regs_fit(consumers, n, p->d_v) ||
-            !fp8_tile_ok(prob, n) ||
-            (!want_n && n == 80 && p->d_v <= 192))
+            !fp8_tile_ok(prob, n) || (!want_n && n == 80 && p->d_v <= 192))
             continue;
         if (ck_attn_sm90_shared_bytes(prob, &in) <= smem) {
             *out = in;
@@ -687,8 +689,8 @@ static ck_status tile_map(ck_device *dev, const void *ptr, const ck_attn_strides
 static ck_status qkv_map(ck_device *dev, const void *ptr, const ck_attn_strides *st, int64_t d,
                          int64_t s, int64_t h, int64_t b, int rows, int es, ck_tensor_map *map)
 {
-    return tile_map(dev, ptr, st, d, s, h, b, d * es < A90_ROW ? (int)(d * es) : A90_ROW, rows,
-                    es, map);
+    return tile_map(dev, ptr, st, d, s, h, b, d * es < A90_ROW ? (int)(d * es) : A90_ROW, rows, es,
+                    map);
 }
 
 /* The lpt order's L2 section: (query head, batch) pairs whose K and V fill about two thirds of

@@ -14,6 +14,12 @@
  * A last chunk of fewer than 32 keys is first copied into a zeroed staging chunk (so that the
  * keys past s_k are 0 in V^T: P is 0 there, but 0 times a NaN code would not be) and permuted
  * from there. Both buffers are allocated and zeroed with the plan.
+ *
+ * CK_ATTN_FP8_VT=2 (read at plan creation; to time on the GPU) takes two passes instead: a plain
+ * transpose to [b, h_k, d_v, vt_keys] in key order (ck_permute's tiled transpose; the keys past
+ * s_k stay 0 from the allocation), then the permutation within each 32 bytes (a gather whose
+ * warps read and write whole 32-byte sectors), where the one-pass gather reads one byte of a
+ * different row per element.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,11 +88,14 @@ ck_status ck_attn_fp8_workspace(ck_context *ctx, const ck_attn_prob *prob, ck_at
 {
     const ck_attention_problem *p = &prob->p;
     ck_device *dev = ck_context_device(ctx);
+    const char *e = getenv("CK_ATTN_FP8_VT");
+    int two = e && strcmp(e, "2") == 0;
     size_t vt = (size_t)(p->b * p->h_k * p->d_v * ck_attn_fp8_vt_keys(prob));
-    size_t stage = p->s_k % 32 ? (size_t)(p->b * 32 * p->h_k * p->d_v) : 0;
+    size_t stage = two ? vt : p->s_k % 32 ? (size_t)(p->b * 32 * p->h_k * p->d_v) : 0;
     ck_stream *s = ck_context_stream(ctx);
     ck_status st;
     memset(ws, 0, sizeof *ws);
+    ws->two_pass = two;
     if (!vt)
         return CK_SUCCESS;
     if ((st = ck_malloc(dev, vt, &ws->vt)) || (st = ck_memset_d8(dev, ws->vt, 0, vt, s)) ||
@@ -130,12 +139,43 @@ static ck_status permute_chunks(ck_context *ctx, const ck_attention_problem *p, 
     return st ? st : ck_permute(ctx, &s, perm, &d);
 }
 
+/* CK_ATTN_FP8_VT=2: V to ws->stage [b, h_k, d_v, keys] in key order, then each 32 keys to V^T's
+ * order. */
+static ck_status two_pass(ck_context *ctx, const ck_attention_problem *p, const ck_attn_fp8_ws *ws,
+                          const void *v, int64_t keys)
+{
+    static const int tr[4] = {0, 2, 3, 1}, in32[8] = {0, 1, 2, 3, 4, 6, 5, 7};
+    int64_t shape_v[4] = {p->b, p->s_k, p->h_k, p->d_v},
+            str_v[4] = {p->v.batch, p->v.seq, p->v.head, 1};
+    int64_t shape_t[4] = {p->b, p->h_k, p->d_v, p->s_k};
+    int64_t str_t[4] = {p->h_k * p->d_v * keys, p->d_v * keys, keys, 1};
+    int64_t shape_s[8] = {p->b, p->h_k, p->d_v, keys / 32, 2, 2, 4, 2};
+    int64_t str_s[8] = {str_t[0], str_t[1], keys, 32, 16, 8, 2, 1};
+    int64_t shape_d[8] = {p->b, p->h_k, p->d_v, keys / 32, 2, 4, 2, 2};
+    int64_t str_d[8] = {str_t[0], str_t[1], keys, 32, 16, 4, 2, 1};
+    ck_tensor a, b;
+    ck_status st = ck_tensor_init(&a, (void *)v, CK_DTYPE_FP8_E4M3, 4, shape_v, str_v);
+    if (!st)
+        st = ck_tensor_init(&b, ws->stage, CK_DTYPE_FP8_E4M3, 4, shape_t, str_t);
+    if (!st)
+        st = ck_permute(ctx, &a, tr, &b);
+    if (!st)
+        st = view(&a, ws->stage, shape_s, str_s);
+    if (!st)
+        st = view(&b, ws->vt, shape_d, str_d);
+    if (!st)
+        st = ck_permute(ctx, &a, in32, &b);
+    return st ? ck_fail_context(st, OP ": V^T of the fp8 pre-pass (two passes)") : CK_SUCCESS;
+}
+
 ck_status ck_attn_fp8_transpose_v(ck_context *ctx, const ck_attn_prob *prob,
                                   const ck_attn_fp8_ws *ws, const void *v)
 {
     const ck_attention_problem *p = &prob->p;
     int64_t keys = ck_attn_fp8_vt_keys(prob), full = p->s_k / 32, tail = p->s_k % 32;
     ck_status st = CK_SUCCESS;
+    if (ws->two_pass)
+        return two_pass(ctx, p, ws, v, keys);
     if (full > 0 && (st = permute_chunks(ctx, p, v, &p->v, full, ws->vt, keys, 0)))
         return ck_fail_context(st, OP ": V^T of the fp8 pre-pass");
     if (!tail)
