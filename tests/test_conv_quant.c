@@ -147,7 +147,9 @@ static int run_case(const char *what, const qcase *z)
     /* the scales: A's and B's are the read tensors', `so` the written one's */
     float s3[3] = {1, 1, 1}; /* x, w, y */
     int ia = z->dir == CK_CONV_FWD ? 0 : 2, ib = z->dir == CK_CONV_BWD_WEIGHT ? 0 : 1,
-        io = z->dir == CK_CONV_FWD ? 2 : z->dir == CK_CONV_BWD_DATA ? 0 : 1;
+        io = z->dir == CK_CONV_FWD        ? 2
+             : z->dir == CK_CONV_BWD_DATA ? 0
+                                          : 1;
     s3[ia] = z->sa, s3[ib] = z->sb, s3[io] = z->so;
     ck_conv_args a;
     ck_conv_args_init(&a);
@@ -407,7 +409,8 @@ static void test_nchw(void)
     for (int n = 0; n < N; ++n)
         for (int k = 0; k < K; ++k)
             for (int s = 0; s < H * W; ++s) {
-                double mag = 0, ref = ck_conv_reference_value(&p, &h, (n * H * W + s) * K + k, &mag);
+                double mag = 0,
+                       ref = ck_conv_reference_value(&p, &h, (n * H * W + s) * K + k, &mag);
                 double v = get(yn, CK_DTYPE_BF16, (n * K + k) * H * W + s);
                 bad += !(fabs(v - ref) <= 2 * 0x1p-8 * fabs(ref) + mag * 0x1p-18);
             }

@@ -134,8 +134,8 @@ void conv_cli_finish(ck_conv_problem *p)
     if (!is_8bit(p->in_dtype))
         return;
     /* out_dtype holds --out-dtype, or the input type when none was given */
-    ck_dtype w = p->out_dtype == p->in_dtype && p->in_dtype == CK_DTYPE_I8 ? CK_DTYPE_I32
-                                                                          : p->out_dtype;
+    ck_dtype w =
+        p->out_dtype == p->in_dtype && p->in_dtype == CK_DTYPE_I8 ? CK_DTYPE_I32 : p->out_dtype;
     if (p->direction == CK_CONV_FWD) {
         p->out_dtype = w;
     } else {

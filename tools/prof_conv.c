@@ -184,9 +184,10 @@ int prof_conv(int argc, char **argv)
         ck_convert_to_f64(ot, code, &v);
         double err = fabs(v - ref);
         /* f32 inputs: tf32 factors (rounded on sm80, truncated by the sm90 route) */
-        double tol = ot == CK_DTYPE_I32 ? 0.5
-                     : 2 * unit * fabs(ref) + floor_abs + 1e-6 + mag * 0x1p-18 +
-                           (p.in_dtype == CK_DTYPE_F32 && !q8 ? mag * 0x1p-9 : 0);
+        double tol = ot == CK_DTYPE_I32
+                         ? 0.5
+                         : 2 * unit * fabs(ref) + floor_abs + 1e-6 + mag * 0x1p-18 +
+                               (p.in_dtype == CK_DTYPE_F32 && !q8 ? mag * 0x1p-9 : 0);
         if (!(err <= tol))
             ok = 0;
         if (err > max_err)

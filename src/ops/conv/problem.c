@@ -85,10 +85,9 @@ ck_dtype ck_conv_written_dtype(const ck_conv_problem *p)
 static const char *tensor_name(const ck_conv_problem *p, int which)
 {
     /* which: 0, 1 the read tensors (A, B), 2 the written one */
-    static const char *const names[3][3] = {
-        {"X (in_dtype)", "W (wei_dtype)", "Y (out_dtype)"},
-        {"dY (out_dtype)", "W (wei_dtype)", "dX (in_dtype)"},
-        {"dY (out_dtype)", "X (in_dtype)", "dW (wei_dtype)"}};
+    static const char *const names[3][3] = {{"X (in_dtype)", "W (wei_dtype)", "Y (out_dtype)"},
+                                            {"dY (out_dtype)", "W (wei_dtype)", "dX (in_dtype)"},
+                                            {"dY (out_dtype)", "X (in_dtype)", "dW (wei_dtype)"}};
     return names[p->direction][which];
 }
 
