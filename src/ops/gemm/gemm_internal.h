@@ -106,6 +106,13 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
                                   int tile_n, char **src);
 
+/* The device storage type of t's codes ("float", "int", "unsigned short", "unsigned char") and
+ * the epilogue's cast of value expression v (float, or double when f64) to a code of t
+ * (nearest even; fp8 saturates, f16/bf16 overflow to inf, i32 saturates), into buf ("" when
+ * it does not fit) -- for epilogues generated outside the GEMM (convolution's dX view). */
+const char *ck_gemm_storage_type(ck_dtype t);
+void ck_gemm_cast_expr(ck_dtype t, int f64, const char *v, char *buf, size_t size);
+
 /* ---- kernel families ---------------------------------------------------------------------- */
 
 typedef struct ck_gemm_plan ck_gemm_plan;
