@@ -307,8 +307,8 @@ static void test_refusals(void)
     ck_gemm_args args;
     ck_gemm_args_init(&args);
     static uint16_t buf[1024];
-    const void *a[2] = {buf, buf + 64}, *b[2] = {buf + 128, buf + 128}, *bias[2] = {buf + 400,
-                                                                                     buf + 400};
+    const void *a[2] = {buf, buf + 64}, *b[2] = {buf + 128, buf + 128},
+               *bias[2] = {buf + 400, buf + 400};
     void *d[2] = {buf + 200, buf + 300};
     ck_gemm_ptr_arrays arr = {a, b, NULL, d, bias};
     /* execution: count 0 runs nothing; NULL arguments, negative counts, missing arrays */
@@ -324,8 +324,8 @@ static void test_refusals(void)
     CHECK_MSG(strstr(ck_last_error(), "arrays->b is NULL") != NULL, "%s", ck_last_error());
     bad = arr, bad.bias = NULL;
     CHECK(ck_gemm_ptr_array_execute(plan, &bad, 2, &args) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK_MSG(strstr(ck_last_error(), "arrays->bias is NULL; the problem has a bias") != NULL,
-              "%s", ck_last_error());
+    CHECK_MSG(strstr(ck_last_error(), "arrays->bias is NULL; the problem has a bias") != NULL, "%s",
+              ck_last_error());
     args.scale_d = 0;
     CHECK(ck_gemm_ptr_array_execute(plan, &arr, 2, &args) == CK_ERROR_INVALID_ARGUMENT);
     CHECK(ck_gemm_ptr_array_check(plan, &arr, 2, &args) == CK_ERROR_INVALID_ARGUMENT);

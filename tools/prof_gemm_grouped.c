@@ -166,7 +166,7 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             continue;
         }
         static const char *const valued[] = {
-            "--groups", "--dtype", "--d-dtype", "--layout", "--alpha", "--beta",     "--bias",
+            "--groups", "--dtype", "--d-dtype", "--layout", "--alpha", "--beta",      "--bias",
             "--act",    "--m",     "--n",       "--k",      "--batch", "--broadcast", "--instance"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
@@ -195,8 +195,8 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             long long x;
             int inst = a[2] == 'i';
             if (prof_parse_list(v, &x, 1, inst ? 0 : 1, inst ? INT32_MAX : (1LL << 31)) != 1)
-                return cli_usage_error(sub, "%s %s: expected a whole number from %d to 2^31.", a,
-                                       v, inst ? 0 : 1);
+                return cli_usage_error(sub, "%s %s: expected a whole number from %d to 2^31.", a, v,
+                                       inst ? 0 : 1);
             if (inst)
                 instance = (int)x;
             else
@@ -251,8 +251,7 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
         }
     }
     if (ptr_array) {
-        if (count > 0 || mnk[0] < 1 || mnk[1] < 1 || mnk[2] < 1 || batch < 1 ||
-            batch > MAX_GROUPS)
+        if (count > 0 || mnk[0] < 1 || mnk[1] < 1 || mnk[2] < 1 || batch < 1 || batch > MAX_GROUPS)
             return cli_usage_error(sub,
                                    "--ptr-array takes --m, --n, --k and --batch COUNT (1 to %d "
                                    "products), not --groups.",
@@ -328,8 +327,8 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             goto done;
         }
         printf("%s candidates on %s, best first (sized for %lldx%lldx%lld):\n",
-               ptr_array ? "pointer-array" : "grouped", props.name, (long long)p.m,
-               (long long)p.n, (long long)p.k);
+               ptr_array ? "pointer-array" : "grouped", props.name, (long long)p.m, (long long)p.n,
+               (long long)p.k);
         for (int i = 0; i < nc; ++i)
             printf("  id %-8d %s\n", cand[i].id, cand[i].name);
         result = CK_EXIT_OK;
@@ -374,8 +373,7 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
         }
     } else if (ck_gemm_grouped_check(plan, desc, count, &ga) != CK_SUCCESS ||
                ck_malloc(dev, (size_t)count * sizeof *desc, &ddesc) != CK_SUCCESS ||
-               ck_memcpy_h2d(dev, ddesc, desc, (size_t)count * sizeof *desc, NULL) !=
-                   CK_SUCCESS) {
+               ck_memcpy_h2d(dev, ddesc, desc, (size_t)count * sizeof *desc, NULL) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }
@@ -454,14 +452,13 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
                "\"d\": \"%s\", \"instance\": \"%s\", \"device\": \"%s\", \"ms\": %.6f, "
                "\"tflops\": %.3f, \"ok\": %s}\n",
                ptr_array ? "gemm_ptr_array" : "gemm_grouped", count, flops,
-               ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), ci.name,
-               props.name, ms, tflops, ok ? "true" : "false");
+               ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), ci.name, props.name, ms, tflops,
+               ok ? "true" : "false");
     else
         printf("%s gemm, %d %s, %s -> %s on %s\n  instance %s\n  time %.4f ms, %.2f "
                "TFLOP/s\n  check %s (max error %.3g)\n",
                ptr_array ? "pointer-array" : "grouped", count, ptr_array ? "products" : "groups",
-               ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), props.name, ci.name, ms,
-               tflops,
+               ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), props.name, ci.name, ms, tflops,
                !c.check ? "not run"
                : ok     ? "ok"
                         : "FAILED",

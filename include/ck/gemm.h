@@ -17,8 +17,8 @@
  * row-col fp8 and i8) and B packed as int4 / uint4 / fp4 with group scales.
  * Grouped: a list of products of different M, N, K, described in device memory, in one launch
  * (ck_gemm_grouped_*); pointer-array batches: products of one shape at addresses taken from
- * device arrays of pointers (ck_gemm_ptr_array_*). Split-K (deterministic or with atomics) and stream-K: the policy's
- * choice, or forced with ck_gemm_plan_create_opt.
+ * device arrays of pointers (ck_gemm_ptr_array_*). Split-K (deterministic or with atomics) and
+ * stream-K: the policy's choice, or forced with ck_gemm_plan_create_opt.
  *
  * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
  * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on

@@ -125,10 +125,9 @@ static ck_status ranking_prob(const ck_gemm_problem *problem, ck_gemm_prob *out)
     h.n = problem->n > 0 ? problem->n : 1024;
     h.k = problem->k > 0 ? problem->k : 1024;
     ck_gemm_matrix *ms[4] = {&h.a, &h.b, &h.c, &h.d};
-    int64_t contig[4] = {h.a.order == CK_GEMM_ROW_MAJOR ? h.k : h.m,
-                         h.b.order == CK_GEMM_ROW_MAJOR ? h.n : h.k,
-                         h.c.order == CK_GEMM_ROW_MAJOR ? h.n : h.m,
-                         h.d.order == CK_GEMM_ROW_MAJOR ? h.n : h.m};
+    int64_t contig[4] = {
+        h.a.order == CK_GEMM_ROW_MAJOR ? h.k : h.m, h.b.order == CK_GEMM_ROW_MAJOR ? h.n : h.k,
+        h.c.order == CK_GEMM_ROW_MAJOR ? h.n : h.m, h.d.order == CK_GEMM_ROW_MAJOR ? h.n : h.m};
     for (int i = 0; i < 4; ++i) {
         int es = ck_gemm_dtype_bytes(ms[i]->dtype);
         int64_t per = es > 0 ? 16 / es : 1;
@@ -255,10 +254,9 @@ ck_status ck_gemm_grouped_build(ck_context *ctx, const ck_gemm_problem *problem,
         ck_gemm_sm90_launch_shape(&g->prob, &g->inst, &cfg->block[0], &cfg->dynamic_shared_bytes);
     } else {
         cfg->block[0] = (unsigned)(g->inst.warps_m * g->inst.warps_n * 32);
-        cfg->dynamic_shared_bytes = (size_t)(g->inst.tile_m + g->inst.tile_n) *
-                                    (size_t)g->inst.tile_k *
-                                    (size_t)ck_gemm_dtype_bytes(problem->a.dtype) *
-                                    (size_t)g->inst.stages;
+        cfg->dynamic_shared_bytes =
+            (size_t)(g->inst.tile_m + g->inst.tile_n) * (size_t)g->inst.tile_k *
+            (size_t)ck_gemm_dtype_bytes(problem->a.dtype) * (size_t)g->inst.stages;
     }
     int resident = 0;
     st = ck_kernel_max_active(g->kernel, cfg, &resident);
@@ -431,17 +429,20 @@ ck_status ck_gemm_grouped_check(const ck_gemm_grouped_plan *plan, const ck_gemm_
         if (g->m == 0 || g->n == 0)
             continue; /* nothing read or written */
         uintptr_t dlo, dhi, lo, hi;
-        if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "D", g->d, &p->d, g->ldd, g->m, g->n, &dlo, &dhi)))
+        if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "D", g->d, &p->d, g->ldd, g->m,
+                                               g->n, &dlo, &dhi)))
             return st;
         if (g->k > 0) {
-            if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "A", g->a, &p->a, g->lda, g->m, g->k, &lo, &hi)))
+            if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "A", g->a, &p->a, g->lda,
+                                                   g->m, g->k, &lo, &hi)))
                 return st;
             if (lo < dhi && dlo < hi)
                 return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                                OP "_check: group %d: D overlaps A; D must not share memory with "
                                   "A, B or bias.",
                                i);
-            if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "B", g->b, &p->b, g->ldb, g->k, g->n, &lo, &hi)))
+            if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "B", g->b, &p->b, g->ldb,
+                                                   g->k, g->n, &lo, &hi)))
                 return st;
             if (lo < dhi && dlo < hi)
                 return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -450,7 +451,8 @@ ck_status ck_gemm_grouped_check(const ck_gemm_grouped_plan *plan, const ck_gemm_
                                i);
         }
         if (use_c) {
-            if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "C", g->c, &p->c, g->ldc, g->m, g->n, &lo, &hi)))
+            if ((st = ck_gemm_grouped_check_matrix(OP "_check", where, "C", g->c, &p->c, g->ldc,
+                                                   g->m, g->n, &lo, &hi)))
                 return st;
             int same = g->c == g->d && p->c.dtype == p->d.dtype && p->c.order == p->d.order &&
                        g->ldc == g->ldd;

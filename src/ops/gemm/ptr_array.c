@@ -101,9 +101,8 @@ ck_status ck_gemm_ptr_array_execute(ck_gemm_ptr_array_plan *plan, const ck_gemm_
     if (st || count == 0)
         return st;
     const ck_gemm_prob *prob = &plan->full;
-    const char *why, *missing =
-                         missing_array(arrays, ka.beta != 0.0f, prob->p.bias != CK_GEMM_BIAS_NONE,
-                                       &why);
+    const char *why,
+        *missing = missing_array(arrays, ka.beta != 0.0f, prob->p.bias != CK_GEMM_BIAS_NONE, &why);
     if (missing)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP "_execute: arrays->%s is NULL; %s.", missing,
                        why);
@@ -225,8 +224,9 @@ ck_status ck_gemm_ptr_array_check(const ck_gemm_ptr_array_plan *plan,
         }
         if (!st && use_bias) {
             if (!h->bias[i]) {
-                st = ck_fail(CK_ERROR_INVALID_ARGUMENT, OP "_check: product %d: pointer bias is "
-                                                           "NULL.",
+                st = ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                             OP "_check: product %d: pointer bias is "
+                                "NULL.",
                              i);
             } else {
                 lo = (uintptr_t)h->bias[i];

@@ -16,7 +16,8 @@
 #define CK_OPS_GEMM_SM80_PIPELINE_KERNEL_H
 
 #include "ops/gemm/gemm_args_kernel.h"
-#include "ops/gemm/gemm_copy_kernel.h" /* GEMM_ES, gemm_swz, gemm_tile_src, gemm_copy_vec / _scalar */
+/* GEMM_ES, gemm_swz, gemm_tile_src, gemm_copy_vec / _scalar */
+#include "ops/gemm/gemm_copy_kernel.h"
 
 #define GEMM_A_ES    GEMM_ES(GEMM_A_TYPE)
 #define GEMM_B_ES    GEMM_ES(GEMM_B_TYPE)

@@ -51,16 +51,16 @@ CK_DEVICE void sm90_group_load(unsigned char *s, const void *p, long long ld, in
     }
 }
 
-CK_DEVICE void sm90_group_load_a(unsigned char *s, const ck_gemm_kargs *ka, int batch,
-                                 long long m0, long long k0)
+CK_DEVICE void sm90_group_load_a(unsigned char *s, const ck_gemm_kargs *ka, int batch, long long m0,
+                                 long long k0)
 {
     (void)batch;
     sm90_group_load(s, ka->a, ka->lda, GEMM_ES(GEMM_A_TYPE), GEMM_A_KMAJOR, GEMM_A_VEC_AT(ka),
                     GEMM_TILE_M, m0, ka->m, k0, ka->k);
 }
 
-CK_DEVICE void sm90_group_load_b(unsigned char *s, const ck_gemm_kargs *ka, int batch,
-                                 long long n0, long long k0)
+CK_DEVICE void sm90_group_load_b(unsigned char *s, const ck_gemm_kargs *ka, int batch, long long n0,
+                                 long long k0)
 {
     (void)batch;
     sm90_group_load(s, ka->b, ka->ldb, GEMM_ES(GEMM_B_TYPE), GEMM_B_KMAJOR, GEMM_B_VEC_AT(ka),
@@ -78,8 +78,8 @@ CK_DEVICE void sm90_group_arrive(unsigned long long *full, const ck_gemm_kargs *
     }
 }
 
-#define GEMM_A_LOADER                 sm90_group_load_a
-#define GEMM_B_LOADER                 sm90_group_load_b
+#define GEMM_A_LOADER                sm90_group_load_a
+#define GEMM_B_LOADER                sm90_group_load_b
 #define GEMM_LOADER_ARRIVE(full, ka) sm90_group_arrive(full, ka)
 
 #endif

@@ -196,7 +196,8 @@ CK_DEVICE long long sm90_next(const ck_gemm_kargs *ka, long long u)
 #if (GEMM_SPLIT_K || GEMM_STREAM_K) && GEMM_CLUSTER > 1
 #error "split-K / stream-K and clusters are not combined"
 #endif
-#if GEMM_GROUPED && (GEMM_SPLIT_K || GEMM_STREAM_K || GEMM_BATCHED || GEMM_CLUSTER > 1 || GEMM_QUANT)
+#if GEMM_GROUPED &&                                                                                \
+    (GEMM_SPLIT_K || GEMM_STREAM_K || GEMM_BATCHED || GEMM_CLUSTER > 1 || GEMM_QUANT)
 #error "grouped GEMM takes whole tiles of one product per group: no split, batch, cluster, scales"
 #endif
 
