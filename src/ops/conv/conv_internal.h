@@ -195,7 +195,7 @@ typedef struct ck_conv_dw {
     int64_t outl[3], dstr[3], doff[3];
     int flip;
     int vec;        /* channels per thread (one access of up to 16 bytes) */
-    int vec_set;    /* 1: vec chosen by a tuned text or CK_CONV_DW_VEC, not the widest */
+    int vec_set;    /* 1: vec chosen by a tuned text or CK_CONV_DW_VEC, not the policy */
     int tct;        /* threads along the channels: a block covers tct * vec channels */
     int tr;         /* strips of outputs per block */
     int strip;      /* outputs per strip along the innermost spatial dim */
@@ -223,6 +223,9 @@ int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks, 
 
 /* Channels per thread of the widest vector: up to 16 bytes of the input type, dividing G. */
 int ck_conv_dw_widest_vec(const ck_conv_prob *q);
+
+/* The policy's channels per thread: the widest vector, at most 4 (registers; policy.c). */
+int ck_conv_dw_policy_vec(const ck_conv_prob *q);
 
 /* The tuned text of an instance (selects it again). */
 void ck_conv_dw_name(const ck_conv_prob *q, const ck_conv_dw *dw, char *buf, size_t size);

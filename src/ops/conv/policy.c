@@ -446,6 +446,17 @@ int ck_conv_dw_widest_vec(const ck_conv_prob *q)
     return vec;
 }
 
+/* At most 4 channels per thread: with 8 (16-byte bf16 accesses) a thread of strips of 4
+ * outputs holds 108 registers, so 2 blocks of 256 threads per SM (ncu: 24% occupancy, latency
+ * bound); with 4, 64 registers and 4 blocks. On the H200 the MobileNet-class set went from 0.82
+ * to 1.01x cuDNN forward, and backward weight's first shapes 1.2-1.8x faster (bench/RESULTS.md,
+ * eighth session, run T). */
+int ck_conv_dw_policy_vec(const ck_conv_prob *q)
+{
+    int w = ck_conv_dw_widest_vec(q);
+    return w > 4 ? 4 : w;
+}
+
 ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, const char *tuned,
                             ck_conv_dw *dw)
 {
@@ -475,11 +486,12 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, con
         dw->pl[d] = bwd ? (cls->taps[d] - 1) * cls->os[d] - cls->c0[d] : q->pl[d];
     }
     dw->flip = bwd;
-    /* the widest vector of channels: up to 16 bytes of the input type, dividing G (every
-     * thread's channels lie inside the tensor and are aligned to the vector) */
+    /* channels per thread: the widest vector (up to 16 bytes of the input type, dividing G:
+     * every thread's channels lie inside the tensor and are aligned to the vector), at most 4
+     * (ck_conv_dw_policy_vec); a tuned text or CK_CONV_DW_VEC may ask for another */
     int64_t G = p->g;
-    dw->vec = ck_conv_dw_widest_vec(q);
-    /* a narrower vector (tuned, or CK_CONV_DW_VEC): fewer registers a thread, more threads */
+    int widest = ck_conv_dw_widest_vec(q);
+    dw->vec = ck_conv_dw_policy_vec(q);
     int want_vec = tuned_vec;
     const char *ve = tuned ? NULL : getenv("CK_CONV_DW_VEC");
     if (ve && *ve) {
@@ -492,12 +504,12 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, con
                            ve);
         want_vec = (int)v;
     }
-    if (want_vec) {
-        if (want_vec > dw->vec)
+    if (want_vec && want_vec != dw->vec) {
+        if (want_vec > widest)
             return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                            OP ": %d channels per thread asked for; this problem allows at most "
                               "%d (16 bytes of the input type, dividing G = %lld).",
-                           want_vec, dw->vec, (long long)G);
+                           want_vec, widest, (long long)G);
         dw->vec = want_vec, dw->vec_set = 1;
     }
     /* threads along the channels: every vector of G in one block up to a warp's 32 (a warp's

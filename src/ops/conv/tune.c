@@ -146,10 +146,14 @@ static ck_status candidates(ck_context *ctx, const ck_conv_prob *q,
 {
     int n = 0, wgrad = q->p.direction == CK_CONV_BWD_WEIGHT;
     snprintf(texts[n++], CK_CONV_TUNED_MAX, "auto");
-    int half = ck_conv_dw_fits(q) ? ck_conv_dw_widest_vec(q) / 2 : 0; /* the narrower vector */
+    /* the policy's vector, and the widest where it is wider */
+    int wide = 0;
+    if (ck_conv_dw_fits(q) && ck_conv_dw_widest_vec(q) > ck_conv_dw_policy_vec(q))
+        wide = ck_conv_dw_widest_vec(q);
     for (int s = 1; s <= 8 && ck_conv_dw_fits(q); s *= 2)
         for (int b = 1; b <= (wgrad ? 64 : 1); b *= 4)
-            for (int v = 0; v <= (half >= 2 ? half : 0) && n < max; v += half) {
+            for (int k = 0; k < (wide ? 2 : 1) && n < max; ++k) {
+                int v = k ? wide : 0;
                 char vs[16] = "";
                 if (v)
                     snprintf(vs, sizeof vs, ".v%d", v);
@@ -157,8 +161,6 @@ static ck_status candidates(ck_context *ctx, const ck_conv_prob *q,
                     snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d.b%d%s", s, b, vs);
                 else
                     snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d%s", s, vs);
-                if (half < 2)
-                    break;
             }
     ck_conv_class cls;
     ck_gemm_prob loader, plain;
