@@ -96,7 +96,7 @@ CK_DEVICE ck_u32x4 vt_load16(const unsigned char *row, int ok)
 
 CK_DEVICE void attn_fp8_vt_main(ck_attn_vt_args a)
 {
-    CK_SHARED_ARRAY_ALIGNED(unsigned char, sh, VT_TK *VT_DV, 16);
+    CK_SHARED_ARRAY_ALIGNED(unsigned char, sh, (VT_TK * VT_DV), 16);
     const unsigned t = ck_thread_idx_x();
     const long long n0 = (long long)ck_block_idx_x() * VT_TK, h = ck_block_idx_y(),
                     b = ck_block_idx_z();
