@@ -31,6 +31,9 @@ shapes a random CK_ATTN_DECODE_STAGES (the ring's cp.async waits only a GPU can 
 --fp8 runs only the fp8 table: ck with e4m3 Q, K, V (`--dtype e4m3`: the sm90 kernel, descales,
 bf16 O; the time includes the plan's V^T pre-pass) against ck's bf16 kernel on the same shape in
 the same run (issue 17: >= 1.3x at d 128 s 4096); the full run prints it after the decode table.
+Its columns V^T us / share / GB/s / copy: the pre-pass timed alone (`ck prof attention` times it
+after the op), its share of the op's time, and its GB/s (V read + V^T written) over the measured
+copy bandwidth. --ab CK_ATTN_FP8_VT=permute --ab CK_ATTN_FP8_VT=2 adds the ck_permute paths.
 
 usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F] [--ab S]
        python3 bench/attention.py [--build DIR] --fp8 [--ab S]
@@ -269,8 +272,9 @@ def bench_fp8(o):
     """ck's fp8 e4m3 kernel against ck's bf16 kernel, same shapes, same run."""
     print()
     print("| b | h | hk | s_q | s_k | d | d_v | mask | ck fp8 TFLOP/s | ck bf16 TFLOP/s | "
-          "fp8 / bf16 | check | fp8 instance |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "fp8 / bf16 | V^T us | V^T share | V^T GB/s | V^T / copy | check | fp8 instance |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+          "| --- | --- | --- |")
     extra = ["--flush", "--reps", "20", "--warmup", "5"]
     for cfg in FP8_CONFIGS[:2] if o.quick else FP8_CONFIGS:
         rb, eb = run_ck(ck_cmd(o.build, cfg, "bf16", extra))
@@ -279,8 +283,15 @@ def bench_fp8(o):
             r8, e8 = run_ck(ck_cmd(o.build, cfg, "e4m3", extra), env)
             t8 = r8["tflops"] if r8 else float("nan")
             tb = rb["tflops"] if rb else float("nan")
-            print("| %d | %d | %d | %d | %d | %d | %d | %s | %.1f | %.1f | %.3f | %s | %s |" %
-                  (cfg + (t8, tb, t8 / tb if tb else float("nan"),
+            nan = float("nan")
+            vt_ms = r8.get("vt_ms", nan) if r8 else nan
+            vt_gbps = r8.get("vt_gbps", nan) if r8 else nan
+            copy = r8.get("copy_gbps", 0) if r8 else 0
+            print("| %d | %d | %d | %d | %d | %d | %d | %s | %.1f | %.1f | %.3f | %.1f | %.1f%% "
+                  "| %.0f | %.3f | %s | %s |" %
+                  (cfg + (t8, tb, t8 / tb if tb else nan, vt_ms * 1e3,
+                          100 * vt_ms / r8["ms"] if r8 else nan, vt_gbps,
+                          vt_gbps / copy if copy else nan,
                           ("ok" if r8["ok"] else "FAILED") if r8 else "failed",
                           (r8["instance"] if r8 else "-") + (" (%s)" % setting if setting
                                                               else ""))))

@@ -6,7 +6,8 @@
  * snake orders, two consumers at d 64 and three at d 128, key tiles of 96 at d 128 and 64 at
  * d 256, the register split 40 / 224); and the sm80 kernel for sm_80; the variants (bias,
  * ALiBi, paged, dropout) in the sm80 and decode kernels and split-KV's combine kernel; fp8 e4m3
- * inputs on the sm90 kernel (d 64, 128, 256; 128- and 64-key tiles). Skipped
+ * inputs on the sm90 kernel (d 64, 128, 256; 128- and 64-key tiles) and their V^T pre-pass
+ * (d_v 64, 128, 256; byte loads for rows that are not 16-byte aligned). Skipped
  * without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,32 @@ static void compile_as(const char *arch, int64_t d, int64_t dv, ck_dtype t, int6
     CHECK_MSG(st == CK_SUCCESS, "d %lld dv %lld %s, instance %dx%dx%d, for %s: %s", (long long)d,
               (long long)dv, ck_dtype_name(t), in.tile_m, in.tile_n, in.warps, arch,
               ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+/* fp8's V^T pre-pass kernel (fp8_vt_kernel.h) at d_v dv; odd: rows of dv + 3 bytes (byte
+ * loads). */
+static void compile_fp8_vt(const char *arch, int64_t dv, int odd)
+{
+    ck_attention_problem p;
+    ck_attention_problem_init(&p);
+    p.b = 2, p.s_q = 128, p.s_k = 4099, p.h_q = 16, p.h_k = 4, p.d = p.d_v = dv;
+    p.dtype = CK_DTYPE_FP8_E4M3;
+    if (odd)
+        p.v.head = dv + 3, p.v.seq = 4 * (dv + 3), p.v.batch = 4099 * 4 * (dv + 3);
+    ck_attn_prob prob;
+    char *src = NULL;
+    void *cubin = NULL;
+    size_t size = 0;
+    CHECK_OK(ck_attn_prob_make(&p, &prob));
+    CHECK_OK(ck_attn_fp8_vt_source(&prob, &src));
+    if (!src)
+        return;
+    CHECK_MSG(strstr(src, odd ? "VT_VEC 0" : "VT_VEC 1") != NULL, "%s", src);
+    ck_status st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "fp8 V^T pre-pass d_v %lld odd %d for %s: %s", (long long)dv, odd,
+              arch, ck_last_error());
     free(cubin);
     free(src);
 }
@@ -178,6 +205,10 @@ static void test_kernels(void)
     compile("sm_90a", 64, 64, CK_DTYPE_FP8_E4M3, 4096, 0);
     compile("sm_90a", 256, 256, CK_DTYPE_FP8_E4M3, 4096, 0);
     compile_as("sm_90a", 128, 128, CK_DTYPE_FP8_E4M3, 4096, 0, 2);
+    compile_fp8_vt("sm_90a", 64, 0);
+    compile_fp8_vt("sm_90a", 128, 0);
+    compile_fp8_vt("sm_90a", 256, 0);
+    compile_fp8_vt("sm_90a", 128, 1);
     compile_variants("sm_90a", 4096, 128, CK_DTYPE_BF16, 0);
     compile_variants("sm_90a", 1, 128, CK_DTYPE_BF16, 1);
     compile_variants("sm_90a", 4, 256, CK_DTYPE_F16, 4);

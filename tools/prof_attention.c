@@ -29,7 +29,9 @@ static const char attention_help[] =
     "  --sq N --sk N      query and key sequence lengths\n"
     "  --d N --dv N       head dims of Q/K and V/O: 32 64 96 128 192 256 (default 128; dv = d)\n"
     "  --dtype T          bf16, f16 or e4m3 (fp8 Q, K, V with descales 0.5, 0.5, 1 and bf16\n"
-    "                     O: the sm90 kernel; default bf16)\n"
+    "                     O: the sm90 kernel; default bf16). e4m3's time includes the V^T\n"
+    "                     pre-pass; it is also timed alone (GB/s against the copy bandwidth;\n"
+    "                     CK_ATTN_FP8_VT=kernel|permute|2 chooses it)\n"
     "  --mask M           none, causal (top-left), causal-br (bottom-right), window:L,R\n"
     "                     (top-left; -1 unbounded) or window-br:L,R (default none)\n"
     "  --layout L         bshd or bhsd (default bshd)\n"
@@ -67,6 +69,42 @@ static ck_status run_attention(void *user, ck_stream *stream, int rotation)
     a_job *j = user;
     ck_context_set_stream(j->ctx, stream);
     return ck_attention_plan_execute(j->plan, &j->args);
+}
+
+/* fp8: the V^T pre-pass alone, into a workspace of its own (the plan's mode: CK_ATTN_FP8_VT). */
+typedef struct vt_job {
+    ck_context *ctx;
+    const ck_attn_prob *prob;
+    ck_attn_fp8_ws ws;
+    const void *v;
+} vt_job;
+
+static ck_status run_vt(void *user, ck_stream *stream, int rotation)
+{
+    (void)rotation;
+    vt_job *j = user;
+    ck_context_set_stream(j->ctx, stream);
+    return ck_attn_fp8_transpose_v(j->ctx, j->prob, &j->ws, j->v);
+}
+
+/* The pre-pass's time, its GB/s (V read once, V^T written once) and the copy bandwidth's. */
+static ck_status time_vt(ck_context *ctx, const prof_common *c, const ck_attn_prob *prob,
+                         const void *v, double *ms, double *gbps, double *copy)
+{
+    const ck_attention_problem *q = &prob->p;
+    vt_job j = {ctx, prob, {0}, v};
+    *ms = *gbps = *copy = 0;
+    if (q->s_k == 0)
+        return CK_SUCCESS;
+    ck_status st = ck_attn_fp8_workspace(ctx, prob, &j.ws);
+    if (!st)
+        st = prof_time(ctx, c, run_vt, &j, ms);
+    if (!st)
+        st = prof_copy_bandwidth(ctx, copy);
+    ck_attn_fp8_workspace_free(ctx, &j.ws);
+    double bytes = (double)(q->b * q->h_k * q->d_v) * (double)(q->s_k + ck_attn_fp8_vt_keys(prob));
+    *gbps = st || *ms <= 0 ? 0 : bytes / (*ms * 1e-3) / 1e9;
+    return st;
 }
 
 static ck_attn_strides layout(int bhsd, int64_t s, int64_t h, int64_t d)
@@ -487,6 +525,11 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         result = cli_library_error(sub);
         goto done;
     }
+    double vt_ms = 0, vt_gbps = 0, copy = 0; /* fp8: the pre-pass alone */
+    if (es == 1 && time_vt(ctx, c, &prob, d[2], &vt_ms, &vt_gbps, &copy) != CK_SUCCESS) {
+        result = cli_library_error(sub);
+        goto done;
+    }
     double flops =
         2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) * (double)(q->d + q->d_v);
     double tflops = flops / (ms * 1e-3) / 1e12;
@@ -503,15 +546,25 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     else
         snprintf(check, sizeof check, "%s (max error %.3g, %s%lld rows)", ok ? "ok" : "FAILED",
                  max_err, sampled ? "sampled " : "", rows);
+    char vt[192] = "";
+    if (es == 1 && c->json)
+        snprintf(vt, sizeof vt, ", \"vt_ms\": %.6f, \"vt_gbps\": %.2f, \"copy_gbps\": %.2f", vt_ms,
+                 vt_gbps, copy);
+    else if (es == 1)
+        snprintf(vt, sizeof vt,
+                 "  V^T pre-pass alone %.4f ms (%.1f%% of the op's time), %.1f GB/s (%.1f%% of "
+                 "the copy bandwidth, %.1f GB/s)\n",
+                 vt_ms, ms > 0 ? 100 * vt_ms / ms : 0.0, vt_gbps,
+                 copy > 0 ? 100 * vt_gbps / copy : 0.0, copy);
     if (c->json)
         printf("{\"op\": \"attention\", \"b\": %lld, \"h\": %lld, \"hk\": %lld, \"sq\": %lld, "
                "\"sk\": %lld, \"d\": %lld, \"dv\": %lld, \"dtype\": \"%s\", \"mask\": \"%s\", "
                "\"align\": \"%s\", \"instance\": \"%s\", \"device\": \"%s\", \"ms\": %.6f, "
-               "\"tflops\": %.3f, \"gbps\": %.2f, \"ok\": %s}\n",
+               "\"tflops\": %.3f, \"gbps\": %.2f%s, \"ok\": %s}\n",
                (long long)q->b, (long long)q->h_q, (long long)q->h_k, (long long)q->s_q,
                (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
                masks[q->mask], q->align ? "bottom-right" : "top-left", ck_attention_plan_name(plan),
-               props.name, ms, tflops, gbps, ok ? "true" : "false");
+               props.name, ms, tflops, gbps, vt, ok ? "true" : "false");
     else
         printf("attention b%lld h%lld/%lld sq%lld sk%lld d%lld dv%lld %s mask %s (%s) on %s\n"
                "  instance %s\n  time %.4f ms, %.2f TFLOP/s, %.1f GB/s\n  check %s\n",
@@ -519,6 +572,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
                (long long)q->s_k, (long long)q->d, (long long)q->d_v, ck_dtype_name(q->dtype),
                masks[q->mask], q->align ? "bottom-right" : "top-left", props.name,
                ck_attention_plan_name(plan), ms, tflops, gbps, check);
+    if (!c->json)
+        printf("%s", vt);
     result = ok ? CK_EXIT_OK : CK_EXIT_FAILURE;
 done:
     for (int i = 0; i < NBUF; ++i) {

@@ -28,6 +28,9 @@
  *                                    nearest even, saturating to +-448: two cvt.rn.satfinite
  *   ck_opaque_u32(u)                 u, hidden from the GPU compiler's common-subexpression
  *                                    elimination (recompute derived values, save registers)
+ *   ck_byte_perm(x, y, s)            bytes of the pair (y:x) picked by the nibbles of s: byte n
+ *                                    of the result is byte (s >> 4n) & 7 of y:x (x = bytes 0..3);
+ *                                    one prmt (byte transposes in registers)
  *   CK_UNROLL for (...)              unroll the loop fully on the GPU (keeps constant-indexed
  *                                    arrays such as wgmma accumulators in registers)
  *   ck_shfl_{idx,up,down,xor}_{u32,i32,f32}(v, lane_or_delta)     full-warp shuffles

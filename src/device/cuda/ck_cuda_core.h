@@ -196,6 +196,12 @@ CK_DEVICE uint32_t ck_opaque_u32(uint32_t u)
     return u;
 }
 
+/* Byte n of the result: byte (s >> 4n) & 7 of y:x (x holds bytes 0..3). */
+CK_DEVICE uint32_t ck_byte_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+    return __byte_perm(x, y, s);
+}
+
 /* ---- warp shuffles (all 32 lanes) --------------------------------------------------------- */
 CK_DEVICE uint32_t ck_shfl_idx_u32(uint32_t v, unsigned l)
 {

@@ -262,6 +262,16 @@ static inline uint32_t ck_opaque_u32(uint32_t u)
     return u;
 }
 
+/* Byte n of the result: byte (s >> 4n) & 7 of y:x (x holds bytes 0..3). */
+static inline uint32_t ck_byte_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+    uint64_t v = (uint64_t)x | ((uint64_t)y << 32);
+    uint32_t r = 0;
+    for (int n = 0; n < 4; ++n)
+        r |= (uint32_t)((v >> (8 * ((s >> (4 * n)) & 7u))) & 0xffu) << (8 * n);
+    return r;
+}
+
 /* ---- warp shuffles ------------------------------------------------------------------------ */
 typedef struct ck_emu_shfl_in_ {
     uint32_t value, arg;

@@ -62,4 +62,13 @@ typedef struct ck_attn_kargs {
     float t_scale_log2, t_cap_in, t_o_scale;
 } ck_attn_kargs;
 
+/* fp8's V^T pre-pass (fp8_vt_kernel.h): V [b, s_k, h_k, d_v] (element strides v_b, v_s, v_h) to
+ * vt [b, h_k, d_v, vt_keys] packed in the P fragment's key order. */
+typedef struct ck_attn_vt_args {
+    const void *v;
+    void *vt;
+    long long sk, vt_keys, hk;
+    long long v_b, v_s, v_h;
+} ck_attn_vt_args;
+
 #endif

@@ -159,19 +159,29 @@ ck_status ck_attn_fp8_check_p(int tile_n);
 /* Keys of a V^T line: s_k rounded up to 32. */
 int64_t ck_attn_fp8_vt_keys(const ck_attn_prob *prob);
 
-/* A plan's V^T workspace: vt [b, h_k, d_v, vt_keys] and the staging chunk of the last keys
- * (when s_k is not a multiple of 32), both zeroed at creation; with two_pass (CK_ATTN_FP8_VT=2)
- * stage is V^T in key order, as large as vt. */
+/* The V^T pre-pass (CK_ATTN_FP8_VT; sm90_fp8.c): the dedicated kernel, one ck_permute, or two. */
+enum { CK_ATTN_VT_KERNEL = 0, CK_ATTN_VT_PERMUTE = 1, CK_ATTN_VT_TWO_PASS = 2 };
+
+/* A plan's V^T workspace: vt [b, h_k, d_v, vt_keys] zeroed at creation, the pre-pass kernel
+ * (mode CK_ATTN_VT_KERNEL; owned by the context's cache), and for the ck_permute modes the
+ * staging chunk of the last keys (s_k not a multiple of 32) or, with two passes, V^T in key
+ * order, as large as vt. */
 typedef struct ck_attn_fp8_ws {
     void *vt, *stage;
-    int two_pass;
+    ck_kernel *kernel;
+    int mode;
 } ck_attn_fp8_ws;
 
 ck_status ck_attn_fp8_workspace(ck_context *ctx, const ck_attn_prob *prob, ck_attn_fp8_ws *ws);
 void ck_attn_fp8_workspace_free(ck_context *ctx, ck_attn_fp8_ws *ws);
 
-/* V (the problem's strides) to V^T in ws, keys in the P fragment's order (ck_permute on the
- * context's stream). */
+/* The pre-pass kernel's source for prob (fp8_vt_kernel.h; malloc'd), and the kernel through
+ * the context's kernel cache. */
+ck_status ck_attn_fp8_vt_source(const ck_attn_prob *prob, char **source);
+ck_status ck_attn_fp8_vt_kernel(ck_context *ctx, const ck_attn_prob *prob, ck_kernel **kernel);
+
+/* V (the problem's strides) to V^T in ws, keys in the P fragment's order, on the context's
+ * stream (ws->mode: the pre-pass kernel, or ck_permute). */
 ck_status ck_attn_fp8_transpose_v(ck_context *ctx, const ck_attn_prob *prob,
                                   const ck_attn_fp8_ws *ws, const void *v);
 

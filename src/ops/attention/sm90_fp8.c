@@ -9,17 +9,21 @@
  * pi(a) = 16 h + 8 (e / 2) + 2 t + e % 2: the key the S accumulator gives the thread that the
  * register-A fragment gives position a (fwd_sm90_fp8_kernel.h). Splitting the key index into
  * (chunk, k4, k3, k21, k0) (16 k4 + 8 k3 + 2 k21 + k0 within a chunk), pi is the dim order
- * (chunk, k4, k21, k3, k0), so the pre-pass is one ck_permute of rank 8:
- *     [b, chunk, k4, k3, k21, k0, h_k, d_v] -> [b, h_k, d_v, chunk, k4, k21, k3, k0]
- * A last chunk of fewer than 32 keys is first copied into a zeroed staging chunk (so that the
- * keys past s_k are 0 in V^T: P is 0 there, but 0 times a NaN code would not be) and permuted
- * from there. Both buffers are allocated and zeroed with the plan.
+ * (chunk, k4, k21, k3, k0).
  *
- * CK_ATTN_FP8_VT=2 (read at plan creation; to time on the GPU) takes two passes instead: a plain
- * transpose to [b, h_k, d_v, vt_keys] in key order (ck_permute's tiled transpose; the keys past
- * s_k stay 0 from the allocation), then the permutation within each 32 bytes (a gather whose
- * warps read and write whole 32-byte sectors), where the one-pass gather reads one byte of a
- * different row per element.
+ * The pre-pass (CK_ATTN_FP8_VT, read at plan creation, selects it; for A/B timing on the GPU):
+ *   unset, 0 or "kernel": the dedicated kernel fp8_vt_kernel.h (one launch, 16-byte loads and
+ *     stores through shared memory, the permutation in the order of its shared-memory reads,
+ *     the keys past s_k written as 0);
+ *   1 or "permute": one ck_permute of rank 8,
+ *       [b, chunk, k4, k3, k21, k0, h_k, d_v] -> [b, h_k, d_v, chunk, k4, k21, k3, k0]
+ *     (its gather kernel: the innermost destination dim, k0, has 2 elements), a last chunk of
+ *     fewer than 32 keys first copied into a zeroed staging chunk (so that the keys past s_k
+ *     are 0 in V^T: P is 0 there, but 0 times a NaN code would not be) and permuted from there;
+ *   2: two passes: a plain transpose to [b, h_k, d_v, vt_keys] in key order (ck_permute's tiled
+ *     transpose; the keys past s_k stay 0 from the allocation), then the permutation within each
+ *     32 bytes (a gather whose warps read and write whole 32-byte sectors).
+ * The workspaces are allocated and zeroed with the plan.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +32,10 @@
 #include "ck/permute.h"
 #include "ck/tile_kernel.h"
 #include "core/error.h"
+#include "gen/sbuf.h"
 #include "ops/attention/attn_internal.h"
+#include "ops/common/op_common.h"
+#include "ops/common/op_params.h"
 
 #define OP "ck_attention"
 
@@ -84,20 +91,101 @@ int64_t ck_attn_fp8_vt_keys(const ck_attn_prob *prob)
     return (prob->p.s_k + 31) / 32 * 32;
 }
 
+/* CK_ATTN_FP8_VT: the pre-pass (the header). */
+static int vt_mode(void)
+{
+    const char *e = getenv("CK_ATTN_FP8_VT");
+    if (!e || !*e || strcmp(e, "0") == 0 || strcmp(e, "kernel") == 0)
+        return CK_ATTN_VT_KERNEL;
+    if (strcmp(e, "1") == 0 || strcmp(e, "permute") == 0)
+        return CK_ATTN_VT_PERMUTE;
+    if (strcmp(e, "2") == 0)
+        return CK_ATTN_VT_TWO_PASS;
+    CK_LOG(CK_LOG_WARN,
+           OP ": CK_ATTN_FP8_VT=%s ignored: it takes 0 (or kernel), 1 (or permute) or 2.", e);
+    return CK_ATTN_VT_KERNEL;
+}
+
+/* THE parameter table of the pre-pass kernel (fp8_vt_kernel.h): its #defines and cache key. */
+static int vt_params(const ck_attn_prob *prob, ck_op_param *t)
+{
+    const ck_attention_problem *p = &prob->p;
+    int n = 0, vec = !(prob->scalar_copy & 1) && (p->s_k <= 1 || p->v.seq % 16 == 0) &&
+                     (p->h_k <= 1 || p->v.head % 16 == 0) && (p->b <= 1 || p->v.batch % 16 == 0);
+    ck_op_param_add(t, &n, "VT_DV", p->d_v);
+    ck_op_param_add(t, &n, "VT_TK", p->d_v < 128 ? 256 : 128);
+    ck_op_param_add(t, &n, "VT_VEC", vec);
+    return n;
+}
+
+/* Threads of the pre-pass kernel: one per 16 x 16-byte block of its tile. */
+static int vt_threads(const ck_attn_prob *prob)
+{
+    return (prob->p.d_v < 128 ? 256 : 128) / 16 * (int)(prob->p.d_v / 16);
+}
+
+ck_status ck_attn_fp8_vt_source(const ck_attn_prob *prob, char **source)
+{
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    char *defs = ck_op_params_defines(t, vt_params(prob, t));
+    ck_sbuf b = {0};
+    if (defs)
+        ck_sbuf_printf(&b,
+                       "/* ck_attention fp8: V^T pre-pass (ops/attention/fp8_vt_kernel.h) */\n"
+                       "#include \"ck_device.h\"\n%s"
+                       "#include \"ops/attention/fp8_vt_kernel.h\"\n"
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(VT_THREADS, 512 / VT_THREADS)\n"
+                       "ck_attn_fp8_vt(ck_attn_vt_args a)\n{\n    attn_fp8_vt_main(a);\n}\n",
+                       defs);
+    free(defs);
+    if (!defs || b.oom) {
+        free(b.s);
+        *source = NULL;
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the V^T kernel.");
+    }
+    *source = b.s;
+    return CK_SUCCESS;
+}
+
+static ck_status vt_build(void *user, char **source)
+{
+    return ck_attn_fp8_vt_source(user, source);
+}
+
+ck_status ck_attn_fp8_vt_kernel(ck_context *ctx, const ck_attn_prob *prob, ck_kernel **kernel)
+{
+    ck_op_param t[CK_OP_MAX_PARAMS];
+    char key[256];
+    if (ck_op_params_key("attention/fp8_vt", t, vt_params(prob, t), 3, key, sizeof key))
+        return ck_fail(CK_ERROR_INTERNAL, OP ": the V^T kernel's key does not fit.");
+    return ck_op_kernel(ctx, key, "ck_attn_fp8_vt", vt_build, (void *)prob, kernel);
+}
+
 ck_status ck_attn_fp8_workspace(ck_context *ctx, const ck_attn_prob *prob, ck_attn_fp8_ws *ws)
 {
     const ck_attention_problem *p = &prob->p;
     ck_device *dev = ck_context_device(ctx);
-    const char *e = getenv("CK_ATTN_FP8_VT");
-    int two = e && strcmp(e, "2") == 0;
+    int mode = vt_mode();
     size_t vt = (size_t)(p->b * p->h_k * p->d_v * ck_attn_fp8_vt_keys(prob));
-    size_t stage = two ? vt : p->s_k % 32 ? (size_t)(p->b * 32 * p->h_k * p->d_v) : 0;
+    size_t stage = mode == CK_ATTN_VT_TWO_PASS ? vt
+                   : mode == CK_ATTN_VT_PERMUTE && p->s_k % 32
+                       ? (size_t)(p->b * 32 * p->h_k * p->d_v)
+                       : 0;
     ck_stream *s = ck_context_stream(ctx);
     ck_status st;
     memset(ws, 0, sizeof *ws);
-    ws->two_pass = two;
+    ws->mode = mode;
     if (!vt)
         return CK_SUCCESS;
+    if (mode == CK_ATTN_VT_KERNEL) {
+        if (p->h_k > 65535 || p->b > 65535)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": fp8 with b = %lld and h_k = %lld; the V^T pre-pass takes at "
+                              "most 65535 of each (its grid).",
+                           (long long)p->b, (long long)p->h_k);
+        if ((st = ck_attn_fp8_vt_kernel(ctx, prob, &ws->kernel)))
+            return st;
+    }
     if ((st = ck_malloc(dev, vt, &ws->vt)) || (st = ck_memset_d8(dev, ws->vt, 0, vt, s)) ||
         (stage && ((st = ck_malloc(dev, stage, &ws->stage)) ||
                    (st = ck_memset_d8(dev, ws->stage, 0, stage, s))))) {
@@ -113,6 +201,7 @@ void ck_attn_fp8_workspace_free(ck_context *ctx, ck_attn_fp8_ws *ws)
     ck_free(dev, ws->vt);
     ck_free(dev, ws->stage);
     ws->vt = ws->stage = NULL;
+    ws->kernel = NULL; /* the context's cache owns it */
 }
 
 /* A rank-8 fp8 tensor view. */
@@ -174,7 +263,16 @@ ck_status ck_attn_fp8_transpose_v(ck_context *ctx, const ck_attn_prob *prob,
     const ck_attention_problem *p = &prob->p;
     int64_t keys = ck_attn_fp8_vt_keys(prob), full = p->s_k / 32, tail = p->s_k % 32;
     ck_status st = CK_SUCCESS;
-    if (ws->two_pass)
+    if (ws->mode == CK_ATTN_VT_KERNEL) {
+        ck_attn_vt_args a = {v, ws->vt, p->s_k, keys, p->h_k, p->v.batch, p->v.seq, p->v.head};
+        void *argv[1] = {&a};
+        size_t sizes[1] = {sizeof a};
+        int tk = p->d_v < 128 ? 256 : 128;
+        st = ck_op_launch(ctx, ws->kernel, (unsigned)((keys + tk - 1) / tk), (unsigned)p->h_k,
+                          (unsigned)p->b, (unsigned)vt_threads(prob), 0, argv, sizes, 1);
+        return st ? ck_fail_context(st, OP ": the V^T pre-pass kernel") : CK_SUCCESS;
+    }
+    if (ws->mode == CK_ATTN_VT_TWO_PASS)
         return two_pass(ctx, p, ws, v, keys);
     if (full > 0 && (st = permute_chunks(ctx, p, v, &p->v, full, ws->vt, keys, 0)))
         return ck_fail_context(st, OP ": V^T of the fp8 pre-pass");
