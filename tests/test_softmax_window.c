@@ -317,6 +317,8 @@ static void test_window_knob(void)
     p.window = 0;
     CHECK_OK(ck_smx_plan_key(&p, b, sizeof b));
     CHECK(strcmp(a, b) != 0);
+    ck_smx_instance_name(&p, name, sizeof name); /* the field is always named: windows are the */
+    CHECK_EQ_STR(name, "regs,128,1,1,0,0,0,0");   /* default, so a text without it means 1 */
 }
 
 int main(void)

@@ -295,9 +295,10 @@ void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, cons
     choose_staged(p, rows, props, k);
     shape_override(p, rows, k);
     choose_raw(p, props, k);
-    /* Register instances through generated tile windows: opt-in until timed on the GPU (the
-     * same 16-byte accesses; docs/ops-softmax.md). */
-    p->window = k->window == 1 && ck_smx_window_ok(p);
+    /* Register instances through generated tile windows unless asked not to (CK_SOFTMAX_WINDOW=0
+     * or the tuning text's eighth field 0): the same 16-byte accesses, within 0.3% of the hand
+     * indexing on the six large bench shapes (bench/RESULTS.md, eighth session, run U). */
+    p->window = k->window != 0 && ck_smx_window_ok(p);
 }
 
 void ck_smx_instance_name(const smx_plan *p, char *buf, size_t size)
@@ -307,7 +308,7 @@ void ck_smx_instance_name(const smx_plan *p, char *buf, size_t size)
                  p->grid_clusters);
     else if (p->kind == 0)
         snprintf(buf, size, "regs,%d,%d,%d,%d,%d,%d%s", p->g, p->cluster, p->rows_per_block,
-                 p->raw, p->pairred, p->per_sm, p->window ? ",1" : "");
+                 p->raw, p->pairred, p->per_sm, p->window ? ",1" : ",0");
     else
         snprintf(buf, size, "online,%d,%d", p->g, p->unroll);
 }
