@@ -2,7 +2,8 @@
 """Grouped GEMM and split-K / stream-K on the GPU, each against its peer in the same run:
 
   grouped   MoE-like lists (8 .. 64 experts, tokens routed unevenly, Mixtral / DeepSeek-MoE
-            expert shapes): `ck prof gemm --groups LIST` vs a loop of torch.matmul (and
+            expert shapes): `ck prof gemm --groups LIST` (the policy's kernel, sm90 on an
+            H100, and the sm80 one forced with --instance) vs a loop of torch.matmul (and
             torch._grouped_mm where the image has it)
   stream-K  skinny and long-K shapes, and tile counts just past a wave of 132 SMs: ck's policy,
             --stream-k, --split-k N (deterministic) and --split-k N --atomic vs torch.matmul
@@ -32,6 +33,19 @@ def ck(build, args):
             return json.loads(line)
     sys.stderr.write(" ".join(args) + ": " + p.stdout + p.stderr)
     return None
+
+
+def ck_list(build, args):
+    """The ids of `ck prof gemm ARGS --list` (grouped candidates, best first) by family."""
+    exe = os.path.join(build, "bin", "ck")
+    p = subprocess.run([exe, "prof", "gemm", "--device", "cuda", "--list"] + args,
+                       capture_output=True, text=True, env=dict(os.environ, CK_DEVICE="cuda"))
+    ids = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0] == "id":
+            ids.setdefault(int(f[2][2:4]), f[1])
+    return ids
 
 
 def moe_groups(experts, tokens, n, k, seed):
@@ -80,9 +94,9 @@ def main():
     ap.add_argument("--quick", action="store_true")
     o = ap.parse_args()
     print("## Grouped GEMM (bf16, A row-major, B column-major)\n")
-    print("| list | groups | GFLOP | ck ms | ck TFLOP/s | torch loop ms | torch._grouped_mm ms "
-          "| vs loop | vs grouped_mm |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| list | groups | GFLOP | ck ms | ck TFLOP/s | ck instance | ck sm80 kernel ms "
+          "| torch loop ms | torch._grouped_mm ms | vs loop | vs grouped_mm |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     lists = [("mixtral 8x(tok 4096) up", 8, 4096, 14336, 4096),
              ("mixtral 8x(tok 4096) down", 8, 4096, 4096, 14336),
              ("deepseek-moe 64x(tok 8192) up", 64, 8192, 1408, 2048),
@@ -94,15 +108,19 @@ def main():
         groups = moe_groups(e, tok, n, k, 1)
         text = ",".join(f"{m}x{n}x{k}" for m, n, k in groups)
         r = ck(o.build, ["--groups", text])
+        # the policy's kernel (sm90 on an H100) and the sm80 one, forced, to compare
+        id80 = ck_list(o.build, ["--groups", text]).get(80)
+        r80 = ck(o.build, ["--groups", text, "--instance", id80]) if id80 else None
         loop, gm = torch_grouped(groups)
         gflop = sum(2.0 * m * n * k for m, n, k in groups) / 1e9
         if r is None:
-            print(f"| {name} | {e} | {gflop:.1f} | failed | | | | | |")
+            print(f"| {name} | {e} | {gflop:.1f} | failed | | | | | | | |")
             continue
         f = lambda x: f"{x:.4f}" if x else "-"
         ratio = lambda x: f"{x / r['ms']:.2f}x" if x else "-"
-        print(f"| {name} | {e} | {gflop:.1f} | {r['ms']:.4f} | {r['tflops']:.1f} | {f(loop)} | "
-              f"{f(gm)} | {ratio(loop)} | {ratio(gm)} |")
+        print(f"| {name} | {e} | {gflop:.1f} | {r['ms']:.4f} | {r['tflops']:.1f} | "
+              f"{r['instance']} | {f(r80['ms'] if r80 else None)} | {f(loop)} | {f(gm)} | "
+              f"{ratio(loop)} | {ratio(gm)} |")
     print("\n## Split-K and stream-K (bf16 -> bf16, NT)\n")
     print("| shape | policy (instance) ms | stream-K ms | split-K ms (N) | atomic ms | cuBLAS ms "
           "| best ck vs cuBLAS |")

@@ -392,8 +392,8 @@ static void test_bad_input(void)
     expect_refused("filter longer than the input", &p, CK_ERROR_INVALID_ARGUMENT, "longer");
     p = p0, p.ndim = 4;
     expect_refused("4 spatial dims", &p, CK_ERROR_INVALID_ARGUMENT, "ndim");
-    p = p0, p.in_dtype = p.wei_dtype = CK_DTYPE_I8;
-    expect_refused("int8", &p, CK_ERROR_UNSUPPORTED, "in_dtype");
+    p = p0, p.in_dtype = CK_DTYPE_I8, p.wei_dtype = CK_DTYPE_FP8_E4M3;
+    expect_refused("int8 x fp8", &p, CK_ERROR_UNSUPPORTED, "both fp8");
     p = p0, p.direction = CK_CONV_BWD_WEIGHT, p.bias = 1;
     expect_refused("bias in backward", &p, CK_ERROR_UNSUPPORTED, "forward epilogues");
     /* execute: NULL and misaligned pointers */

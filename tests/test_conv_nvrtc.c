@@ -6,7 +6,10 @@
  * sm90 route on sm_90a), the others with their smallest for sm_90a; and the sm90 route's
  * kernels (forward f32 and f16 with groups and an epilogue, backward data of stride 1 and 2,
  * backward weight) and a 1x1 plain GEMM with the smallest sm90 tile; the direct depthwise
- * kernels (the policy's route for G = C = K) for sm_90a. Skipped without NVRTC. */
+ * kernels (the policy's route for G = C = K) for sm_90a; the 8-bit kernels (fp8 e4m3 / e5m2,
+ * i8: mma.sync of 8-bit types with gathered N-major fragments, fp8 wgmma, the dX view's
+ * epilogue with int accumulators and fp8 / i32 stores) for sm_90a, sm_89 and sm_80. Skipped
+ * without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,10 +180,66 @@ static void test_compile_depthwise(void)
     compile_dw("depthwise bwd-weight bf16 3x3 stride 2", &p);
 }
 
+/* One 8-bit kernel: the implicit GEMM of `pick` for `arch`, its route checked. */
+static void compile8(const char *what, const ck_conv_problem *p, const char *arch, int pick,
+                     const char *route)
+{
+    ck_device_props props = h100_like(arch);
+    char *src = NULL;
+    ck_status st = ck_conv_source(p, &props, pick, &src);
+    CHECK_MSG(st == CK_SUCCESS, "%s: source: %s", what, ck_last_error());
+    if (st)
+        return;
+    CHECK_MSG(strstr(src, route) != NULL, "%s: not the %s route", what, route);
+    void *cubin = NULL;
+    size_t size = 0;
+    st = ck_nvrtc_compile(src, arch, NULL, 0, &cubin, &size);
+    CHECK_MSG(st == CK_SUCCESS, "%s for %s: %s", what, arch, ck_last_error());
+    free(cubin);
+    free(src);
+}
+
+static void test_compile_8bit(void)
+{
+    int major = 0, minor = 0;
+    if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS) {
+        printf("NVRTC not available (%s); skipped\n", ck_last_error());
+        return;
+    }
+    ck_conv_problem p = resnet(CK_CONV_FWD, CK_DTYPE_FP8_E4M3);
+    p.out_dtype = CK_DTYPE_BF16, p.bias = 1, p.activation = CK_GEMM_ACT_RELU;
+    compile8("fwd e4m3 3x3 -> bf16 bias relu (policy)", &p, "sm_90a", CK_CONV_PICK_POLICY,
+             "GEMM's sm90");
+    compile8("fwd e4m3 3x3 -> bf16 bias relu (sm_89)", &p, "sm_89", CK_CONV_PICK_SM80_SMALLEST,
+             "GEMM's sm80");
+    p = resnet(CK_CONV_FWD, CK_DTYPE_FP8_E5M2);
+    p.wei_dtype = CK_DTYPE_FP8_E4M3, p.g = 2, p.stride[0] = p.stride[1] = 2;
+    compile8("fwd e5m2 x e4m3 g2 stride 2 -> e5m2", &p, "sm_90a", CK_CONV_PICK_SM90_SMALLEST,
+             "GEMM's sm90");
+    p = resnet(CK_CONV_FWD, CK_DTYPE_I8);
+    p.out_dtype = CK_DTYPE_I32;
+    compile8("fwd i8 3x3 -> i32 (policy)", &p, "sm_80", CK_CONV_PICK_POLICY, "GEMM's sm80");
+    p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_FP8_E5M2);
+    p.in_dtype = CK_DTYPE_BF16, p.stride[0] = p.stride[1] = 2;
+    compile8("bwd-data e5m2 3x3 stride 2 -> bf16", &p, "sm_90a", CK_CONV_PICK_SM80_SMALLEST,
+             "GEMM's sm80");
+    p = resnet(CK_CONV_BWD_DATA, CK_DTYPE_I8);
+    p.in_dtype = CK_DTYPE_I32, p.stride[0] = p.stride[1] = 2;
+    compile8("bwd-data i8 3x3 stride 2 -> i32", &p, "sm_80", CK_CONV_PICK_SM80_SMALLEST,
+             "GEMM's sm80");
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_FP8_E4M3);
+    p.wei_dtype = CK_DTYPE_FP8_E4M3;
+    compile8("bwd-weight e4m3 3x3 -> e4m3", &p, "sm_90a", CK_CONV_PICK_POLICY, "GEMM's sm80");
+    p = resnet(CK_CONV_BWD_WEIGHT, CK_DTYPE_I8);
+    p.wei_dtype = CK_DTYPE_F32;
+    compile8("bwd-weight i8 3x3 -> f32", &p, "sm_80", CK_CONV_PICK_SM80_SMALLEST, "GEMM's sm80");
+}
+
 int main(void)
 {
     RUN_TEST(test_compile);
     RUN_TEST(test_compile_sm90);
     RUN_TEST(test_compile_depthwise);
+    RUN_TEST(test_compile_8bit);
     return CK_TEST_REPORT();
 }

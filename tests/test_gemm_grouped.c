@@ -1,5 +1,7 @@
 /*
- * Grouped GEMM (ck_gemm_grouped_*; grouped.c, grouped_kernel.h) on the emulator: lists with
+ * Grouped GEMM (ck_gemm_grouped_*; grouped.c, grouped_kernel.h, sm90_grouped_kernel.h) on the
+ * emulator, on the sm90 kernel (the policy's choice where it takes the types) and on the sm80
+ * kernel (forced through ck_gemm_grouped_candidates): lists with
  * empty groups (M, N or K of 0), 1 x 1 x 1 and 1 x N groups, odd shapes, padded and odd leading
  * dimensions and pointers off 16-byte alignment (the element-wise copy path beside the 16-byte
  * one in one launch), C (in place too) and bias, every order and element sizes 4, 2, 1, a list of
@@ -20,6 +22,7 @@ typedef struct glist {
     int offset[64]; /* elements the group's A, B and D start past a 16-byte boundary */
     int alias;      /* C is D */
     float alpha, beta;
+    int family;     /* the family to force (80 or 90); 0: the policy's (sm90 where it can) */
 } glist;
 
 static void glist_init(glist *l, ck_dtype in, ck_dtype out, ck_gemm_order ao, ck_gemm_order bo,
@@ -84,13 +87,23 @@ static long glist_run(const glist *l)
     ck_gemm_problem tp = l->p;
     if (l->alias) /* C in place: D's type and order */
         tp.c.dtype = tp.d.dtype, tp.c.order = tp.d.order;
-    ck_status st = ck_gemm_grouped_plan_create(g_ctx, &tp, &plan);
+    ck_gemm_plan_options opt;
+    ck_gemm_plan_options_init(&opt);
+    ck_gemm_candidate cands[64];
+    int nc = 0;
+    CHECK_OK(ck_gemm_grouped_candidates(g_ctx, &tp, cands, 64, &nc));
+    for (int i = 0; i < nc && l->family && opt.instance < 0; ++i)
+        if (cands[i].family == l->family)
+            opt.instance = cands[i].id;
+    CHECK(!l->family || opt.instance >= 0);
+    ck_status st = ck_gemm_grouped_plan_create_opt(g_ctx, &tp, &opt, &plan);
     CHECK_MSG(st == CK_SUCCESS, "grouped plan: %s", ck_last_error());
     if (st)
         return 1;
     ck_gemm_candidate cand;
     CHECK_OK(ck_gemm_grouped_plan_instance(plan, &cand));
-    CHECK(cand.family == 80); /* the grouped kernel is the sm80 pipeline's, on every device */
+    /* the policy: the sm90 kernel where it takes the types and orders (the emulator is sm_90a) */
+    CHECK(cand.family == (l->family ? l->family : nc > 0 ? cands[0].family : 0));
     printf("  %d groups, instance %s\n", l->count, cand.name);
     const ck_gemm_problem *p = &tp;
     int has_c = p->c.dtype != CK_DTYPE_COUNT || l->alias;
@@ -153,6 +166,7 @@ static long glist_run(const glist *l)
         ck_gemm_prob prob;
         CHECK_OK(ck_gemm_prob_make(&q, &prob));
         prob.p.k = e->k;
+        prob.tf32_truncate = cand.family == 90; /* wgmma reads f32 bits as tf32 */
         ck_gemm_args h = args;
         h.a = a[g].h, h.b = b[g].h, h.bias = bias[g].h;
         h.c = l->alias ? d[g].h : c[g].h;
@@ -222,7 +236,10 @@ static void test_groups_bf16(void)
     glist_add(&l, 130, 70, 100, 8, 0);
     glist_add(&l, 23, 1, 40, 1, 3);
     glist_add(&l, 0, 0, 0, 0, 0);
-    CHECK(glist_run(&l) == 0);
+    for (int f = 0; f < 2; ++f) { /* the sm90 kernel (the policy's), then the sm80 one */
+        l.family = f ? 80 : 0;
+        CHECK(glist_run(&l) == 0);
+    }
 }
 
 /* f16 MN-major operands, D column-major with C in place, pointers off alignment. */
@@ -236,16 +253,32 @@ static void test_groups_f16_orders(void)
     glist_add(&l, 17, 9, 31, 1, 1);
     glist_add(&l, 3, 70, 16, 0, 8);
     glist_add(&l, 66, 66, 66, 5, 0);
-    CHECK(glist_run(&l) == 0);
+    for (int f = 0; f < 2; ++f) {
+        l.family = f ? 80 : 90;
+        CHECK(glist_run(&l) == 0);
+    }
 }
 
-/* Other element sizes of the per-group copy test: f32 (tf32) and i8 -> i32. */
+/* Other element sizes of the per-group copy test: f32 (tf32; B row-major: the sm80 kernel, B
+ * column-major: the sm90 one's tf32), fp8 (sm90) and i8 -> i32 (sm80). */
 static void test_groups_types(void)
 {
     glist l;
     glist_init(&l, CK_DTYPE_F32, CK_DTYPE_F32, R, R, R);
     glist_add(&l, 33, 17, 20, 0, 0);
     glist_add(&l, 1, 40, 9, 1, 1);
+    CHECK(glist_run(&l) == 0);
+    glist_init(&l, CK_DTYPE_F32, CK_DTYPE_F32, R, C, R);
+    l.family = 90;
+    glist_add(&l, 33, 17, 40, 0, 0);
+    glist_add(&l, 1, 40, 9, 1, 1);
+    glist_add(&l, 7, 0, 9, 0, 0);
+    CHECK(glist_run(&l) == 0);
+    glist_init(&l, CK_DTYPE_FP8_E4M3, CK_DTYPE_BF16, R, C, R);
+    l.family = 90;
+    glist_add(&l, 29, 31, 150, 0, 0);
+    glist_add(&l, 1, 1, 1, 0, 0);
+    glist_add(&l, 9, 20, 33, 3, 7);
     CHECK(glist_run(&l) == 0);
     glist_init(&l, CK_DTYPE_I8, CK_DTYPE_I32, R, C, R);
     glist_add(&l, 21, 13, 40, 0, 0);
@@ -269,6 +302,24 @@ static void test_many_groups(void)
         glist_add(&l, (int64_t)(r % 41), (int64_t)(r / 41 % 70), (int64_t)(r / 3000 % 50) + 1,
                   (int)(r / 200000 % 3), (int)(r / 900000 % 2));
     }
+    for (int f = 0; f < 2; ++f) {
+        l.family = f ? 80 : 90;
+        CHECK(glist_run(&l) == 0);
+    }
+}
+
+/* The sm90 kernel's widest tile (128 x 256: B's copies of 256 rows) with groups of several
+ * tile rows and columns and long K (the ring wraps within a group). */
+static void test_groups_sm90_wide(void)
+{
+    glist l;
+    glist_init(&l, CK_DTYPE_BF16, CK_DTYPE_F32, R, C, R);
+    l.p.m = l.p.n = 4096, l.p.k = 1024; /* the policy's tile for a large product */
+    l.family = 90;
+    l.p.bias = CK_GEMM_BIAS_ROW;
+    glist_add(&l, 140, 300, 333, 0, 0);
+    glist_add(&l, 0, 300, 10, 0, 0);
+    glist_add(&l, 5, 257, 64, 1, 1);
     CHECK(glist_run(&l) == 0);
 }
 
@@ -333,6 +384,7 @@ int main(void)
     RUN_TEST(test_groups_f16_orders);
     RUN_TEST(test_groups_types);
     RUN_TEST(test_many_groups);
+    RUN_TEST(test_groups_sm90_wide);
     RUN_TEST(test_refusals);
     ck_context_destroy(g_ctx);
     (void)gc_run; /* the harness's single-problem runner is not used here */

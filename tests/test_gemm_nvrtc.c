@@ -4,7 +4,8 @@
  * copies, and an epilogue with C, bias, activation and a program. The sm90 family's variants
  * compile for sm_90a: 4 stages with D staged in halves, clusters with multicast (both B
  * layouts), split-K with the generated epilogue; and batched problems of both families; stream-K
- * and the atomic split-K, and the grouped kernel; the small-M instances of 64 rows.
+ * and the atomic split-K, and the grouped kernels of both families (group lists and pointer
+ * arrays); the small-M instances of 64 rows.
  * Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,12 +284,14 @@ static void test_quant(void)
     compile("bf16 x fp4 e2m1", "sm_80", &p, 0);
 }
 
-/* Compile the source of instance `in` of family f for arch (grouped: the grouped kernel). */
+/* Compile the source of instance `in` of family f for arch (grouped: 1 the grouped kernel of a
+ * group list, 2 of a pointer-array batch). */
 static void compile_inst(const char *what, const char *arch, const ck_gemm_family *f,
                          const ck_gemm_prob *prob, const ck_gemm_instance *in, int grouped)
 {
     char *src = NULL;
-    CHECK_OK(grouped ? ck_gemm_grouped_source(prob, in, &src) : f->source(prob, in, &src));
+    CHECK_OK(grouped ? ck_gemm_grouped_source(prob, in, grouped == 2, &src)
+                     : f->source(prob, in, &src));
     if (!src)
         return;
     void *cubin = NULL;
@@ -357,7 +360,7 @@ static void test_decompositions_and_groups(void)
         }
         ck_gemm_prob sized, tmpl;
         CHECK_OK(ck_gemm_prob_make(&p, &sized));
-        CHECK_OK(ck_gemm_grouped_prob(&p, &tmpl));
+        CHECK_OK(ck_gemm_grouped_prob(&p, "test", &tmpl));
         ck_device_props p80 = h100_like("sm_80");
         ck_gemm_instance in[16];
         int n = ck_gemm_family_sm80.instances(&sized, &p80, in, 16);
@@ -366,8 +369,50 @@ static void test_decompositions_and_groups(void)
             char what[64];
             snprintf(what, sizeof what, "grouped %s", ck_dtype_name(types[t]));
             compile_inst(what, a ? "sm_90a" : "sm_80", &ck_gemm_family_sm80, &tmpl,
-                         &in[a ? 0 : n - 1], 1);
+                         &in[a ? 0 : n - 1], a ? 1 : 2);
         }
+    }
+}
+
+/* The grouped sm90 kernel (the producer warpgroup's copies through the loader hooks, the walk
+ * over the group list or the pointer arrays) for sm_90a: bf16 K-major with C, bias and an
+ * activation (list), f16 MN-major A and B (pointer arrays), tf32 (list), e4m3 (pointer arrays). */
+static void test_grouped_sm90(void)
+{
+    if (no_nvrtc())
+        return;
+    ck_device_props props = h100_like("sm_90a");
+    static const ck_dtype types[] = {CK_DTYPE_BF16, CK_DTYPE_F16, CK_DTYPE_F32,
+                                     CK_DTYPE_FP8_E4M3};
+    for (int t = 0; t < 4; ++t) {
+        ck_gemm_problem p;
+        ck_gemm_problem_init(&p);
+        p.m = p.n = p.k = 1024;
+        p.a.dtype = p.b.dtype = types[t];
+        p.d.dtype = t == 3 ? CK_DTYPE_BF16 : types[t];
+        p.a.order = t == 1 ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
+        p.b.order = t == 1 ? CK_GEMM_ROW_MAJOR : CK_GEMM_COL_MAJOR;
+        if (t == 0) {
+            p.c.dtype = CK_DTYPE_F32;
+            p.bias = CK_GEMM_BIAS_COL;
+            p.activation = CK_GEMM_ACT_SILU;
+        }
+        ck_gemm_prob sized, tmpl;
+        CHECK_OK(ck_gemm_prob_make(&p, &sized));
+        CHECK_OK(ck_gemm_grouped_prob(&p, "test", &tmpl));
+        tmpl.tf32_truncate = 1;
+        ck_gemm_instance in[24];
+        int n = ck_gemm_family_sm90.instances(&sized, &props, in, 24), pick = -1;
+        for (int i = 0; i < n && pick < 0; ++i)
+            if (in[i].cluster <= 1 && in[i].split_k <= 1 && !in[i].decomp && in[i].tile_m == 128)
+                pick = i;
+        CHECK(pick >= 0);
+        if (pick < 0)
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "grouped sm90 %s (%s)", ck_dtype_name(types[t]),
+                 t % 2 ? "pointer arrays" : "list");
+        compile_inst(what, "sm_90a", &ck_gemm_family_sm90, &tmpl, &in[pick], 1 + t % 2);
     }
 }
 
@@ -378,6 +423,7 @@ int main(void)
     RUN_TEST(test_sm90_skinny);
     RUN_TEST(test_batched);
     RUN_TEST(test_decompositions_and_groups);
+    RUN_TEST(test_grouped_sm90);
     RUN_TEST(test_quant);
     return CK_TEST_REPORT();
 }

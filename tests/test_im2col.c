@@ -217,6 +217,10 @@ static void test_im2col_refusals(void)
     CHECK_STATUS(ck_im2col(g_ctx, &p, b, b + 2048), CK_ERROR_UNSUPPORTED);
     CHECK(strstr(ck_last_error(), "ck_permute") != NULL);
     p.layout = CK_CONV_LAYOUT_NHWGC;
+    p.in_dtype = p.wei_dtype = CK_DTYPE_FP8_E4M3; /* a valid 8-bit convolution */
+    CHECK_STATUS(ck_im2col(g_ctx, &p, b, b + 2048), CK_ERROR_UNSUPPORTED);
+    CHECK(strstr(ck_last_error(), "in place") != NULL);
+    p.in_dtype = p.wei_dtype = p.out_dtype;
     p.stride[0] = 0;
     CHECK_STATUS(ck_im2col(g_ctx, &p, b, b + 2048), CK_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ck_last_error(), "stride") != NULL);

@@ -15,7 +15,9 @@ const char conv_cli_help[] =
     "  --x X | --yx YxX | --zyx ZxYxX  filter lengths (same count)\n"
     "  --stride S[xS..] --dilation D[xD..]  per dim (one value: every dim)\n"
     "  --pad P[xP..]                   symmetric padding; --pad-left / --pad-right per side\n"
-    "  --dtype f32|f16|bf16            inputs (default bf16); --out-dtype for Y (forward)\n"
+    "  --dtype f32|f16|bf16|e4m3|e5m2|i8  inputs (default bf16); --out-dtype T the written\n"
+    "                                  tensor: Y (forward); with 8-bit inputs also dX / dW\n"
+    "                                  (default: the input type, i32 for i8)\n"
     "  --bias --residual --act relu|silu|sigmoid|gelu   forward epilogue\n";
 
 /* fill `dst` from "AxB..." with count values (1 value: every dim) */
@@ -103,9 +105,15 @@ int conv_cli_option(const char *sub, int argc, char **argv, int *i, ck_conv_prob
     ck_dtype t = !strcmp(v, "f32")    ? CK_DTYPE_F32
                  : !strcmp(v, "f16")  ? CK_DTYPE_F16
                  : !strcmp(v, "bf16") ? CK_DTYPE_BF16
+                 : !strcmp(v, "e4m3") ? CK_DTYPE_FP8_E4M3
+                 : !strcmp(v, "e5m2") ? CK_DTYPE_FP8_E5M2
+                 : !strcmp(v, "i8")   ? CK_DTYPE_I8
+                 : !strcmp(v, "i32")  ? CK_DTYPE_I32
                                       : CK_DTYPE_COUNT;
-    if (t == CK_DTYPE_COUNT)
-        return cli_usage_error(sub, "%s '%s': expected f32, f16 or bf16", a, v), -1;
+    if (t == CK_DTYPE_COUNT || (t == CK_DTYPE_I32 && !strcmp(a, "--dtype")))
+        return cli_usage_error(sub, "%s '%s': expected f32, f16, bf16, e4m3, e5m2, i8%s", a, v,
+                               strcmp(a, "--dtype") ? " or i32" : ""),
+               -1;
     if (!strcmp(a, "--dtype")) {
         if (p->out_dtype == p->in_dtype)
             p->out_dtype = t;
@@ -114,6 +122,29 @@ int conv_cli_option(const char *sub, int argc, char **argv, int *i, ck_conv_prob
         p->out_dtype = t;
     }
     return 1;
+}
+
+static int is_8bit(ck_dtype t)
+{
+    return t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2 || t == CK_DTYPE_I8;
+}
+
+void conv_cli_finish(ck_conv_problem *p)
+{
+    if (!is_8bit(p->in_dtype))
+        return;
+    /* out_dtype holds --out-dtype, or the input type when none was given */
+    ck_dtype w =
+        p->out_dtype == p->in_dtype && p->in_dtype == CK_DTYPE_I8 ? CK_DTYPE_I32 : p->out_dtype;
+    if (p->direction == CK_CONV_FWD) {
+        p->out_dtype = w;
+    } else {
+        p->out_dtype = p->in_dtype; /* dY is read */
+        if (p->direction == CK_CONV_BWD_DATA)
+            p->in_dtype = w;
+        else
+            p->wei_dtype = w;
+    }
 }
 
 /* "AxBxC" of the first n values */
@@ -138,8 +169,11 @@ void conv_cli_describe(const ck_conv_problem *p, char *buf, size_t size)
     const int64_t *v[6] = {p->in, p->filter, p->stride, p->dilation, p->pad_left, p->pad_right};
     for (int i = 0; i < 6 && u < size; ++i)
         u += dims_str(buf + u, size - u, label[i], v[i], nd);
-    if (u < size)
+    if (u < size && p->wei_dtype == p->in_dtype && p->out_dtype == p->in_dtype)
         snprintf(buf + u, size - u, " %s", ck_dtype_name(p->in_dtype));
+    else if (u < size) /* X/W/Y types */
+        snprintf(buf + u, size - u, " %s/%s/%s", ck_dtype_name(p->in_dtype),
+                 ck_dtype_name(p->wei_dtype), ck_dtype_name(p->out_dtype));
 }
 
 int ck_cmd_desc_conv(int argc, char **argv)

@@ -51,15 +51,16 @@ static double now_ms(void)
 
 static int es_of(ck_dtype t)
 {
-    return t == CK_DTYPE_F32 ? 4 : 2;
+    return ck_dtype_get(t)->storage_bits / 8;
 }
 
+/* uniform in [-1, 1]; i8: integers in [-127, 127] */
 static void fill(void *p, ck_dtype t, int64_t n, unsigned *state)
 {
-    float tmp[256];
+    float tmp[256], r = t == CK_DTYPE_I8 ? 127 : 1;
     for (int64_t i = 0; i < n; i += 256) {
         int64_t m = n - i < 256 ? n - i : 256;
-        prof_fill_uniform(tmp, (size_t)m, -1, 1, state);
+        prof_fill_uniform(tmp, (size_t)m, -r, r, state);
         for (int64_t j = 0; j < m; ++j) {
             uint64_t code = 0;
             ck_convert_from_f64(t, tmp[j], CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
@@ -94,6 +95,7 @@ int prof_conv(int argc, char **argv)
         if (r == 0)
             return prof_unknown_argument(sub, argv[i]);
     }
+    conv_cli_finish(&p);
     int64_t nx, nw, ny;
     if (ck_conv_tensor_elements(&p, &nx, &nw, &ny) != CK_SUCCESS)
         return cli_library_error(sub);
@@ -163,7 +165,12 @@ int prof_conv(int argc, char **argv)
     int64_t no = cnt[oi], checked = 0;
     int sampled = no > 4096;
     ck_dtype ot = ty[oi];
-    double unit = ot == CK_DTYPE_BF16 ? 0x1p-8 : ot == CK_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
+    const ck_dtype_info *oinfo = ck_dtype_get(ot);
+    /* the output's rounding: one unit in the last place (relative), its smallest step (fp8
+     * subnormals); i32: exact */
+    double unit = oinfo->is_float ? ldexp(1.0, -oinfo->mantissa_bits) : 0,
+           floor_abs = oinfo->is_float && ot != CK_DTYPE_F32 ? oinfo->min_subnormal : 0;
+    int q8 = ck_dtype_get(p.direction == CK_CONV_FWD ? p.in_dtype : p.out_dtype)->storage_bits == 8;
     for (int64_t s = 0; c.check && s < (sampled ? 4096 : no); ++s, ++checked) {
         int64_t e = sampled ? (int64_t)((s * 2654435761ull) % (uint64_t)no) : s;
         double mag = 0, ref = ck_conv_reference_value(&p, &ha, e, &mag);
@@ -177,8 +184,10 @@ int prof_conv(int argc, char **argv)
         ck_convert_to_f64(ot, code, &v);
         double err = fabs(v - ref);
         /* f32 inputs: tf32 factors (rounded on sm80, truncated by the sm90 route) */
-        double tol = 2 * unit * fabs(ref) + 1e-6 + mag * 0x1p-18 +
-                     (p.in_dtype == CK_DTYPE_F32 ? mag * 0x1p-9 : 0);
+        double tol = ot == CK_DTYPE_I32
+                         ? 0.5
+                         : 2 * unit * fabs(ref) + floor_abs + 1e-6 + mag * 0x1p-18 +
+                               (p.in_dtype == CK_DTYPE_F32 && !q8 ? mag * 0x1p-9 : 0);
         if (!(err <= tol))
             ok = 0;
         if (err > max_err)

@@ -53,6 +53,9 @@ static const char gemm_help[] =
     "                     (default: the policy chooses whole tiles, split-K or stream-K)\n"
     "  --groups FILE|LIST grouped GEMM: MxNxK,MxNxK,... (or a file of them, one or more per\n"
     "                     line) in one launch; the list lives in device memory\n"
+    "  --ptr-array        with --m --n --k --batch COUNT: a pointer-array batch of COUNT\n"
+    "                     products, their pointers in device arrays (cublasGemmBatchedEx);\n"
+    "                     --broadcast a,b: the same A / B pointer for every product\n"
     "  --instance ID      an id from --list\n"
     "  --list             list the ranked candidates and exit\n";
 
@@ -161,7 +164,7 @@ int prof_gemm(int argc, char **argv)
             sub = "tune gemm"; /* named in every message, the common options' included */
     }
     for (int i = 1; i < argc; ++i)
-        if (!strcmp(argv[i], "--groups"))
+        if (!strcmp(argv[i], "--groups") || !strcmp(argv[i], "--ptr-array"))
             return prof_gemm_grouped(sub, argc, argv); /* tools/prof_gemm_grouped.c */
     prof_common c;
     int rc = prof_parse_common(sub, &argc, argv, &c);

@@ -1,9 +1,11 @@
 /*
  * `ck prof gemm --groups FILE|LIST`: a grouped GEMM (ck_gemm_grouped_*) over groups given as
  * MxNxK (a comma-separated list, or a file of them, separated by commas, spaces or lines; any
- * size may be 0), the group list in device memory; checked against the CPU reference (every
- * element of every group, or 8 sampled rows of each group with M N K over 2^27), timed, with
- * TFLOP/s over all groups' products.
+ * size may be 0), the group list in device memory; `ck prof gemm --ptr-array --m M --n N --k K
+ * --batch COUNT [--broadcast a,b]`: a pointer-array batch (ck_gemm_ptr_array_*) of COUNT
+ * products, their pointers in device arrays (with --broadcast, every product's A and / or B
+ * pointer the same). Checked against the CPU reference (every element of every product, or 8
+ * sampled rows of each with M N K over 2^27), timed, with TFLOP/s over all products.
  */
 #include <float.h>
 #include <math.h>
@@ -81,6 +83,8 @@ typedef struct gg_job {
     ck_context *ctx;
     ck_gemm_grouped_plan *plan;
     const ck_gemm_group_desc *groups;
+    ck_gemm_ptr_array_plan *pa_plan; /* --ptr-array: the plan and its device arrays */
+    ck_gemm_ptr_arrays arrays;
     int count;
     ck_gemm_args args;
 } gg_job;
@@ -90,7 +94,40 @@ static ck_status run_grouped(void *user, ck_stream *stream, int rotation)
     (void)rotation;
     gg_job *j = user;
     ck_context_set_stream(j->ctx, stream);
+    if (j->pa_plan)
+        return ck_gemm_ptr_array_execute(j->pa_plan, &j->arrays, j->count, &j->args);
     return ck_gemm_grouped_execute(j->plan, j->groups, j->count, &j->args);
+}
+
+/* --ptr-array: the host and device arrays of the products' pointers (from the descriptions
+ * desc[] the list path builds; C and bias only where the problem has them). */
+typedef struct gg_arrays {
+    const void **h[5];
+    void *d[5];
+} gg_arrays;
+
+static ck_status make_arrays(ck_device *dev, const ck_gemm_group_desc *desc, int count, int has_c,
+                             int has_bias, gg_arrays *arr, ck_gemm_ptr_arrays *host,
+                             ck_gemm_ptr_arrays *device)
+{
+    for (int x = 0; x < 5; ++x) {
+        if ((x == 2 && !has_c) || (x == 4 && !has_bias))
+            continue;
+        size_t bytes = (size_t)count * sizeof(void *);
+        if (!(arr->h[x] = malloc(bytes)))
+            return CK_ERROR_OUT_OF_MEMORY;
+        for (int g = 0; g < count; ++g) {
+            const void *ptr[5] = {desc[g].a, desc[g].b, desc[g].c, desc[g].d, desc[g].bias};
+            arr->h[x][g] = ptr[x];
+        }
+        ck_status st = ck_malloc(dev, bytes, &arr->d[x]);
+        if (st || (st = ck_memcpy_h2d(dev, arr->d[x], arr->h[x], bytes, NULL)))
+            return st;
+    }
+    ck_gemm_ptr_arrays h = {arr->h[0], arr->h[1], arr->h[2], (void *const *)arr->h[3], arr->h[4]};
+    ck_gemm_ptr_arrays d = {arr->d[0], arr->d[1], arr->d[2], arr->d[3], arr->d[4]};
+    *host = h, *device = d;
+    return CK_SUCCESS;
 }
 
 /* Elements of matrix (rows x cols, packed) of each kind for group g, rounded up to 64 so
@@ -112,9 +149,14 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
     ck_gemm_args ga;
     ck_gemm_args_init(&ga);
     static long long dims[MAX_GROUPS][3];
-    int count = -1, has_c = 0, have_d = 0;
+    int count = -1, has_c = 0, have_d = 0, ptr_array = 0, share = 0, instance = -1, list = 0;
+    long long mnk[3] = {0, 0, 0}, batch = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
+        if (!strcmp(a, "--ptr-array") || !strcmp(a, "--list")) {
+            *(a[2] == 'p' ? &ptr_array : &list) = 1;
+            continue;
+        }
         if (!strcmp(a, "--tune"))
             return cli_usage_error(sub, "--groups is not tuned yet: the grouped kernel's tile is "
                                         "the policy's for the largest group (docs/ops-gemm.md).");
@@ -123,16 +165,18 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             ga.beta = ga.beta != 0 ? ga.beta : 1;
             continue;
         }
-        static const char *const valued[] = {"--groups", "--dtype", "--d-dtype", "--layout",
-                                             "--alpha",  "--beta",  "--bias",    "--act"};
+        static const char *const valued[] = {
+            "--groups", "--dtype", "--d-dtype", "--layout", "--alpha", "--beta",      "--bias",
+            "--act",    "--m",     "--n",       "--k",      "--batch", "--broadcast", "--instance"};
         int known = 0;
         for (size_t o = 0; o < sizeof valued / sizeof valued[0]; ++o)
             known |= !strcmp(a, valued[o]);
         if (!known)
             return cli_usage_error(sub,
-                                   "%s: with --groups the options are --dtype, --d-dtype, "
-                                   "--layout, --c, --alpha, --beta, --bias, --act and the "
-                                   "common ones.",
+                                   "%s: with --groups (or --ptr-array) the options are --dtype, "
+                                   "--d-dtype, --layout, --c, --alpha, --beta, --bias, --act, "
+                                   "--instance, --list (--ptr-array: --m, --n, --k, --batch, "
+                                   "--broadcast) and the common ones.",
                                    a);
         if (i + 1 >= argc)
             return cli_usage_error(sub, "option %s needs a value.", a);
@@ -146,6 +190,24 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
                                        "--groups %s: expected 1 to %d groups MxNxK (each 0 to "
                                        "2^31) separated by commas, or a file of them.",
                                        v, MAX_GROUPS);
+        } else if (!strcmp(a, "--m") || !strcmp(a, "--n") || !strcmp(a, "--k") ||
+                   !strcmp(a, "--batch") || !strcmp(a, "--instance")) {
+            long long x;
+            int inst = a[2] == 'i';
+            if (prof_parse_list(v, &x, 1, inst ? 0 : 1, inst ? INT32_MAX : (1LL << 31)) != 1)
+                return cli_usage_error(sub, "%s %s: expected a whole number from %d to 2^31.", a, v,
+                                       inst ? 0 : 1);
+            if (inst)
+                instance = (int)x;
+            else
+                *(a[2] == 'b' ? &batch : &mnk[a[2] == 'm' ? 0 : a[2] == 'n' ? 1 : 2]) = x;
+        } else if (!strcmp(a, "--broadcast")) {
+            if (strcmp(v, "a") && strcmp(v, "b") && strcmp(v, "a,b") && strcmp(v, "b,a"))
+                return cli_usage_error(sub,
+                                       "--broadcast %s: with --ptr-array, a, b or a,b (the same "
+                                       "A and / or B pointer for every product).",
+                                       v);
+            share = (strchr(v, 'a') ? 1 : 0) | (strchr(v, 'b') ? 2 : 0);
         } else if (!strcmp(a, "--dtype") || !strcmp(a, "--d-dtype")) {
             ck_dtype t;
             if (ck_dtype_from_name(v, &t) != CK_SUCCESS)
@@ -188,8 +250,21 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             p.activation = (ck_gemm_activation)found;
         }
     }
+    if (ptr_array) {
+        if (count > 0 || mnk[0] < 1 || mnk[1] < 1 || mnk[2] < 1 || batch < 1 || batch > MAX_GROUPS)
+            return cli_usage_error(sub,
+                                   "--ptr-array takes --m, --n, --k and --batch COUNT (1 to %d "
+                                   "products), not --groups.",
+                                   MAX_GROUPS);
+        count = (int)batch;
+        for (int g = 0; g < count; ++g)
+            dims[g][0] = mnk[0], dims[g][1] = mnk[1], dims[g][2] = mnk[2];
+    } else if (share || batch || mnk[0] || mnk[1] || mnk[2]) {
+        return cli_usage_error(sub, "--m, --n, --k, --batch and --broadcast go with --ptr-array, "
+                                    "not --groups.");
+    }
     if (count < 1)
-        return cli_usage_error(sub, "--groups is required.");
+        return cli_usage_error(sub, "--groups (or --ptr-array) is required.");
     if (!have_d)
         p.d.dtype = p.a.dtype == CK_DTYPE_I8                                    ? CK_DTYPE_I32
                     : p.a.dtype == CK_DTYPE_F32                                 ? CK_DTYPE_F32
@@ -211,6 +286,11 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
     ck_device *dev = ck_context_device(ctx);
     int result = CK_EXIT_FAILURE;
     ck_gemm_grouped_plan *plan = NULL;
+    ck_gemm_ptr_array_plan *pa_plan = NULL;
+    gg_arrays arr;
+    memset(&arr, 0, sizeof arr);
+    ck_gemm_ptr_arrays host_arrays, dev_arrays;
+    memset(&dev_arrays, 0, sizeof dev_arrays);
     ck_gemm_group_desc *desc = calloc((size_t)count, sizeof *desc);
     static size_t off[MAX_GROUPS][5]; /* element offsets of A, B, C, D, bias in their buffers */
     size_t total[5] = {0};
@@ -232,11 +312,34 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
                                                       : 0};
         for (int x = 0; x < 5; ++x) {
             off[g][x] = total[x];
-            total[x] += round64(el[x]);
+            if (!(g > 0 && x < 2 && (share >> x & 1))) /* --broadcast: one A / B for all */
+                total[x] += round64(el[x]);
+            else
+                off[g][x] = off[0][x];
         }
         flops += 2.0 * (double)m * (double)n * (double)k;
     }
-    if (ck_gemm_grouped_plan_create(ctx, &p, &plan) != CK_SUCCESS) {
+    if (list) { /* the candidates of the template (ids for --instance) */
+        ck_gemm_candidate cand[CK_GEMM_MAX_CANDIDATES];
+        int nc = 0;
+        if (ck_gemm_grouped_candidates(ctx, &p, cand, CK_GEMM_MAX_CANDIDATES, &nc) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+        printf("%s candidates on %s, best first (sized for %lldx%lldx%lld):\n",
+               ptr_array ? "pointer-array" : "grouped", props.name, (long long)p.m, (long long)p.n,
+               (long long)p.k);
+        for (int i = 0; i < nc; ++i)
+            printf("  id %-8d %s\n", cand[i].id, cand[i].name);
+        result = CK_EXIT_OK;
+        goto done;
+    }
+    ck_gemm_plan_options po;
+    ck_gemm_plan_options_init(&po);
+    po.instance = instance;
+    ck_status pst = ptr_array ? ck_gemm_ptr_array_plan_create(ctx, &p, &po, &pa_plan)
+                              : ck_gemm_grouped_plan_create_opt(ctx, &p, &po, &plan);
+    if (pst != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }
@@ -261,13 +364,20 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
         for (int x = 0; x < 5; ++x)
             *ptr[x] = d[x] ? (char *)d[x] + off[g][x] * (size_t)ck_gemm_dtype_bytes(ty[x]) : NULL;
     }
-    if (ck_gemm_grouped_check(plan, desc, count, &ga) != CK_SUCCESS ||
-        ck_malloc(dev, (size_t)count * sizeof *desc, &ddesc) != CK_SUCCESS ||
-        ck_memcpy_h2d(dev, ddesc, desc, (size_t)count * sizeof *desc, NULL) != CK_SUCCESS) {
+    if (ptr_array) {
+        if (make_arrays(dev, desc, count, has_c, p.bias != CK_GEMM_BIAS_NONE, &arr, &host_arrays,
+                        &dev_arrays) != CK_SUCCESS ||
+            ck_gemm_ptr_array_check(pa_plan, &host_arrays, count, &ga) != CK_SUCCESS) {
+            result = cli_library_error(sub);
+            goto done;
+        }
+    } else if (ck_gemm_grouped_check(plan, desc, count, &ga) != CK_SUCCESS ||
+               ck_malloc(dev, (size_t)count * sizeof *desc, &ddesc) != CK_SUCCESS ||
+               ck_memcpy_h2d(dev, ddesc, desc, (size_t)count * sizeof *desc, NULL) != CK_SUCCESS) {
         result = cli_library_error(sub);
         goto done;
     }
-    gg_job job = {ctx, plan, ddesc, count, ga};
+    gg_job job = {ctx, plan, ddesc, pa_plan, dev_arrays, count, ga};
     size_t dbytes = total[3] * (size_t)ck_gemm_dtype_bytes(ty[3]);
     if (!(out = malloc(dbytes ? dbytes : 1)) ||
         run_grouped(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
@@ -276,6 +386,12 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
         result = cli_library_error(sub);
         goto done;
     }
+    ck_gemm_candidate ci;
+    if (pa_plan)
+        ck_gemm_ptr_array_plan_instance(pa_plan, &ci);
+    else
+        ck_gemm_grouped_plan_instance(plan, &ci);
+    int family = ci.family;
     int ok = 1;
     double max_err = 0;
     for (int g = 0; c.check && g < count; ++g) {
@@ -291,6 +407,7 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
             goto done;
         }
         prob.p.k = e->k;
+        prob.tf32_truncate = family == 90; /* wgmma reads f32 bits as tf32 */
         ck_gemm_args ha = ga;
         const void *hp[5];
         for (int x = 0; x < 5; ++x)
@@ -329,20 +446,19 @@ int prof_gemm_grouped(const char *sub, int argc, char **argv)
         result = cli_library_error(sub);
         goto done;
     }
-    ck_gemm_candidate ci;
-    ck_gemm_grouped_plan_instance(plan, &ci);
     double tflops = flops / (ms * 1e-3) / 1e12;
     if (c.json)
-        printf("{\"op\": \"gemm_grouped\", \"groups\": %d, \"flop\": %.0f, \"a\": \"%s\", "
+        printf("{\"op\": \"%s\", \"groups\": %d, \"flop\": %.0f, \"a\": \"%s\", "
                "\"d\": \"%s\", \"instance\": \"%s\", \"device\": \"%s\", \"ms\": %.6f, "
                "\"tflops\": %.3f, \"ok\": %s}\n",
-               count, flops, ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), ci.name,
-               props.name, ms, tflops, ok ? "true" : "false");
+               ptr_array ? "gemm_ptr_array" : "gemm_grouped", count, flops,
+               ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), ci.name, props.name, ms, tflops,
+               ok ? "true" : "false");
     else
-        printf("grouped gemm, %d groups, %s -> %s on %s\n  instance %s\n  time %.4f ms, %.2f "
+        printf("%s gemm, %d %s, %s -> %s on %s\n  instance %s\n  time %.4f ms, %.2f "
                "TFLOP/s\n  check %s (max error %.3g)\n",
-               count, ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), props.name, ci.name, ms,
-               tflops,
+               ptr_array ? "pointer-array" : "grouped", count, ptr_array ? "products" : "groups",
+               ck_dtype_name(p.a.dtype), ck_dtype_name(p.d.dtype), props.name, ci.name, ms, tflops,
                !c.check ? "not run"
                : ok     ? "ok"
                         : "FAILED",
@@ -353,10 +469,15 @@ done:
         free(h[x]);
         ck_free(dev, d[x]);
     }
+    for (int x = 0; x < 5; ++x) {
+        free(arr.h[x]);
+        ck_free(dev, arr.d[x]);
+    }
     ck_free(dev, ddesc);
     free(out);
     free(desc);
     ck_gemm_grouped_plan_destroy(plan);
+    ck_gemm_ptr_array_plan_destroy(pa_plan);
     ck_context_destroy(ctx);
     return result;
 }

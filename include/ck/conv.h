@@ -17,8 +17,17 @@
  *   backward weight  dW[g, k, f, c] = sum_{n, o} dY[n, o, g, k] X[n, o s + f d - pl, g, c]
  * (X outside the input, in the padding, reads as zero.) The forward epilogue is the GEMM's:
  * act(alpha * acc + residual + bias[g, k]) then the output cast (ck/gemm.h), the residual an
- * NHWGK tensor like Y. Accumulation is f32. docs/ops-conv.md describes the descriptors, the
- * kernels and what is left to do.
+ * NHWGK tensor like Y. Accumulation is f32 (i32 for i8 x i8).
+ *
+ * 8-bit tensors (fp8 e4m3 / e5m2, int8): the two tensors a direction reads are both fp8 (e4m3
+ * and e5m2 may mix) or both i8, each with a per-tensor f32 scale (ck_conv_args.scale_x /
+ * scale_w / scale_y: a tensor's value is its code times its scale). The written tensor is f32,
+ * f16, bf16 or fp8 (i8 inputs: also i32, the exact integer sum when every scale and alpha are
+ * 1); its scale divides the value before the cast (code = cast(value / scale)). So the forward
+ * is Y = cast(act(alpha * sx * sw * sum(X W) + residual + bias) / sy), as the GEMM's per-tensor
+ * fp8 scales. The three directions run on the sm80 pipeline (mma.sync of 8-bit types: fp8 needs
+ * sm_89 or later); fp8 forward also on the sm90 route (wgmma). docs/ops-conv.md describes the
+ * descriptors, the kernels and what is left to do.
  */
 #ifndef CK_CONV_H
 #define CK_CONV_H
@@ -62,9 +71,14 @@ typedef struct ck_conv_problem {
     int64_t stride[CK_CONV_MAX_DIMS];   /* >= 1 */
     int64_t dilation[CK_CONV_MAX_DIMS]; /* >= 1 */
     int64_t pad_left[CK_CONV_MAX_DIMS], pad_right[CK_CONV_MAX_DIMS]; /* >= 0 */
-    ck_dtype in_dtype;       /* X (fwd, bwd weight) / dX (bwd data): f32, f16, bf16 */
-    ck_dtype wei_dtype;      /* W / dW: as in_dtype */
-    ck_dtype out_dtype;      /* Y / dY: forward f32, f16, bf16; backward as in_dtype */
+    /* Types. 16-bit and f32: in_dtype = wei_dtype (f32, f16, bf16); the forward's out_dtype
+     * f32, f16 or bf16, the backward directions' out_dtype (dY) = in_dtype. 8-bit: the two
+     * tensors the direction reads (forward X and W, backward data dY and W, backward weight X
+     * and dY) fp8 e4m3 / e5m2 (any mix) or both i8; the written one (Y, dX, dW) f32, f16,
+     * bf16, e4m3, e5m2, or i32 with i8 inputs. */
+    ck_dtype in_dtype;       /* X (fwd, bwd weight) / dX (bwd data) */
+    ck_dtype wei_dtype;      /* W / dW */
+    ck_dtype out_dtype;      /* Y / dY */
     ck_gemm_compute compute; /* f32 inputs: TF32 (default) or 3xTF32 (CK_GEMM_COMPUTE_F32) */
     /* Forward epilogue (refused in the backward directions). */
     int bias;            /* 1: one value per output channel, G x K, added before act */
@@ -93,8 +107,13 @@ typedef struct ck_conv_args {
     const void *bias;     /* forward with bias: G x K values */
     const void *residual; /* forward with residual: like y; must not overlap y */
     float alpha;          /* the product's scale (1) */
+    /* Per-tensor scales of a problem with 8-bit inputs (1; other problems must keep 1): a read
+     * tensor's value is code * scale, the written tensor's code is cast(value / scale) in its
+     * type (i32 included). Finite and nonzero. */
+    float scale_x, scale_w, scale_y;
 } ck_conv_args;
 
+/* alpha 1, scales 1, pointers NULL. */
 void ck_conv_args_init(ck_conv_args *args);
 
 typedef struct ck_conv_plan ck_conv_plan;
@@ -103,7 +122,8 @@ typedef struct ck_conv_plan ck_conv_plan;
  * instance and generate and build the kernel(s). Free with ck_conv_plan_destroy. */
 ck_status ck_conv_plan_create(ck_context *ctx, const ck_conv_problem *problem, ck_conv_plan **plan);
 
-/* Run on the context's stream (pointers checked: non-NULL and aligned to the element). With
+/* Run on the context's stream (pointers checked: non-NULL and aligned to the element; scales
+ * finite and nonzero, 1 for tensors that are not 8-bit). With
  * layout CK_CONV_LAYOUT_NCHW the run uses the context's workspace (ck/context.h) for the
  * tensors in CK's layouts: ck_permute in, the kernels, ck_permute of the written tensor out. */
 ck_status ck_conv_plan_execute(ck_conv_plan *plan, const ck_conv_args *args);
@@ -121,14 +141,16 @@ void ck_conv_plan_destroy(ck_conv_plan *plan);
  * (ck_descriptor_destroy). */
 ck_status ck_conv_im2col_descriptor(const ck_conv_problem *p, ck_descriptor **out);
 
-/* The CPU reference of the problem's direction from host copies (f64 sums, seven nested loops),
- * writing the output tensor of the direction in its layout and type. The reference reads and
- * writes CK's layouts (NHWGC / GKYXC / NHWGK) whatever p->layout says. */
+/* The CPU reference of the problem's direction from host copies (f64 sums of the decoded
+ * codes, seven nested loops), writing the output tensor of the direction in its layout and type
+ * (the scales as ck_conv_args says: 8-bit codes decoded, products scaled, the written value
+ * divided by its tensor's scale before the cast). The reference reads and writes CK's layouts
+ * (NHWGC / GKYXC / NHWGK) whatever p->layout says. */
 ck_status ck_conv_reference(const ck_conv_problem *p, const ck_conv_args *host);
 
 /* The reference's value of output element `index` (in the written tensor's layout) before the
- * activation (forward) and the output cast, and the sum of the magnitudes of its terms (*abs_terms,
- * may be NULL). */
+ * activation (forward), the written tensor's scale and the output cast -- the input scales and
+ * alpha applied --, and the sum of the magnitudes of its terms (*abs_terms, may be NULL). */
 double ck_conv_reference_value(const ck_conv_problem *p, const ck_conv_args *host, int64_t index,
                                double *abs_terms);
 

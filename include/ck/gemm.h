@@ -16,8 +16,9 @@
  * column or block (each K block's partial sums promoted to f32 and scaled: block-scaled fp8,
  * row-col fp8 and i8) and B packed as int4 / uint4 / fp4 with group scales.
  * Grouped: a list of products of different M, N, K, described in device memory, in one launch
- * (ck_gemm_grouped_*). Split-K (deterministic or with atomics) and stream-K: the policy's
- * choice, or forced with ck_gemm_plan_create_opt.
+ * (ck_gemm_grouped_*); pointer-array batches: products of one shape at addresses taken from
+ * device arrays of pointers (ck_gemm_ptr_array_*). Split-K (deterministic or with atomics) and
+ * stream-K: the policy's choice, or forced with ck_gemm_plan_create_opt.
  *
  * Two kernel families, chosen by the policy: sm_90a (persistent, warp-specialized TMA + wgmma
  * kernel) and a portable sm_80 family (cp.async + ldmatrix + mma.sync), which also runs on
@@ -296,12 +297,30 @@ typedef struct ck_gemm_group_desc {
 
 typedef struct ck_gemm_grouped_plan ck_gemm_grouped_plan;
 
-/* A grouped plan for groups shaped like `problem`: its m, n, k, leading dimensions and batch
- * are ignored (batch must be 1, no extras). Any pointer alignment and leading dimension is
- * taken: each group's A and B are copied in 16-byte pieces where its pointers and leading
- * dimensions allow, element by element otherwise. */
+/* A grouped plan for groups shaped like `problem`: its leading dimensions are ignored, its m, n,
+ * k (where > 0; else 1024 each) only size the instance choice (a typical group's shape), batch
+ * must be 1, no extras, no scale tensors or packed B. Any pointer alignment and leading
+ * dimension is taken: each group's A and B are copied in 16-byte pieces where its pointers and
+ * leading dimensions allow, element by element otherwise. The kernel: the sm90 family's (its
+ * producer warpgroup copying each group's A and B) where it takes the types and orders, else
+ * the sm80 family's; ck_gemm_grouped_plan_instance says which (CK_LOG=info, why not sm90). */
 ck_status ck_gemm_grouped_plan_create(ck_context *ctx, const ck_gemm_problem *problem,
                                       ck_gemm_grouped_plan **plan);
+
+/* ck_gemm_grouped_plan_create with options (NULL: the defaults): options->instance, an id from
+ * ck_gemm_grouped_candidates, forces that instance (e.g. the sm80 family's on an sm_90a
+ * device); decomp must be AUTO or TILES (every group's tiles are whole). */
+ck_status ck_gemm_grouped_plan_create_opt(ck_context *ctx, const ck_gemm_problem *problem,
+                                          const ck_gemm_plan_options *options,
+                                          ck_gemm_grouped_plan **plan);
+
+/* The instances a grouped (or pointer-array) plan of `problem` can take on the context's
+ * device, best first (the policy's choice first): the sm90 family's whole tiles without
+ * clusters where the family takes the problem's types and orders, then the sm80 family's.
+ * *count receives the number written (at most max). Errors as ck_gemm_grouped_plan_create's,
+ * or max < 1. */
+ck_status ck_gemm_grouped_candidates(ck_context *ctx, const ck_gemm_problem *problem,
+                                     ck_gemm_candidate *out, int max, int *count);
 
 /* Run `count` groups whose descriptions are in device memory at `groups` (count >= 0; 0 runs
  * nothing). args gives alpha, beta and the scales (its pointers are ignored). The kernel
@@ -320,6 +339,55 @@ ck_status ck_gemm_grouped_check(const ck_gemm_grouped_plan *plan, const ck_gemm_
 ck_status ck_gemm_grouped_plan_instance(const ck_gemm_grouped_plan *plan, ck_gemm_candidate *out);
 
 void ck_gemm_grouped_plan_destroy(ck_gemm_grouped_plan *plan);
+
+/* ---- pointer-array batched GEMM (docs/ops-gemm.md, "Pointer-array batches") -----------------
+ * `count` products D_i = epilogue(A_i B_i, C_i, bias_i) of one problem's M, N, K, types,
+ * orders, leading dimensions and epilogue, each matrix at its own address, given as device
+ * arrays of count pointers (cuBLAS's cublasGemmBatchedEx, CUTLASS's pointer-array batches).
+ * Pointers may repeat (one B, or one A, for every product); no D_i may overlap another D_j or
+ * any product's inputs (C_i may be exactly D_i). It runs on the grouped kernel, every product a
+ * group of the problem's shape. */
+typedef struct ck_gemm_ptr_arrays {
+    const void *const *a; /* device array of count pointers to A_i */
+    const void *const *b; /* ... to B_i */
+    const void *const *c; /* ... to C_i; NULL when the problem has no C (or beta is 0) */
+    void *const *d;       /* ... to D_i */
+    const void *const *bias; /* ... to bias_i; NULL when the problem has no bias */
+} ck_gemm_ptr_arrays;
+
+typedef struct ck_gemm_ptr_array_plan ck_gemm_ptr_array_plan;
+
+/* A pointer-array plan for products of `problem` (m, n, k >= 1, orders and leading dimensions
+ * as ck_gemm_plan_create; batch must be 1, as its batch strides are ignored: the count comes at
+ * execution; no extras, scale tensors or packed B). options (NULL: the defaults) as
+ * ck_gemm_grouped_plan_create_opt's, with ids from ck_gemm_grouped_candidates of this problem.
+ * Any pointer alignment is taken (16-byte copies where a product's A or B allows). */
+ck_status ck_gemm_ptr_array_plan_create(ck_context *ctx, const ck_gemm_problem *problem,
+                                        const ck_gemm_plan_options *options,
+                                        ck_gemm_ptr_array_plan **plan);
+
+/* Run `count` products (count >= 0; 0 runs nothing) whose pointers are in the device arrays of
+ * *arrays (a, b, d needed for count > 0; c when the problem has C and args->beta != 0; bias
+ * when it has a bias). args gives alpha, beta and the scales (its pointers are ignored). The
+ * kernel cannot refuse what it reads on the device: ck_gemm_ptr_array_check checks host
+ * copies of the arrays first. Refused with a sentence: a NULL plan, args or arrays, count < 0,
+ * a needed array NULL, scale_d 0 or NaN. */
+ck_status ck_gemm_ptr_array_execute(ck_gemm_ptr_array_plan *plan, const ck_gemm_ptr_arrays *arrays,
+                                    int count, const ck_gemm_args *args);
+
+/* Check host copies of the arrays (each of count pointers, arranged as for execution): every
+ * pointer non-NULL and aligned to its elements, and no product's D overlapping another's D or
+ * any product's A, B, bias or C (C_i exactly D_i is in place); the sentence names the product
+ * and the matrix. O(count log count). */
+ck_status ck_gemm_ptr_array_check(const ck_gemm_ptr_array_plan *plan,
+                                  const ck_gemm_ptr_arrays *host_arrays, int count,
+                                  const ck_gemm_args *args);
+
+/* The plan's kernel instance (the family that runs the products). */
+ck_status ck_gemm_ptr_array_plan_instance(const ck_gemm_ptr_array_plan *plan,
+                                          ck_gemm_candidate *out);
+
+void ck_gemm_ptr_array_plan_destroy(ck_gemm_ptr_array_plan *plan);
 
 /* Progress of ck_gemm_tune, after each candidate: its index (0-based) of count, the candidate
  * and its median time in ms (negative when it could not run; ck_last_error() says why). */

@@ -161,3 +161,32 @@ def test_conv_gradients(rng, case):
     rdx, mdx, rdw, mdw = reference_grads(x, w, dy, st, pd, pd, dl, groups)
     check(dx, rdx, mdx, dtype)
     check(dw, rdw, mdw, dtype)
+
+
+@pytest.mark.parametrize("case", [
+    # nd, n, c, k, groups, spatial, filter, stride, padding, dilation
+    (2, 2, 32, 16, 2, (7, 6), (3, 3), (2, 1), 1, 1),
+    (1, 1, 16, 8, 1, (11,), (5,), 1, 2, 2),
+], ids=["2d-g2-stride2", "1d-dilation2"])
+def test_conv_int8(rng, case):
+    """int8 x int8 -> int32 on ck's int8 tensor cores: the exact sums (every element equal)."""
+    nd, n, c, k, groups, sp, fil, stride, padding, dil = case
+    x = rng.integers(-128, 128, (n, c) + sp).astype(np.int8)
+    w = rng.integers(-128, 128, (k, c // groups) + fil).astype(np.int8)
+    fn = {1: ck.conv1d, 2: ck.conv2d}[nd]
+    got = fn(x, w, stride=stride, padding=padding, dilation=dil, groups=groups)
+    st = (stride,) * nd if isinstance(stride, int) else stride
+    pd, dl = (padding,) * nd, (dil,) * nd
+    ref, _ = reference(x, w, None, st, pd, pd, dl, groups)
+    assert got.dtype == np.int32 and got.shape == ref.shape
+    np.testing.assert_array_equal(got.astype(np.float64), ref)
+
+
+def test_conv_8bit_refusals(rng):
+    x = rng.integers(-128, 128, (1, 16, 5, 5)).astype(np.int8)
+    w = rand(rng, (16, 16, 3, 3), np.float16)
+    with pytest.raises(CkError, match="both int8") as e:
+        ck.conv2d(x, w)
+    assert e.value.status == Status.UNSUPPORTED
+    with pytest.raises(CkError, match="8-bit backward"):
+        ck.conv_backward_data(x, w.astype(np.int8), (1, 16, 7, 7))

@@ -20,6 +20,7 @@ from .conv import conv1d, conv2d, conv3d, conv_backward_data, conv_backward_weig
 from .elementwise import cast, elementwise
 from .gemm import gemm, matmul
 from .gemm_quant import gemm_scaled
+from .gemm_ptr_array import gemm_ptr_array
 from .gemm import plan_instance as gemm_instance
 from .gemm import tune as tune_gemm
 from .norm import layer_norm, rms_norm, rms_norm_quant, smooth_quant
@@ -41,7 +42,7 @@ def version():
 
 
 __all__ = [
-    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_scaled", "gemm_instance", "tune_gemm",
+    "CkError", "Status", "cache", "cast", "elementwise", "gemm", "matmul", "gemm_scaled", "gemm_ptr_array", "gemm_instance", "tune_gemm",
     "layer_norm", "rms_norm",
     "rms_norm_quant", "smooth_quant", "permute", "reduce", "sum", "mean", "amax", "amin",
     "argmax", "argmin", "vector_norm", "softmax", "log_softmax", "topk_softmax", "synchronize",

@@ -55,5 +55,7 @@ def clear_gemm_plans():
     """Destroy the calling thread's GEMM plans (the kernels stay cached: a later call re-plans
     without compiling)."""
     from .gemm import clear_plans
+    from .gemm_ptr_array import clear_plans as clear_ptr_array_plans
 
     clear_plans()
+    clear_ptr_array_plans()

@@ -4,7 +4,10 @@ im2col descriptor) with torch.nn.functional.conv{1,2,3}d's arguments.
 input [N, C, *spatial], weight [K, C / groups, *filter], bias [K] or None; stride, padding,
 dilation an int or one per spatial dim, padding also "valid" or "same" (stride 1, as torch);
 groups divides C and K. Types bf16, f16 (NumPy: float16) and f32 (TF32 tensor cores, as
-torch's default for cuDNN convolutions); the result has the input's type and torch's shape.
+torch's default for cuDNN convolutions): the result has the input's type and torch's shape.
+8-bit inputs (ck's fp8 and int8 tensor cores, forward only, per-tensor scales 1): input and
+weight both int8 give int32 (the exact sums), both float8 (e4m3fn / e5m2, any mix) float32;
+the C API (ck_conv_args.scale_x / scale_w / scale_y) takes scales and other output types.
 Autograd (ck::conv): the input's gradient by ck's backward data, the weight's by ck's backward
 weight (ck::conv_backward_data / _weight, NCHW), the bias's by torch's sum.
 
@@ -22,15 +25,29 @@ import numpy as np
 
 from . import _fast, _lib, _runtime, _tensor, _torchops
 from ._lib import Status, call, fail
-from ._tensor import BF16, F16, F32, describe, empty, same_place
+from ._tensor import BF16, F16, F32, FP8_E4M3, FP8_E5M2, I8, I32, describe, empty, same_place
+
+_FP8 = (FP8_E4M3, FP8_E5M2)
+
+
+def _out_dtype(a, b):
+    """The forward's output type for inputs of ck types a and b; None when ck has no
+    convolution of that pair."""
+    if a in (F32, F16, BF16):
+        return a if b == a else None
+    if a == I8:
+        return I32 if b == I8 else None
+    if a in _FP8:
+        return F32 if b in _FP8 else None
+    return None
 
 # ck_conv_problem: direction, ndim; n, g, c, k; in, filter, out, stride, dilation, pad_left,
 # pad_right (3 each); in/wei/out dtype, compute, bias, bias_dtype, activation, residual,
 # residual_dtype, layout
 _PROBLEM = struct.Struct("=2i4q21q10i")
 _PROBLEM_BUF = 1024  # room for fields a later libck appends (ck_conv_problem_init fills them)
-# ck_conv_args: x, w, y, bias, residual; alpha
-_ARGS = struct.Struct("=5Qf4x")
+# ck_conv_args: x, w, y, bias, residual; alpha, scale_x, scale_w, scale_y
+_ARGS = struct.Struct("=5Q4f")
 _LAYOUT_NHWGC, _LAYOUT_NCHW = 0, 1
 _FWD, _BWD_DATA, _BWD_WEIGHT = 0, 1, 2
 _MAX_PLANS = 256
@@ -130,12 +147,13 @@ def _channels_last_weight(w, wa, nd):
 
 
 def _plan(ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation, pad_l, pad_r,
-          dtype, bias_dtype):
+          dtype, bias_dtype, types=None):
     """The cached ck_conv plan of the problem (created, and refused with ck's sentence, on the
-    first call)."""
+    first call); types: (in, wei, out) when they are not all `dtype`."""
     nd = len(in_sp)
+    types = types or (dtype, dtype, dtype)
     key = (ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation, pad_l, pad_r,
-           dtype, bias_dtype)
+           types, bias_dtype)
     plans = _plans()
     plan = plans.get(key)
     if plan is None:
@@ -144,8 +162,8 @@ def _plan(ctx, direction, layout, n, c, k, groups, in_sp, fil, stride, dilation,
         three = lambda v, fill: tuple(v) + (fill,) * (3 - nd)  # noqa: E731
         _PROBLEM.pack_into(prob, 0, direction, nd, n, groups, c, k, *three(in_sp, 1),
                            *three(fil, 1), *three((0,) * nd, 1), *three(stride, 1),
-                           *three(dilation, 1), *three(pad_l, 0), *three(pad_r, 0), dtype, dtype,
-                           dtype, 0, 0 if bias_dtype is None else 1,
+                           *three(dilation, 1), *three(pad_l, 0), *three(pad_r, 0), *types,
+                           0, 0 if bias_dtype is None else 1,
                            F32 if bias_dtype is None else bias_dtype, 0, 0, F32, layout)
         ptr = ctypes.c_void_p()
         call(_plan_create, ctx, prob, ctypes.byref(ptr))
@@ -172,10 +190,11 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn, reco
         fail(Status.INVALID_ARGUMENT, f"{fn}: input has {c} channels, weight {tuple(wa.shape)} "
              f"and groups = {groups}; needed: groups divides C and K and weight.shape[1] = "
              "C / groups.")
-    if xa.dtype not in (F32, F16, BF16) or wa.dtype != xa.dtype:
+    odt = _out_dtype(xa.dtype, wa.dtype)
+    if odt is None:
         fail(Status.UNSUPPORTED, f"{fn}: input and weight must have one type among float32, "
-             f"float16, bfloat16 (got {_tensor.DTYPE_NAMES.get(xa.dtype)} and "
-             f"{_tensor.DTYPE_NAMES.get(wa.dtype)}).")
+             f"float16, bfloat16, or be both int8 or both float8 (e4m3fn / e5m2) (got "
+             f"{_tensor.DTYPE_NAMES.get(xa.dtype)} and {_tensor.DTYPE_NAMES.get(wa.dtype)}).")
     if ba is not None and (ba.rank != 1 or ba.shape[0] != k or (ba.strides[0] != 1 and k > 1)):
         fail(Status.INVALID_ARGUMENT, f"{fn}: bias has shape {tuple(ba.shape)} strides "
              f"{tuple(ba.strides)}; expected a packed [{k}] (one value per output channel).")
@@ -186,19 +205,20 @@ def _conv_core(x, weight, bias, stride, pad_l, pad_r, dilation, groups, fn, reco
     channels_last = not _is_packed(xa) and _is_channels_last(xa)
     layout = _LAYOUT_NHWGC if channels_last else _LAYOUT_NCHW
     plan = _plan(_runtime.context(place), _FWD, layout, n, c, k, groups, in_sp, fil, stride,
-                 dilation, pad_l, pad_r, xa.dtype, ba.dtype if ba else None)
+                 dilation, pad_l, pad_r, xa.dtype, ba.dtype if ba else None,
+                 (xa.dtype, wa.dtype, odt))
     if channels_last:
         wa = _channels_last_weight(weight, wa, nd)
         # the output as [N, *out, K] memory, returned as an [N, K, *out] view
-        ymem, ya = empty(xa, (n,) + out_sp + (k,), xa.dtype)
+        ymem, ya = empty(xa, (n,) + out_sp + (k,), odt)
         perm = (0, nd + 1) + tuple(range(1, nd + 1))
         out = ymem.permute(*perm) if ya.kind == "torch" else ymem.transpose(perm)
     else:
         record = record if _is_packed(xa) and _is_packed(wa) else None  # both read in place
         x, xa = _packed(x, xa, "input")
         weight, wa = _packed(weight, wa, "weight")
-        out, ya = empty(xa, (n, k) + out_sp, xa.dtype)
-    args = _ARGS.pack(xa.ptr, wa.ptr, ya.ptr, ba.ptr if ba else 0, 0, 1.0)
+        out, ya = empty(xa, (n, k) + out_sp, odt)
+    args = _ARGS.pack(xa.ptr, wa.ptr, ya.ptr, ba.ptr if ba else 0, 0, 1.0, 1.0, 1.0, 1.0)
     if not record or channels_last:
         if _plan_execute(plan, args):
             raise _lib.error()
@@ -230,15 +250,16 @@ def _grad_core(direction, a, b, shape, stride, pad_l, pad_r, dilation, groups):
     n, c, k = x_shape[0], x_shape[1], w_shape[0]
     if aa.dtype != ba.dtype or aa.dtype not in (F32, F16, BF16):
         fail(Status.UNSUPPORTED, f"{fn}: the tensors must have one type among float32, "
-             "float16, bfloat16.")
+             "float16, bfloat16 (8-bit backward convolutions, which need per-tensor scales, "
+             "are in ck's C API: ck_conv_args).")
     plan = _plan(_runtime.context(place), direction, _LAYOUT_NCHW, n, c, k, groups,
                  tuple(x_shape[2:]), tuple(w_shape[2:]), stride, dilation, pad_l, pad_r,
                  aa.dtype, None)
     out, oa = empty(aa, tuple(shape), aa.dtype)
     if direction == _BWD_DATA:
-        args = _ARGS.pack(oa.ptr, ba.ptr, aa.ptr, 0, 0, 1.0)
+        args = _ARGS.pack(oa.ptr, ba.ptr, aa.ptr, 0, 0, 1.0, 1.0, 1.0, 1.0)
     else:
-        args = _ARGS.pack(aa.ptr, oa.ptr, ba.ptr, 0, 0, 1.0)
+        args = _ARGS.pack(aa.ptr, oa.ptr, ba.ptr, 0, 0, 1.0, 1.0, 1.0, 1.0)
     if _plan_execute(plan, args):
         raise _lib.error()
     return out
@@ -328,10 +349,14 @@ def _fake(input, weight, bias, stride, pad_l, pad_r, dilation, groups):
                              pad_l, pad_r)
     shape = (input.shape[0], weight.shape[0]) + out_sp
     xa = _tensor.Arg(None, 0, 0, tuple(input.shape), tuple(input.stride()), None, "fake")
+    import torch
+
+    dt = torch.int32 if input.dtype == torch.int8 else \
+        torch.float32 if input.dtype.itemsize == 1 else input.dtype  # as _out_dtype
     if not _is_packed(xa) and _is_channels_last(xa):  # as _conv_core
-        mem = input.new_empty((shape[0],) + out_sp + (shape[1],))
+        mem = input.new_empty((shape[0],) + out_sp + (shape[1],), dtype=dt)
         return mem.permute(0, nd + 1, *range(1, nd + 1))
-    return input.new_empty(shape)
+    return input.new_empty(shape, dtype=dt)
 
 
 _op = _torchops.op("conv(Tensor input, Tensor weight, Tensor? bias, int[] stride, "

@@ -38,6 +38,15 @@ typedef struct ck_conv_prob {
 /* Check and derive. CK_ERROR_INVALID_ARGUMENT / CK_ERROR_UNSUPPORTED with a sentence. */
 ck_status ck_conv_prob_make(const ck_conv_problem *problem, ck_conv_prob *prob);
 
+/* 1 for the 8-bit input types (fp8 e4m3 / e5m2, i8). */
+int ck_conv_8bit(ck_dtype t);
+/* The type of the implicit GEMM's operand A (0) or B (1): the tensors the direction reads
+ * (forward X, W; backward data dY, W; backward weight dY, X), and of the tensor it writes. */
+ck_dtype ck_conv_read_dtype(const ck_conv_problem *p, int operand);
+ck_dtype ck_conv_written_dtype(const ck_conv_problem *p);
+/* The types of the problem (16-bit / f32, or 8-bit inputs and what they may write). */
+ck_status ck_conv_check_types(const ck_conv_problem *p);
+
 /* Linear offsets of the layouts (3-D padded indices). */
 static inline int64_t ck_conv_x_at(const ck_conv_prob *q, int64_t n, const int64_t *i, int64_t g,
                                    int64_t c)
@@ -307,6 +316,9 @@ ck_conv_route ck_conv_plan_route(const ck_conv_plan *plan);
 /* The plan's checked problem and context (layout.c). */
 const ck_conv_prob *ck_conv_plan_prob(const ck_conv_plan *plan);
 ck_context *ck_conv_plan_context(const ck_conv_plan *plan);
+
+/* The scales of an execution: finite, nonzero, 1 unless the problem reads 8-bit inputs. */
+ck_status ck_conv_check_scales(const ck_conv_problem *p, const ck_conv_args *a);
 
 /* ck_conv_plan_execute on tensors in CK's layouts, whatever the problem's layout (kernel.c);
  * ck_conv_plan_execute (layout.c) calls it directly or between the permutes of NCHW. */

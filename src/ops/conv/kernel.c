@@ -446,12 +446,34 @@ static ck_status execute_direct(ck_conv_plan *plan, const ck_conv_args *a)
     return st;
 }
 
+ck_status ck_conv_check_scales(const ck_conv_problem *p, const ck_conv_args *a)
+{
+    const float sc[3] = {a->scale_x, a->scale_w, a->scale_y};
+    static const char *const names[3] = {"scale_x", "scale_w", "scale_y"};
+    int q8 = ck_conv_8bit(ck_conv_read_dtype(p, 0));
+    for (int i = 0; i < 3; ++i) {
+        if (!(sc[i] == sc[i]) || sc[i] == 0.0f || sc[i] - sc[i] != 0.0f)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_conv_plan_execute: %s = %g; accepted: a finite nonzero number.",
+                           names[i], (double)sc[i]);
+        if (sc[i] != 1.0f && !q8)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           "ck_conv_plan_execute: %s = %g; the per-tensor scales apply to "
+                           "problems with 8-bit inputs (fp8, i8), this one reads %s: give 1.",
+                           names[i], (double)sc[i], ck_dtype_name(ck_conv_read_dtype(p, 0)));
+    }
+    return CK_SUCCESS;
+}
+
 ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
 {
     if (!plan || !a)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        "ck_conv_plan_execute: plan and args must not be NULL.");
     const ck_conv_problem *p = &plan->q.p;
+    ck_status sst = ck_conv_check_scales(p, a);
+    if (sst)
+        return sst;
     if (plan->direct)
         return execute_direct(plan, a);
     /* the views' copy windows read 16-byte pieces where they proved them aligned from the
@@ -492,11 +514,14 @@ ck_status ck_conv_execute_ck_layout(ck_conv_plan *plan, const ck_conv_args *a)
     ga.alpha = a->alpha;
     if (p->direction == CK_CONV_FWD) {
         ga.a = a->x, ga.b = a->w, ga.d = a->y, ga.bias = a->bias, ga.c = a->residual;
+        ga.scale_a = a->scale_x, ga.scale_b = a->scale_w, ga.scale_d = a->scale_y;
         ga.beta = p->residual ? 1.0f : 0.0f;
     } else if (p->direction == CK_CONV_BWD_WEIGHT) {
         ga.a = a->y, ga.b = a->x, ga.d = a->w;
+        ga.scale_a = a->scale_y, ga.scale_b = a->scale_x, ga.scale_d = a->scale_w;
     } else {
         ga.a = a->y, ga.b = a->w, ga.d = a->x;
+        ga.scale_a = a->scale_y, ga.scale_b = a->scale_w, ga.scale_d = a->scale_x;
     }
     for (int i = 0; i < plan->nsub && !st; ++i)
         st = plan->sub[i].g.family->launch(&plan->sub[i].g, &ga);

@@ -115,18 +115,24 @@ static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const c
 {
     char reason[256] = "";
     ck_conv_direction dir = q->p.direction;
-    if (dir != CK_CONV_FWD && q->p.in_dtype == CK_DTYPE_F32) {
+    ck_dtype ta = ck_conv_read_dtype(&q->p, 0);
+    if (dir != CK_CONV_FWD && (q->p.in_dtype == CK_DTYPE_F32 || ck_conv_8bit(ta))) {
         snprintf(why, size,
-                 "sm90 not used: %s reads an N-major operand, which wgmma takes in 16-bit "
-                 "types only (f32 is tf32: K-major)",
-                 dir == CK_CONV_BWD_DATA ? "backward data" : "backward weight");
+                 "sm90 not used: %s reads an N-major operand (%s), which wgmma takes in 16-bit "
+                 "types only (tf32 and 8-bit operands are K-major)",
+                 dir == CK_CONV_BWD_DATA ? "backward data" : "backward weight",
+                 dir == CK_CONV_BWD_DATA ? "W's view: C contiguous" : "dY and im2col(X)");
+        return 1;
+    }
+    if (ta == CK_DTYPE_I8) {
+        snprintf(why, size, "sm90 not used: the sm90 family has no i8 wgmma pipeline");
         return 1;
     }
     /* the view operands' copy windows, for the producer warpgroup: 16-byte cp.async */
     ck_gemm_instance in;
     memset(&in, 0, sizeof in);
     in.family = CK_GEMM_FAMILY_SM90;
-    in.tile_m = 128, in.tile_n = 64, in.tile_k = 128 / ck_gemm_dtype_bytes(q->p.in_dtype);
+    in.tile_m = 128, in.tile_n = 64, in.tile_k = 128 / ck_gemm_dtype_bytes(ta);
     in.warps_m = 2, in.warps_n = 1;
     int loaders = dir == CK_CONV_FWD ? 1 : dir == CK_CONV_BWD_WEIGHT ? 2 : 3;
     for (int o = 0; o < 2; ++o) {
@@ -149,7 +155,7 @@ static int sm90_refuses(const ck_conv_prob *q, const ck_conv_class *cls, const c
                      "16-byte runs, but %s = %lld channels per group of %s give %d-byte %s",
                      view, dir == CK_CONV_BWD_DATA && !o ? "K" : "C",
                      (long long)(dir == CK_CONV_BWD_DATA && !o ? q->p.k : q->p.c),
-                     ck_dtype_name(q->p.in_dtype), info.vector_bytes,
+                     ck_dtype_name(ck_conv_read_dtype(&q->p, o)), info.vector_bytes,
                      info.async ? "cp.async" : "plain loads");
             return 1;
         }
@@ -370,7 +376,12 @@ static int dw_refuses(const ck_conv_prob *q, int use_env, char *why, size_t size
     const ck_conv_problem *p = &q->p;
     const char *env = use_env ? getenv("CK_CONV_ROUTE") : NULL;
     why[0] = 0;
-    if (p->c != 1 || p->k != 1)
+    if (ck_conv_8bit(ck_conv_read_dtype(p, 0)))
+        snprintf(why, size,
+                 "depthwise not used: the direct kernel reads f32, f16 and bf16; %s inputs take "
+                 "the implicit GEMM (8-bit tensor cores, per-tensor scales)",
+                 ck_dtype_name(ck_conv_read_dtype(p, 0)));
+    else if (p->c != 1 || p->k != 1)
         snprintf(why, size,
                  "depthwise not used: %lld input and %lld output channels per group (the direct "
                  "kernel takes one of each: G = C = K)",

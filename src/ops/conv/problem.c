@@ -30,11 +30,22 @@ void ck_conv_args_init(ck_conv_args *a)
         return;
     memset(a, 0, sizeof *a);
     a->alpha = 1.0f;
+    a->scale_x = a->scale_w = a->scale_y = 1.0f;
 }
 
 static int float_type(ck_dtype t)
 {
     return t == CK_DTYPE_F32 || t == CK_DTYPE_F16 || t == CK_DTYPE_BF16;
+}
+
+static int fp8_type(ck_dtype t)
+{
+    return t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2;
+}
+
+int ck_conv_8bit(ck_dtype t)
+{
+    return fp8_type(t) || t == CK_DTYPE_I8;
 }
 
 static const char *dir_name(ck_conv_direction d)
@@ -51,6 +62,69 @@ static int mul_ok(int64_t *acc, int64_t v)
         return 0;
     *acc *= v;
     return 1;
+}
+
+/* The tensors a direction reads (forward X, W; backward data dY, W; backward weight X, dY) as
+ * the implicit GEMM's A and B, and the one it writes (D). */
+ck_dtype ck_conv_read_dtype(const ck_conv_problem *p, int operand)
+{
+    if (p->direction == CK_CONV_FWD)
+        return operand ? p->wei_dtype : p->in_dtype;
+    if (p->direction == CK_CONV_BWD_DATA)
+        return operand ? p->wei_dtype : p->out_dtype;
+    return operand ? p->in_dtype : p->out_dtype;
+}
+
+ck_dtype ck_conv_written_dtype(const ck_conv_problem *p)
+{
+    return p->direction == CK_CONV_FWD        ? p->out_dtype
+           : p->direction == CK_CONV_BWD_DATA ? p->in_dtype
+                                              : p->wei_dtype;
+}
+
+static const char *tensor_name(const ck_conv_problem *p, int which)
+{
+    /* which: 0, 1 the read tensors (A, B), 2 the written one */
+    static const char *const names[3][3] = {{"X (in_dtype)", "W (wei_dtype)", "Y (out_dtype)"},
+                                            {"dY (out_dtype)", "W (wei_dtype)", "dX (in_dtype)"},
+                                            {"dY (out_dtype)", "X (in_dtype)", "dW (wei_dtype)"}};
+    return names[p->direction][which];
+}
+
+ck_status ck_conv_check_types(const ck_conv_problem *p)
+{
+    ck_dtype a = ck_conv_read_dtype(p, 0), b = ck_conv_read_dtype(p, 1),
+             d = ck_conv_written_dtype(p);
+    if (!ck_conv_8bit(a) && !ck_conv_8bit(b)) {
+        const ck_dtype ty[3] = {p->in_dtype, p->wei_dtype, p->out_dtype};
+        const char *tname[3] = {"in_dtype", "wei_dtype", "out_dtype"};
+        for (int i = 0; i < 3; ++i)
+            if (!float_type(ty[i]))
+                return ck_fail(CK_ERROR_UNSUPPORTED,
+                               OP ": %s = %s; accepted: f32, f16, bf16, or 8-bit inputs (fp8 "
+                                  "e4m3 / e5m2, i8) in the tensors the direction reads.",
+                               tname[i], ck_dtype_name(ty[i]));
+        return CK_SUCCESS;
+    }
+    int ok = (fp8_type(a) && fp8_type(b)) || (a == CK_DTYPE_I8 && b == CK_DTYPE_I8);
+    if (!ok)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": %s: %s = %s with %s = %s; 8-bit inputs are both fp8 (e4m3 / e5m2, "
+                          "any mix) or both i8 (the tensor cores' 8-bit products).",
+                       dir_name(p->direction), tensor_name(p, 0), ck_dtype_name(a),
+                       tensor_name(p, 1), ck_dtype_name(b));
+    if (!(float_type(d) || fp8_type(d) || (d == CK_DTYPE_I32 && a == CK_DTYPE_I8)))
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": %s: the written tensor %s = %s; accepted with %s inputs: f32, f16, "
+                          "bf16, e4m3, e5m2%s.",
+                       dir_name(p->direction), tensor_name(p, 2), ck_dtype_name(d),
+                       ck_dtype_name(a), a == CK_DTYPE_I8 ? ", i32" : "");
+    if (p->compute != CK_GEMM_COMPUTE_DEFAULT)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": compute = %d applies to f32 inputs; 8-bit inputs take "
+                          "CK_GEMM_COMPUTE_DEFAULT (0).",
+                       (int)p->compute);
+    return CK_SUCCESS;
 }
 
 ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
@@ -145,19 +219,18 @@ ck_status ck_conv_prob_make(const ck_conv_problem *p, ck_conv_prob *q)
         q->pr[off + d] = p->pad_right[d];
         q->p.out[d] = o;
     }
-    const ck_dtype *ty[3] = {&p->in_dtype, &p->wei_dtype, &p->out_dtype};
-    const char *tname[3] = {"in_dtype", "wei_dtype", "out_dtype"};
-    for (int i = 0; i < 3; ++i)
-        if (!float_type(*ty[i]))
-            return ck_fail(CK_ERROR_UNSUPPORTED, OP ": %s = %s; accepted: f32, f16, bf16.",
-                           tname[i], ck_dtype_name(*ty[i]));
-    if (p->wei_dtype != p->in_dtype)
+    ck_status st = ck_conv_check_types(p);
+    if (st)
+        return st;
+    if (ck_conv_8bit(ck_conv_read_dtype(p, 0)))
+        ; /* 8-bit inputs: checked */
+    else if (p->wei_dtype != p->in_dtype)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": wei_dtype (%s) differs from in_dtype (%s); the tensor cores take one "
                           "input type.",
                        ck_dtype_name(p->wei_dtype), ck_dtype_name(p->in_dtype));
     if (p->direction != CK_CONV_FWD) {
-        if (p->out_dtype != p->in_dtype)
+        if (p->out_dtype != p->in_dtype && !ck_conv_8bit(ck_conv_read_dtype(p, 0)))
             return ck_fail(
                 CK_ERROR_UNSUPPORTED, OP ": %s: out_dtype (dY, %s) must be in_dtype (%s).",
                 dir_name(p->direction), ck_dtype_name(p->out_dtype), ck_dtype_name(p->in_dtype));

@@ -3,6 +3,9 @@
  * loops over the mathematical definition with every product and sum in double, shared by the
  * tests and `ck prof conv`. Independent of the descriptors and the GEMM: output element by
  * output element, the input index o * stride + f * dilation - pad_left tested against the input.
+ * 8-bit inputs: the sum runs over the decoded codes (exact in double), then alpha and the two
+ * read tensors' scales multiply it; the written value is divided by its tensor's scale before
+ * the cast (ck_conv_args).
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,7 +17,28 @@
 
 static int bytes_of(ck_dtype t)
 {
-    return t == CK_DTYPE_F32 ? 4 : 2;
+    return ck_gemm_dtype_bytes(t);
+}
+
+/* alpha times the scales of the two tensors the direction reads */
+static double product_scale(const ck_conv_problem *p, const ck_conv_args *h)
+{
+    double s = h->alpha;
+    if (p->direction != CK_CONV_BWD_DATA)
+        s *= h->scale_x;
+    if (p->direction != CK_CONV_BWD_WEIGHT)
+        s *= h->scale_w;
+    if (p->direction != CK_CONV_FWD)
+        s *= h->scale_y;
+    return s;
+}
+
+/* the scale of the written tensor */
+static double written_scale(const ck_conv_problem *p, const ck_conv_args *h)
+{
+    return p->direction == CK_CONV_FWD        ? h->scale_y
+           : p->direction == CK_CONV_BWD_DATA ? h->scale_x
+                                              : h->scale_w;
 }
 
 static double load(const void *p, ck_dtype t, int64_t i)
@@ -67,8 +91,8 @@ static double fwd_value(const ck_conv_prob *q, const ck_conv_args *h, int64_t id
                     mag += fabs(t);
                 }
             }
-    double v = h->alpha * sum;
-    mag *= fabs(h->alpha);
+    double sc = product_scale(p, h), v = sc * sum;
+    mag *= fabs(sc);
     if (p->residual) {
         double r = load(h->residual, p->residual_dtype, idx);
         v += r, mag += fabs(r);
@@ -106,9 +130,10 @@ static double bwd_data_value(const ck_conv_prob *q, const ck_conv_args *h, int64
                     mag += fabs(t);
                 }
             }
+    double sc = product_scale(p, h);
     if (abs)
-        *abs = mag * fabs(h->alpha);
-    return h->alpha * sum;
+        *abs = mag * fabs(sc);
+    return sc * sum;
 }
 
 static double bwd_weight_value(const ck_conv_prob *q, const ck_conv_args *h, int64_t idx,
@@ -137,9 +162,10 @@ static double bwd_weight_value(const ck_conv_prob *q, const ck_conv_args *h, int
                     sum += t;
                     mag += fabs(t);
                 }
+    double sc = product_scale(p, h);
     if (abs)
-        *abs = mag * fabs(h->alpha);
-    return h->alpha * sum;
+        *abs = mag * fabs(sc);
+    return sc * sum;
 }
 
 double ck_conv_reference_value(const ck_conv_problem *problem, const ck_conv_args *host,
@@ -169,6 +195,7 @@ ck_status ck_conv_reference(const ck_conv_problem *problem, const ck_conv_args *
     if (st)
         return st;
     const ck_conv_problem *p = &q.p;
+    double inv = 1.0 / written_scale(p, host);
     if (!host->x || !host->w || !host->y || (p->bias && !host->bias) ||
         (p->residual && !host->residual))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -177,13 +204,13 @@ ck_status ck_conv_reference(const ck_conv_problem *problem, const ck_conv_args *
     if (p->direction == CK_CONV_FWD) {
         for (int64_t e = 0; e < q.y_elems; ++e)
             store(host->y, p->out_dtype, e,
-                  ck_gemm_act_f64(p->activation, fwd_value(&q, host, e, NULL)));
+                  ck_gemm_act_f64(p->activation, fwd_value(&q, host, e, NULL)) * inv);
     } else if (p->direction == CK_CONV_BWD_DATA) {
         for (int64_t e = 0; e < q.x_elems; ++e)
-            store(host->x, p->in_dtype, e, bwd_data_value(&q, host, e, NULL));
+            store(host->x, p->in_dtype, e, bwd_data_value(&q, host, e, NULL) * inv);
     } else {
         for (int64_t e = 0; e < q.w_elems; ++e)
-            store(host->w, p->wei_dtype, e, bwd_weight_value(&q, host, e, NULL));
+            store(host->w, p->wei_dtype, e, bwd_weight_value(&q, host, e, NULL) * inv);
     }
     return CK_SUCCESS;
 }

@@ -17,6 +17,13 @@
 
 #define OP "ck_conv"
 
+/* The C type of operand A's (0) or B's (1) elements as the copy windows take them. */
+static const char *operand_ctype(const ck_conv_prob *q, int operand)
+{
+    ck_dtype t = ck_conv_read_dtype(&q->p, operand);
+    return t == CK_DTYPE_I8 ? "signed char" : ck_gemm_storage_type(t);
+}
+
 /* The view an operand's loader reads: the im2col view of X (forward A, backward-weight B), or
  * backward data's views of dY (A) and W (B). */
 static ck_status view_make(const ck_conv_prob *q, const ck_conv_class *c, int operand,
@@ -37,9 +44,7 @@ ck_status ck_conv_window_source(const ck_conv_prob *q, const ck_conv_class *c,
                                 ck_tile_copy_info *info)
 {
     *src = NULL;
-    ck_dtype dt = operand == 0
-                      ? (q->p.direction == CK_CONV_BWD_DATA ? q->p.out_dtype : q->p.in_dtype)
-                      : (q->p.direction == CK_CONV_BWD_DATA ? q->p.wei_dtype : q->p.in_dtype);
+    ck_dtype dt = ck_conv_read_dtype(&q->p, operand);
     int es = ck_gemm_dtype_bytes(dt);
     int threads = in->family == CK_GEMM_FAMILY_SM90 ? 128 /* the producer warpgroup */
                                                     : in->warps_m * in->warps_n * 32;
@@ -105,22 +110,25 @@ static ck_status dx_epilogue_source(const ck_conv_prob *q, const ck_conv_sub *su
     ck_descriptor_destroy(view);
     if (st)
         return st;
-    int f32 = q->p.in_dtype == CK_DTYPE_F32;
-    const char *T = f32 ? "float" : "unsigned short";
-    const char *cvt = f32                              ? ""
-                      : q->p.in_dtype == CK_DTYPE_BF16 ? "(unsigned short)ck_fast_f32_to_bf16"
-                                                       : "(unsigned short)ck_fast_f32_to_f16";
+    /* the GEMM epilogue's arithmetic: i8 accumulates in int, an i32 dX is computed in double
+     * (exact integers); alpha (with the input scales) times acc, divided by dX's scale, cast */
+    ck_dtype dt = q->p.in_dtype;
+    int int_acc = ck_conv_read_dtype(&q->p, 0) == CK_DTYPE_I8, f64 = dt == CK_DTYPE_I32;
+    const char *T = ck_gemm_storage_type(dt), *V = f64 ? "double" : "float";
+    char cast[160];
+    ck_gemm_cast_expr(dt, f64, "v", cast, sizeof cast);
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "#include \"ops/elementwise/ew_kernel.h\"\n%s\n"
-                   "CK_DEVICE void gemm_epilogue(const float *acc, const ck_gemm_kargs *ka, "
+                   "CK_DEVICE void gemm_epilogue(const %s *acc, const ck_gemm_kargs *ka, "
                    "long long batch, long long m0, long long n0)\n{\n"
                    "    ck_win_d wd = make_win_d((%s *)ka->d + batch * ka->batch_d, m0, n0);\n"
                    "    %s out[CK_NREGS_d];\n"
-                   "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i)\n"
-                   "        out[i] = %s(ka->alpha * acc[i]);\n"
+                   "    CK_UNROLL for (int i = 0; i < CK_NREGS_d; ++i) {\n"
+                   "        %s v = (%s)ka->alpha * (%s)acc[i] * (%s)ka->inv_scale_d;\n"
+                   "        out[i] = %s;\n    }\n"
                    "    store_d(out, &wd);\n}\n",
-                   win, T, T, cvt);
+                   win, int_acc ? "int" : "float", T, T, V, V, V, V, cast);
     ck_tile_free(win);
     if (b.oom) {
         free(b.s);
@@ -192,7 +200,7 @@ static ck_status build_sm90(const ck_conv_plan *plan, const ck_conv_sub *sub, ch
         ck_tile_free(win[1]);
         return st;
     }
-    const char *ctype = ck_gemm_dtype_bytes(q->p.in_dtype) == 4 ? "float" : "unsigned short";
+    const char *ta = operand_ctype(q, 0), *tb = operand_ctype(q, 1);
     ck_sbuf l = {0};
     ck_sbuf_printf(&l,
                    "%s#define ck_warp_id() (ck_warp_id() %% 4u)\n"
@@ -208,7 +216,7 @@ static ck_status build_sm90(const ck_conv_plan *plan, const ck_conv_sub *sub, ch
                        "    ck_copy_va w = make_copy_va((%s *)ka->a + (long long)batch * "
                        "ka->batch_a, m0, k0, (%s *)s, 0, 0);\n"
                        "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
-                       ctype, ctype);
+                       ta, ta);
     if (plan->loaders & 2)
         ck_sbuf_printf(&l,
                        "/* B's tile (k0, n0) of group `batch` (N-major boxes of 64 columns) */\n"
@@ -217,7 +225,7 @@ static ck_status build_sm90(const ck_conv_plan *plan, const ck_conv_sub *sub, ch
                        "    ck_copy_vb w = make_copy_vb((%s *)ka->b + (long long)batch * "
                        "ka->batch_b, k0, n0, (%s *)s, 0, 0);\n"
                        "    copy_vb(&w);\n}\n#define GEMM_B_LOADER conv_load_b\n",
-                       ctype, ctype);
+                       tb, tb);
     ck_tile_free(win[0]);
     ck_tile_free(win[1]);
     if (l.oom) {
@@ -288,7 +296,7 @@ ck_status ck_conv_build_source(void *user, char **source)
         ck_tile_free(win[1]);
         return st;
     }
-    const char *ctype = ck_gemm_dtype_bytes(q->p.in_dtype) == 4 ? "float" : "unsigned short";
+    const char *ta = operand_ctype(q, 0), *tb = operand_ctype(q, 1);
     int o0 = plan->loaders & 1 ? 0 : 1;
     ck_sbuf b = {0};
     head_comment(&b, plan, sub, info, o0);
@@ -302,14 +310,14 @@ ck_status ck_conv_build_source(void *user, char **source)
                        "long long m0, long long k0)\n{\n"
                        "    ck_copy_va w = make_copy_va((%s *)ka->a, m0, k0, (%s *)s, 0, 0);\n"
                        "    copy_va(&w);\n}\n#define GEMM_A_LOADER conv_load_a\n",
-                       ctype, ctype);
+                       ta, ta);
     if (plan->loaders & 2)
         ck_sbuf_printf(&b,
                        "CK_DEVICE void conv_load_b(unsigned char *s, const ck_gemm_kargs *ka, "
                        "long long n0, long long k0)\n{\n"
                        "    ck_copy_vb w = make_copy_vb((%s *)ka->b, k0, n0, (%s *)s, 0, 0);\n"
                        "    copy_vb(&w);\n}\n#define GEMM_B_LOADER conv_load_b\n",
-                       ctype, ctype);
+                       tb, tb);
     ck_sbuf_printf(&b,
                    "#include \"ops/gemm/sm80_pipeline_kernel.h\"\n"
                    "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) ck_conv_sm80(ck_gemm_kargs ka)\n"

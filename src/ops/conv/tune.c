@@ -209,9 +209,9 @@ ck_status ck_conv_tune(ck_context *ctx, const ck_conv_problem *problem, const ck
         ptr[i] = texts[i];
     if (!st) {
         /* each tensor read or written once: the metric stored is GB/s, as ck prof conv's */
-        int es = ck_gemm_dtype_bytes(problem->in_dtype),
-            os = ck_gemm_dtype_bytes(problem->out_dtype);
-        double bytes = (double)(q.x_elems + q.w_elems) * es + (double)q.y_elems * os;
+        double bytes = (double)q.x_elems * ck_gemm_dtype_bytes(problem->in_dtype) +
+                       (double)q.w_elems * ck_gemm_dtype_bytes(problem->wei_dtype) +
+                       (double)q.y_elems * ck_gemm_dtype_bytes(problem->out_dtype);
         ck_op_tuner tuner = {"conv", ptr, n, plan, run, bytes, &t};
         st = ck_op_tune(ctx, &tuner, reps, progress, user, best, best_size, best_ms);
     }

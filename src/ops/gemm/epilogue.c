@@ -73,6 +73,19 @@ static void emit_from_value(ck_sbuf *b, ck_dtype t, int f64, const char *v)
                        t == CK_DTYPE_FP8_E4M3 || t == CK_DTYPE_FP8_E5M2 ? 0 : 1);
 }
 
+const char *ck_gemm_storage_type(ck_dtype t)
+{
+    return storage_type(t);
+}
+
+void ck_gemm_cast_expr(ck_dtype t, int f64, const char *v, char *buf, size_t size)
+{
+    ck_sbuf b = {0};
+    emit_from_value(&b, t, f64, v);
+    snprintf(buf, size, "%s", b.s && !b.oom ? b.s : "");
+    free(b.s);
+}
+
 static const char *unary_fn(ck_ew_opcode op, int f64)
 {
     switch (op) {

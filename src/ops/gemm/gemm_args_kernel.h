@@ -6,6 +6,8 @@
 #ifndef CK_OPS_GEMM_ARGS_KERNEL_H
 #define CK_OPS_GEMM_ARGS_KERNEL_H
 
+#include "ops/gemm/gemm_group_kernel.h"
+
 typedef struct ck_gemm_kargs {
     const void *a, *b, *c;
     void *d;
@@ -35,6 +37,12 @@ typedef struct ck_gemm_kargs {
     long long sa_mn, sa_k, sb_mn, sb_k;
     int sa_bmn, sb_bmn;
     int q_bk, q_kblocks;
+    /* grouped GEMM (grouped.c, group_walk_kernel.h): group_count products, described by the
+     * device list `groups`, or (pointer-array batches, GEMM_PTR_ARRAY) all of the sizes and
+     * leading dimensions above with their matrices at the pointers of `arrays` */
+    const ck_gemm_group_kdesc *groups;
+    ck_gemm_group_karrays arrays;
+    int group_count;
 } ck_gemm_kargs;
 
 #endif

@@ -106,6 +106,13 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
                                   int tile_n, char **src);
 
+/* The device storage type of t's codes ("float", "int", "unsigned short", "unsigned char") and
+ * the epilogue's cast of value expression v (float, or double when f64) to a code of t
+ * (nearest even; fp8 saturates, f16/bf16 overflow to inf, i32 saturates), into buf ("" when
+ * it does not fit) -- for epilogues generated outside the GEMM (convolution's dX view). */
+const char *ck_gemm_storage_type(ck_dtype t);
+void ck_gemm_cast_expr(ck_dtype t, int f64, const char *v, char *buf, size_t size);
+
 /* ---- kernel families ---------------------------------------------------------------------- */
 
 typedef struct ck_gemm_plan ck_gemm_plan;
@@ -179,11 +186,47 @@ ck_status ck_gemm_sm80_acc_encoding(const ck_gemm_prob *prob, const ck_gemm_inst
 ck_status ck_gemm_sm80_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     const char *entry, char **source);
 
-/* Grouped GEMM (grouped.c): the kernel's template problem (types, orders, epilogue; sizes and
- * leading dimensions 1) and its source for an sm80 instance. */
-ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, ck_gemm_prob *prob);
+/* ---- grouped GEMM and pointer-array batches (grouped.c, ptr_array.c) ---------------------- */
+
+/* A grouped kernel: its template problem (types, orders, epilogue; sizes and leading dimensions
+ * 1), its instance (either family), the list kind and the launch shape (a resident grid). The
+ * public grouped plan is this; a pointer-array plan holds one (ptr_array.c). */
+struct ck_gemm_grouped_plan {
+    ck_context *ctx;
+    ck_gemm_prob prob; /* the kernel's template: leading dimensions 1 */
+    ck_gemm_instance inst;
+    int ptr_array; /* 1: the groups are a pointer-array batch (GEMM_PTR_ARRAY) */
+    ck_kernel *kernel;
+    ck_launch_config launch; /* stream filled at execution */
+};
+
+/* The template problem of a grouped kernel: refusals (batch, extras, scale tensors) name `fn`. */
+ck_status ck_gemm_grouped_prob(const ck_gemm_problem *problem, const char *fn, ck_gemm_prob *prob);
+/* The source of a grouped kernel (family 80 or 90 by the instance; ptr_array: the list kind). */
 ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
-                                 char **source);
+                                 int ptr_array, char **source);
+/* The instances a grouped kernel can take for `problem` (its m, n, k, where > 0, size the
+ * ranking; else 1024 each), best first: the sm90 family's whole tiles without clusters where it
+ * supports the problem (else `why90` says why not, when given), then the sm80 family's.
+ * Returns the count (0: neither family; the error is set). */
+int ck_gemm_grouped_instances(ck_context *ctx, const ck_gemm_problem *problem, const char *fn,
+                              ck_gemm_instance *out, int max, char *why90, size_t why90_size);
+/* Fill *g: template, instance (options->instance, or the first of ck_gemm_grouped_instances),
+ * kernel and launch shape. `fn` names the public function in refusals. */
+ck_status ck_gemm_grouped_build(ck_context *ctx, const ck_gemm_problem *problem,
+                                const ck_gemm_plan_options *options, int ptr_array, const char *fn,
+                                ck_gemm_grouped_plan *g);
+/* The kernel arguments' scalars (alpha, beta, scale_d) of an execution; refuses a bad scale_d. */
+ck_status ck_gemm_grouped_scalars(const ck_gemm_grouped_plan *g, const ck_gemm_args *args,
+                                  const char *fn, ck_gemm_kargs *ka);
+/* Launch the grouped kernel with ka (its list and count set). */
+ck_status ck_gemm_grouped_launch(const ck_gemm_grouped_plan *g, ck_gemm_kargs *ka);
+/* The checks of matrix `name` of product `where` (e.g. "group 3") of a host copy of a list:
+ * non-NULL, aligned to its elements, ld covering its contiguous extent; *lo, *hi its byte
+ * range. */
+ck_status ck_gemm_grouped_check_matrix(const char *fn, const char *where, const char *name,
+                                       const void *p, const ck_gemm_matrix *m, int64_t ld,
+                                       int64_t rows, int64_t cols, uintptr_t *lo, uintptr_t *hi);
 
 /* The sm90 family's kernel source with `loaders` (device C defining GEMM_A_LOADER and / or
  * GEMM_B_LOADER, see sm90_pipeline_kernel.h; NULL: A and B by TMA) placed before the
@@ -191,6 +234,11 @@ ck_status ck_gemm_grouped_source(const ck_gemm_prob *prob, const ck_gemm_instanc
  * ck_gemm_sm90_acc_encoding; NULL: the generated one, or the TMA store). */
 ck_status ck_gemm_sm90_source_entry(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
                                     const char *loaders, const char *epilogue, char **source);
+
+/* The sm90 family's block (threads: consumer warpgroups and the producer's) and dynamic shared
+ * memory (the stage ring, D's staging, the barriers) for an instance. */
+void ck_gemm_sm90_launch_shape(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                               unsigned *threads, size_t *shared);
 
 /* The sm90 family's accumulator encoding for an instance (wgmma m64nN C fragments of its
  * consumer warpgroups stacked along M; P0 = warp of the block, P1 = lane). */

@@ -16,8 +16,9 @@
 #define CK_OPS_GEMM_SM80_PIPELINE_KERNEL_H
 
 #include "ops/gemm/gemm_args_kernel.h"
+/* GEMM_ES, gemm_swz, gemm_tile_src, gemm_copy_vec / _scalar */
+#include "ops/gemm/gemm_copy_kernel.h"
 
-#define GEMM_ES(t)   (((t) == 0 || (t) == 14) ? 4 : ((t) == 2 || (t) == 3) ? 2 : 1)
 #define GEMM_A_ES    GEMM_ES(GEMM_A_TYPE)
 #define GEMM_B_ES    GEMM_ES(GEMM_B_TYPE)
 #define GEMM_THREADS (GEMM_WARPS_M * GEMM_WARPS_N * 32)
@@ -73,64 +74,6 @@
 #define GEMM_MMA   ck_mma_m16n8k32_f32_e5m2_e4m3
 #endif
 
-/* Byte offset of (line, byte) in a tile of lines of line_bytes: the 16-byte chunk index XORed
- * with the line's rank among the lines that share its 128 bytes of banks (lines of 16, 32, 64
- * bytes: 8, 4, 2 per 128; 128 bytes or more: 1, XOR by line % 8), so that 8 consecutive lines
- * read at one column, or 128 consecutive bytes written, cover all 32 banks. */
-CK_DEVICE int gemm_swz(int line, int byte, int line_bytes)
-{
-    unsigned per = line_bytes >= 128 ? 8u : (unsigned)line_bytes / 16u; /* chunks per 128 B */
-    return line * line_bytes + (int)((unsigned)byte ^ ((((unsigned)line / (8u / per)) % per) << 4));
-}
-
-/* One operand's tile of one stage: `lines` lines of line_bytes from global line line0 + l
- * (valid below nlines) and byte column col0 (valid below row_bytes), zero outside. */
-typedef struct gemm_tile_src {
-    const unsigned char *g;
-    long long ld_bytes, line0, nlines, col0, row_bytes;
-} gemm_tile_src;
-
-/* 16-byte cp.async pieces, zero-filled past the edges (ld and base 16-byte aligned). Thread t
- * copies chunks t, t + THREADS, ...: a fixed column of every (THREADS / chunks per line)-th
- * line, so one pointer, one column bound and one line count serve all of its pieces. */
-CK_DEVICE void gemm_copy_vec(unsigned char *s, gemm_tile_src t, int lines, int line_bytes)
-{
-    int cpl = line_bytes / 16, tid = ck_thread_linear();
-    int l0 = tid / cpl, b = (tid % cpl) * 16, lstep = GEMM_THREADS / cpl;
-    long long left = t.row_bytes - t.col0 - b, rows = t.nlines - t.line0 - l0;
-    unsigned full = left <= 0 ? 0u : left < 16 ? (unsigned)left : 16u;
-    int valid = rows < lines ? (int)rows : lines; /* lines l0 + i lstep exist below l0 + valid */
-    const unsigned char *g = t.g + (t.line0 + l0) * t.ld_bytes + t.col0 + b;
-    long long gstep = lstep * t.ld_bytes;
-    CK_UNROLL for (int i = 0; i < (lines * cpl + GEMM_THREADS - 1) / GEMM_THREADS; ++i)
-    {
-        if (lines * cpl % GEMM_THREADS != 0 && l0 + i * lstep >= lines)
-            break;
-        ck_cp_async_16_zfill(s + gemm_swz(l0 + i * lstep, b, line_bytes), g + i * gstep,
-                             i * lstep < valid ? full : 0u);
-    }
-}
-
-/* Element by element (pointer or ld not 16-byte aligned): plain loads, zero outside. */
-CK_DEVICE void gemm_copy_scalar(unsigned char *s, gemm_tile_src t, int lines, int line_bytes,
-                                int es)
-{
-    int per = line_bytes / es;
-    for (int c = ck_thread_linear(); c < lines * per; c += GEMM_THREADS) {
-        int l = c / per, b = (c % per) * es;
-        long long gl = t.line0 + l, gc = t.col0 + b;
-        int ok = gl < t.nlines && gc < t.row_bytes;
-        const unsigned char *src = t.g + gl * t.ld_bytes + gc;
-        unsigned char *dst = s + gemm_swz(l, b, line_bytes);
-        if (es == 4)
-            *(unsigned *)dst = ok ? *(const unsigned *)src : 0u;
-        else if (es == 2)
-            *(unsigned short *)dst = ok ? *(const unsigned short *)src : (unsigned short)0;
-        else
-            *dst = ok ? *src : (unsigned char)0;
-    }
-}
-
 /* Whether operand A (B) is copied in 16-byte pieces: the parameter table's GEMM_A_VEC, or a
  * test of the pointer and leading dimension of the arguments where a source decides per launch
  * (grouped GEMM: every group its own, grouped_kernel.h). */
@@ -166,18 +109,20 @@ CK_DEVICE void gemm_load_stage(unsigned char *smem, int slot, const ck_gemm_karg
     GEMM_A_LOADER(sa, ka, m0, k0);
 #else
     if (GEMM_A_VEC_AT(ka))
-        gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES);
+        gemm_copy_vec(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, ck_thread_linear(), GEMM_THREADS);
     else
-        gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_ES);
+        gemm_copy_scalar(sa, a, GEMM_A_LINES, GEMM_A_LINE_BYTES, GEMM_A_ES, ck_thread_linear(),
+                         GEMM_THREADS);
 #endif
 #if defined(GEMM_B_LOADER)
     (void)b;
     GEMM_B_LOADER(sb, ka, n0, k0);
 #else
     if (GEMM_B_VEC_AT(ka))
-        gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES);
+        gemm_copy_vec(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, ck_thread_linear(), GEMM_THREADS);
     else
-        gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_ES);
+        gemm_copy_scalar(sb, b, GEMM_B_LINES, GEMM_B_LINE_BYTES, GEMM_B_ES, ck_thread_linear(),
+                         GEMM_THREADS);
 #endif
 }
 

@@ -249,6 +249,13 @@ static size_t shared_bytes(const ck_gemm_prob *prob, const ck_gemm_instance *ins
            16 /* the ring; split-K's arrival flags */;
 }
 
+void ck_gemm_sm90_launch_shape(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                               unsigned *threads, size_t *shared)
+{
+    *threads = SM90_THREADS_PER_WG * (unsigned)(inst->warps_m + 1);
+    *shared = shared_bytes(prob, inst);
+}
+
 /* The most stages (from `from` down to 2) whose shared memory fits in smem; 1 if none. */
 static int stages_that_fit(const ck_gemm_prob *prob, ck_gemm_instance in, int from, size_t smem)
 {

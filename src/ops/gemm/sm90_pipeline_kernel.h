@@ -30,6 +30,12 @@
  * (ck_cp_async_mbar_arrive_noinc; the barrier expects 1 + 128 arrivals and the TMA boxes'
  * bytes), and the consumers order those generic-proxy writes before their wgmma reads (async
  * proxy) with a proxy fence. ka->a / ka->b are the bases of batch 0. No clusters with loaders.
+ * A loader source may also define GEMM_LOADER_ARRIVE(full, ka), the thread's arrival.
+ *
+ * Grouped GEMM (GEMM_GROUPED, grouped.c): the source includes sm90_grouped_kernel.h, whose
+ * loaders copy each group's A and B; producer and consumers walk the tiles of the group list
+ * in device memory (group_walk_kernel.h) instead of the units of one problem, each tile with
+ * its group's arguments; a group of K 0 takes no slot (its product is 0).
  *
  * Defines from the host (sm90.c): GEMM_TILE_M, GEMM_TILE_N, GEMM_TILE_K (elements per 128-byte
  * row), GEMM_STAGES, GEMM_CONSUMERS, GEMM_GROUP, GEMM_IN (0 f16, 1 bf16, 2 tf32, 3 e4m3,
@@ -60,6 +66,12 @@
 #define SM90_TMA_B SM90_B_BYTES
 #endif
 #define SM90_TMA_BYTES (SM90_TMA_A + SM90_TMA_B)
+#ifndef GEMM_LOADER_ARRIVE /* a loader thread's arrival on the stage's full barrier */
+#define GEMM_LOADER_ARRIVE(full, ka) ck_cp_async_mbar_arrive_noinc(full)
+#endif
+#ifndef GEMM_GROUPED
+#define GEMM_GROUPED 0
+#endif
 #if SM90_LOADER_FILLS && GEMM_CLUSTER > 1
 #error "operand loaders and clusters are not combined"
 #endif
@@ -183,6 +195,10 @@ CK_DEVICE long long sm90_next(const ck_gemm_kargs *ka, long long u)
 
 #if (GEMM_SPLIT_K || GEMM_STREAM_K) && GEMM_CLUSTER > 1
 #error "split-K / stream-K and clusters are not combined"
+#endif
+#if GEMM_GROUPED &&                                                                                \
+    (GEMM_SPLIT_K || GEMM_STREAM_K || GEMM_BATCHED || GEMM_CLUSTER > 1 || GEMM_QUANT)
+#error "grouped GEMM takes whole tiles of one product per group: no split, batch, cluster, scales"
 #endif
 
 /* Tile t of the grouped raster: GEMM_GROUP tile rows at a time, down the rows first. With
@@ -337,48 +353,65 @@ CK_DEVICE void sm90_store_tile(const float *acc, const ck_gemm_kargs *ka, const 
     }
 }
 
-/* The producer: thread 0 of the warpgroup issues the TMA boxes; with an operand loader every
- * thread of the warpgroup runs this walk and copies its part of the loaded operand(s). */
+/* The producer's part of work unit u (of the arguments ka: the problem's, or a group's): thread
+ * 0 of the warpgroup issues the TMA boxes of its K steps; with an operand loader every thread of
+ * the warpgroup copies its part of the loaded operand(s). */
+CK_DEVICE void sm90_produce(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
+                            const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages,
+                            ck_ring_pos *pos, long long u)
+{
+    int lead = ck_warpgroup_thread() == 0;
+    int tm, tn, k0, k1, batch;
+    (void)ta, (void)tb;
+    sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
+    int ba = ka->batch_a ? batch : 0, bb = ka->batch_b ? batch : 0; /* 0: broadcast */
+    for (int kt = k0; kt < k1; ++kt, ck_ring_next(ring, pos)) {
+        unsigned char *a = stages + pos->slot * SM90_STAGE, *b = a + SM90_A_BYTES;
+#if GEMM_CLUSTER > 1
+        ck_ring_acquire_cluster(ring, *pos); /* every block's consumers released the slot */
+#else
+        ck_ring_acquire(ring, *pos);
+#endif
+        if (lead) {
+            unsigned long long *full = ck_ring_expect(ring, *pos, SM90_TMA_BYTES);
+#ifndef GEMM_A_LOADER
+            sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M, kt * GEMM_TILE_K,
+                      ba);
+#endif
+#ifndef GEMM_B_LOADER
+            sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K, bb);
+#endif
+            (void)full;
+        }
+#ifdef GEMM_A_LOADER
+        GEMM_A_LOADER(a, ka, ba, (long long)tm * GEMM_TILE_M, (long long)kt * GEMM_TILE_K);
+#endif
+#ifdef GEMM_B_LOADER
+        GEMM_B_LOADER(b, ka, bb, (long long)tn * GEMM_TILE_N, (long long)kt * GEMM_TILE_K);
+#endif
+#if SM90_LOADER_FILLS
+        GEMM_LOADER_ARRIVE(&ring->full[pos->slot], ka);
+#endif
+        (void)ba, (void)bb, (void)a, (void)b;
+    }
+}
+
+/* The producer's walk: the block's work units, or with GEMM_GROUPED the tiles of the group list
+ * (group_walk_kernel.h), each with its group's arguments. */
 CK_DEVICE void sm90_producer(const ck_gemm_kargs *ka, const ck_tensor_map *ta,
                              const ck_tensor_map *tb, const ck_ring *ring, unsigned char *stages)
 {
     ck_ring_pos pos = ck_ring_start();
-    int lead = ck_warpgroup_thread() == 0;
-    (void)ta, (void)tb;
-    for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u)) {
-        int tm, tn, k0, k1, batch;
-        sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
-        int ba = ka->batch_a ? batch : 0, bb = ka->batch_b ? batch : 0; /* 0: broadcast */
-        for (int kt = k0; kt < k1; ++kt, ck_ring_next(ring, &pos)) {
-            unsigned char *a = stages + pos.slot * SM90_STAGE, *b = a + SM90_A_BYTES;
-#if GEMM_CLUSTER > 1
-            ck_ring_acquire_cluster(ring, pos); /* every block's consumers released the slot */
-#else
-            ck_ring_acquire(ring, pos);
-#endif
-            if (lead) {
-                unsigned long long *full = ck_ring_expect(ring, pos, SM90_TMA_BYTES);
-#ifndef GEMM_A_LOADER
-                sm90_load(a, ta, full, GEMM_A_KMAJOR, GEMM_TILE_M, tm * GEMM_TILE_M,
-                          kt * GEMM_TILE_K, ba);
-#endif
-#ifndef GEMM_B_LOADER
-                sm90_load_b_shared(b, tb, full, tn * GEMM_TILE_N, kt * GEMM_TILE_K, bb);
-#endif
-                (void)full;
-            }
-#ifdef GEMM_A_LOADER
-            GEMM_A_LOADER(a, ka, ba, (long long)tm * GEMM_TILE_M, (long long)kt * GEMM_TILE_K);
-#endif
-#ifdef GEMM_B_LOADER
-            GEMM_B_LOADER(b, ka, bb, (long long)tn * GEMM_TILE_N, (long long)kt * GEMM_TILE_K);
-#endif
-#if SM90_LOADER_FILLS
-            ck_cp_async_mbar_arrive_noinc(&ring->full[pos.slot]);
-#endif
-            (void)ba, (void)bb, (void)a, (void)b;
-        }
+#if GEMM_GROUPED
+    gemm_group_cursor cur = gemm_group_start(ka);
+    for (long long t = ck_block_idx_x(); gemm_group_seek(&cur, ka, t); t += ck_grid_dim_x()) {
+        ck_gemm_kargs k = gemm_group_args(ka, cur.g);
+        sm90_produce(&k, ta, tb, ring, stages, &pos, t - cur.first);
     }
+#else
+    for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u))
+        sm90_produce(ka, ta, tb, ring, stages, &pos, u);
+#endif
 #if SM90_LOADER_FILLS
     ck_cp_async_wait_all(); /* no thread leaves with copies in flight */
 #endif
@@ -469,8 +502,12 @@ CK_DEVICE void sm90_release(const ck_ring *ring, ck_ring_pos pos)
 #endif
 }
 
-CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
-                             unsigned char *stages, unsigned wg, unsigned *flags)
+/* A consumer warpgroup's part of work unit u (of the arguments ka: the problem's, or a
+ * group's): its K steps from the ring, then the reduction of split-K / stream-K and the
+ * epilogue. */
+CK_DEVICE void sm90_consume(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
+                            unsigned char *stages, unsigned wg, unsigned *flags, ck_ring_pos *pos,
+                            long long u)
 {
     float acc[SM90_ACC];
 #if GEMM_QUANT
@@ -480,70 +517,93 @@ CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, c
 #else
 #define SM90_SUM acc
 #endif
-    ck_ring_pos pos = ck_ring_start(), prev = pos;
+    ck_ring_pos prev = *pos;
     (void)flags;
-    for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u)) {
-        int tm, tn, k0, k1, batch;
-        sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
+    int tm, tn, k0, k1, batch;
+    sm90_tile(ka, sm90_unit(ka, u, &batch, &k0, &k1), &tm, &tn);
 #if GEMM_QUANT
-        CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] = 0.0f;
+    CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] = 0.0f;
 #endif
-        for (int kt = k0; kt < k1; ++kt) {
-            const unsigned char *a = stages + pos.slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
-            const unsigned char *b = stages + pos.slot * SM90_STAGE + SM90_A_BYTES;
-            ck_ring_wait(ring, pos);
+    for (int kt = k0; kt < k1; ++kt) {
+        const unsigned char *a = stages + pos->slot * SM90_STAGE + wg * 64 * SM90_ROW_BYTES;
+        const unsigned char *b = stages + pos->slot * SM90_STAGE + SM90_A_BYTES;
+        ck_ring_wait(ring, *pos);
 #if SM90_LOADER_FILLS
-            ck_fence_proxy_async(); /* the cp.async writes (generic proxy) before wgmma reads */
+        ck_fence_proxy_async(); /* the cp.async writes (generic proxy) before wgmma reads */
 #endif
-            ck_wgmma_fence();
+        ck_wgmma_fence();
 #if GEMM_QUANT /* a K block's first k-tile overwrites part */
-            int accumulate = (kt - k0) % SM90_KB_TILES != 0;
+        int accumulate = (kt - k0) % SM90_KB_TILES != 0;
 #else
-            int accumulate = kt > k0;
+        int accumulate = kt > k0;
 #endif
-            CK_UNROLL for (int s = 0; s < 4; ++s)
-                SM90_MMA(SM90_SUM, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
-                         (int)(accumulate || s > 0));
-            ck_wgmma_commit_group();
+        CK_UNROLL for (int s = 0; s < 4; ++s)
+            SM90_MMA(SM90_SUM, sm90_desc(a, GEMM_A_KMAJOR, s), sm90_desc(b, GEMM_B_KMAJOR, s),
+                     (int)(accumulate || s > 0));
+        ck_wgmma_commit_group();
 #if GEMM_QUANT
-            if ((kt - k0 + 1) % SM90_KB_TILES == 0 || kt + 1 == k1) { /* the K block ends */
-                sm90_quant_load(&qs, ka, (long long)tm * GEMM_TILE_M + 64 * wg,
-                                (long long)tn * GEMM_TILE_N, (kt - k0) / SM90_KB_TILES);
-                ck_wgmma_wait_group(0);
-                ck_wgmma_fence_operand(part, SM90_ACC);
-                sm90_promote(acc, part, &qs);
-            } else {
-                ck_wgmma_wait_group(1);
-                ck_wgmma_fence_operand(part, SM90_ACC);
-            }
-#else
-            ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
-            ck_wgmma_fence_operand(acc, SM90_ACC);
-#endif
-            if (kt > k0 && ck_lane_id() == 0)
-                sm90_release(ring, prev);
-            prev = pos;
-            ck_ring_next(ring, &pos);
+        if ((kt - k0 + 1) % SM90_KB_TILES == 0 || kt + 1 == k1) { /* the K block ends */
+            sm90_quant_load(&qs, ka, (long long)tm * GEMM_TILE_M + 64 * wg,
+                            (long long)tn * GEMM_TILE_N, (kt - k0) / SM90_KB_TILES);
+            ck_wgmma_wait_group(0);
+            ck_wgmma_fence_operand(part, SM90_ACC);
+            sm90_promote(acc, part, &qs);
+        } else {
+            ck_wgmma_wait_group(1);
+            ck_wgmma_fence_operand(part, SM90_ACC);
         }
+#else
+        ck_wgmma_wait_group(1); /* the previous step's group has finished reading its slot */
+        ck_wgmma_fence_operand(acc, SM90_ACC);
+#endif
+        if (kt > k0 && ck_lane_id() == 0)
+            sm90_release(ring, prev);
+        prev = *pos;
+        ck_ring_next(ring, pos);
+    }
+#if GEMM_GROUPED
+    if (k1 == k0) { /* a group of K 0: no slot was taken, the product is 0 */
+        CK_UNROLL for (int i = 0; i < SM90_ACC; ++i) acc[i] = 0.0f;
+    } else
+#endif
+    {
         ck_wgmma_wait_group(0);
         ck_wgmma_fence_operand(acc, SM90_ACC);
         if (ck_lane_id() == 0)
             sm90_release(ring, prev);
+    }
 #if GEMM_SPLIT_K
-        if (!sm90_split_reduce(acc, ka, u, wg, flags))
-            continue; /* another split of this tile stores it */
+    if (!sm90_split_reduce(acc, ka, u, wg, flags))
+        return; /* another split of this tile stores it */
 #elif GEMM_STREAM_K
-        if (!sm90_stream_fixup(acc, ka, u, wg, flags))
-            continue; /* another block sharing this tile stores it */
+    if (!sm90_stream_fixup(acc, ka, u, wg, flags))
+        return; /* another block sharing this tile stores it */
 #endif
 #if GEMM_TMA_STORE
-        sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg,
-                        batch, (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
+    sm90_store_tile(acc, ka, td, stages + GEMM_STAGES * SM90_STAGE + wg * SM90_C_BYTES, wg, batch,
+                    (long long)tm * GEMM_TILE_M + 64 * wg, (long long)tn * GEMM_TILE_N);
 #else
-        (void)td;
-        gemm_epilogue(acc, ka, batch, (long long)tm * GEMM_TILE_M, (long long)tn * GEMM_TILE_N);
+    (void)td;
+    gemm_epilogue(acc, ka, batch, (long long)tm * GEMM_TILE_M, (long long)tn * GEMM_TILE_N);
 #endif
+#undef SM90_SUM
+}
+
+/* A consumer warpgroup's walk: the producer's (sm90_producer). */
+CK_DEVICE void sm90_consumer(const ck_gemm_kargs *ka, const ck_tensor_map *td, const ck_ring *ring,
+                             unsigned char *stages, unsigned wg, unsigned *flags)
+{
+    ck_ring_pos pos = ck_ring_start();
+#if GEMM_GROUPED
+    gemm_group_cursor cur = gemm_group_start(ka);
+    for (long long t = ck_block_idx_x(); gemm_group_seek(&cur, ka, t); t += ck_grid_dim_x()) {
+        ck_gemm_kargs k = gemm_group_args(ka, cur.g);
+        sm90_consume(&k, td, ring, stages, wg, flags, &pos, t - cur.first);
     }
+#else
+    for (long long u = sm90_first(ka), end = sm90_end(ka); u < end; u = sm90_next(ka, u))
+        sm90_consume(ka, td, ring, stages, wg, flags, &pos, u);
+#endif
 #if GEMM_TMA_STORE
     if (ck_warpgroup_thread() == 0)
         ck_tma_store_wait(0);

@@ -20,6 +20,12 @@ ck_status ck_im2col_prob_make(const ck_conv_problem *p, ck_im2col_prob *r)
                        OP ": layout = %d; the input is read as NHWGC (CK_CONV_LAYOUT_NHWGC): "
                           "permute an NCHW input first (ck_permute).",
                        (int)p->layout);
+    if (p->in_dtype != CK_DTYPE_F32 && p->in_dtype != CK_DTYPE_F16 && p->in_dtype != CK_DTYPE_BF16)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP
+                       ": in_dtype = %s; the im2col kernel copies f32, f16 and bf16 inputs (8-bit "
+                       "convolutions read their im2col view in place).",
+                       ck_dtype_name(p->in_dtype));
     r->m = r->q.gemm_m;
     r->k = r->q.gemm_kf * r->q.p.c;
     r->es = p->in_dtype == CK_DTYPE_F32 ? 4 : 2;
