@@ -35,6 +35,7 @@ typedef unsigned long size_t;
 #define CK_RESTRICT           __restrict__
 #define CK_NOINLINE           __noinline__
 #define CK_UNROLL             _Pragma("unroll")
+#define CK_NO_UNROLL          _Pragma("unroll 1")
 #define CK_FULL_MASK_         0xffffffffu
 
 /* ---- ids -------------------------------------------------------------------------------- */

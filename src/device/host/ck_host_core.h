@@ -24,6 +24,7 @@
 #define CK_RESTRICT  restrict
 #define CK_NOINLINE  __attribute__((noinline))
 #define CK_UNROLL    /* the host compiler unrolls as it sees fit */
+#define CK_NO_UNROLL /* a loop kept rolled on the GPU (fewer registers) */
 
 /* The emulator's table, installed by ck_emu_bind when the kernel object is loaded. */
 static const ck_emu_api *ck_emu_api_;

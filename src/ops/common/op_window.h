@@ -5,8 +5,8 @@
  * load_<name>, store_<name>, ck_win_<name>, ...) into the op's kernel source, with a storage
  * typedef and a constructor that takes the op's own arguments, so that a pipeline stage calls
  * the window without knowing which symbols the generator kept. Used by the layernorm / RMSNorm
- * forward (src/ops/norm/window.c) and softmax (src/ops/softmax/window.c); reduce and permute
- * are still indexed by hand (issue 19).
+ * forward (src/ops/norm/window.c), softmax (src/ops/softmax/window.c), reduce
+ * (src/ops/reduce/window.c) and permute's tile kernel (src/ops/permute/window.c).
  * Not installed.
  */
 #ifndef CK_SRC_OPS_COMMON_OP_WINDOW_H

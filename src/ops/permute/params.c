@@ -43,6 +43,8 @@ static int params(const ck_perm_plan *p, ck_op_param *t)
         ck_op_param_add(t, &n, "PERM_GM", p->gm);
         ck_op_param_add(t, &n, "PERM_MIN_BLOCKS",
                         ck_perm_blocks_per_sm(p->elem_bytes, p->gn * p->gm));
+        if (p->window) /* global accesses through tile windows (absent: indexed by hand) */
+            ck_op_param_add(t, &n, "PERM_WINDOW", 1);
     } else {
         ck_op_param_add(t, &n, "PERM_GATHER", 1);
         ck_op_param_add(t, &n, "PERM_E", p->elem_bytes);
@@ -50,6 +52,28 @@ static int params(const ck_perm_plan *p, ck_op_param *t)
         ck_op_param_add(t, &n, "PERM_IDX32", idx32(p));
     }
     return n;
+}
+
+/* The tile pipeline's global read and write stages: indexed by hand, or the generated windows
+ * (window.c) and the stages over them (permute_window_kernel.h). */
+static ck_status tile_stages(const ck_perm_plan *p, ck_sbuf *b)
+{
+    const char *how = p->window ? "window" : "indexed";
+    if (p->window) {
+        ck_status st = ck_permute_windows(p, b);
+        if (st)
+            return st;
+        ck_sbuf_printf(b, "#include \"ops/permute/permute_window_kernel.h\"\n");
+    }
+    ck_sbuf_printf(b,
+                   "CK_DEVICE void perm_read(uint32_t in[PERM_V][4], const PERM_T *sb,\n"
+                   "    const ck_perm_tile_args *a, long long n0, long long m0, int full)\n"
+                   "{\n    perm_read_%s(in, sb, a, n0, m0, full);\n}\n"
+                   "CK_DEVICE void perm_write(uint32_t out[PERM_V][4], PERM_T *db,\n"
+                   "    const ck_perm_tile_args *a, long long n0, long long m0, int full)\n"
+                   "{\n    perm_write_%s(out, db, a, n0, m0, full);\n}\n",
+                   how, how);
+    return CK_SUCCESS;
 }
 
 ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **kernel_name)
@@ -69,6 +93,11 @@ ck_status ck_permute_source(const ck_perm_plan *p, char **source, const char **k
                                                : "#define PERM_IDX_T long long\n",
                        p->kind == CK_PERM_TILE ? "tile" : "gather");
         free(defs);
+    }
+    if (defs && p->kind == CK_PERM_TILE && tile_stages(p, &b) != CK_SUCCESS) {
+        free(b.s);
+        *source = NULL;
+        return CK_ERROR_INTERNAL; /* the error is recorded */
     }
     if (p->kind == CK_PERM_TILE) {
         ck_sbuf_printf(&b, "CK_KERNEL void CK_LAUNCH_BOUNDS(PERM_THREADS, PERM_MIN_BLOCKS)\n"

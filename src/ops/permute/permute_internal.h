@@ -8,7 +8,9 @@
  *               key are printed from the same list
  *   kernel.c    the launch (argument structs shared with the device: permute_args_kernel.h)
  *   reference.c  the CPU reference (tests and `ck prof permute`)
- *   permute_kernel.h (shared), permute_tile/gather_kernel.h (the pipelines), permute_layout_kernel.h (the tile layout)
+ *   window.c    the tile kernel's global loads and stores as tile windows (opt-in: PERM_WINDOW)
+ *   permute_kernel.h (shared), permute_tile/gather_kernel.h (the pipelines), permute_layout_kernel.h (the tile layout),
+ *   permute_window_kernel.h (the tile's read and write stages over the windows)
  *   tune.c      `ck tune permute`
  */
 #ifndef CK_SRC_OPS_PERMUTE_PERMUTE_INTERNAL_H
@@ -18,6 +20,8 @@
 
 #include "ck/context.h"
 #include "ck/permute.h"
+#include "gen/sbuf.h"
+#include "ops/common/op_window.h"
 
 typedef enum ck_perm_kind {
     CK_PERM_NOTHING = 0, /* no elements */
@@ -38,6 +42,8 @@ typedef struct ck_perm_plan {
     int ld_vec, st_vec;  /* 16-byte global loads / stores allowed */
     int gn, gm;          /* tile shape (permute_layout_kernel.h): (gn V) x (gm V) elements */
     int tiles_per_block; /* 0: automatic grid (at launch, from the SM count); else forced */
+    int window; /* the tile's global loads and stores through generated tile windows
+                 * (window.c, permute_window_kernel.h), PERM_WINDOW; 0: indexed by hand */
     /* CK_PERM_GATHER: elements per item (16 / elem_bytes when vectorized, else 1) */
     int vec;
     unsigned char *dst;
@@ -55,9 +61,10 @@ ck_status ck_permute_plan(const ck_tensor *dst, const ck_tensor *src, const int 
 void ck_permute_smem_ways(int elem_bytes, int gn, int gm, int *pass1, int *pass2);
 
 /* Tile shape and grid of a tile plan: automatic (ck_permute_plan calls it) unless the
- * environment variable CK_PERMUTE_INSTANCE="TN,TM,TPB" names a valid instance: TN x TM
+ * environment variable CK_PERMUTE_INSTANCE="TN,TM,TPB[,W]" names a valid instance: TN x TM
  * elements per tile (TN along the destination's contiguous dimension, TM along the source's;
- * each 8, 16 or 32 times 16 / element bytes), TPB tiles per block (0: automatic grid). */
+ * each 8, 16 or 32 times 16 / element bytes), TPB tiles per block (0: automatic grid), W 1:
+ * global accesses through tile windows where the plan allows (ck_permute_window_ok). */
 void ck_permute_choose_tile(ck_perm_plan *plan, const char *env);
 
 /* The tile shape and grid of a tile plan without a context: the heuristic's, or the developer
@@ -70,7 +77,11 @@ void ck_permute_default_tile(ck_perm_plan *plan);
 ck_status ck_permute_plan_on(ck_context *ctx, const ck_tensor *dst, const ck_tensor *src,
                              const int *perm, ck_perm_plan *plan, char *problem, size_t size);
 
-/* A tile shape's text in the table's form "TN,TM,TPB" (elements, tiles per block). */
+/* The developer switch CK_PERMUTE_WINDOW=0|1 over the plan's window field. */
+void ck_permute_window_env(ck_perm_plan *plan);
+
+/* A tile shape's text in the table's form "TN,TM,TPB[,1]" (elements, tiles per block, through
+ * windows). */
 void ck_permute_instance_name(const ck_perm_plan *plan, char *buf, size_t size);
 
 /* `ck tune permute`: times every tile shape and grid of the transpose and stores the fastest
@@ -88,6 +99,17 @@ ck_status ck_permute_source(const ck_perm_plan *plan, char **source, const char 
 
 /* The kernel of a plan on ctx (built on a miss; keyed by the parameter table). */
 ck_status ck_permute_kernel(ck_context *ctx, const ck_perm_plan *plan, ck_kernel **kernel);
+
+/* ---- window.c: the tile kernel's global loads (s: full tiles, se: edge tiles) and stores (d,
+ * de) as generated tile windows */
+
+/* Whether the plan's tile kernel can go through windows: 4- and 8-byte elements (one register
+ * per element is what the indexed stage holds; narrower elements would need 2 or 4 times). */
+int ck_permute_window_ok(const ck_perm_plan *plan);
+/* The windows s, se, d and de of the plan's source, appended to b. */
+ck_status ck_permute_windows(const ck_perm_plan *plan, ck_sbuf *b);
+/* One of them (for the tests; release with ck_op_window_free). */
+ck_status ck_permute_window_spec(const ck_perm_plan *plan, const char *name, ck_op_window *w);
 
 /* CPU reference (reference.c; test_permute and `ck prof permute` share it): dst = src with
  * dimension d of dst taken from dimension perm[d] of src, on host memory (the tensors' data are

@@ -35,10 +35,13 @@ void ck_permute_choose_tile(ck_perm_plan *p, const char *env)
     p->gn = choose_groups(p->len[last], v, e > 1);
     p->gm = choose_groups(p->len[p->dim_m], v, 1);
     p->tiles_per_block = 0;
-    int tn, tm, tpb;
+    p->window = 0;
+    int tn, tm, tpb, w = 0, got;
     char extra;
-    if (!env || sscanf(env, "%d,%d,%d%c", &tn, &tm, &tpb, &extra) != 3 || tn < 0 || tm < 0 ||
-        tpb < 0 || tn % v || tm % v)
+    if (!env ||
+        ((got = sscanf(env, "%d,%d,%d,%d%c", &tn, &tm, &tpb, &w, &extra)) != 4 &&
+         sscanf(env, "%d,%d,%d%c", &tn, &tm, &tpb, &extra) != 3) ||
+        tn < 0 || tm < 0 || tpb < 0 || tn % v || tm % v || w < 0 || w > 1)
         return;
     int gn = tn ? tn / v : p->gn, gm = tm ? tm / v : p->gm;
     if (!ck_perm_shape_ok(e, gn, gm))
@@ -46,11 +49,20 @@ void ck_permute_choose_tile(ck_perm_plan *p, const char *env)
     p->gn = gn;
     p->gm = gm;
     p->tiles_per_block = tpb;
+    p->window = w && ck_permute_window_ok(p);
+}
+
+void ck_permute_window_env(ck_perm_plan *p)
+{
+    const char *e = getenv("CK_PERMUTE_WINDOW");
+    if (p->kind == CK_PERM_TILE && e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        p->window = e[0] == '1' && ck_permute_window_ok(p);
 }
 
 void ck_permute_default_tile(ck_perm_plan *p)
 {
     ck_permute_choose_tile(p, getenv("CK_PERMUTE_INSTANCE"));
+    ck_permute_window_env(p);
 }
 
 long long ck_permute_tile_blocks(const ck_perm_plan *p, long long tiles, int sms)
@@ -156,8 +168,11 @@ ck_status ck_permute_plan_on(ck_context *ctx, const ck_tensor *dst, const ck_ten
     int forced = 0;
     tile_problem_key(p, key, sizeof key);
     if (ck_op_tuned(ctx, "permute", key, inst, sizeof inst, &forced) &&
-        (forced || !getenv("CK_PERMUTE_INSTANCE")))
+        (forced || !getenv("CK_PERMUTE_INSTANCE"))) {
         ck_permute_choose_tile(p, inst);
+        if (!forced) /* the developer switch over the table's window field */
+            ck_permute_window_env(p);
+    }
     if (problem)
         snprintf(problem, size, "%s", key);
     return CK_SUCCESS;
@@ -166,5 +181,6 @@ ck_status ck_permute_plan_on(ck_context *ctx, const ck_tensor *dst, const ck_ten
 void ck_permute_instance_name(const ck_perm_plan *p, char *buf, size_t size)
 {
     const int v = 16 / p->elem_bytes;
-    snprintf(buf, size, "%d,%d,%d", p->gn * v, p->gm * v, p->tiles_per_block);
+    snprintf(buf, size, "%d,%d,%d%s", p->gn * v, p->gm * v, p->tiles_per_block,
+             p->window ? ",1" : "");
 }

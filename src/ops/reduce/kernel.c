@@ -63,13 +63,17 @@ ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor 
     /* the tuning table's instance for the problem (`ck tune reduce`), or the one it forces */
     char problem[256], text[64];
     int forced = 0;
-    rd_knobs k = {-1, 0, 0, 0};
+    rd_knobs k = {-1, 0, 0, 0, -1};
     ck_reduce_problem_key(p, problem, sizeof problem);
     if (ck_op_tuned(ctx, "reduce", problem, text, sizeof text, &forced) &&
         !ck_reduce_knobs_parse(text, &k))
         CK_LOG(CK_LOG_WARN, OP ": tuning-table instance '%s' for %s does not parse; ignored.", text,
                problem);
     ck_reduce_apply_knobs(p, c, x, &k);
+    if (!forced)
+        ck_reduce_knobs_env(&k);
+    /* x through generated tile windows: opt-in until timed on the GPU (docs/ops-reduce.md) */
+    p->window = k.window == 1 && ck_reduce_window_ok(p);
     return CK_SUCCESS;
 }
 
@@ -102,6 +106,7 @@ ck_status ck_reduce_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, c
 void ck_reduce_combine_plan(rd_plan *q)
 {
     q->kernel_kind = 2;
+    q->window = 0;
     q->ti = 0;
     q->pre = 0;
     q->vb = q->g = q->rpb = q->u = q->ct = q->rt = q->rd = 0;

@@ -33,7 +33,35 @@ int ck_reduce_params(const rd_plan *p, ck_op_param *t)
     ck_op_param_add(t, &n, "RD_U", p->u);
     ck_op_param_add(t, &n, "RD_CT", p->ct);
     ck_op_param_add(t, &n, "RD_RT", p->rt);
+    if (p->window && p->kernel_kind < 2) /* x through tile windows (absent: indexed by hand) */
+        ck_op_param_add(t, &n, "RD_WINDOW", 1);
     return n;
+}
+
+/* The read stage of the row or column pipeline: indexed by hand, or the generated windows
+ * (window.c) and the stage over them (reduce_window_kernel.h). */
+static ck_status read_stage(const rd_plan *p, ck_sbuf *b)
+{
+    const char *pipe = p->kernel_kind == 0 ? "row" : "col", *how = p->window ? "window" : "indexed";
+    if (p->window) {
+        ck_status st = ck_reduce_windows(p, b);
+        if (st)
+            return st;
+        ck_sbuf_printf(b, "#include \"ops/reduce/reduce_window_kernel.h\"\n");
+    }
+    if (p->kernel_kind == 0)
+        ck_sbuf_printf(b,
+                       "CK_DEVICE void rd_row_read(rd_state *s, const void *x, long long xoff,\n"
+                       "    long long lo, long long hi, const rd_geom *g)\n"
+                       "{\n    rd_%s_read_%s(s, x, xoff, lo, hi, g);\n}\n",
+                       pipe, how);
+    else
+        ck_sbuf_printf(b,
+                       "CK_DEVICE void rd_col_read(rd_state *s, const void *x, long long xo,\n"
+                       "    long long col0, long long lo, long long hi, const rd_geom *g)\n"
+                       "{\n    rd_%s_read_%s(s, x, xo, col0, lo, hi, g);\n}\n",
+                       pipe, how);
+    return CK_SUCCESS;
 }
 
 ck_status ck_reduce_build_source(void *user, char **source)
@@ -50,6 +78,11 @@ ck_status ck_reduce_build_source(void *user, char **source)
                        "#include \"ops/reduce/reduce_%s_kernel.h\"\n",
                        defs, p->acc64 ? "double" : "float", pipeline[p->kernel_kind]);
         free(defs);
+    }
+    if (defs && p->kernel_kind < 2 && read_stage(p, &b) != CK_SUCCESS) {
+        free(b.s);
+        *source = NULL;
+        return CK_ERROR_INTERNAL; /* the error is recorded */
     }
     if (p->kernel_kind == 0)
         ck_sbuf_printf(&b,

@@ -121,18 +121,23 @@ void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
 
 int ck_reduce_knobs_parse(const char *text, rd_knobs *k)
 {
-    int a, b, parts;
+    int a, b, parts, window = -1;
     k->kind = -1;
+    k->window = -1;
     if (!text || strcmp(text, "auto") == 0)
         return text != NULL;
-    if (sscanf(text, "row,%d,%d,%d", &a, &b, &parts) == 3)
+    if (strcmp(text, "window") == 0) { /* the heuristic's instance, through tile windows */
+        k->window = 1;
+        return 1;
+    }
+    if (sscanf(text, "row,%d,%d,%d,%d", &a, &b, &parts, &window) >= 3)
         k->kind = 0;
-    else if (sscanf(text, "col,%d,%d,%d", &a, &b, &parts) == 3)
+    else if (sscanf(text, "col,%d,%d,%d,%d", &a, &b, &parts, &window) >= 3)
         k->kind = 1;
     else
         return 0;
     if (a < 1 || a > 1024 || (a & (a - 1)) || b < 1 || b > 1024 || (b & (b - 1)) ||
-        (int64_t)a * b > 1024 || parts < 0 || parts > 4096 ||
+        (int64_t)a * b > 1024 || parts < 0 || parts > 4096 || window < -1 || window > 1 ||
         (k->kind == 0 && (a > 32 ? b != 1 : (a * b) % 32 != 0)) || (k->kind == 1 && a > 32)) {
         k->kind = -1;
         return 0;
@@ -140,15 +145,25 @@ int ck_reduce_knobs_parse(const char *text, rd_knobs *k)
     k->a = a;
     k->b = b;
     k->parts = parts;
+    k->window = window;
     return 1;
+}
+
+void ck_reduce_knobs_env(rd_knobs *k)
+{
+    const char *e = getenv("CK_REDUCE_WINDOW");
+    if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        k->window = e[0] - '0';
 }
 
 void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size)
 {
     if (p->kind == 0)
-        snprintf(buf, size, "row,%d,%d,%lld", p->g, p->rpb, p->geom.parts);
+        snprintf(buf, size, "row,%d,%d,%lld%s", p->g, p->rpb, p->geom.parts,
+                 p->window ? ",1" : "");
     else
-        snprintf(buf, size, "col,%d,%d,%lld", p->ct, p->rt, p->geom.parts);
+        snprintf(buf, size, "col,%d,%d,%lld%s", p->ct, p->rt, p->geom.parts,
+                 p->window ? ",1" : "");
 }
 
 /* The instance a tuning-table entry (or the one `ck tune reduce` forces) names, over the

@@ -8,20 +8,18 @@
 #define CK_OPS_REDUCE_COL_KERNEL_H
 #include "ops/reduce/reduce_kernel.h"
 
-CK_DEVICE void rd_col(void *y, const void *x, void *ws, const rd_geom *g)
+/* stage read: fold rows [lo, hi) of the reduced index into the RD_V states of the thread's
+ * columns (col0, the block's first column, + tx * RD_V; x + xo the outer output's first); the
+ * generator defines it as rd_col_read_indexed (below) or rd_col_read_window
+ * (reduce_window_kernel.h, over generated tile windows) */
+CK_DEVICE void rd_col_read(rd_state *s, const void *x, long long xo, long long col0,
+                           long long lo, long long hi, const rd_geom *g);
+
+CK_DEVICE void rd_col_read_indexed(rd_state *s, const void *x, long long xo, long long col0,
+                                   long long lo, long long hi, const rd_geom *g)
 {
-    unsigned t = ck_thread_idx_x();
-    unsigned tx = t % RD_CT, ty = t / RD_CT;
-    long long b = ck_block_idx_x();
-    long long part = b % g->parts;
-    b /= g->parts;
-    long long cb = b % g->col_blocks, o = b / g->col_blocks;
-    long long xo = 0, yo = 0;
-    rd_kept_off(g, RD_KD - 1, o, &xo, &yo);
-    long long c0 = (cb * RD_CT + tx) * RD_V;
-    long long lo = part * g->seg, hi = lo + g->seg < g->n ? lo + g->seg : g->n;
-    rd_state s[RD_V];
-    CK_UNROLL for (int k = 0; k < RD_V; ++k) s[k] = rd_init();
+    const unsigned tx = ck_thread_idx_x() % RD_CT, ty = ck_thread_idx_x() / RD_CT;
+    const long long c0 = col0 + (long long)tx * RD_V;
     if (c0 + RD_V <= g->m) {
         const char *base = (const char *)x + (xo + c0) * RD_ISZ;
         long long j = lo + ty;
@@ -47,6 +45,22 @@ CK_DEVICE void rd_col(void *y, const void *x, void *ws, const rd_geom *g)
                 rd_add(&s[k], rd_val(rd_ld1(x, e + k)), j);
         }
     }
+}
+
+CK_DEVICE void rd_col(void *y, const void *x, void *ws, const rd_geom *g)
+{
+    unsigned t = ck_thread_idx_x();
+    unsigned tx = t % RD_CT, ty = t / RD_CT;
+    long long b = ck_block_idx_x();
+    long long part = b % g->parts;
+    b /= g->parts;
+    long long cb = b % g->col_blocks, o = b / g->col_blocks;
+    long long xo = 0, yo = 0;
+    rd_kept_off(g, RD_KD - 1, o, &xo, &yo);
+    long long lo = part * g->seg, hi = lo + g->seg < g->n ? lo + g->seg : g->n;
+    rd_state s[RD_V];
+    CK_UNROLL for (int k = 0; k < RD_V; ++k) s[k] = rd_init();
+    rd_col_read(s, x, xo, cb * RD_CT * RD_V, lo, hi, g);
     const int cols = RD_CT * RD_V;
     rd_acc *sv = (rd_acc *)ck_dynamic_shared();
     long long *si = (long long *)(sv + RD_RT * cols);

@@ -6,7 +6,9 @@
  *                cache key are printed from the same list
  *   kernel.c     the launches (rd_geom, reduce_geom_kernel.h, is the argument struct shared
  *                with the device)
- *   reduce_kernel.h   device states and helpers; reduce_row/col/combine_kernel.h the pipelines
+ *   window.c     the tile windows of x the read stages load through (opt-in: RD_WINDOW)
+ *   reduce_kernel.h   device states and helpers; reduce_row/col/combine_kernel.h the pipelines,
+ *                reduce_window_kernel.h their read stages over the generated windows
  *   reference.c  the CPU reference (tests and `ck prof reduce`)
  */
 #ifndef CK_SRC_OPS_REDUCE_INTERNAL_H
@@ -17,7 +19,9 @@
 
 #include "ck/reduce.h"
 #include "ck/runtime.h"
+#include "gen/sbuf.h"
 #include "ops/common/op_params.h"
+#include "ops/common/op_window.h"
 #include "ops/reduce/reduce_geom_kernel.h"
 
 /* ---- problem.c */
@@ -49,6 +53,8 @@ typedef struct rd_plan {
     int kind; /* 0 row, 1 column */
     int ti, to, acc64, op, pre, scale, sqrt_, kd, rd, vb, g, rpb, u, ct, rt;
     int kernel_kind; /* 0 row, 1 column, 2 combine: the source being built */
+    int window;      /* the read stage loads x through generated tile windows (window.c,
+                      * reduce_window_kernel.h), RD_WINDOW; 0: indexed by hand */
     size_t smem;
     rd_geom geom;
 } rd_plan;
@@ -57,15 +63,19 @@ void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
                       const ck_device_props *props);
 
 /* What steers the policy beyond the problem: a tuning-table entry (`ck tune reduce`), the
- * instance ck tune forces: "row,G,RPB,PARTS" (G threads per output, RPB outputs per block,
- * whole warps; G > 32: RPB 1) or "col,CT,RT,PARTS" (column threads <= 32, reduced threads),
- * PARTS the split (0: the heuristic's); "auto" none (kind -1). */
+ * instance ck tune forces: "row,G,RPB,PARTS[,WINDOW]" (G threads per output, RPB outputs per
+ * block, whole warps; G > 32: RPB 1) or "col,CT,RT,PARTS[,WINDOW]" (column threads <= 32,
+ * reduced threads), PARTS the split (0: the heuristic's), WINDOW 1: x through tile windows
+ * where the instance allows (0 or absent: indexed by hand); "window" the heuristic's instance
+ * through windows; "auto" none (kind -1). */
 typedef struct rd_knobs {
-    int kind, a, b, parts;
+    int kind, a, b, parts, window;
 } rd_knobs;
 
 int ck_reduce_knobs_parse(const char *text, rd_knobs *k);
 void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x, const rd_knobs *k);
+/* The developer switch CK_REDUCE_WINDOW=0|1 over k's window field (not for a forced instance). */
+void ck_reduce_knobs_env(rd_knobs *k);
 /* The instance's text in the table's form, and the table's problem key. */
 void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size);
 void ck_reduce_problem_key(const rd_plan *p, char *buf, size_t size);
@@ -85,6 +95,21 @@ int ck_reduce_params(const rd_plan *p, ck_op_param *t);
 /* The source (ck_op_build_fn: user is the rd_plan) and the cache key. */
 ck_status ck_reduce_build_source(void *user, char **source);
 ck_status ck_reduce_plan_key(const rd_plan *p, char *key, size_t size);
+
+/* ---- window.c */
+
+/* Whether the instance's read stage can load x through tile windows: a row instance over
+ * contiguous reduced elements (vb > 0), a column instance over one reduced dimension. */
+int ck_reduce_window_ok(const rd_plan *p);
+/* The windows of p's read stage (kernel p->kernel_kind 0 or 1), appended to b: x (whole tiles
+ * of the read loop), for rows xv (whole vectors) and xe (the last elements), for columns xe
+ * (the last rows). */
+ck_status ck_reduce_windows(const rd_plan *p, ck_sbuf *b);
+/* Whether the row's windows x and xv hold 32-bit words of 16-byte vectors of narrow elements (two
+ * or four a word; the stage unpacks them: RD_WIN_WORDS of reduce_window_kernel.h). */
+int ck_reduce_window_words(const rd_plan *p);
+/* One of them ("x", "xv" or "xe"; for the tests; release with ck_op_window_free). */
+ck_status ck_reduce_window_spec(const rd_plan *p, const char *name, ck_op_window *w);
 
 /* ---- kernel.c */
 

@@ -2,7 +2,8 @@
  * ck_reduce's row pipeline (RD_KIND 0; reduce_kernel.h documents it and the constants): a group
  * of RD_G threads per output, RD_RPB groups per block. Load and fold the output's reduced
  * elements (vectors when contiguous, else any strides), fold the per-lane states, the warp's
- * butterfly, the warps' results in order, store (or write a split part).
+ * butterfly, the warps' results in order, store (or write a split part). The read stage is
+ * the generator's choice (indexed by hand, or tile windows).
  */
 #ifndef CK_OPS_REDUCE_ROW_KERNEL_H
 #define CK_OPS_REDUCE_ROW_KERNEL_H
@@ -33,6 +34,23 @@ CK_DEVICE void rd_row_vectors(rd_state *s, const char *xr, long long lo, long lo
         rd_add(&s[0], rd_val(rd_ld1(xr, e)), e);
 }
 
+/* stage read: fold elements [lo, hi) of the output's reduced index (x + xoff its first) into
+ * the RD_V states; the generator defines it as rd_row_read_indexed (below) or
+ * rd_row_read_window (reduce_window_kernel.h, over generated tile windows) */
+CK_DEVICE void rd_row_read(rd_state *s, const void *x, long long xoff, long long lo,
+                           long long hi, const rd_geom *g);
+
+CK_DEVICE void rd_row_read_indexed(rd_state *s, const void *x, long long xoff, long long lo,
+                                   long long hi, const rd_geom *g)
+{
+    const unsigned lt = ck_thread_idx_x() % RD_G;
+    if (RD_VB > 0)
+        rd_row_vectors(s, (const char *)x + xoff * RD_ISZ, lo, hi, lt);
+    else
+        for (long long j = lo + lt; j < hi; j += RD_G)
+            rd_add(&s[0], rd_val(rd_ld1(x, xoff + rd_red_off(g, j))), j);
+}
+
 CK_DEVICE void rd_row(void *y, const void *x, void *ws, const rd_geom *g)
 {
     CK_SHARED_ARRAY(rd_acc, rd_sv, 32);
@@ -53,11 +71,7 @@ CK_DEVICE void rd_row(void *y, const void *x, void *ws, const rd_geom *g)
     }
     rd_state s[RD_V];
     CK_UNROLL for (int k = 0; k < RD_V; ++k) s[k] = rd_init();
-    if (RD_VB > 0)
-        rd_row_vectors(s, (const char *)x + xoff * RD_ISZ, lo, hi, lt);
-    else
-        for (long long j = lo + lt; j < hi; j += RD_G)
-            rd_add(&s[0], rd_val(rd_ld1(x, xoff + rd_red_off(g, j))), j);
+    rd_row_read(s, x, xoff, lo, hi, g);
     rd_state r = s[0];
     CK_UNROLL for (int k = 1; k < RD_V; ++k) r = rd_comb(r, s[k]);
     r = rd_warp(r);
