@@ -78,11 +78,13 @@ CK_DEVICE void qs_load_b(unsigned *w, const ck_gemm_kargs *ka, long long col, lo
     long long left = ka->k / 2 - kb;
     if (col < ka->n && left >= QS_VB) {
         ck_ld_words(b, QS_VB, w);
-    } else {
-        CK_UNROLL for (int i = 0; i < QS_WORDS; ++i) w[i] = 0;
-        if (col < ka->n)
-            for (int i = 0; i < left; ++i) /* the last, partial piece of the line */
-                w[i / 4] |= (unsigned)b[i] << (8 * (i % 4));
+    } else { /* the last, partial piece of the line (w indexed by constants: registers) */
+        CK_UNROLL for (int i = 0; i < QS_WORDS; ++i)
+        {
+            w[i] = 0;
+            CK_UNROLL for (int j = 0; j < 4; ++j) if (col < ka->n && 4 * i + j < left) w[i] |=
+                (unsigned)b[4 * i + j] << (8 * j);
+        }
     }
 #if GEMM_B_PACKED == 1 /* int4: flip the sign bits (q + 8, see gemm_b4_bias) */
     CK_UNROLL for (int i = 0; i < QS_WORDS; ++i) w[i] ^= 0x88888888u;
