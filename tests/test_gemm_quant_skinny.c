@@ -257,6 +257,14 @@ static void test_vector_and_fp4(void)
     c = qcase(1, 31, 512, CK_GEMM_PACKED_FP4_E2M1, 128);
     c.a = CK_DTYPE_F16;
     run(&c);
+    /* M > 32 with one column tile per warp: registers of byte pairs (qs_reg), fp4 and uint4 */
+    c = qcase(40, 20, 256, CK_GEMM_PACKED_FP4_E2M1, 64);
+    c.splits = 2;
+    run(&c);
+    c = qcase(64, 17, 384, CK_GEMM_PACKED_UINT4, 128);
+    c.a = CK_DTYPE_F16;
+    c.zeros = 1;
+    run(&c);
 }
 
 /* C (in place), a bias and relu with split-K: the epilogue runs once, on the full sum. */

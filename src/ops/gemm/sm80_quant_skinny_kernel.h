@@ -9,15 +9,16 @@
  *  - a chunk of K is TILE_K = 8 * VB values: lane (g, t) of a warp loads VB bytes (16, or 8 / 4
  *    for groups of 64 / 32) of columns g and g + 8 of each of its NT column tiles, at byte
  *    VB t of the chunk: a warp's load covers 16 columns x 4 VB contiguous bytes each.
- *  - K is permuted (a sum over K does not care): mma s of a chunk takes bytes 2s, 2s+1 of each
- *    lane's load, so its logical k 2t + e, 2t + 8 + e are the chunk's k 2 VB t + 4s + e and
- *    2 VB t + 4s + 2 + e. The activations are staged in that order: a stage of A in shared
- *    memory holds, per chunk, n8 tile and 16-byte piece q, the 32 lanes' pieces side by side
- *    (lane (g, t): row 8 mt + g, k 2 VB t + 8 q .. + 7): one conflict-free 16-byte read gives a
- *    lane the B fragments of two mma steps (cp.async copies A in, zero-filled past M and K).
+ *  - K is permuted (a sum over K does not care): mma s of a chunk takes word s / 2 of each
+ *    lane's load (k 2 VB t + 8 (s / 2) .. + 7 of the chunk), two registers of its four (which
+ *    values share a register: qs_reg). The activations are staged by lane: a stage of A in
+ *    shared memory holds, per chunk, n8 tile and 16-byte piece q, the 32 lanes' pieces side by
+ *    side (lane (g, t): row 8 mt + g, k 2 VB t + 8 q .. + 7): one conflict-free 16-byte read
+ *    gives a lane the B fragments of two mma steps (cp.async copies A in, zero-filled past M
+ *    and K).
  *  - each chunk lies in one K block (TILE_K divides the block), so the promotion of
  *    sm80_quant_kernel.h (acc += part * sa * sb) runs per chunk; the nibbles become A's type
- *    by the magic-number trick (gemm_b4_u2: two values per shift, mask and packed fma).
+ *    by the magic-number trick (qs_reg: two values per shift, mask and packed fma).
  *  - the block's WARPS_N warps take NT column tiles each (TILE_N columns); K is split into
  *    ka.k_splits ranges of steps (STAGES chunks) over the grid when the columns alone give too
  *    few blocks, and the splits' partial sums meet in a workspace in a fixed order (the last
@@ -104,23 +105,64 @@ CK_DEVICE unsigned qs_bias(const ck_gemm_kargs *ka, long long col, int kb)
     return gemm_b4_bias(z);
 }
 
+/* Which values of a lane's word share a register (both are sums over K in some order):
+ *  - nibble pairs (QS_NIBBLE_PAIRS): register i of word v holds nibbles i and i + 4 (k_w + i,
+ *    k_w + i + 4 with k_w = 2 VB t + 8 v): one shift and one mask per register; the activation
+ *    pieces are regrouped to match on their way to the mma (a byte permute per register);
+ *  - byte pairs: register i holds byte i's two nibbles (k_w + 2i, + 1): three more logic
+ *    operations per register, the activation pieces used as loaded.
+ * Regrouping the activations costs per row tile what nibble pairs save per column tile: nibble
+ * pairs where the column tiles outweigh, MT < 4 NT (all but M > 32 with one column tile). */
+#define QS_NIBBLE_PAIRS (QS_MT < 4 * QS_NT)
+
+/* Register i (0 .. 3) of word w: two values of A's type, minus the pair constant z. */
+CK_DEVICE unsigned qs_reg(unsigned w, int i, unsigned z)
+{
+#if QS_NIBBLE_PAIRS
+    unsigned p = w >> (4 * i); /* nibbles i and i + 4 at bits 0 and 16 */
+#if GEMM_B_PACKED == 3
+    (void)z;
+    return gemm_b4_code(gemm_b4_value(p & 15u, 0)) |
+           (gemm_b4_code(gemm_b4_value((p >> 16) & 15u, 0)) << 16);
+#else
+    return GEMM_B4_FMA((p & 0x000f000fu) | GEMM_B4_MAGIC, GEMM_B4_ONE, z);
+#endif
+#else
+    unsigned b = w >> (8 * i);
+#if GEMM_B_PACKED == 3
+    (void)z;
+    return gemm_b4_pair(b & 0xffu, 0);
+#else
+    return gemm_b4_u2(b, z);
+#endif
+#endif
+}
+
 /* The mma A fragment (16 columns x 16 logical k) of mma step s from the words of columns g
- * (c0) and g + 8 (c8): a0 / a2 column g, a1 / a3 column g + 8; bytes 2s and 2s + 1. */
+ * (c0) and g + 8 (c8): a0 / a2 column g, a1 / a3 column g + 8; registers 2 (s % 2) and
+ * 2 (s % 2) + 1 of word s / 2. */
 CK_DEVICE void qs_frag_w(unsigned *r, const unsigned *c0, const unsigned *c8, int s, unsigned z0,
                          unsigned z8)
 {
     CK_UNROLL for (int h = 0; h < 2; ++h)
     {
-        int byte = 2 * s + h, sh = 8 * (byte % 4);
-#if GEMM_B_PACKED == 3
-        (void)z0, (void)z8;
-        r[2 * h] = gemm_b4_pair((c0[byte / 4] >> sh) & 0xffu, 0);
-        r[2 * h + 1] = gemm_b4_pair((c8[byte / 4] >> sh) & 0xffu, 0);
-#else
-        r[2 * h] = gemm_b4_u2(c0[byte / 4] >> sh, z0);
-        r[2 * h + 1] = gemm_b4_u2(c8[byte / 4] >> sh, z8);
-#endif
+        r[2 * h] = qs_reg(c0[s / 2], 2 * (s % 2) + h, z0);
+        r[2 * h + 1] = qs_reg(c8[s / 2], 2 * (s % 2) + h, z8);
     }
+}
+
+/* The mma B fragment of step 2q + h from the activation piece x (k_w .. k_w + 7 of the lane's
+ * row, two per word): the values the weight registers of qs_reg pair. */
+CK_DEVICE void qs_frag_x(unsigned *b, ck_u32x4 x, int h)
+{
+#if QS_NIBBLE_PAIRS /* (k_w + 2h, + 2h + 4), (k_w + 2h + 1, + 2h + 5) */
+    unsigned lo = h ? x.y : x.x, hi = h ? x.w : x.z;
+    b[0] = (lo & 0xffffu) | (hi << 16);
+    b[1] = (lo >> 16) | (hi & 0xffff0000u);
+#else /* (k_w + 4h, + 1), (k_w + 4h + 2, + 3) */
+    b[0] = h ? x.z : x.x;
+    b[1] = h ? x.w : x.y;
+#endif
 }
 
 /* acc (+)= part * sa(row) * sb(col) for K block kb; then part = 0. Register r of (nt, mt):
@@ -174,7 +216,8 @@ CK_DEVICE void qs_step(float *acc, float *part, unsigned (*w)[QS_NT][2][QS_WORDS
                     qs_frag_w(a, w[u][nt][0], w[u][nt][1], 2 * q + h, z[nt][0], z[nt][1]);
                     CK_UNROLL for (int mt = 0; mt < QS_MT; ++mt)
                     {
-                        unsigned b[2] = {h ? x[mt].z : x[mt].x, h ? x[mt].w : x[mt].y};
+                        unsigned b[2];
+                        qs_frag_x(b, x[mt], h);
                         float *d = part + (nt * QS_MT + mt) * 4;
                         QS_MMA(d, a, b, d);
                     }
