@@ -232,6 +232,9 @@ static void test_groups_and_splits(void)
     c.sb_order = CK_GEMM_COL_MAJOR;
     c.splits = 5;
     run(&c);
+    c = qcase(4, 20, 128, CK_GEMM_PACKED_INT4, 128); /* 5 splits asked, one step of K */
+    c.splits = 5;
+    run(&c);
     c = qcase(2, 50, 256, CK_GEMM_PACKED_INT4, 32);
     c.a = CK_DTYPE_F16, c.d = CK_DTYPE_F16;
     c.splits = 2;

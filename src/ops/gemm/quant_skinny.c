@@ -16,7 +16,10 @@
  * Offered (supports) for packed B with M <= CK_GEMM_QSKINNY_M, A and B copied in 16-byte
  * pieces (leading dimensions of 16 bytes, aligned pointers) and K blocks (scale blocks along K)
  * that are multiples of 32 (a chunk of K must lie in one block); the policy ranks it above the
- * tile pipeline. CK_GEMM_QSKINNY=0 (developer switch, read at plan creation) leaves it out.
+ * tile pipeline. Developer switches, read at plan creation: CK_GEMM_QSKINNY=0 leaves it out;
+ * CK_GEMM_QSKINNY_STAGES=1..7 sets the chunks of K per step (loads in flight per warp: STAGES x
+ * column tiles x 2 x 16 bytes a lane), CK_GEMM_QSKINNY_SPLITS=1..16 the split of K (at most the
+ * steps).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,15 @@ int ck_gemm_qskinny_enabled(void)
 {
     const char *e = getenv("CK_GEMM_QSKINNY");
     return !(e && strcmp(e, "0") == 0);
+}
+
+/* A developer switch's integer in lo .. hi, else `fallback`. */
+static int env_int(const char *name, int lo, int hi, int fallback)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    long v = e ? strtol(e, &end, 10) : 0;
+    return e && end && end != e && *end == '\0' && v >= lo && v <= hi ? (int)v : fallback;
 }
 
 /* Bytes each lane loads per column and chunk of K: 16 (chunks of 128), or 8 / 4 where the K
@@ -120,11 +132,13 @@ static int qs_instances(const ck_gemm_prob *prob, const ck_device_props *props,
         in.tile_m = 8 * mt;
         in.tile_n = 16 * nt * WARPS;
         in.tile_k = 8 * vb;
-        in.stages = mt <= 4 ? 4 : 2;
+        in.stages = env_int("CK_GEMM_QSKINNY_STAGES", 1, 7, mt <= 4 ? 4 : 2);
         in.warps_m = 1;
         in.warps_n = WARPS;
         in.cluster = 1;
-        in.split_k = pick_splits(prob, &in, props);
+        in.split_k = env_int("CK_GEMM_QSKINNY_SPLITS", 1, MAX_SPLITS, pick_splits(prob, &in, props));
+        if (in.split_k > k_steps(prob, &in))
+            in.split_k = k_steps(prob, &in);
         if ((size_t)a_stage_bytes(&in) * 2 > props->max_shared_per_block)
             continue;
         out[n++] = in;

@@ -241,6 +241,8 @@ CK_DEVICE int qs_split_reduce(float *acc, const ck_gemm_kargs *ka, int tile, int
 {
     CK_SHARED_ARRAY(unsigned, qs_last, 1);
     int tid = ck_thread_linear(), splits = ka->k_splits;
+    if (splits < 2) /* the plan clamped the split to the steps of K */
+        return 1;
     size_t part = (size_t)QS_THREADS * QS_NREG;
     float *base = ka->ws + (size_t)tile * splits * part + tid;
     CK_UNROLL for (int i = 0; i < QS_NREG; ++i)
