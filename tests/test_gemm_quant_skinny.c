@@ -35,6 +35,7 @@ typedef struct qs_case {
     ck_gemm_order sb_order;
     int scale_a_rows;      /* A's scales: VECTOR (per row) */
     int splits;            /* forced split count (0: the variant's own choice) */
+    int alt;               /* 1: the second instance (one column tile a warp) */
     int c, bias, relu;     /* beta * C (C is D in place), a column bias, relu */
     int pad;               /* extra elements in D's ld */
 } qs_case;
@@ -91,7 +92,8 @@ static void problem_of(const qs_case *c, ck_gemm_problem *p)
 }
 
 /* The variant's plan with the split count forced (the device's own choice with 0). */
-static ck_gemm_plan *plan_of(const ck_gemm_prob *prob, int splits, char *name, size_t size)
+static ck_gemm_plan *plan_of(const ck_gemm_prob *prob, int splits, int alt, char *name,
+                             size_t size)
 {
     ck_device_props props;
     ck_device_get_props(ck_context_device(g_ctx), &props);
@@ -100,14 +102,14 @@ static ck_gemm_plan *plan_of(const ck_gemm_prob *prob, int splits, char *name, s
     int ok = ck_gemm_family_sm80q.supports(prob, &props, why, sizeof why);
     CHECK_MSG(ok, "not supported: %s", why);
     int n = ok ? ck_gemm_family_sm80q.instances(prob, &props, in, 4) : 0;
-    CHECK(n > 0);
-    if (n <= 0)
+    CHECK(n > alt);
+    if (n <= alt)
         return NULL;
     if (splits)
-        in[0].split_k = splits;
-    ck_gemm_instance_name(&in[0], name, size);
+        in[alt].split_k = splits;
+    ck_gemm_instance_name(&in[alt], name, size);
     ck_gemm_plan *plan = NULL;
-    CHECK_OK(ck_gemm_plan_build(g_ctx, prob, &in[0], &plan));
+    CHECK_OK(ck_gemm_plan_build(g_ctx, prob, &in[alt], &plan));
     return plan;
 }
 
@@ -121,7 +123,7 @@ static long run(const qs_case *c)
     ck_gemm_prob prob;
     CHECK_OK(ck_gemm_prob_make(&p, &prob));
     char name[96] = "";
-    ck_gemm_plan *plan = plan_of(&prob, c->splits, name, sizeof name);
+    ck_gemm_plan *plan = plan_of(&prob, c->splits, c->alt, name, sizeof name);
     if (!plan)
         return 1;
     p = prob.p; /* resolved scale layouts */
@@ -217,6 +219,13 @@ static void test_int4_rows(void)
     qs_case c = qcase(16, 129, 512, CK_GEMM_PACKED_INT4, 128); /* one split, 3 column tiles */
     c.splits = 1;
     run(&c);
+    c.alt = 1; /* one column tile a warp: 3 column tiles of 64 */
+    c.splits = 2;
+    run(&c);
+    c = qcase(64, 70, 768, CK_GEMM_PACKED_INT4, 128);
+    c.alt = 1; /* and at M = 64: registers of byte pairs */
+    c.splits = 3;
+    run(&c);
 }
 
 /* Groups longer than a step, cut by split boundaries (each split promotes its part); groups of
@@ -260,9 +269,11 @@ static void test_vector_and_fp4(void)
     c = qcase(1, 31, 512, CK_GEMM_PACKED_FP4_E2M1, 128);
     c.a = CK_DTYPE_F16;
     run(&c);
-    /* M > 32 with one column tile per warp: registers of byte pairs (qs_reg), fp4 and uint4 */
+    /* registers of byte pairs (qs_reg: M > 32 with one column tile a warp, M > 56 with two),
+     * fp4 and uint4 */
     c = qcase(40, 20, 256, CK_GEMM_PACKED_FP4_E2M1, 64);
     c.splits = 2;
+    c.alt = 1;
     run(&c);
     c = qcase(64, 17, 384, CK_GEMM_PACKED_UINT4, 128);
     c.a = CK_DTYPE_F16;

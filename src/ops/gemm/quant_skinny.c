@@ -116,16 +116,18 @@ static int pick_splits(const ck_gemm_prob *prob, const ck_gemm_instance *in,
     return s < 1 ? 1 : (int)s;
 }
 
-/* Column tiles of 2 x 16 columns per warp up to 32 rows of A, 1 x 16 above (the registers of
- * the accumulators and of a K block's partial sums), then the other; chunks in flight per warp:
- * 4 up to 32 rows, 2 above. */
+/* Column tiles of 2 x 16 columns per warp (128 a block), then 1 x 16 (64); chunks in flight
+ * per warp: 4 up to 32 rows of A, 2 above (registers: at M = 64 two column tiles take 255, with
+ * 4 bytes spilled, one 166). Two column tiles first at every M: every block reads its step's
+ * rows of A from L2, in all 4 M / (columns a block) times the weight's bytes (2x at M = 64 with
+ * 128 columns, 4x with 64), and reads each activation fragment from shared memory once per
+ * column tile (M / (4 NT) bytes of shared memory per weight byte). */
 static int qs_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                         ck_gemm_instance *out, int max)
 {
     int mt = (int)((prob->p.m + 7) / 8), vb = lane_bytes(prob), n = 0;
-    int first = mt <= 4 ? 2 : 1;
     for (int i = 0; i < 2 && n < max; ++i) {
-        int nt = i == 0 ? first : 3 - first;
+        int nt = 2 - i;
         ck_gemm_instance in;
         memset(&in, 0, sizeof in);
         in.family = CK_GEMM_FAMILY_SM80Q;
@@ -152,7 +154,7 @@ double ck_gemm_qskinny_score(const ck_gemm_prob *prob, const ck_gemm_instance *i
      * column tile first, by the share of the device's blocks the grid fills */
     long long tiles = (prob->p.n + in->tile_n - 1) / in->tile_n;
     double blocks = (double)tiles * in->split_k, fill = blocks / (2.0 * (slots > 0 ? slots : 1));
-    int preferred = (in->tile_n == 16 * WARPS * ((prob->p.m + 7) / 8 <= 4 ? 2 : 1));
+    int preferred = in->tile_n == 16 * WARPS * 2;
     return 1.5 + 0.25 * (fill < 1 ? fill : 1) + (preferred ? 0.25 : 0);
 }
 

@@ -112,7 +112,8 @@ CK_DEVICE unsigned qs_bias(const ck_gemm_kargs *ka, long long col, int kb)
  *  - byte pairs: register i holds byte i's two nibbles (k_w + 2i, + 1): three more logic
  *    operations per register, the activation pieces used as loaded.
  * Regrouping the activations costs per row tile what nibble pairs save per column tile: nibble
- * pairs where the column tiles outweigh, MT < 4 NT (all but M > 32 with one column tile). */
+ * pairs where the column tiles outweigh, MT < 4 NT (byte pairs: M > 56 with two column tiles a
+ * warp, M > 24 with one). */
 #define QS_NIBBLE_PAIRS (QS_MT < 4 * QS_NT)
 
 /* Register i (0 .. 3) of word w: two values of A's type, minus the pair constant z. */
