@@ -3,8 +3,8 @@
  * activations of M = 1, 3, 16, 64 rows x packed int4, uint4 with zero points and fp4 weights;
  * groups of 32 (4-byte loads), 64 (8-byte loads), 128, 1024 and per column; odd N, K at group
  * boundaries and a partial last chunk of K; split-K forced to 1, 2, 3, 5 splits (boundaries
- * inside K blocks); C, bias and activation applied once to the full sum; a second run
- * bit-identical; D's padding untouched. Every element of D against the CPU reference
+ * inside K blocks); C, bias, activation, a multi-D extra and alpha applied once to the full
+ * sum, D of either order; a second run bit-identical; D's padding untouched. Every element of D against the CPU reference
  * (reference.c, which reads packed B and its scales through quant.c) within ck_gemm_tolerance.
  * Then the policy: it picks the variant for M <= 64, not for M = 65, rows of B that are not
  * 16-byte multiples, groups of 16, or under CK_GEMM_QSKINNY=0.
@@ -38,6 +38,9 @@ typedef struct qs_case {
     int alt;               /* 1: the second instance (one column tile a warp) */
     int c, bias, relu;     /* beta * C (C is D in place), a column bias, relu */
     int pad;               /* extra elements in D's ld */
+    int dcol;              /* D column-major */
+    int extra;             /* a per-column f32 multiplier (multi-D extra) */
+    float alpha;
 } qs_case;
 
 static qs_case qcase(int64_t m, int64_t n, int64_t k, ck_gemm_packed f, int group)
@@ -47,6 +50,7 @@ static qs_case qcase(int64_t m, int64_t n, int64_t k, ck_gemm_packed f, int grou
     c.m = m, c.n = n, c.k = k, c.packed = f, c.group = group;
     c.a = CK_DTYPE_BF16, c.d = CK_DTYPE_BF16;
     c.sb_order = CK_GEMM_ROW_MAJOR;
+    c.alpha = 1;
     return c;
 }
 
@@ -75,7 +79,8 @@ static void problem_of(const qs_case *c, ck_gemm_problem *p)
     p->a.dtype = c->a, p->d.dtype = c->d;
     p->b.dtype = CK_DTYPE_U8, p->b.order = CK_GEMM_COL_MAJOR;
     p->b.ld = (c->k / 2 + 15) / 16 * 16; /* rows of B padded to 16 bytes */
-    p->d.ld = c->n + c->pad;
+    p->d.order = c->dcol ? CK_GEMM_COL_MAJOR : CK_GEMM_ROW_MAJOR;
+    p->d.ld = (c->dcol ? c->m : c->n) + c->pad;
     p->b_packed = c->packed;
     p->b_zeros = c->zeros;
     p->scale_b.mode = c->group ? CK_GEMM_SCALE_BLOCK : CK_GEMM_SCALE_VECTOR;
@@ -89,6 +94,12 @@ static void problem_of(const qs_case *c, ck_gemm_problem *p)
         p->bias = CK_GEMM_BIAS_COL, p->bias_dtype = CK_DTYPE_F32;
     if (c->relu)
         p->activation = CK_GEMM_ACT_RELU;
+    if (c->extra) {
+        p->extra_count = 1;
+        p->extras[0].op = CK_GEMM_EXTRA_MUL;
+        p->extras[0].broadcast = CK_GEMM_EXTRA_COL;
+        p->extras[0].dtype = CK_DTYPE_F32;
+    }
 }
 
 /* The variant's plan with the split count forced (the device's own choice with 0). */
@@ -129,7 +140,9 @@ static long run(const qs_case *c)
     p = prob.p; /* resolved scale layouts */
     int esa = ck_gemm_dtype_bytes(c->a), esd = ck_gemm_dtype_bytes(c->d);
     int64_t kb = (c->k + (c->group ? c->group : c->k) - 1) / (c->group ? c->group : c->k);
-    size_t na = (size_t)(c->m * c->k), nb = (size_t)(c->n * p.b.ld), nd = (size_t)(c->m * p.d.ld);
+    size_t na = (size_t)(c->m * c->k), nb = (size_t)(c->n * p.b.ld);
+    int64_t lines = c->dcol ? c->n : c->m, contig = c->dcol ? c->m : c->n;
+    size_t nd = (size_t)(lines * p.d.ld);
     size_t ns = (size_t)(kb * c->n), nsa = (size_t)c->m;
     unsigned char *ha = malloc(na * esa), *hb = malloc(nb), *hd = malloc(nd * esd),
                   *hd0 = malloc(nd * esd), *hd1 = malloc(nd * esd), *hz = malloc(ns);
@@ -169,6 +182,8 @@ static long run(const qs_case *c)
     args.b_scales = ds, args.b_zeros = c->zeros ? dz : NULL;
     args.a_scales = c->scale_a_rows ? dsa : NULL;
     args.bias = c->bias ? dbias : NULL;
+    args.extra[0] = c->extra ? dbias : NULL; /* the bias's values as multipliers */
+    args.alpha = c->alpha;
     for (int r = 0; r < 2; ++r) { /* D is also C (in place): start from the same D each run */
         CHECK_OK(ck_memcpy_h2d(dev, dd, hd0, nd * esd, NULL));
         CHECK_OK(ck_gemm_plan_execute(plan, &args));
@@ -179,14 +194,15 @@ static long run(const qs_case *c)
     h.a = ha, h.b = hb, h.d = hd0, h.c = c->c ? hd0 : NULL;
     h.b_scales = hs, h.b_zeros = c->zeros ? hz : NULL, h.a_scales = c->scale_a_rows ? hsa : NULL;
     h.bias = c->bias ? hbias : NULL;
+    h.extra[0] = c->extra ? hbias : NULL;
     long bad = 0;
-    for (int64_t i = 0; i < c->m; ++i)
-        for (int64_t j = 0; j < p.d.ld; ++j) {
-            int64_t at = i * p.d.ld + j;
-            if (j >= c->n) { /* D's padding untouched */
+    for (int64_t l = 0; l < lines; ++l)
+        for (int64_t e = 0; e < p.d.ld; ++e) {
+            int64_t at = l * p.d.ld + e, i = c->dcol ? e : l, j = c->dcol ? l : e;
+            if (e >= contig) { /* D's padding untouched */
                 if (memcmp(hd + at * esd, hd0 + at * esd, (size_t)esd) && ++bad <= 3)
-                    CHECK_MSG(0, "%s: D's padding (%lld, %lld) was written", name, (long long)i,
-                              (long long)j);
+                    CHECK_MSG(0, "%s: D's padding (line %lld, %lld) was written", name,
+                              (long long)l, (long long)e);
                 continue;
             }
             double mag = 0, want = ck_gemm_reference_value(&prob, &h, i, j, &mag);
@@ -281,7 +297,8 @@ static void test_vector_and_fp4(void)
     run(&c);
 }
 
-/* C (in place), a bias and relu with split-K: the epilogue runs once, on the full sum. */
+/* C (in place), a bias, relu, a multi-D extra and alpha with split-K: the epilogue runs once,
+ * on the full sum; D column-major. Row-major A only (column-major A: the tile pipeline). */
 static void test_epilogue_with_splits(void)
 {
     qs_case c = qcase(3, 70, 1024, CK_GEMM_PACKED_INT4, 128);
@@ -289,6 +306,25 @@ static void test_epilogue_with_splits(void)
     c.splits = 2;
     c.pad = 5;
     run(&c);
+    c = qcase(20, 48, 512, CK_GEMM_PACKED_UINT4, 128);
+    c.zeros = 1;
+    c.extra = 1;
+    c.alpha = 0.75f;
+    c.dcol = 1;
+    c.pad = 3;
+    c.splits = 2;
+    c.d = CK_DTYPE_F32;
+    run(&c);
+    ck_gemm_problem p;
+    problem_of(&c, &p);
+    p.a.order = CK_GEMM_COL_MAJOR, p.a.ld = 0;
+    ck_gemm_prob prob;
+    CHECK_OK(ck_gemm_prob_make(&p, &prob));
+    ck_device_props props;
+    ck_device_get_props(ck_context_device(g_ctx), &props);
+    char why[256] = "";
+    CHECK(!ck_gemm_family_sm80q.supports(&prob, &props, why, sizeof why));
+    CHECK_MSG(strstr(why, "row-major A") != NULL, "reason: %s", why);
 }
 
 /* The policy's choice. */

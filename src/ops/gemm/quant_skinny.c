@@ -13,10 +13,10 @@
  * weights on the mma's 16-row side (M pads to 8), and splits K over the grid until the device
  * has about two blocks per multiprocessor, the splits' sums added in a fixed order.
  *
- * Offered (supports) for packed B with M <= CK_GEMM_QSKINNY_M, A and B copied in 16-byte
- * pieces (leading dimensions of 16 bytes, aligned pointers) and K blocks (scale blocks along K)
- * that are multiples of 32 (a chunk of K must lie in one block); the policy ranks it above the
- * tile pipeline. Developer switches, read at plan creation: CK_GEMM_QSKINNY=0 leaves it out;
+ * Offered (supports) for packed B with M <= CK_GEMM_QSKINNY_M, row-major A, A and B copied in
+ * 16-byte pieces (leading dimensions of 16 bytes, aligned pointers) and K blocks (scale blocks
+ * along K) that are multiples of 32 (a chunk of K must lie in one block); the policy ranks it
+ * above the tile pipeline. Developer switches, read at plan creation: CK_GEMM_QSKINNY=0 leaves it out;
  * CK_GEMM_QSKINNY_STAGES=1..7 sets the chunks of K per step (loads in flight per warp: STAGES x
  * column tiles x 2 x 16 bytes a lane), CK_GEMM_QSKINNY_SPLITS=1..16 the split of K (at most the
  * steps).
@@ -74,6 +74,8 @@ static int qs_supports(const ck_gemm_prob *prob, const ck_device_props *props, c
         why = "it takes packed 4-bit B only";
     else if (p->m > CK_GEMM_QSKINNY_M)
         why = "it takes M <= 64 (decode shapes); the tile pipeline takes larger M";
+    else if (!prob->a_kmajor)
+        why = "it takes row-major A (K contiguous) only";
     else if (!ck_gemm_copy_vec(prob, 0) || !ck_gemm_copy_vec(prob, 1))
         why = "it needs A's and B's rows in whole 16-byte pieces (leading dimensions)";
     else if (!lane_bytes(prob))
