@@ -6,10 +6,13 @@
 #
 #   bench/before_after.sh [BASE [HEAD]] [-- before_after.py options, e.g. --full --reps 100]
 #
+# BASE and HEAD are commits or source directories; without git history (the device machine's
+# copy) HEAD is the working tree and BASE a directory made with `git archive REV | tar -x`.
+#
 # Each build gets its own kernel cache ($dir/cache-base, $dir/cache-head), warmed by a first
 # untimed call of each case inside ck prof. About 3-4 minutes on an H100 with the quick sweeps.
 set -euo pipefail
-root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+root=$(cd "$(dirname "$0")/.." && pwd)
 base=main
 head=HEAD
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then base=$1; shift; fi
@@ -17,17 +20,29 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then head=$1; shift; fi
 [ $# -gt 0 ] && [ "$1" = "--" ] && shift
 dir=${CK_BA_DIR:-/tmp/ck-before-after}
 jobs=$(nproc 2>/dev/null || echo 4)
+mkdir -p "$dir"
 for side in base head; do
   rev=$([ $side = base ] && echo "$base" || echo "$head")
-  sha=$(git -C "$root" rev-parse --verify "$rev^{commit}")
   src=$dir/src-$side
-  if [ "$(cat "$src/.ck-commit" 2>/dev/null)" != "$sha" ]; then
+  if [ -d "$rev" ]; then
+    # a source tree instead of a commit (a machine whose copy of ck has no git history:
+    # `git archive REV | tar -x -C DIR` beforehand)
+    src=$(cd "$rev" && pwd)
+    sha="tree $src"
+  elif [ $side = head ] && ! git -C "$root" rev-parse --verify -q "$rev^{commit}" >/dev/null; then
+    src=$root
+    sha="the working tree"
+  else
+    sha=$(git -C "$root" rev-parse --verify "$rev^{commit}")
+  fi
+  if [ "${sha#tree }" = "$sha" ] && [ "$sha" != "the working tree" ] &&
+     [ "$(cat "$src/.ck-commit" 2>/dev/null)" != "$sha" ]; then
     rm -rf "$src" && mkdir -p "$src"
     git -C "$root" archive "$sha" | tar -x -C "$src"
     echo "$sha" > "$src/.ck-commit"
   fi
   echo "$side: $rev = $sha" >&2
-  cmake -S "$src" -B "$dir/build-$side" -DCMAKE_BUILD_TYPE=Release > "$dir/cmake-$side.log"
+  cmake -S "$src" -B "$dir/build-$side" -DCMAKE_BUILD_TYPE=Release -DCK_WERROR=OFF > "$dir/cmake-$side.log"
   cmake --build "$dir/build-$side" -j "$jobs" --target ck > "$dir/build-$side.log"
 done
 # the kernel caches: one per build (a library's kernels are keyed by its own sources anyway)

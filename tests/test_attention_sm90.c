@@ -348,6 +348,7 @@ static void test_orders(void)
         run90_as(&c, "m128n128.w12");
     unsetenv("CK_ATTN_SM90_SECTION");
     setenv("CK_ATTN_SM90_ORDER", "snake", 1);
+    setenv("CK_ATTN_SM90_CONSUMERS", "3", 1); /* the policy takes 2 for causal d 64 */
     c = ac_base(2, 400, 300, 2, 1, 64);
     c.mask = CK_ATTN_MASK_CAUSAL;
     c.lse = 1;
@@ -355,6 +356,7 @@ static void test_orders(void)
     setenv("CK_ATTN_SM90_ORDER", "linear", 1);
     c.b = 1, c.hq = 3, c.hk = 3;
     run90_as(&c, "m192n128.w16");
+    unsetenv("CK_ATTN_SM90_CONSUMERS");
     unsetenv("CK_ATTN_SM90_ORDER");
 }
 
@@ -427,6 +429,9 @@ static void test_consumers(void)
     c.lse = 1;
     run90_as(&c, "m192n128.w16");
     setenv("CK_ATTN_SM90_CONSUMERS", "2", 1);
+    run90_as(&c, "m128n128.w12");
+    unsetenv("CK_ATTN_SM90_CONSUMERS");
+    c.mask = CK_ATTN_MASK_CAUSAL; /* the policy: two consumers for a causal band at d 64 */
     run90_as(&c, "m128n128.w12");
     setenv("CK_ATTN_SM90_CONSUMERS", "3", 1);
     c = ac_base(2, 201, 190, 2, 2, 128);

@@ -371,6 +371,28 @@ static void test_skinny_policy(void)
     unsetenv("CK_GEMM_SKINNY");
 }
 
+/* N = 64 (a ResNet stage's implicit GEMM: 401408 x 64 x 576 / 1728): the policy's first sm90
+ * tile is 128 x 64, not a 128 x 128 whose right half is padding on every tile (1.41x / 1.67x
+ * slower on the H200: bench/RESULTS.md, eighth session, run S); N = 100 does not take 256-wide
+ * tiles. No kernels. */
+static void test_narrow_n_policy(void)
+{
+    static const long long mnk[][3] = {{401408, 64, 576}, {401408, 64, 1728}, {8192, 100, 4096}};
+    static const int widest[] = {64, 64, 128};
+    ck_gemm_instance ins[64];
+    char name[96] = "";
+    for (int s = 0; s < 3; ++s) {
+        int n = rank_h100(mnk[s][0], mnk[s][1], mnk[s][2], ins, 64), first = -1;
+        for (int i = 0; i < n && first < 0; ++i)
+            if (ins[i].family == CK_GEMM_FAMILY_SM90)
+                first = i;
+        if (first >= 0)
+            ck_gemm_instance_name(&ins[first], name, sizeof name);
+        CHECK_MSG(first >= 0 && ins[first].tile_n == widest[s], "%lldx%lldx%lld: first sm90 is %s",
+                  mnk[s][0], mnk[s][1], mnk[s][2], name);
+    }
+}
+
 /* Clusters of 2 blocks along M sharing B's tile by TMA multicast: an odd number of tile rows
  * (the last cluster's second block computes nothing), B K- and N-major, both tile widths, the
  * TMA store and the generated epilogue, fp8. */
@@ -487,6 +509,7 @@ int main(void)
     RUN_TEST(test_clusters);
     RUN_TEST(test_skinny);
     RUN_TEST(test_skinny_policy);
+    RUN_TEST(test_narrow_n_policy);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();
 }

@@ -35,6 +35,10 @@ ck_status prof_copy_bandwidth(ck_context *ctx, double *gbps);
 
 /* Time `fn` with the common options (warm-up, repetitions, optional L2 flush) on the context's
  * stream; *ms receives the median. */
+/* Timed runs per candidate for `--tune` / `ck tune`: --reps if given, else 20 on a GPU and 1 on
+ * the emulator (every candidate is compiled and run, so tuning takes longer than one prof). */
+int prof_tune_reps(ck_context *ctx, const prof_common *c);
+
 ck_status prof_time(ck_context *ctx, const prof_common *c, ck_timed_fn fn, void *user, double *ms);
 
 /* One result line. */

@@ -385,8 +385,8 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     if (tune) {
         char best[CK_TUNING_INSTANCE_MAX];
         double best_ms = 0;
-        if (ck_attention_tune(ctx, p, &job.args, c->reps, prof_tune_progress, (void *)c, best,
-                              sizeof best, &best_ms) != CK_SUCCESS) {
+        if (ck_attention_tune(ctx, p, &job.args, prof_tune_reps(ctx, c), prof_tune_progress,
+                              (void *)c, best, sizeof best, &best_ms) != CK_SUCCESS) {
             result = cli_library_error(sub);
             goto done;
         }

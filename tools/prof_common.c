@@ -128,6 +128,13 @@ ck_status prof_copy_bandwidth(ck_context *ctx, double *gbps)
     return CK_SUCCESS;
 }
 
+int prof_tune_reps(ck_context *ctx, const prof_common *c)
+{
+    if (c->reps > 0)
+        return c->reps;
+    return ck_context_backend(ctx) == CK_BACKEND_HOST ? 1 : 20;
+}
+
 ck_status prof_time(ck_context *ctx, const prof_common *cin, ck_timed_fn fn, void *user, double *ms)
 {
     prof_common c = *cin;

@@ -132,8 +132,8 @@ int prof_conv(int argc, char **argv)
     if (tune) {
         char best[CK_TUNING_INSTANCE_MAX];
         double best_ms = 0;
-        if (ck_conv_tune(ctx, &p, &jb.args, c.reps, prof_tune_progress, &c, best, sizeof best,
-                         &best_ms) != CK_SUCCESS) {
+        if (ck_conv_tune(ctx, &p, &jb.args, prof_tune_reps(ctx, &c), prof_tune_progress, &c, best,
+                         sizeof best, &best_ms) != CK_SUCCESS) {
             result = cli_library_error(sub);
             goto done;
         }

@@ -254,8 +254,8 @@ static int prof_main(int kind, int argc, char **argv)
         char best[64];
         double best_ms = 0;
         int call = kind == P_COPY ? EW_CALL_COPY : kind == P_CAST ? EW_CALL_CAST : EW_CALL_EXPR;
-        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, c.reps, prof_tune_progress,
-                       &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
+        if (ck_ew_tune(ctx, call, &j.dst, j.in, j.nin, &j.opt, &j.prog, prof_tune_reps(ctx, &c),
+                       prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
             rc = cli_library_error(sub);
             goto done;
         }

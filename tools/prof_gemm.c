@@ -504,7 +504,7 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         double best_ms = 0;
         printf("tuning gemm %lldx%lldx%lld%s on %s\n", (long long)q->m, (long long)q->n,
                (long long)q->k, q->batch > 1 ? " (batched)" : "", props.name);
-        int treps = c->reps > 0 ? c->reps : props.backend == CK_BACKEND_HOST ? 1 : 20;
+        int treps = prof_tune_reps(ctx, c);
         if (ck_gemm_tune(ctx, p, &ta, treps, tune_progress, (void *)q, &best, &best_ms) !=
             CK_SUCCESS) {
             result = cli_library_error(sub);

@@ -402,10 +402,10 @@ static int prof_norm(int argc, char **argv, ck_norm_kind kind)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if ((st = bwd ? ck_norm_bwd_tune(ctx, &j.b, c.reps, prof_tune_progress, &c, best,
-                                         sizeof best, &best_ms)
-                      : ck_norm_tune(ctx, &j.f, c.reps, prof_tune_progress, &c, best, sizeof best,
-                                     &best_ms)) != CK_SUCCESS)
+        if ((st = bwd ? ck_norm_bwd_tune(ctx, &j.b, prof_tune_reps(ctx, &c), prof_tune_progress, &c,
+                                         best, sizeof best, &best_ms)
+                      : ck_norm_tune(ctx, &j.f, prof_tune_reps(ctx, &c), prof_tune_progress, &c,
+                                     best, sizeof best, &best_ms)) != CK_SUCCESS)
             goto fail;
         if (!c.json)
             printf("tuned: %s (%.4f ms) stored in the tuning table\n", best, best_ms);

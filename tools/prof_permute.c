@@ -160,8 +160,8 @@ int prof_permute(int argc, char **argv)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if (ck_permute_tune(ctx, &j.src, j.perm, &j.dst, c.reps, prof_tune_progress, &c, best,
-                            sizeof best, &best_ms) != CK_SUCCESS) {
+        if (ck_permute_tune(ctx, &j.src, j.perm, &j.dst, prof_tune_reps(ctx, &c),
+                            prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
             rc = cli_library_error(sub);
             goto done;
         }

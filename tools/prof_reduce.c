@@ -237,8 +237,9 @@ int prof_reduce(int argc, char **argv)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if (ck_reduce_tune(ctx, job.op, &job.x, job.axes, job.naxes, &job.y, &job.o, c.reps,
-                           prof_tune_progress, &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
+        if (ck_reduce_tune(ctx, job.op, &job.x, job.axes, job.naxes, &job.y, &job.o,
+                           prof_tune_reps(ctx, &c), prof_tune_progress, &c, best, sizeof best,
+                           &best_ms) != CK_SUCCESS) {
             result = cli_library_error(sub);
             goto done;
         }

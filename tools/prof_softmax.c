@@ -228,8 +228,8 @@ int prof_softmax(int argc, char **argv)
     if (tune) {
         char best[64];
         double best_ms = 0;
-        if (ck_smx_tune(ctx, &job.x, &job.y, &job.o, c.reps, prof_tune_progress, &c, best, sizeof best,
-                        &best_ms) != CK_SUCCESS) {
+        if (ck_smx_tune(ctx, &job.x, &job.y, &job.o, prof_tune_reps(ctx, &c), prof_tune_progress,
+                        &c, best, sizeof best, &best_ms) != CK_SUCCESS) {
             result = cli_library_error(sub);
             goto done;
         }

@@ -205,8 +205,9 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
                                 ck_attn_instance *out);
 
 /* Parts of the key range for the decode instance `in` when `sms` SMs hold `per_sm` of its
- * blocks each: the count that minimizes a model of waves x (tiles per part + a block's fixed
- * cost) + the combine kernel's cost, so that the grid is not a tail of a few blocks. */
+ * blocks each: the count that minimizes a model of each SM's time (its rounds of resident
+ * blocks, each block reading its part's key tiles plus a fixed cost, at full bandwidth only
+ * with enough blocks in flight) plus the combine kernel's cost. */
 int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, int64_t sms,
                           int64_t per_sm);
 

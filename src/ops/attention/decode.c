@@ -78,10 +78,18 @@ int ck_attn_decode_env_splits(void)
     return env_int("CK_ATTN_DECODE_SPLITS", 1, DEC_MAX_SPLITS);
 }
 
-/* The model's cost units: one block tile of K / V read by every resident block. A block's fixed
- * cost (filling the ring, merging the warps, storing) and the combine kernel's launch, in those
- * units; the combine's bytes are counted against a wave's. */
-enum { DEC_BLOCK_COST = 2, DEC_COMBINE_COST = 1 };
+/* The model's unit: the time one SM takes to read one key tile (K and V) at its share of the
+ * memory bandwidth. A block's fixed cost (filling the ring, merging the warps, storing) and the
+ * combine kernel's launch are counted in that unit; an SM keeps its share of the bandwidth only
+ * with DEC_STREAMS blocks in flight (fewer leave it waiting on latency: on the H200, 2 blocks
+ * per SM read at half the rate of 4; bench/RESULTS.md, eighth session, run R). */
+enum { DEC_BLOCK_COST = 2, DEC_COMBINE_COST = 6, DEC_STREAMS = 4 };
+
+/* One SM's time for n resident blocks of `per` key tiles each. */
+static double dec_sm_time(int64_t n, int64_t per)
+{
+    return (double)(n < DEC_STREAMS ? DEC_STREAMS : n) * (double)(per + DEC_BLOCK_COST);
+}
 
 int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, int64_t sms,
                           int64_t per_sm)
@@ -94,8 +102,9 @@ int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, 
     lo = lo < 0 ? 0 : lo;
     hi = hi < p->s_k - p->s_q ? p->s_q - 1 + hi : p->s_k - 1;
     int64_t tiles = hi < lo ? 0 : hi / key_tile - lo / key_tile + 1;
-    int64_t slots = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-    double wave_bytes = (double)slots * (double)key_tile * (double)(p->d + p->d_v) * 2.0;
+    sms = sms > 0 ? sms : 1;
+    per_sm = per_sm > 0 ? per_sm : 1;
+    double tile_bytes = (double)key_tile * (double)(p->d + p->d_v) * 2.0;
     if (units <= 0 || tiles <= 1)
         return 1;
     int best = 1;
@@ -104,12 +113,14 @@ int ck_attn_decode_splits(const ck_attn_prob *prob, const ck_attn_instance *in, 
         int64_t per = (tiles + s - 1) / s;
         if ((s - 1) * per >= tiles) /* an empty part: a smaller count splits the same way */
             continue;
-        double waves = (double)((units * s + slots - 1) / slots);
-        double cost = waves * (double)(per + DEC_BLOCK_COST);
+        /* the blocks an SM runs: whole rounds of per_sm resident blocks, then the rest */
+        int64_t on_sm = (units * s + sms - 1) / sms, rounds = on_sm / per_sm, rest = on_sm % per_sm;
+        double cost =
+            (double)rounds * dec_sm_time(per_sm, per) + (rest ? dec_sm_time(rest, per) : 0);
         if (s > 1) { /* the parts' O (f32) and LSE written and read back, O written */
             double bytes = (double)(p->b * p->h_q * p->s_q) *
                            ((double)s * (double)(p->d_v + 1) * 8.0 + (double)p->d_v * 2.0);
-            cost += DEC_COMBINE_COST + bytes / wave_bytes;
+            cost += DEC_COMBINE_COST + bytes / (double)sms / tile_bytes;
         }
         if (s == 1 || cost < best_cost)
             best = s, best_cost = cost;
@@ -185,7 +196,7 @@ ck_status ck_attn_decode_policy(const ck_attn_prob *prob, const ck_device_props 
     dec_env_instance(prob, props, &in);
     if (splits == 0)
         splits = ck_attn_decode_env_splits();
-    if (splits == 0) /* (b h_k row chunks) x parts in whole waves of resident blocks */
+    if (splits == 0) /* (b h_k row chunks) x parts: the SMs' rounds of resident blocks */
         splits = ck_attn_decode_splits(prob, &in, props->multiprocessors,
                                        dec_per_sm(prob, props, &in));
     in.splits = splits;

@@ -225,8 +225,9 @@ int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in)
 }
 
 /* The query tile: three consumer warpgroups (192 rows) for d and d_v up to 64 (FlashAttention-3's
- * d 64 tile: more rows per K / V tile loaded), else two (128 rows); CK_ATTN_SM90_CONSUMERS=2|3
- * to time the other. Key tiles of 128 rows where the registers and the shared memory allow, else
+ * d 64 tile: more rows per K / V tile loaded) without a causal band, else two (128 rows: a
+ * causal band's diagonal tiles waste less of a shorter query tile; bench/RESULTS.md, seventh
+ * session, run M); CK_ATTN_SM90_CONSUMERS=2|3 to time the other. Key tiles of 128 rows where the registers and the shared memory allow, else
  * 80 (d_v 256: the 64-row tile's S is too narrow for the wgmma to hide the softmax) or 64;
  * CK_ATTN_SM90_TILE_N=64|80|96|128|192 forces one (refused where it does not fit). */
 ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
@@ -234,7 +235,9 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
 {
     const ck_attention_problem *p = &prob->p;
     size_t smem = props->max_shared_per_block ? props->max_shared_per_block : 227 * 1024;
-    int consumers = p->d <= 64 && p->d_v <= 64 ? 3 : 2, want_n = env_int("CK_ATTN_SM90_TILE_N");
+    int causal = prob->left < 0 && prob->right >= 0;
+    int consumers = p->d <= 64 && p->d_v <= 64 && !causal ? 3 : 2;
+    int want_n = env_int("CK_ATTN_SM90_TILE_N");
     int env_c = env_int("CK_ATTN_SM90_CONSUMERS");
     if (env_c == 2 || env_c == 3)
         consumers = env_c;
