@@ -282,12 +282,12 @@ static void test_quant(void)
     p.a.dtype = CK_DTYPE_BF16, p.d.dtype = CK_DTYPE_BF16;
     p.b_packed = CK_GEMM_PACKED_FP4_E2M1, p.b_zeros = 0;
     compile("bf16 x fp4 e2m1", "sm_80", &p, 0);
-    /* the small-M variant (quant_skinny.c): int4 at M = 16 (both column tiles, split-K),
+    /* the small-M variant (quant_skinny.c): int4 at M = 16 (first and last instance, split-K),
      * uint4 with zero points at M = 64 (f16, groups of 64: 8-byte loads), fp4 at M = 1 */
     p.m = 16, p.k = 14336;
     p.b_packed = CK_GEMM_PACKED_INT4;
     compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4", "sm_90a", &p, 1);
-    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4 (second tile)", "sm_80", &p, 0);
+    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4 (256 columns a block)", "sm_80", &p, 0);
     p.m = 64, p.a.dtype = CK_DTYPE_F16, p.d.dtype = CK_DTYPE_F16;
     p.b_packed = CK_GEMM_PACKED_UINT4, p.b_zeros = 1;
     p.scale_b.block_k = 64;

@@ -35,7 +35,7 @@ typedef struct qs_case {
     ck_gemm_order sb_order;
     int scale_a_rows;      /* A's scales: VECTOR (per row) */
     int splits;            /* forced split count (0: the variant's own choice) */
-    int alt;               /* 1: the second instance (one column tile a warp) */
+    int alt;               /* 1, 2: the second or third instance (1 or 4 column tiles a warp) */
     int c, bias, relu;     /* beta * C (C is D in place), a column bias, relu */
     int pad;               /* extra elements in D's ld */
     int dcol;              /* D column-major */
@@ -238,6 +238,10 @@ static void test_int4_rows(void)
     c.alt = 1; /* one column tile a warp: 3 column tiles of 64 */
     c.splits = 2;
     run(&c);
+    c.alt = 2; /* four: 256 columns a block */
+    c.m = 9;
+    c.splits = 3;
+    run(&c);
     c = qcase(64, 70, 768, CK_GEMM_PACKED_INT4, 128);
     c.alt = 1; /* and at M = 64: registers of byte pairs */
     c.splits = 3;
@@ -370,7 +374,8 @@ static void test_policy(void)
     CHECK_OK(ck_gemm_prob_make(&p, &prob));
     ck_gemm_instance in[4];
     n = ck_gemm_family_sm80q.instances(&prob, &props, in, 4);
-    CHECK(n == 2 && in[0].tile_n == 128 && in[0].split_k == 8); /* 32 tiles x 8 = 256 blocks */
+    CHECK(n == 3 && in[0].tile_n == 128 && in[0].split_k == 8); /* 32 tiles x 8 = 256 blocks */
+    CHECK(in[1].tile_n == 64 && in[2].tile_n == 256 && in[2].stages == 2);
 }
 
 int main(void)

@@ -118,8 +118,9 @@ static int pick_splits(const ck_gemm_prob *prob, const ck_gemm_instance *in,
     return s < 1 ? 1 : (int)s;
 }
 
-/* Column tiles of 2 x 16 columns per warp (128 a block), then 1 x 16 (64); chunks in flight
- * per warp: 4 up to 32 rows of A, 2 above (registers: at M = 64 two column tiles take 255, with
+/* Column tiles of 2 x 16 columns per warp (128 a block), then 1 x 16 (64), and up to 16 rows
+ * of A 4 x 16 (256) with 2 chunks in flight; else chunks in flight per warp: 4 up to 32 rows of
+ * A, 2 above (registers: at M = 64 two column tiles take 255, with
  * 4 bytes spilled, one 166). Two column tiles first at every M: every block reads its step's
  * rows of A from L2, in all 4 M / (columns a block) times the weight's bytes (2x at M = 64 with
  * 128 columns, 4x with 64), and reads each activation fragment from shared memory once per
@@ -128,15 +129,16 @@ static int qs_instances(const ck_gemm_prob *prob, const ck_device_props *props,
                         ck_gemm_instance *out, int max)
 {
     int mt = (int)((prob->p.m + 7) / 8), vb = lane_bytes(prob), n = 0;
-    for (int i = 0; i < 2 && n < max; ++i) {
-        int nt = 2 - i;
+    for (int i = 0; i < (mt <= 2 ? 3 : 2) && n < max; ++i) {
+        int nt = i == 2 ? 4 : 2 - i; /* 4 column tiles (256 columns) at M <= 16: same registers
+                                        of weights with half the chunks in flight */
         ck_gemm_instance in;
         memset(&in, 0, sizeof in);
         in.family = CK_GEMM_FAMILY_SM80Q;
         in.tile_m = 8 * mt;
         in.tile_n = 16 * nt * WARPS;
         in.tile_k = 8 * vb;
-        in.stages = env_int("CK_GEMM_QSKINNY_STAGES", 1, 7, mt <= 4 ? 4 : 2);
+        in.stages = env_int("CK_GEMM_QSKINNY_STAGES", 1, 7, mt <= 4 && nt < 4 ? 4 : 2);
         in.warps_m = 1;
         in.warps_n = WARPS;
         in.cluster = 1;
