@@ -287,7 +287,8 @@ static void test_quant(void)
     p.m = 16, p.k = 14336;
     p.b_packed = CK_GEMM_PACKED_INT4;
     compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4", "sm_90a", &p, 1);
-    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4 (256 columns a block)", "sm_80", &p, 0);
+    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4 (256 columns a block)", "sm_80", &p,
+                   0);
     p.m = 64, p.a.dtype = CK_DTYPE_F16, p.d.dtype = CK_DTYPE_F16;
     p.b_packed = CK_GEMM_PACKED_UINT4, p.b_zeros = 1;
     p.scale_b.block_k = 64;

@@ -4,10 +4,10 @@
  * groups of 32 (4-byte loads), 64 (8-byte loads), 128, 1024 and per column; odd N, K at group
  * boundaries and a partial last chunk of K; split-K forced to 1, 2, 3, 5 splits (boundaries
  * inside K blocks); C, bias, activation, a multi-D extra and alpha applied once to the full
- * sum, D of either order; a second run bit-identical; D's padding untouched. Every element of D against the CPU reference
- * (reference.c, which reads packed B and its scales through quant.c) within ck_gemm_tolerance.
- * Then the policy: it picks the variant for M <= 64, not for M = 65, rows of B that are not
- * 16-byte multiples, groups of 16, or under CK_GEMM_QSKINNY=0.
+ * sum, D of either order; a second run bit-identical; D's padding untouched. Every element of D
+ * against the CPU reference (reference.c, which reads packed B and its scales through quant.c)
+ * within ck_gemm_tolerance. Then the policy: it picks the variant for M <= 64, not for M = 65, rows
+ * of B that are not 16-byte multiples, groups of 16, or under CK_GEMM_QSKINNY=0.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,15 +31,15 @@ typedef struct qs_case {
     ck_dtype a, d;
     ck_gemm_packed packed;
     int zeros;
-    int group;             /* B's scales: BLOCK 1 x group; 0: VECTOR (per column) */
+    int group; /* B's scales: BLOCK 1 x group; 0: VECTOR (per column) */
     ck_gemm_order sb_order;
-    int scale_a_rows;      /* A's scales: VECTOR (per row) */
-    int splits;            /* forced split count (0: the variant's own choice) */
-    int alt;               /* 1, 2: the second or third instance (1 or 4 column tiles a warp) */
-    int c, bias, relu;     /* beta * C (C is D in place), a column bias, relu */
-    int pad;               /* extra elements in D's ld */
-    int dcol;              /* D column-major */
-    int extra;             /* a per-column f32 multiplier (multi-D extra) */
+    int scale_a_rows;  /* A's scales: VECTOR (per row) */
+    int splits;        /* forced split count (0: the variant's own choice) */
+    int alt;           /* 1, 2: the second or third instance (1 or 4 column tiles a warp) */
+    int c, bias, relu; /* beta * C (C is D in place), a column bias, relu */
+    int pad;           /* extra elements in D's ld */
+    int dcol;          /* D column-major */
+    int extra;         /* a per-column f32 multiplier (multi-D extra) */
     float alpha;
 } qs_case;
 
@@ -103,8 +103,7 @@ static void problem_of(const qs_case *c, ck_gemm_problem *p)
 }
 
 /* The variant's plan with the split count forced (the device's own choice with 0). */
-static ck_gemm_plan *plan_of(const ck_gemm_prob *prob, int splits, int alt, char *name,
-                             size_t size)
+static ck_gemm_plan *plan_of(const ck_gemm_prob *prob, int splits, int alt, char *name, size_t size)
 {
     ck_device_props props;
     ck_device_get_props(ck_context_device(g_ctx), &props);

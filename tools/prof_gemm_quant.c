@@ -173,7 +173,8 @@ static double scale_entries(const ck_gemm_scale *s, int64_t mn, int64_t k)
 {
     if (s->mode == CK_GEMM_SCALE_TENSOR || s->block_mn < 1 || s->block_k < 1)
         return 0;
-    return (double)((mn + s->block_mn - 1) / s->block_mn) * (double)((k + s->block_k - 1) / s->block_k);
+    return (double)((mn + s->block_mn - 1) / s->block_mn) *
+           (double)((k + s->block_k - 1) / s->block_k);
 }
 
 double prof_gemm_bytes(const ck_gemm_problem *q, int has_c)

@@ -242,7 +242,7 @@ static inline uint32_t ck_cvt_f16x2(float lo, float hi)
 static inline float ck_host_f16_value_(uint32_t h)
 {
     uint32_t e = (h >> 10) & 31u, m = h & 1023u;
-    float v = e == 0 ? (float)m * 0x1p-24f
+    float v = e == 0    ? (float)m * 0x1p-24f
               : e == 31 ? (m ? ck_u32_as_f32(0x7fc00000u) : ck_u32_as_f32(0x7f800000u))
                         : ck_u32_as_f32(((e + 112u) << 23) | (m << 13));
     return (h & 0x8000u) ? -v : v;

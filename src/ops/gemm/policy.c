@@ -13,7 +13,7 @@
 #include "ops/gemm/gemm_internal.h"
 
 static const ck_gemm_family *const families[] = {&ck_gemm_family_sm90, &ck_gemm_family_sm80q,
-                                                  &ck_gemm_family_sm80};
+                                                 &ck_gemm_family_sm80};
 enum { NFAMILIES = (int)(sizeof families / sizeof families[0]) };
 
 const ck_gemm_family *ck_gemm_family_of(int id)
@@ -34,10 +34,10 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
     id = id * 16 + in->tile_m / 32; /* every family's tiles are multiples of 32 */
     id = id * 32 + in->tile_n / 16;
     /* 3: family 80's small-M mixed-input variant (never a decomposition of its own) */
-    id = id * 4 + (in->family == CK_GEMM_FAMILY_SM80Q              ? 3
+    id = id * 4 + (in->family == CK_GEMM_FAMILY_SM80Q            ? 3
                    : in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 1
-                   : in->decomp == CK_GEMM_DECOMP_STREAM_K     ? 2
-                                                               : 0);
+                   : in->decomp == CK_GEMM_DECOMP_STREAM_K       ? 2
+                                                                 : 0);
     id = id * 8 + (in->stages & 7);
     id = id * 8 + (in->warps_m & 7);
     id = id * 8 + (in->warps_n & 7);
@@ -51,8 +51,8 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
 void ck_gemm_instance_name(const ck_gemm_instance *in, char *buf, size_t size)
 {
     if (in->family == CK_GEMM_FAMILY_SM80Q) { /* rows x columns x K chunk, chunks in flight */
-        snprintf(buf, size, "sm80.qskinny.%dx%dx%d.u%d.w%d.k%d", in->tile_m, in->tile_n,
-                 in->tile_k, in->stages, in->warps_n, in->split_k);
+        snprintf(buf, size, "sm80.qskinny.%dx%dx%d.u%d.w%d.k%d", in->tile_m, in->tile_n, in->tile_k,
+                 in->stages, in->warps_n, in->split_k);
         return;
     }
     char split[16] = "";

@@ -16,9 +16,9 @@
  * Offered (supports) for packed B with M <= CK_GEMM_QSKINNY_M, row-major A, A and B copied in
  * 16-byte pieces (leading dimensions of 16 bytes, aligned pointers) and K blocks (scale blocks
  * along K) that are multiples of 32 (a chunk of K must lie in one block); the policy ranks it
- * above the tile pipeline. Developer switches, read at plan creation: CK_GEMM_QSKINNY=0 leaves it out;
- * CK_GEMM_QSKINNY_STAGES=1..7 sets the chunks of K per step (loads in flight per warp: STAGES x
- * column tiles x 2 x 16 bytes a lane), CK_GEMM_QSKINNY_SPLITS=1..16 the split of K (at most the
+ * above the tile pipeline. Developer switches, read at plan creation: CK_GEMM_QSKINNY=0 leaves it
+ * out; CK_GEMM_QSKINNY_STAGES=1..7 sets the chunks of K per step (loads in flight per warp: STAGES
+ * x column tiles x 2 x 16 bytes a lane), CK_GEMM_QSKINNY_SPLITS=1..16 the split of K (at most the
  * steps).
  */
 #include <stdio.h>
@@ -56,8 +56,8 @@ static int env_int(const char *name, int lo, int hi, int fallback)
  * blocks are 64 / 32 long; 0 when a chunk cannot lie in one K block. */
 static int lane_bytes(const ck_gemm_prob *prob)
 {
-    int blocked = prob->p.scale_a.mode == CK_GEMM_SCALE_BLOCK ||
-                  prob->p.scale_b.mode == CK_GEMM_SCALE_BLOCK;
+    int blocked =
+        prob->p.scale_a.mode == CK_GEMM_SCALE_BLOCK || prob->p.scale_b.mode == CK_GEMM_SCALE_BLOCK;
     int bk = prob->q_block_k;
     if (!blocked || bk % 128 == 0)
         return 16;
@@ -142,7 +142,8 @@ static int qs_instances(const ck_gemm_prob *prob, const ck_device_props *props,
         in.warps_m = 1;
         in.warps_n = WARPS;
         in.cluster = 1;
-        in.split_k = env_int("CK_GEMM_QSKINNY_SPLITS", 1, MAX_SPLITS, pick_splits(prob, &in, props));
+        in.split_k =
+            env_int("CK_GEMM_QSKINNY_SPLITS", 1, MAX_SPLITS, pick_splits(prob, &in, props));
         if (in.split_k > k_steps(prob, &in))
             in.split_k = k_steps(prob, &in);
         if ((size_t)a_stage_bytes(&in) * 2 > props->max_shared_per_block)
@@ -191,7 +192,7 @@ static ck_status acc_encoding(const ck_gemm_prob *prob, const ck_gemm_instance *
         e.h_lengths[0][lead[0] + h] = in.h_lengths[1][h];
     for (int h = 0; h < in.ndim_h[0]; ++h)
         e.h_lengths[1][lead[1] + h] = in.h_lengths[0][h];
-    /* an mma component (major 1 = its X0, 2 = its X1) in the swapped encoding */
+        /* an mma component (major 1 = its X0, 2 = its X1) in the swapped encoding */
 #define SWAP_MAJOR(m)    ((m) == 1 ? 2 : 1)
 #define SWAP_MINOR(m, k) ((k) + lead[SWAP_MAJOR(m) - 1])
     e.ndim_p = 2;
@@ -262,7 +263,7 @@ static ck_status qs_source(const ck_gemm_prob *prob, const ck_gemm_instance *ins
 
 typedef struct qs_state {
     ck_device *dev;
-    void *ws;              /* splits' partial sums, then a counter per column tile */
+    void *ws; /* splits' partial sums, then a counter per column tile */
     size_t ws_flags_offset;
     int splits;
 } qs_state;
@@ -306,8 +307,8 @@ static ck_status qs_prepare(ck_gemm_plan *plan)
     size_t bytes = s->ws_flags_offset + (size_t)tiles * sizeof(unsigned);
     ck_status st = ck_malloc(s->dev, bytes, &s->ws);
     if (!st)
-        st = ck_memset_d8(s->dev, (char *)s->ws + s->ws_flags_offset, 0,
-                          bytes - s->ws_flags_offset, NULL);
+        st = ck_memset_d8(s->dev, (char *)s->ws + s->ws_flags_offset, 0, bytes - s->ws_flags_offset,
+                          NULL);
     return st;
 }
 
@@ -326,6 +327,6 @@ static ck_status qs_launch(ck_gemm_plan *plan, const ck_gemm_args *args)
 }
 
 const ck_gemm_family ck_gemm_family_sm80q = {
-    CK_GEMM_FAMILY_SM80Q, "sm80q",         qs_supports, qs_instances,
-    qs_source,            "ck_gemm_sm80q", qs_prepare,  qs_launch,
+    CK_GEMM_FAMILY_SM80Q, "sm80q",    qs_supports, qs_instances, qs_source,
+    "ck_gemm_sm80q",      qs_prepare, qs_launch,
 };

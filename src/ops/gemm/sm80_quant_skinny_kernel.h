@@ -62,7 +62,7 @@ CK_DEVICE void qs_stage_a(unsigned char *s, const ck_gemm_kargs *ka, long long s
     long long k0 = step * QS_STEP;
     for (int p = ck_thread_linear(); p < GEMM_TILE_M * (QS_STEP / 8); p += QS_THREADS) {
         int r = p / (QS_STEP / 8), kr = p % (QS_STEP / 8) * 8; /* row, k within the step */
-        int u = kr / GEMM_TILE_K, w = kr % GEMM_TILE_K;          /* chunk, k within it */
+        int u = kr / GEMM_TILE_K, w = kr % GEMM_TILE_K;        /* chunk, k within it */
         int t = w / (2 * QS_VB), q = w % (2 * QS_VB) / 8, mt = r / 8, g = r % 8;
         long long left = (ka->k - k0 - kr) * 2;
         unsigned bytes = r >= ka->m || left <= 0 ? 0u : left < 16 ? (unsigned)left : 16u;
@@ -173,10 +173,10 @@ CK_DEVICE void qs_promote(float *acc, float *part, const ck_gemm_kargs *ka, int 
 {
     int g = lane >> 2, t = lane & 3;
     float sa[QS_MT][2], sb[QS_NT][2];
-    CK_UNROLL for (int mt = 0; mt < QS_MT; ++mt) CK_UNROLL for (int h = 0; h < 2; ++h)
-        sa[mt][h] = gemm_scale_a(ka, mt * 8 + 2 * t + h, kb);
-    CK_UNROLL for (int nt = 0; nt < QS_NT; ++nt) CK_UNROLL for (int h = 0; h < 2; ++h)
-        sb[nt][h] = gemm_scale_b(ka, c0 + nt * 16 + g + 8 * h, kb);
+    CK_UNROLL for (int mt = 0; mt < QS_MT; ++mt) CK_UNROLL for (int h = 0; h < 2; ++h) sa[mt][h] =
+        gemm_scale_a(ka, mt * 8 + 2 * t + h, kb);
+    CK_UNROLL for (int nt = 0; nt < QS_NT; ++nt) CK_UNROLL for (int h = 0; h < 2; ++h) sb[nt][h] =
+        gemm_scale_b(ka, c0 + nt * 16 + g + 8 * h, kb);
     CK_UNROLL for (int nt = 0; nt < QS_NT; ++nt) CK_UNROLL for (int mt = 0; mt < QS_MT; ++mt)
         CK_UNROLL for (int r = 0; r < 4; ++r)
     {
@@ -207,8 +207,8 @@ CK_DEVICE void qs_step(float *acc, float *part, unsigned (*w)[QS_NT][2][QS_WORDS
         CK_UNROLL for (int q = 0; q < QS_PIECES; ++q)
         {
             ck_u32x4 x[QS_MT];
-            CK_UNROLL for (int mt = 0; mt < QS_MT; ++mt)
-                x[mt] = ck_ld16(s + (((u * QS_MT + mt) * QS_PIECES + q) * 32 + lane) * 16);
+            CK_UNROLL for (int mt = 0; mt < QS_MT; ++mt) x[mt] =
+                ck_ld16(s + (((u * QS_MT + mt) * QS_PIECES + q) * 32 + lane) * 16);
             CK_UNROLL for (int h = 0; h < 2; ++h)
             {
                 CK_UNROLL for (int nt = 0; nt < QS_NT; ++nt)
