@@ -367,14 +367,30 @@ static void test_policy(void)
     CHECK_OK(ck_gemm_candidates(g_ctx, &p, cand, CK_GEMM_MAX_CANDIDATES, &n));
     CHECK(n > 0 && strstr(cand[0].name, "qskinny") == NULL);
     unsetenv("CK_GEMM_QSKINNY");
-    /* on an H100-like device the grid splits K to about two blocks per multiprocessor */
+    /* on an H100-like device the grid splits K to fill one wave of resident blocks (3 a
+     * multiprocessor at M = 16 with 128 columns a block, 2 at M = 64), at most the steps */
     props.multiprocessors = 132;
     props.max_shared_per_block = 227 * 1024;
+    props.shared_per_sm = 228 * 1024;
+    props.regs_per_sm = 65536;
+    props.max_threads_per_sm = 2048;
     CHECK_OK(ck_gemm_prob_make(&p, &prob));
     ck_gemm_instance in[4];
     n = ck_gemm_family_sm80q.instances(&prob, &props, in, 4);
-    CHECK(n == 3 && in[0].tile_n == 128 && in[0].split_k == 8); /* 32 tiles x 8 = 256 blocks */
+    CHECK(n == 3 && in[0].tile_n == 128 && in[0].split_k == 8); /* 32 tiles, 8 steps of K */
     CHECK(in[1].tile_n == 64 && in[2].tile_n == 256 && in[2].stages == 2);
+    static const int64_t shape[3][4] = {/* m, n, k, splits */
+                                        {16, 14336, 4096, 3},  /* 112 tiles x 3 <= 396 */
+                                        {16, 4096, 14336, 12}, /* 32 x 12 */
+                                        {64, 4096, 14336, 8}}; /* 2 a multiprocessor: 32 x 8 */
+    for (int i = 0; i < 3; ++i) {
+        c.m = shape[i][0], c.n = shape[i][1], c.k = shape[i][2];
+        problem_of(&c, &p);
+        CHECK_OK(ck_gemm_prob_make(&p, &prob));
+        n = ck_gemm_family_sm80q.instances(&prob, &props, in, 4);
+        CHECK_MSG(n > 0 && in[0].split_k == shape[i][3], "%lldx%lldx%lld: %d splits",
+                  (long long)c.m, (long long)c.n, (long long)c.k, n > 0 ? in[0].split_k : -1);
+    }
 }
 
 int main(void)

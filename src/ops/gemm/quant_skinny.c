@@ -102,14 +102,41 @@ static int k_steps(const ck_gemm_prob *prob, const ck_gemm_instance *in)
     return (int)((prob->p.k + step - 1) / step);
 }
 
-/* The split of K that gives the grid about two blocks per multiprocessor (at least one step of
- * K per split, at most MAX_SPLITS). */
+/* Registers a thread of the instance takes, rounded up to what sets its occupancy (ptxas,
+ * sm_90a, 2 column tiles a warp: 141, 162 at 1, 2 row tiles; 180 .. 255 at 3 .. 8; 4 column
+ * tiles: 160, 213 at 1, 2 row tiles; 1 column tile: 166 at 8): the accumulators and a K
+ * block's partial sums, 2 x 4 NT MT floats, decide. */
+static int regs_estimate(const ck_gemm_instance *in)
+{
+    int nt = in->tile_n / in->warps_n / 16, mt = in->tile_m / 8;
+    return nt * mt <= 4 ? 168 : 256;
+}
+
+/* Blocks of the instance resident on one multiprocessor (registers, shared memory, threads). */
+static int resident_blocks(const ck_gemm_instance *in, const ck_device_props *props)
+{
+    int threads = in->warps_n * 32;
+    long long regs = props->regs_per_sm > 0 ? props->regs_per_sm : 65536;
+    long long smem = props->shared_per_sm > 0 ? (long long)props->shared_per_sm : 228 * 1024;
+    long long by_regs = regs / ((long long)regs_estimate(in) * threads);
+    long long by_smem = smem / (2LL * a_stage_bytes(in) + 1024);
+    long long by_threads = (props->max_threads_per_sm > 0 ? props->max_threads_per_sm : 2048) /
+                           threads;
+    long long b = by_regs < by_smem ? by_regs : by_smem;
+    b = b < by_threads ? b : by_threads;
+    return b < 1 ? 1 : (int)b;
+}
+
+/* The split of K that fills one wave of resident blocks (the columns alone give too few: 32
+ * tiles at N = 4096), at most MAX_SPLITS and the steps of K: e.g. 3 x 132 / 112 -> 3 splits at
+ * 16 x 14336 x 4096. One wave: a second, partial one would leave most multiprocessors idle. */
 static int pick_splits(const ck_gemm_prob *prob, const ck_gemm_instance *in,
                        const ck_device_props *props)
 {
     long long tiles = (prob->p.n + in->tile_n - 1) / in->tile_n;
-    long long want = 2LL * (props->multiprocessors > 0 ? props->multiprocessors : 1);
-    long long s = (want + tiles - 1) / tiles;
+    long long wave = (long long)resident_blocks(in, props) *
+                     (props->multiprocessors > 0 ? props->multiprocessors : 1);
+    long long s = wave / tiles;
     int steps = k_steps(prob, in);
     if (s > steps)
         s = steps;
