@@ -241,6 +241,9 @@ static void test_int4_rows(void)
     c.m = 9;
     c.splits = 3;
     run(&c);
+    c = qcase(16, 77, 4096, CK_GEMM_PACKED_INT4, 128); /* 7 splits: the last block loads */
+    c.splits = 7;                                      /* 4 splits' partials, then 2 */
+    run(&c);
     c = qcase(64, 70, 768, CK_GEMM_PACKED_INT4, 128);
     c.alt = 1; /* and at M = 64: registers of byte pairs */
     c.splits = 3;
@@ -379,7 +382,7 @@ static void test_policy(void)
     n = ck_gemm_family_sm80q.instances(&prob, &props, in, 4);
     CHECK(n == 3 && in[0].tile_n == 128 && in[0].split_k == 8); /* 32 tiles, 8 steps of K */
     CHECK(in[1].tile_n == 64 && in[2].tile_n == 256 && in[2].stages == 2);
-    static const int64_t shape[3][4] = {/* m, n, k, splits */
+    static const int64_t shape[3][4] = {                       /* m, n, k, splits */
                                         {16, 14336, 4096, 3},  /* 112 tiles x 3 <= 396 */
                                         {16, 4096, 14336, 12}, /* 32 x 12 */
                                         {64, 4096, 14336, 8}}; /* 2 a multiprocessor: 32 x 8 */

@@ -235,6 +235,9 @@ CK_DEVICE void qs_step(float *acc, float *part, unsigned (*w)[QS_NT][2][QS_WORDS
 }
 
 #if GEMM_SPLIT_K
+/* Splits whose partial sums the last block loads together: about 64 registers' worth. */
+#define QS_RED (QS_NREG >= 64 ? 1 : 64 / QS_NREG > 8 ? 8 : 64 / QS_NREG)
+
 /* The splits of a column tile meet: each block writes its sums to its slot and counts itself
  * in; the last to arrive adds the slots of splits 0, 1, ... in that order (its own read back
  * like the others: the same bits whoever arrives last) and returns 1. */
@@ -260,9 +263,14 @@ CK_DEVICE int qs_split_reduce(float *acc, const ck_gemm_kargs *ka, int tile, int
         return 0;
     ck_fence_device(); /* the other splits' partials, after their counts */
     CK_UNROLL for (int i = 0; i < QS_NREG; ++i) acc[i] = base[(size_t)i * QS_THREADS];
-    for (int s = 1; s < splits; ++s)
-        CK_UNROLL for (int i = 0; i < QS_NREG; ++i) acc[i] +=
-            base[(size_t)s * part + (size_t)i * QS_THREADS];
+    /* QS_RED splits' loads in flight at once (one L2 round trip each batch), added in order */
+    for (int s = 1; s < splits; s += QS_RED) {
+        float v[QS_RED][QS_NREG];
+        CK_UNROLL for (int j = 0; j < QS_RED; ++j) CK_UNROLL for (int i = 0; i < QS_NREG; ++i)
+            v[j][i] = s + j < splits ? base[(size_t)(s + j) * part + (size_t)i * QS_THREADS] : 0.0f;
+        CK_UNROLL for (int j = 0; j < QS_RED; ++j) if (s + j < splits)
+            CK_UNROLL for (int i = 0; i < QS_NREG; ++i) acc[i] += v[j][i];
+    }
     return 1;
 }
 #endif
