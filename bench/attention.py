@@ -28,7 +28,12 @@ switches (e.g. CK_ATTN_SM90_ORDER=linear), against the same cuDNN and flash figu
 CK_ATTN_DECODE_SPLITS / _STAGES / _INSTANCE) in the same run; --check gives random decode
 shapes a random CK_ATTN_DECODE_STAGES (the ring's cp.async waits only a GPU can check).
 
+--fp8 runs only the fp8 table: ck with e4m3 Q, K, V (`--dtype e4m3`: the sm90 kernel, descales,
+bf16 O; the time includes the plan's V^T pre-pass) against ck's bf16 kernel on the same shape in
+the same run (issue 17: >= 1.3x at d 128 s 4096); the full run prints it after the decode table.
+
 usage: python3 bench/attention.py [--build DIR] [--quick] [--instance MxNxW] [--plot F] [--ab S]
+       python3 bench/attention.py [--build DIR] --fp8 [--ab S]
        python3 bench/attention.py [--build DIR] --decode [--variants]
        python3 bench/attention.py [--build DIR] --check N [--seed S]
 """
@@ -52,6 +57,14 @@ CONFIGS = [
     (16, 16, 16, 1024, 1024, 128, 128, "none"),
 ]
 
+
+# the fp8 table: (b, h, hk, s_q, s_k, d, d_v, mask)
+FP8_CONFIGS = [
+    (4, 16, 16, 4096, 4096, 128, 128, "none"),
+    (4, 16, 16, 4096, 4096, 128, 128, "causal"),
+    (8, 16, 16, 2048, 2048, 64, 64, "none"),
+    (2, 8, 8, 8192, 8192, 256, 256, "none"),
+]
 
 DEVICE = "cuda"
 
@@ -249,6 +262,32 @@ def bench(o):
     if o.plot:
         plot(o.plot, rows)
     bench_decode(o)
+    bench_fp8(o)
+
+
+def bench_fp8(o):
+    """ck's fp8 e4m3 kernel against ck's bf16 kernel, same shapes, same run."""
+    print()
+    print("| b | h | hk | s_q | s_k | d | d_v | mask | ck fp8 TFLOP/s | ck bf16 TFLOP/s | "
+          "fp8 / bf16 | check | fp8 instance |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    extra = ["--flush", "--reps", "20", "--warmup", "5"]
+    for cfg in FP8_CONFIGS[:2] if o.quick else FP8_CONFIGS:
+        rb, eb = run_ck(ck_cmd(o.build, cfg, "bf16", extra))
+        for setting in [""] + o.ab:
+            env = dict(x.split("=", 1) for x in setting.split(",")) if setting else {}
+            r8, e8 = run_ck(ck_cmd(o.build, cfg, "e4m3", extra), env)
+            t8 = r8["tflops"] if r8 else float("nan")
+            tb = rb["tflops"] if rb else float("nan")
+            print("| %d | %d | %d | %d | %d | %d | %d | %s | %.1f | %.1f | %.3f | %s | %s |" %
+                  (cfg + (t8, tb, t8 / tb if tb else float("nan"),
+                          ("ok" if r8["ok"] else "FAILED") if r8 else "failed",
+                          (r8["instance"] if r8 else "-") + (" (%s)" % setting if setting
+                                                              else ""))))
+            for r, e in ((r8, e8), (rb, eb)):
+                if not r:
+                    sys.stderr.write(e)
+            sys.stdout.flush()
 
 
 def plot(path, rows):
@@ -332,6 +371,7 @@ def main():
                     help="VAR=VAL[,VAR=VAL]: also time ck with these CK_* switches (a row each, "
                          "against the same peers); repeatable")
     ap.add_argument("--device", default="cuda", help="host: the emulator (--check only)")
+    ap.add_argument("--fp8", action="store_true", help="only the fp8 / bf16 table")
     o = ap.parse_args()
     global DEVICE
     DEVICE = o.device
@@ -339,6 +379,9 @@ def main():
         sys.exit(1 if check(o) else 0)
     if o.decode:
         bench_decode(o)
+        return
+    if o.fp8:
+        bench_fp8(o)
         return
     bench(o)
 

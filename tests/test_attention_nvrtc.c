@@ -5,7 +5,8 @@
  * f16; the sm90 kernel's 64-row key tile at d 128 and its developer switches (the linear and
  * snake orders, two consumers at d 64 and three at d 128, key tiles of 96 at d 128 and 64 at
  * d 256, the register split 40 / 224); and the sm80 kernel for sm_80; the variants (bias,
- * ALiBi, paged, dropout) in the sm80 and decode kernels and split-KV's combine kernel. Skipped
+ * ALiBi, paged, dropout) in the sm80 and decode kernels and split-KV's combine kernel; fp8 e4m3
+ * inputs on the sm90 kernel (d 64, 128, 256; 128- and 64-key tiles). Skipped
  * without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,12 @@ static void test_kernels(void)
     compile_env("CK_ATTN_SM90_TILE_N", "64", 256, CK_DTYPE_BF16);
     compile_env("CK_ATTN_SM90_REGS", "40,224", 128, CK_DTYPE_F16);
     compile("sm_80", 128, 128, CK_DTYPE_F16, 4096, 0);
+    /* fp8 e4m3: d 128 (128-key tiles), d 64 (three consumers, 64-byte Q / K lines), d 256
+     * (64-key tiles: 64-byte V^T lines), the 64-key tile at d 128 */
+    compile("sm_90a", 128, 128, CK_DTYPE_FP8_E4M3, 4096, 0);
+    compile("sm_90a", 64, 64, CK_DTYPE_FP8_E4M3, 4096, 0);
+    compile("sm_90a", 256, 256, CK_DTYPE_FP8_E4M3, 4096, 0);
+    compile_as("sm_90a", 128, 128, CK_DTYPE_FP8_E4M3, 4096, 0, 2);
     compile_variants("sm_90a", 4096, 128, CK_DTYPE_BF16, 0);
     compile_variants("sm_90a", 1, 128, CK_DTYPE_BF16, 1);
     compile_variants("sm_90a", 4, 256, CK_DTYPE_F16, 4);

@@ -230,6 +230,19 @@ static void test_depthwise(void)
     plan_run_check("depthwise CK_CONV_DW_STRIP=2", &p, &t, name, sizeof name);
     CHECK_EQ_STR(name, "depthwise:s2");
     unsetenv("CK_CONV_DW_STRIP");
+    /* a narrower vector than the widest (8 bf16 channels): 4 per thread, from the table, or 2
+     * from CK_CONV_DW_VEC (over the table); a vector wider than the widest is refused, so the
+     * policy decides */
+    store(&p, "depthwise:s1.v4");
+    plan_run_check("depthwise vector 4", &p, &t, name, sizeof name);
+    CHECK_EQ_STR(name, "depthwise:s1.v4");
+    setenv("CK_CONV_DW_VEC", "2", 1);
+    plan_run_check("depthwise CK_CONV_DW_VEC=2", &p, &t, name, sizeof name);
+    CHECK_EQ_STR(name, "depthwise:s4.v2");
+    unsetenv("CK_CONV_DW_VEC");
+    store(&p, "depthwise:s1.v3");
+    plan_run_check("depthwise vector 3 (invalid)", &p, &t, name, sizeof name);
+    CHECK_EQ_STR(name, "depthwise:s4");
     tensors_free(&t);
 }
 
@@ -237,6 +250,13 @@ static void test_depthwise_backward_weight(void)
 {
     ck_conv_problem p = tiny(CK_CONV_BWD_WEIGHT, 8, 8, 8);
     tune_case("depthwise backward weight", &p, "depthwise:s2"); /* needs its lane blocks */
+    tensors t;
+    tensors_make(&p, &t);
+    char name[CK_TUNING_INSTANCE_MAX];
+    store(&p, "depthwise:s2.b1.v2");
+    plan_run_check("depthwise backward weight vector 2", &p, &t, name, sizeof name);
+    CHECK_EQ_STR(name, "depthwise:s2.b1.v2");
+    tensors_free(&t);
 }
 
 static void test_bad_arguments(void)

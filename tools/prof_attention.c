@@ -28,7 +28,8 @@ static const char attention_help[] =
     "  --hk N             key/value heads (default --h; a divisor of it: GQA, 1: MQA)\n"
     "  --sq N --sk N      query and key sequence lengths\n"
     "  --d N --dv N       head dims of Q/K and V/O: 32 64 96 128 192 256 (default 128; dv = d)\n"
-    "  --dtype T          bf16 or f16 (default bf16)\n"
+    "  --dtype T          bf16, f16 or e4m3 (fp8 Q, K, V with descales 0.5, 0.5, 1 and bf16\n"
+    "                     O: the sm90 kernel; default bf16)\n"
     "  --mask M           none, causal (top-left), causal-br (bottom-right), window:L,R\n"
     "                     (top-left; -1 unbounded) or window-br:L,R (default none)\n"
     "  --layout L         bshd or bhsd (default bshd)\n"
@@ -115,17 +116,36 @@ static double visible_pairs(const ck_attn_prob *prob)
     return n;
 }
 
-static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
+/* Bytes of an element of Q, K, V (fp8: 1; O is bf16 then) . */
+static int in_bytes(ck_dtype t)
 {
+    return t == CK_DTYPE_FP8_E4M3 ? 1 : 2;
+}
+
+/* n codes of type t (2 bytes, or 1 for fp8) of uniform values in [-1, 1]. */
+static void fill(void *x, size_t n, ck_dtype t, unsigned *state)
+{
+    int es = in_bytes(t);
     if (n > (1u << 20)) { /* big (decode's K / V pools): draws from 4096 exact conversions */
         uint16_t table[4096];
-        fill(table, 4096, t, state);
+        fill(table, 4096, t == CK_DTYPE_FP8_E4M3 ? CK_DTYPE_BF16 : t, state);
+        if (es == 1)
+            for (int i = 0; i < 4096; ++i) {
+                double v = 0;
+                uint64_t code = 0;
+                ck_convert_to_f64(CK_DTYPE_BF16, table[i], &v);
+                ck_convert_from_f64(t, v, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
+                table[i] = (uint16_t)code;
+            }
         unsigned s = *state ? *state : 1u;
         for (size_t i = 0; i < n; ++i) {
             s ^= s << 13;
             s ^= s >> 17;
             s ^= s << 5;
-            x[i] = table[s >> 20];
+            if (es == 1)
+                ((uint8_t *)x)[i] = (uint8_t)table[s >> 20];
+            else
+                ((uint16_t *)x)[i] = table[s >> 20];
         }
         *state = s;
         return;
@@ -135,7 +155,10 @@ static void fill(uint16_t *x, size_t n, ck_dtype t, unsigned *state)
         prof_fill_uniform(&u, 1, -1, 1, state);
         uint64_t code = 0;
         ck_convert_from_f64(t, u, CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_DEFAULT, 0, &code);
-        x[i] = (uint16_t)code;
+        if (es == 1)
+            ((uint8_t *)x)[i] = (uint8_t)code;
+        else
+            ((uint16_t *)x)[i] = (uint16_t)code;
     }
 }
 
@@ -209,7 +232,9 @@ int prof_attention(int argc, char **argv)
             return cli_usage_error(sub, "option %s needs a value.", a);
         const char *v = argv[++i];
         if (!strcmp(a, "--dtype")) {
-            if (ck_dtype_from_name(v, &p.dtype) != CK_SUCCESS)
+            if (!strcmp(v, "e4m3"))
+                p.dtype = CK_DTYPE_FP8_E4M3;
+            else if (ck_dtype_from_name(v, &p.dtype) != CK_SUCCESS)
                 return cli_usage_error(sub, "--dtype %s: unknown type.", v);
         } else if (!strcmp(a, "--mask")) {
             if (!parse_mask(v, &p))
@@ -315,7 +340,7 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     int result = CK_EXIT_FAILURE;
     ck_attn_prob prob;
     ck_attention_plan *plan = NULL;
-    enum { NBUF = 8 }; /* q, k, v, o, lse, bias, ALiBi slopes, block table */
+    enum { NBUF = 9 }; /* q, k, v, o, lse, bias, ALiBi slopes, block table, fp8 descales */
     void *h[NBUF] = {0}, *d[NBUF] = {0};
     double *ref = NULL;
     if (ck_attn_prob_make(p, &prob) != CK_SUCCESS) {
@@ -330,14 +355,16 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     size_t nbias = bias_code ? (size_t)(var->bias.dims[0] * var->bias.dims[1] * var->bias.dims[2] *
                                         var->bias.dims[3])
                              : 0;
-    size_t sz[NBUF] = {(size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d) * 2,
-                       (size_t)ck_attn_span(&q->k, nbk, rk, q->h_k, q->d) * 2 + 16,
-                       (size_t)ck_attn_span(&q->v, nbk, rk, q->h_k, q->d_v) * 2 + 16,
+    size_t es = (size_t)in_bytes(q->dtype);
+    size_t sz[NBUF] = {(size_t)ck_attn_span(&q->q, q->b, q->s_q, q->h_q, q->d) * es,
+                       (size_t)ck_attn_span(&q->k, nbk, rk, q->h_k, q->d) * es + 16,
+                       (size_t)ck_attn_span(&q->v, nbk, rk, q->h_k, q->d_v) * es + 16,
                        (size_t)ck_attn_span(&q->o, q->b, q->s_q, q->h_q, q->d_v) * 2,
                        (size_t)(q->b * q->h_q * q->s_q) * 4,
                        nbias * (bias_code == 1 ? 4 : 2) + 4,
                        (size_t)q->h_q * 4,
-                       (size_t)(q->b * var->max_pages) * 4 + 4};
+                       (size_t)(q->b * var->max_pages) * 4 + 4,
+                       3 * 4};
     ck_device *dev = ck_context_device(ctx);
     unsigned state = c->seed;
     for (int i = 0; i < NBUF; ++i) {
@@ -347,7 +374,9 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
             goto done;
         }
         if (i < 3)
-            fill(h[i], sz[i] / 2, q->dtype, &state);
+            fill(h[i], sz[i] / es, q->dtype, &state);
+        if (i == 8) /* fp8's descales of Q, K, V */
+            ((float *)h[i])[0] = ((float *)h[i])[1] = 0.5f, ((float *)h[i])[2] = 1.0f;
         if (i == 5 && bias_code == 1)
             prof_fill_uniform(h[i], nbias, -1, 1, &state);
         else if (i == 5)
@@ -382,6 +411,9 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     job.args.alibi_slopes = var->alibi ? d[6] : NULL;
     job.args.block_table = var->page_size ? d[7] : NULL;
     job.args.dropout_seed = 1, job.args.dropout_offset = 0;
+    if (es == 1)
+        job.args.descale_q = d[8], job.args.descale_k = (const float *)d[8] + 1,
+        job.args.descale_v = (const float *)d[8] + 2;
     if (tune) {
         char best[CK_TUNING_INSTANCE_MAX];
         double best_ms = 0;
@@ -404,6 +436,10 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     rin.q = h[0], rin.k = h[1], rin.v = h[2];
     rin.bias = bias_code ? h[5] : NULL, rin.alibi = h[6], rin.block_table = h[7];
     rin.seed = 1, rin.offset = 0;
+    ck_attn_ref_fp8 fx = {0, 0};
+    if (es == 1)
+        rin.descale_q = h[8], rin.descale_k = (const float *)h[8] + 1,
+        rin.descale_v = (const float *)h[8] + 2, rin.fp8_out = &fx;
     if (run_attention(&job, ck_context_stream(ctx), 0) != CK_SUCCESS ||
         ck_context_synchronize(ctx) != CK_SUCCESS ||
         ck_memcpy_d2h(dev, h[3], d[3], sz[3], NULL) != CK_SUCCESS ||
@@ -429,9 +465,12 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
         const uint16_t *o = (const uint16_t *)h[3] + ck_attn_offset(&q->o, b, i, hh);
         for (long long e = 0; e < q->d_v; ++e) {
             double got = 0;
-            ck_convert_to_f64(q->dtype, o[e], &got);
+            ck_convert_to_f64(es == 1 ? CK_DTYPE_BF16 : q->dtype, o[e], &got);
             double err = fabs(got - ref[e]);
-            if (!(err <= ck_attn_tolerance_o(&prob, mag, smag, ref[e])))
+            double tol = es == 1
+                             ? ck_attn_tolerance_o_fp8(&prob, mag, smag, fx.vsum, fx.amb, ref[e], 0)
+                             : ck_attn_tolerance_o(&prob, mag, smag, ref[e]);
+            if (!(err <= tol))
                 ok = 0;
             if (err > max_err)
                 max_err = err;
@@ -451,9 +490,11 @@ static int run_prof(const char *sub, const prof_common *c, const ck_attention_pr
     double flops =
         2.0 * (double)q->b * (double)q->h_q * visible_pairs(&prob) * (double)(q->d + q->d_v);
     double tflops = flops / (ms * 1e-3) / 1e12;
-    double bytes = 2.0 * (double)q->b *
-                   ((double)q->h_k * (double)q->s_k * (double)(q->d + q->d_v) +
-                    (double)q->h_q * (double)q->s_q * (double)(q->d + q->d_v));
+    double bytes = (double)q->b *
+                       ((double)q->h_k * (double)q->s_k * (double)(q->d + q->d_v) +
+                        (double)q->h_q * (double)q->s_q * (double)q->d) *
+                       (double)es +
+                   2.0 * (double)q->b * (double)q->h_q * (double)q->s_q * (double)q->d_v;
     double gbps = bytes / (ms * 1e-3) / 1e9;
     static const char *masks[] = {"none", "causal", "window"};
     char check[128];

@@ -32,6 +32,17 @@
  * f32 [h_q, total_q]. s_q and s_k give the longest sequences (they size the grid; a longer
  * one is still computed in full).
  *
+ * fp8 (problem.dtype = CK_DTYPE_FP8_E4M3): Q, K and V hold OCP e4m3 codes scaled by descales
+ * (args.descale_q / _k / _v: f32 device pointers, NULL meaning 1; one value each, or with
+ * problem.descale = CK_ATTN_DESCALE_HEAD an f32 [b, h_k] array each, FlashAttention-3's layout):
+ *     S = scale * (dq Q)(dk K)^T,   O = softmax(S) (dv V)   (O bf16, LSE f32 as above)
+ * computed on the sm90 kernel only (sm_90a and the emulator): S = Q K^T with e4m3 wgmma, P
+ * rounded to e4m3 for P V (relative error up to 2^-4 per term: docs/ops-attention.md gives the
+ * tolerance), V read through V^T, which the plan writes into its own device workspace at every
+ * execute (b h_k d_v ceil(s_k / 32) bytes; a memory-bound pass over V). Head dims 64, 128, 256
+ * (d_v the same list); masks, GQA, the soft-cap and LSE as for bf16; not: varlen, bias, ALiBi,
+ * paged K / V, dropout, s_q <= 16 decode (the plan refuses each with a sentence).
+ *
  * Variants (docs/ops-attention.md):
  *   bias     an additive tensor broadcastable over [b, h_q, s_q, s_k] (problem.bias: dims each
  *            1 or the full size, element strides; f32, bf16 or f16), added to the scores after
@@ -84,6 +95,12 @@ typedef enum ck_attn_align {
     CK_ATTN_BOTTOM_RIGHT = 1 /* off = s_k - s_q: the last query sees the last key */
 } ck_attn_align;
 
+/* The layout of the fp8 descales (args.descale_q, _k, _v). */
+typedef enum ck_attn_descale {
+    CK_ATTN_DESCALE_TENSOR = 0, /* one f32 each */
+    CK_ATTN_DESCALE_HEAD = 1    /* f32 [b, h_k] each (packed): per batch and key/value head */
+} ck_attn_descale;
+
 /* Element strides of one of Q, K, V, O over (batch, sequence, head); the last dim (d or d_v)
  * is contiguous. All three 0: packed BSHD (what ck_attention_problem_init leaves; varlen:
  * packed [total, h, d]). */
@@ -111,7 +128,8 @@ typedef struct ck_attn_variants {
 typedef struct ck_attention_problem {
     int64_t b, s_q, s_k, h_q, h_k;
     int64_t d, d_v; /* head dims: each 32, 64, 96, 128, 192 or 256 (d_v may differ from d) */
-    ck_dtype dtype; /* Q, K, V and O: CK_DTYPE_BF16 or CK_DTYPE_F16 */
+    ck_dtype dtype; /* Q, K, V and O: CK_DTYPE_BF16 or CK_DTYPE_F16; or Q, K, V
+                       CK_DTYPE_FP8_E4M3 with O bf16 (above) */
     ck_attn_strides q, k, v, o;
     ck_attn_mask mask;
     ck_attn_align align;
@@ -121,6 +139,7 @@ typedef struct ck_attention_problem {
     int varlen;               /* 1: variable-length sequences (above); batch strides must be 0 */
     int64_t total_q, total_k; /* varlen: rows of the packed Q / O and K / V */
     ck_attn_variants var;     /* bias, ALiBi, paged K / V, dropout */
+    ck_attn_descale descale;  /* fp8: the layout of the descales (0 for other types) */
 } ck_attention_problem;
 
 /* Zero sizes, bf16, packed BSHD, no mask (top-left), no LSE, no soft-cap. */
@@ -131,12 +150,13 @@ typedef struct ck_attention_args {
     void *o;
     float *lse;  /* f32 [b, h_q, s_q] when the problem has lse, else ignored */
     float scale; /* softmax scale (finite); 0 selects 1 / sqrt(d) */
-    const int32_t *cu_seqlens_q, *cu_seqlens_k; /* varlen: b + 1 offsets each (device) */
-    const void *bias;                           /* the problem's bias (device) */
-    const float *alibi_slopes;                  /* f32 [h_q] (device) */
-    const int32_t *block_table, *seqlens_k;     /* paged: [b, max_pages] and [b] or NULL */
-    uint64_t dropout_seed, dropout_offset;      /* the Philox key and counter offset */
-    uint8_t *dropout_mask;                      /* NULL, or uint8 [b, h_q, s_q, s_k] */
+    const int32_t *cu_seqlens_q, *cu_seqlens_k;     /* varlen: b + 1 offsets each (device) */
+    const void *bias;                               /* the problem's bias (device) */
+    const float *alibi_slopes;                      /* f32 [h_q] (device) */
+    const int32_t *block_table, *seqlens_k;         /* paged: [b, max_pages] and [b] or NULL */
+    uint64_t dropout_seed, dropout_offset;          /* the Philox key and counter offset */
+    uint8_t *dropout_mask;                          /* NULL, or uint8 [b, h_q, s_q, s_k] */
+    const float *descale_q, *descale_k, *descale_v; /* fp8: f32 (device; NULL: 1) */
 } ck_attention_args;
 
 /* Pointers NULL, scale 0 (1 / sqrt(d)). */

@@ -90,9 +90,46 @@ void ck_gen_access_cond(const gen *g, const long long *regs, int count, ck_sbuf 
     }
 }
 
-/* Whether every register of the access has the same conditions. */
+/* Whether x is a known multiple of w. */
+static int multiple_of(ck_ival x, int64_t w)
+{
+    int64_t d = ck_ival_is_const(x) ? x.v : ck_ival_divisor(x);
+    return d % w == 0;
+}
+
+/* Whether the registers of a run of `count` valid or invalid together although their conditions
+ * differ: each condition of register j is register 0's with its value moved by some d in
+ * [0, count), and where d > 0 both register 0's value and the bound are multiples of count - so
+ * v < B holds exactly when v + d < B does (and B <= v exactly when B <= v + d): a vector of a
+ * row whose length is a multiple of the vector never straddles its end. */
+static int uniform_validity(const gen *g, const long long *regs, int count)
+{
+    const reg_info *r0 = &g->regs[regs[0]];
+    for (int j = 1; j < count; ++j) {
+        const reg_info *rj = &g->regs[regs[j]];
+        if (rj->ncond != r0->ncond)
+            return 0;
+        for (int m = 0; m < rj->ncond; ++m) {
+            int ok = 0;
+            for (int k = 0; k < r0->ncond && !ok; ++k) {
+                const ck_gen_cond *a = &r0->cond[k], *b = &rj->cond[m];
+                int64_t d;
+                ok = a->upper == b->upper && ck_ival_equal(a->bound, b->bound) &&
+                     ck_gen_value_delta(a->value, b->value, &d) && d >= 0 && d < count &&
+                     (d == 0 || (multiple_of(a->value, count) && multiple_of(a->bound, count)));
+            }
+            if (!ok)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether every register of the access has the same conditions, or valid or invalid together. */
 static int same_conditions(const gen *g, const long long *regs, int count)
 {
+    if (count > 1 && uniform_validity(g, regs, count))
+        return 1;
     ck_sbuf first = {0};
     ck_gen_access_cond(g, regs, 1, &first);
     int same = 1;

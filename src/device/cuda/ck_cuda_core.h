@@ -189,6 +189,19 @@ CK_DEVICE uint32_t ck_fma_f16x2(uint32_t a, uint32_t b, uint32_t c)
     asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
     return r;
 }
+/* Four floats rounded to nearest even into one register of four fp8 e4m3 codes, a in the low
+ * byte: two cvt.rn.satfinite.e4m3x2.f32 (beyond +-448 saturates to +-448, NaN gives 0x7f). */
+CK_DEVICE uint32_t ck_cvt_e4m3x4(float a, float b, float c, float d)
+{
+    uint32_t r;
+    asm("{ .reg .b16 lo, hi;\n\t"
+        "cvt.rn.satfinite.e4m3x2.f32 lo, %2, %1;\n\t"
+        "cvt.rn.satfinite.e4m3x2.f32 hi, %4, %3;\n\t"
+        "mov.b32 %0, {lo, hi}; }"
+        : "=r"(r)
+        : "f"(a), "f"(b), "f"(c), "f"(d));
+    return r;
+}
 /* The value of u, opaque to the compiler: values derived from it in one loop are not kept live
  * for reuse in a later one (a kernel recomputes them instead of holding registers). */
 CK_DEVICE uint32_t ck_opaque_u32(uint32_t u)

@@ -269,6 +269,26 @@ static inline uint32_t ck_fma_f16x2(uint32_t a, uint32_t b, uint32_t c)
     }
     return r;
 }
+/* f32 -> fp8 e4m3 code, nearest even, saturating to +-448 (cvt.rn.satfinite), NaN -> 0x7f. */
+static inline uint32_t ck_host_cvt_e4m3_(float f)
+{
+    uint32_t u = ck_f32_as_u32(f), sign = (u >> 24) & 0x80u;
+    u &= 0x7fffffffu;
+    if (u > 0x7f800000u)
+        return 0x7fu;
+    if (u >= 0x43e00000u) /* >= 448 */
+        return sign | 0x7eu;
+    if (u < 0x3c800000u) /* below 2^-6: one exact addition aligns bit 0 to 2^-9 */
+        return sign | (ck_f32_as_u32(ck_u32_as_f32(u) + 16384.0f) - 0x46800000u);
+    u += 0xc407ffffu + ((u >> 20) & 1u); /* rebias -(127 - 7) << 23, plus rounding */
+    return sign | (u >> 20);
+}
+/* Four floats into one register of four e4m3 codes, a in the low byte (2 cvt.*e4m3x2). */
+static inline uint32_t ck_cvt_e4m3x4(float a, float b, float c, float d)
+{
+    return ck_host_cvt_e4m3_(a) | (ck_host_cvt_e4m3_(b) << 8) | (ck_host_cvt_e4m3_(c) << 16) |
+           (ck_host_cvt_e4m3_(d) << 24);
+}
 /* The value of u (on the GPU opaque to the compiler, so derived values are recomputed). */
 static inline uint32_t ck_opaque_u32(uint32_t u)
 {

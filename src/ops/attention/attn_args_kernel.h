@@ -53,6 +53,13 @@ typedef struct ck_attn_kargs {
     float *ws_o, *ws_lse;
     int splits;
     int batch, head; /* the block's batch and query head (set by the kernel) */
+    /* fp8 e4m3 inputs (the sm90 kernel's ATTN_FP8): v is V^T in the plan's workspace, [b, h_k,
+     * d_v, vt_keys] with the keys of each 32 in the order of the P fragment (sm90_fp8.c); the
+     * descales (NULL: 1) at descale_b * batch + descale_h * kv head; the tile's scores' scale
+     * (scale_log2 dq dk), soft-cap factor (cap_in dq dk) and O's factor (dv), set by the kernel */
+    const float *descale_q, *descale_k, *descale_v;
+    long long descale_b, descale_h, vt_keys;
+    float t_scale_log2, t_cap_in, t_o_scale;
 } ck_attn_kargs;
 
 #endif

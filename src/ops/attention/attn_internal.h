@@ -149,6 +149,32 @@ double ck_attn_tolerance_lse(const ck_attn_prob *prob, double smag, double ref);
 /* The effective scale of args (0 -> 1 / sqrt(d)). */
 double ck_attn_scale(const ck_attn_prob *prob, float scale);
 
+/* ---- fp8 e4m3 on the sm90 kernel (sm90_fp8.c) ---- */
+
+/* That S registers 16j .. 16j + 15 of a key tile of tile_n, packed as fwd_sm90_fp8_kernel.h
+ * does, are the 8-bit register-A fragment of P V's k-step j with V^T's key order (checked on the
+ * encodings for every thread). */
+ck_status ck_attn_fp8_check_p(int tile_n);
+
+/* Keys of a V^T line: s_k rounded up to 32. */
+int64_t ck_attn_fp8_vt_keys(const ck_attn_prob *prob);
+
+/* A plan's V^T workspace: vt [b, h_k, d_v, vt_keys] and the staging chunk of the last keys
+ * (when s_k is not a multiple of 32), both zeroed at creation; with two_pass (CK_ATTN_FP8_VT=2)
+ * stage is V^T in key order, as large as vt. */
+typedef struct ck_attn_fp8_ws {
+    void *vt, *stage;
+    int two_pass;
+} ck_attn_fp8_ws;
+
+ck_status ck_attn_fp8_workspace(ck_context *ctx, const ck_attn_prob *prob, ck_attn_fp8_ws *ws);
+void ck_attn_fp8_workspace_free(ck_context *ctx, ck_attn_fp8_ws *ws);
+
+/* V (the problem's strides) to V^T in ws, keys in the P fragment's order (ck_permute on the
+ * context's stream). */
+ck_status ck_attn_fp8_transpose_v(ck_context *ctx, const ck_attn_prob *prob,
+                                  const ck_attn_fp8_ws *ws, const void *v);
+
 /* ---- variants (variants.c) ---- */
 
 /* Check and normalize problem->var (bias strides, paged pools' packed strides) in p, whose
@@ -178,15 +204,35 @@ int ck_attn_dropout_keep(const ck_attn_prob *prob, uint64_t seed, uint64_t offse
 
 /* The reference's inputs beyond Q, K, V (host copies; NULL where the problem has none). */
 typedef struct ck_attn_ref_in {
-    const void *q, *k, *v;      /* K and V: the pools when paged */
-    const int32_t *cu_q, *cu_k; /* varlen offsets */
-    const void *bias;           /* the problem's bias */
-    const float *alibi;         /* [h_q] */
-    const int32_t *block_table; /* paged: [b, max_pages] */
-    const int32_t *seqlens_k;   /* paged: [b] or NULL */
-    uint64_t seed, offset;      /* dropout */
-    double scale;               /* the effective scale */
+    const void *q, *k, *v;                          /* K and V: the pools when paged */
+    const int32_t *cu_q, *cu_k;                     /* varlen offsets */
+    const void *bias;                               /* the problem's bias */
+    const float *alibi;                             /* [h_q] */
+    const int32_t *block_table;                     /* paged: [b, max_pages] */
+    const int32_t *seqlens_k;                       /* paged: [b] or NULL */
+    uint64_t seed, offset;                          /* dropout */
+    double scale;                                   /* the effective scale */
+    const float *descale_q, *descale_k, *descale_v; /* fp8: host copies (NULL: 1) */
+    int p_tile; /* fp8: 0, P exact; else P rounded to e4m3 as the sm90 kernel with key tiles
+                   of p_tile rounds it (relative to the running max of the tiles so far) */
+    struct ck_attn_ref_fp8 *fp8_out; /* fp8 (optional): the terms of the tolerance */
 } ck_attn_ref_in;
+
+/* fp8: max over O's columns of sum_j |dv v_jc| / l, and of the same weighted by the spacing of
+ * e4m3 at p_j where the kernel's p_j may round either way (quantized reference). */
+typedef struct ck_attn_ref_fp8 {
+    double vsum, amb;
+} ck_attn_ref_fp8;
+
+/* fp8: the relative error of the kernel's p before its rounding to e4m3 (scores, exp2, chain). */
+double ck_attn_fp8_near(const ck_attn_prob *prob, double smag);
+
+/* fp8: the bound on |kernel - reference| for O against the exact reference (quantized 0: P's
+ * rounding, 2^-4 relative per term, 2^-10 absolute where P is subnormal in e4m3) or the one that
+ * rounds P as the kernel does (quantized 1: only the ambiguous roundings, amb); mag, smag as for
+ * ck_attn_tolerance_o, vsum and amb from ck_attn_ref_fp8; O is bf16. */
+double ck_attn_tolerance_o_fp8(const ck_attn_prob *prob, double mag, double smag, double vsum,
+                               double amb, double ref, int quantized);
 
 /* ck_attn_reference_row with every variant. A paged sequence with a page outside the pool
  * gives o = lse = NaN (the kernels' rule). */

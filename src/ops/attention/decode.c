@@ -39,6 +39,12 @@ int ck_attn_decode_ok(const ck_attn_prob *prob, int why)
                        "sequences, not varlen.");
         return 0;
     }
+    if (p->dtype == CK_DTYPE_FP8_E4M3) { /* the sm90 kernel takes those */
+        if (why)
+            ck_fail(CK_ERROR_UNSUPPORTED,
+                    OP ": the decode kernel (and split-KV) takes bf16 or f16, not fp8e4m3.");
+        return 0;
+    }
     return 1;
 }
 

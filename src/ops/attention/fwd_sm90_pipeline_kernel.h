@@ -19,15 +19,17 @@
  * warpgroups (two or three) take turns at issuing their GEMMs (named barriers), so that one's
  * softmax overlaps the others' GEMMs.
  *
- * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_TILE_M
- * (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG, ATTN_ORDER
- * (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_VARLEN (the varlen code
- * compiled in), ATTN_REGS_PRODUCER,
- * ATTN_REGS_CONSUMER. Generated from the accumulators' encodings (wgmma m64nN
- * C, stacked over the consumer warpgroups): tile_x_s (the tile position of an S register),
- * attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS, attn90_slot_reg
- * (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes sharing a row),
- * ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
+ * With ATTN_FP8 the inputs are e4m3 (fwd_sm90_fp8_kernel.h: its geometry, wgmma, P packing and
+ * V^T replace the 16-bit ones; descales per tile; O bf16).
+ *
+ * Defines from the host (sm90.c's parameter table): ATTN_D, ATTN_DV, ATTN_BF16, ATTN_FP8,
+ * ATTN_TILE_M (64 * ATTN_CONSUMERS), ATTN_TILE_N, ATTN_STAGES, ATTN_CONSUMERS, ATTN_PINGPONG,
+ * ATTN_ORDER (the persistent walk: 0 linear, 1 snake, 2 lpt; attn90_item), ATTN_VARLEN (the varlen
+ * code compiled in), ATTN_REGS_PRODUCER, ATTN_REGS_CONSUMER. Generated from the accumulators'
+ * encodings (wgmma m64nN C, stacked over the consumer warpgroups): tile_x_s (the tile position of
+ * an S register), attn90_slot_s / attn90_slot_o (the row slot of an S / O register), ATTN90_SLOTS,
+ * attn90_slot_reg (an S register of each slot), attn90_row_max / attn90_row_sum (over the lanes
+ * sharing a row), ATTN90_ROW_LANES (their lane bits) and the O window (make_win_o, store_o).
  */
 #ifndef CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
 #define CK_OPS_ATTN_FWD_SM90_PIPELINE_KERNEL_H
@@ -35,15 +37,26 @@
 #include "ck_block.h"
 #include "ops/attention/attn_args_kernel.h"
 
-#define A90_ROW      128 /* one line of a tile: 64 elements, the 128-byte swizzle span */
-#define A90_QB       (ATTN_D / 64)
-#define A90_VB       (ATTN_DV / 64)
-#define A90_Q_BYTES  (A90_QB * ATTN_TILE_M * A90_ROW)
-#define A90_K_BYTES  (A90_QB * ATTN_TILE_N * A90_ROW)
-#define A90_V_BYTES  (A90_VB * ATTN_TILE_N * A90_ROW)
-#define A90_NS       (ATTN_TILE_N / 2) /* S registers of a thread */
-#define A90_NO       (ATTN_DV / 2)     /* O registers of a thread */
-#define A90_KSTEPS   (ATTN_TILE_N / 16)
+#ifndef ATTN_FP8
+#define ATTN_FP8 0
+#endif
+
+#define A90_ROW 128 /* one line of a 16-bit tile: 64 elements, the 128-byte swizzle span */
+#define A90_OB  (ATTN_DV / 64)    /* O's 64-column boxes (16-bit O) */
+#define A90_NS  (ATTN_TILE_N / 2) /* S registers of a thread */
+#define A90_NO  (ATTN_DV / 2)     /* O registers of a thread */
+#if ATTN_FP8
+#include "ops/attention/fwd_sm90_fp8_kernel.h" /* e4m3: geometry, wgmma, P, V^T, descales */
+#else
+#define A90_KL      A90_ROW         /* bytes of a line of the Q and K boxes */
+#define A90_KSW     CK_SWIZZLE_128B /* and their swizzle */
+#define A90_QB      (ATTN_D / 64)
+#define A90_VB      (ATTN_DV / 64)
+#define A90_V_BYTES (A90_VB * ATTN_TILE_N * A90_ROW)
+#define A90_KSTEPS  (ATTN_TILE_N / 16)
+#endif
+#define A90_Q_BYTES  (A90_QB * ATTN_TILE_M * A90_KL)
+#define A90_K_BYTES  (A90_QB * ATTN_TILE_N * A90_KL)
 #define A90_NEG_INF  (ck_u32_as_f32(0xFF800000u))
 #define A90_RELEASES (4 * ATTN_CONSUMERS) /* lane 0 of every consumer warp */
 #ifndef ATTN_O_TMA
@@ -57,7 +70,7 @@
 #endif
 /* varlen (cu_q given): only compiled in with ATTN_VARLEN (fixed-length kernels go without) */
 #define A90_VARLEN(ka) (ATTN_VARLEN && (ka)->cu_q)
-#define A90_O_WG_BYTES (ATTN_O_TMA ? A90_VB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
+#define A90_O_WG_BYTES (ATTN_O_TMA ? A90_OB * 64 * A90_ROW : 0) /* a warpgroup's O staging */
 /* named barriers of consumer warpgroup wg: its turn (ping-pong), its varlen V tail, its O store */
 #define A90_BAR_TURN(wg) (2 + (wg))
 #define A90_BAR_TAIL(wg) (2 + ATTN_CONSUMERS + (wg))
@@ -65,17 +78,44 @@
 #define A90_O_STAGE_AT   (A90_Q_BYTES + ATTN_STAGES * (A90_K_BYTES + A90_V_BYTES))
 #define A90_BARRIERS_AT  (A90_O_STAGE_AT + ATTN_CONSUMERS * A90_O_WG_BYTES)
 
-#if ATTN_BF16
+#if ATTN_FP8
+#elif ATTN_BF16
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, bf16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, bf16, acc, a, db, sd, 1, 1, 1)
 #define A90_CVT_X2                  ck_cvt_bf16x2
+#define A90_CVT_O                   ck_cvt_bf16x2
 #else
 #define A90_SS_(N, acc, da, db, sd) CK_WGMMA_SS(N, f16, acc, da, db, sd, 1, 1, 0, 0)
 #define A90_RS_(N, acc, a, db, sd)  CK_WGMMA_RS(N, f16, acc, a, db, sd, 1, 1, 1)
 #define A90_CVT_X2                  ck_cvt_f16x2
+#define A90_CVT_O                   ck_cvt_f16x2
 #endif
 #define A90_SS(N, acc, da, db, sd) A90_SS_(N, acc, da, db, sd) /* N expanded to its literal */
 #define A90_RS(N, acc, a, db, sd)  A90_RS_(N, acc, a, db, sd)
+
+#if !ATTN_FP8
+#define A90_EB                         2                  /* bytes of an input element */
+#define A90_SCALE_LOG2(ka)             ((ka)->scale_log2) /* the scores' scale (exp2 domain) */
+#define A90_CAP_IN(ka)                 ((ka)->cap_in)
+#define A90_O_SCALE(ka)                1.0f
+#define attn90_tile_scales(ka, bz, hk) ((void)0)
+
+/* The V tile (keys n0 .. n0 + TILE_N - 1 of head hk) into a ring slot: 64-column boxes of TILE_N
+ * lines. */
+CK_DEVICE void attn90_load_v(unsigned char *sv, const ck_tensor_map *tv, unsigned long long *full,
+                             int n0, int hk, int bz)
+{
+    for (int c = 0; c < A90_VB; ++c)
+        ck_tma_load_4d(sv + c * ATTN_TILE_N * A90_ROW, tv, full, 64 * c, n0, hk, bz);
+}
+
+/* V's operand of P V's k-step j: lines 16j .. 16j + 15, N-major (64-column boxes TILE_N lines
+ * apart, 8-line groups 1024 apart). */
+CK_DEVICE unsigned long long attn90_pv_desc(const unsigned char *sv, int j)
+{
+    return ck_wgmma_desc(sv + j * 16 * A90_ROW, ATTN_TILE_N * A90_ROW, 1024, CK_SWIZZLE_128B);
+}
+#endif
 
 /* The block's barriers: the Q tile landed / its readers are done; the K ring; the V ring. */
 typedef struct attn90_bars {
@@ -103,20 +143,18 @@ CK_DEVICE void attn90_producer(const ck_tensor_map *tq, const ck_tensor_map *tk,
     ck_mbar_wait_parity(bars->q_empty, t->q_phase ^ 1u);
     ck_mbar_arrive_expect_tx(bars->q_full, A90_Q_BYTES);
     for (int c = 0; c < A90_QB; ++c)
-        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_ROW, tq, bars->q_full, 64 * c, t->q0 + (int)t->i0,
-                       t->h, t->bz);
+        ck_tma_load_4d(sq + c * ATTN_TILE_M * A90_KL, tq, bars->q_full, A90_KL / A90_EB * c,
+                       t->q0 + (int)t->i0, t->h, t->bz);
     for (long long kt = t->begin; kt < t->end; ++kt, ck_ring_next(&bars->k, pos)) {
         int n0 = t->k0 + (int)(kt * ATTN_TILE_N);
         ck_ring_acquire(&bars->k, *pos);
         unsigned long long *full = ck_ring_expect(&bars->k, *pos, A90_K_BYTES);
         for (int c = 0; c < A90_QB; ++c)
-            ck_tma_load_4d(sk + pos->slot * A90_K_BYTES + c * ATTN_TILE_N * A90_ROW, tk, full,
-                           64 * c, n0, t->hk, t->bz);
+            ck_tma_load_4d(sk + pos->slot * A90_K_BYTES + c * ATTN_TILE_N * A90_KL, tk, full,
+                           A90_KL / A90_EB * c, n0, t->hk, t->bz);
         ck_ring_acquire(&bars->v, *pos);
         full = ck_ring_expect(&bars->v, *pos, A90_V_BYTES);
-        for (int c = 0; c < A90_VB; ++c)
-            ck_tma_load_4d(sv + pos->slot * A90_V_BYTES + c * ATTN_TILE_N * A90_ROW, tv, full,
-                           64 * c, n0, t->hk, t->bz);
+        attn90_load_v(sv + pos->slot * A90_V_BYTES, tv, full, n0, t->hk, t->bz);
     }
 }
 
@@ -127,12 +165,12 @@ CK_DEVICE void attn90_scores_issue(float *s, const unsigned char *sq, const unsi
 {
     sq += ck_opaque_u32(0u); /* Q's descriptors are made here, not held across the loop */
     ck_wgmma_fence();
-    CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < 4; ++k)
+    CK_UNROLL for (int c = 0; c < A90_QB; ++c) CK_UNROLL for (int k = 0; k < A90_KL / 32; ++k)
     {
         unsigned long long dq =
-            ck_wgmma_desc(sq + c * ATTN_TILE_M * A90_ROW + 32 * k, 16, 1024, CK_SWIZZLE_128B);
+            ck_wgmma_desc(sq + c * ATTN_TILE_M * A90_KL + 32 * k, 16, 8 * A90_KL, A90_KSW);
         unsigned long long dk =
-            ck_wgmma_desc(sk + c * ATTN_TILE_N * A90_ROW + 32 * k, 16, 1024, CK_SWIZZLE_128B);
+            ck_wgmma_desc(sk + c * ATTN_TILE_N * A90_KL + 32 * k, 16, 8 * A90_KL, A90_KSW);
         A90_SS(ATTN_TILE_N, s, dq, dk, (int)(c + k > 0));
     }
     ck_wgmma_commit_group();
@@ -147,9 +185,7 @@ CK_DEVICE void attn90_pv_issue(float *o, const unsigned (*p)[4], const unsigned 
     ck_wgmma_fence();
     CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j)
     {
-        unsigned long long dv =
-            ck_wgmma_desc(sv + j * 16 * A90_ROW, ATTN_TILE_N * A90_ROW, 1024, CK_SWIZZLE_128B);
-        A90_RS(ATTN_DV, o, p[j], dv, 1);
+        A90_RS(ATTN_DV, o, p[j], attn90_pv_desc(sv, j), 1);
     }
     ck_wgmma_commit_group();
 }
@@ -234,6 +270,7 @@ CK_DEVICE void attn90_rescale(float *o, const float *alpha)
     CK_UNROLL for (int d = 0; d < A90_NO; ++d) o[d] *= alpha[attn90_slot_o(d)];
 }
 
+#if !ATTN_FP8
 /* P rounded to the input type (nearest even; one cvt per two elements), two registers to one:
  * the A fragments of P V's k-steps. */
 CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
@@ -241,6 +278,7 @@ CK_DEVICE void attn90_pack(unsigned (*p)[4], const float *s)
     CK_UNROLL for (int j = 0; j < A90_KSTEPS; ++j) CK_UNROLL for (int r = 0; r < 4; ++r) p[j][r] =
         A90_CVT_X2(s[8 * j + 2 * r], s[8 * j + 2 * r + 1]);
 }
+#endif
 
 #if ATTN_O_TMA
 /* O's rows of warpgroup wg through shared memory: each register pair (two columns of one row)
@@ -265,7 +303,7 @@ CK_DEVICE void attn90_store_o_tma(const unsigned *ow, const attn90_tile *t, unsi
     ck_fence_proxy_async(); /* the copy engine reads what the threads wrote */
     ck_named_barrier_sync(A90_BAR_OST(wg), CK_WARPGROUP_THREADS);
     if (leader) {
-        for (int c = 0; c < A90_VB; ++c)
+        for (int c = 0; c < A90_OB; ++c)
             ck_tma_store_4d(to, ost + c * 64 * A90_ROW, 64 * c, (int)t->i0 + 64 * (int)wg, t->h,
                             t->bz);
         ck_tma_store_commit();
@@ -301,11 +339,11 @@ CK_DEVICE void attn90_epilogue(float *o, const float *m, float *l, const ck_attn
     CK_UNROLL for (int r = 0; r < ATTN90_SLOTS; ++r)
     {
         l[r] = attn90_row_sum(l[r]);
-        inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+        inv[r] = l[r] > 0.0f ? A90_O_SCALE(ka) / l[r] : 0.0f;
     }
     unsigned ow[A90_NO / 2];
     CK_UNROLL for (int d = 0; d < A90_NO; d += 2) ow[d / 2] =
-        A90_CVT_X2(o[d] * inv[attn90_slot_o(d)], o[d + 1] * inv[attn90_slot_o(d + 1)]);
+        A90_CVT_O(o[d] * inv[attn90_slot_o(d)], o[d + 1] * inv[attn90_slot_o(d + 1)]);
 #if ATTN_O_TMA
     (void)out;
     attn90_store_o_tma(ow, t, wg, ost, to);
@@ -346,6 +384,9 @@ CK_DEVICE int attn90_tile_partial(const ck_attn_kargs *ka, long long i0, long lo
 CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, long long vt,
                                   unsigned wg)
 {
+#if ATTN_FP8 /* no varlen (sm90.c) */
+    (void)ka, (void)v, (void)vt, (void)wg;
+#else
     long long from = ka->sk - vt * ATTN_TILE_N;
     if (!A90_VARLEN(ka) || from >= ATTN_TILE_N)
         return;
@@ -358,6 +399,7 @@ CK_DEVICE void attn90_varlen_tail(const ck_attn_kargs *ka, unsigned char *v, lon
     }
     ck_fence_proxy_async();
     ck_named_barrier_sync(A90_BAR_TAIL(wg), CK_WARPGROUP_THREADS);
+#endif
 }
 
 /* The ping-pong of the consumer warpgroups (ATTN_PINGPONG; round robin among three): a
@@ -381,10 +423,10 @@ CK_DEVICE void attn90_scores_post(float *s, float *m, float *l, float *alpha,
                                   const ck_attn_kargs *ka, long long i0, long long kt)
 {
     if (ka->cap_in > 0.0f)
-        attn90_softcap(s, ka->cap_in, ka->cap_out);
+        attn90_softcap(s, A90_CAP_IN(ka), ka->cap_out);
     if (attn90_tile_partial(ka, i0, kt))
         attn90_mask(s, ka, i0, kt * ATTN_TILE_N);
-    attn90_softmax(s, m, l, alpha, ka->scale_log2);
+    attn90_softmax(s, m, l, alpha, A90_SCALE_LOG2(ka));
 }
 
 /* A consumer warpgroup wg: rows 64 wg .. 64 wg + 63 of the tile at i0. Per step, Q K^T of key
@@ -396,7 +438,7 @@ CK_DEVICE void attn90_consumer(const ck_attn_kargs *ka, const attn90_bars *bars,
                                ck_ring_pos *kpos, ck_ring_pos *vpos, const ck_tensor_map *to)
 {
     int i0 = (int)t->i0, begin = (int)t->begin, end = (int)t->end; /* below 2^31 (sm90.c) */
-    const unsigned char *sq = smem + wg * 64 * A90_ROW, *sk = smem + A90_Q_BYTES;
+    const unsigned char *sq = smem + wg * 64 * A90_KL, *sk = smem + A90_Q_BYTES;
     unsigned char *sv = smem + A90_Q_BYTES + ATTN_STAGES * A90_K_BYTES;
     float s[A90_NS], o[A90_NO], m[ATTN90_SLOTS], l[ATTN90_SLOTS], alpha[ATTN90_SLOTS];
     unsigned p[A90_KSTEPS][4];
@@ -543,6 +585,7 @@ CK_DEVICE int attn90_work(ck_attn_kargs *ka, long long w, attn90_tile *t)
     ka->lo = ka->left < 0 ? -(1LL << 62) : off - ka->left;
     ka->hi = ka->right < 0 ? (1LL << 62) : off + ka->right;
     attn90_key_range(ka, t->i0, &t->begin, &t->end);
+    attn90_tile_scales(ka, t->bz, t->hk);
     return 1;
 }
 

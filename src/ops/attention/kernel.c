@@ -27,7 +27,8 @@ struct ck_attention_plan {
     ck_kernel *combine; /* split-KV's combine kernel (decode instances with splits > 1) */
     size_t shared;
     unsigned align_q, align_k, align_v, align_o;
-    int tuned; /* the tuning table chose the instance */
+    int tuned;          /* the tuning table chose the instance */
+    ck_attn_fp8_ws fp8; /* fp8: V^T (sm90_fp8.c) */
     char name[64];
 };
 
@@ -260,6 +261,11 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
         in = *want;
     } else if (want && !decode) {
         int w = want->warps;
+        if (prob->p.dtype == CK_DTYPE_FP8_E4M3)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": fp8e4m3 inputs run on the sm90 kernel only, not on the sm80 "
+                              "instance m%dn%d w%d.",
+                           want->tile_m, want->tile_n, w);
         if ((w != 1 && w != 2 && w != 4 && w != 8) || want->tile_m < 16 * w ||
             want->tile_m % (16 * w) || want->tile_m / (16 * w) > 4 || want->tile_n < 16 ||
             want->tile_n > 128 || want->tile_n % 16)
@@ -312,6 +318,8 @@ ck_status ck_attn_plan_create_instance(ck_context *ctx, const ck_attn_prob *prob
     st = ck_op_kernel(ctx, key, sm90 ? "ck_attn_fwd_sm90" : "ck_attn_fwd_sm80", build_source, &b,
                       &plan->kernel);
     free(key);
+    if (!st && p->dtype == CK_DTYPE_FP8_E4M3)
+        st = ck_attn_fp8_workspace(ctx, prob, &plan->fp8);
     if (st) {
         free(plan);
         return st;
@@ -346,6 +354,8 @@ int ck_attention_plan_tuned(const ck_attention_plan *plan)
 
 void ck_attention_plan_destroy(ck_attention_plan *plan)
 {
+    if (plan)
+        ck_attn_fp8_workspace_free(plan->ctx, &plan->fp8);
     free(plan); /* the kernel belongs to the context's cache */
 }
 
@@ -374,6 +384,27 @@ static range span(const char *name, const void *ptr, const ck_attn_strides *st, 
     range r = {(uintptr_t)ptr, (uintptr_t)ptr + (uintptr_t)(ck_attn_span(st, b, s, h, d) * es),
                name};
     return r;
+}
+
+/* fp8: the descales (4-byte aligned, or NULL for 1) and V^T, written into the plan's workspace
+ * first (the kernel reads V through it). */
+static ck_status fp8_args(ck_attention_plan *plan, const ck_attention_args *args, ck_attn_kargs *ka)
+{
+    const ck_attention_problem *p = &plan->prob.p;
+    const float *d[3] = {args->descale_q, args->descale_k, args->descale_v};
+    static const char *const names[3] = {"descale_q", "descale_k", "descale_v"};
+    ck_status st;
+    for (int i = 0; i < 3; ++i)
+        if (d[i] && (st = check_ptr(names[i], d[i], 4)))
+            return st;
+    ka->descale_q = d[0], ka->descale_k = d[1], ka->descale_v = d[2];
+    if (p->descale == CK_ATTN_DESCALE_HEAD)
+        ka->descale_b = p->h_k, ka->descale_h = 1;
+    ka->vt_keys = ck_attn_fp8_vt_keys(&plan->prob);
+    ka->v = plan->fp8.vt;
+    if (p->s_k == 0)
+        return CK_SUCCESS;
+    return ck_attn_fp8_transpose_v(plan->ctx, &plan->prob, &plan->fp8, args->v);
 }
 
 ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_args *args)
@@ -405,9 +436,10 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
                        "ck_attention_plan_execute: scale = %g; accepted: a positive finite "
                        "number, or 0 for 1 / sqrt(d).",
                        (double)args->scale);
-    range in[3] = {span("q", args->q, &p->q, nb, rq, p->h_q, p->d, 2),
-                   span("k", args->k, &p->k, nbk, rk, p->h_k, p->d, 2),
-                   span("v", args->v, &p->v, nbk, rk, p->h_k, p->d_v, 2)};
+    int es = p->dtype == CK_DTYPE_FP8_E4M3 ? 1 : 2; /* input element bytes (O: 2) */
+    range in[3] = {span("q", args->q, &p->q, nb, rq, p->h_q, p->d, es),
+                   span("k", args->k, &p->k, nbk, rk, p->h_k, p->d, es),
+                   span("v", args->v, &p->v, nbk, rk, p->h_k, p->d_v, es)};
     range out[2] = {
         span("o", args->o, &p->o, nb, rq, p->h_q, p->d_v, 2),
         {(uintptr_t)args->lse, (uintptr_t)args->lse + (uintptr_t)(nb * p->h_q * rq * 4), "lse"}};
@@ -463,6 +495,8 @@ ck_status ck_attention_plan_execute(ck_attention_plan *plan, const ck_attention_
     if (plan->inst.decode)
         return ck_attn_decode_launch(plan->ctx, &plan->prob, &plan->inst, plan->kernel,
                                      plan->combine, &ka, plan->shared);
+    if (es == 1 && (st = fp8_args(plan, args, &ka)))
+        return st;
     if (ck_attn_is_sm90(&plan->inst))
         return ck_attn_sm90_launch(plan->ctx, plan->kernel, &plan->prob, &plan->inst, &ka);
     void *argv[1] = {&ka};

@@ -38,6 +38,9 @@ ck_status ck_attn_policy(const ck_attn_prob *prob, const ck_device_props *props,
         snprintf(why, sizeof why, "CK_ATTN_KERNEL=sm80 asks for it.");
     else if (ck_attn_sm90_supports(prob, props, why, sizeof why))
         return ck_attn_sm90_instance(prob, props, out);
+    if (p->dtype == CK_DTYPE_FP8_E4M3)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": fp8e4m3 inputs run on the sm90 kernel only, and %s", why);
     if (cc >= 90)
         CK_LOG(CK_LOG_INFO, OP ": the sm80 kernel, as %s", why);
     int64_t dmax = p->d > p->d_v ? p->d : p->d_v;

@@ -93,16 +93,53 @@ static ck_status output_distinct(const ck_attn_strides *st, int64_t b, int64_t s
     return CK_SUCCESS;
 }
 
+/* What fp8 e4m3 inputs take (the sm90 kernel's fp8 path only), and the descales' layout. */
+static ck_status fp8_check(const ck_attention_problem *p)
+{
+    if (p->descale != CK_ATTN_DESCALE_TENSOR && p->descale != CK_ATTN_DESCALE_HEAD)
+        return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                       OP ": descale = %d; accepted: CK_ATTN_DESCALE_TENSOR (0) or "
+                          "CK_ATTN_DESCALE_HEAD (1).",
+                       (int)p->descale);
+    if (p->dtype != CK_DTYPE_FP8_E4M3) {
+        if (p->descale != CK_ATTN_DESCALE_TENSOR)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": descale = %d with %s inputs; descales are for fp8e4m3.",
+                           (int)p->descale, ck_dtype_name(p->dtype));
+        return CK_SUCCESS;
+    }
+    const int64_t *bd = p->var.bias.dims;
+    const char *no = p->varlen                          ? "variable-length batches"
+                     : bd[0] || bd[1] || bd[2] || bd[3] ? "a bias"
+                     : p->var.alibi                     ? "ALiBi"
+                     : p->var.page_size                 ? "paged K / V"
+                     : p->var.dropout_p > 0.0f          ? "dropout"
+                                                        : NULL;
+    if (no)
+        return ck_fail(CK_ERROR_UNSUPPORTED,
+                       OP ": fp8e4m3 inputs run on the sm90 kernel only, which does not take %s "
+                          "(bf16 and f16 do).",
+                       no);
+    int64_t dims[2] = {p->d, p->d_v};
+    for (int i = 0; i < 2; ++i)
+        if (dims[i] != 64 && dims[i] != 128 && dims[i] != 256)
+            return ck_fail(CK_ERROR_UNSUPPORTED,
+                           OP ": fp8e4m3 takes head dims 64, 128 or 256 (e4m3 wgmma's N and "
+                              "whole swizzle lines); %s = %lld.",
+                           i ? "d_v" : "d", (long long)dims[i]);
+    return CK_SUCCESS;
+}
+
 ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *prob)
 {
     if (!problem || !prob)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": problem must not be NULL.");
     memset(prob, 0, sizeof *prob);
     ck_attention_problem p = *problem;
-    if (p.dtype != CK_DTYPE_BF16 && p.dtype != CK_DTYPE_F16)
+    if (p.dtype != CK_DTYPE_BF16 && p.dtype != CK_DTYPE_F16 && p.dtype != CK_DTYPE_FP8_E4M3)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": dtype %s is not supported; accepted: bf16 or f16 (Q, K, V and O "
-                          "share it).",
+                          "share it), or fp8e4m3 (Q, K, V; O bf16).",
                        ck_dtype_name(p.dtype));
     if (p.b < 0 || p.s_q < 0 || p.s_k < 0)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
@@ -182,7 +219,7 @@ ck_status ck_attn_prob_make(const ck_attention_problem *problem, ck_attn_prob *p
                        (double)p.softcap);
     if (p.lse != 0 && p.lse != 1)
         return ck_fail(CK_ERROR_INVALID_ARGUMENT, OP ": lse = %d; accepted: 0 or 1.", p.lse);
-    if ((st = ck_attn_variants_check(problem, &p)))
+    if ((st = ck_attn_variants_check(problem, &p)) || (st = fp8_check(&p)))
         return st;
     prob->p = p;
     ck_attn_band(prob, p.s_q, p.s_k, &prob->lo, &prob->hi);

@@ -15,6 +15,8 @@
  * distribution itself the row slots (which registers share a row), the lanes that share a row
  * (the row reductions' shuffles) and a check that the S fragment's register pairs are the
  * register-A fragment of P V (wgmma's RS form), without which P could not stay in registers.
+ * fp8 e4m3 inputs (ATTN_FP8): 1-byte tiles, e4m3 wgmma, V through V^T (sm90_fp8.c, which also
+ * checks the e4m3 P fragment), bf16 O.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,10 +77,16 @@ static int refuse(char *reason, size_t size, const char *fmt, ...)
 }
 
 /* A stride TMA can take: a multiple of 16 bytes below 2^40 bytes, unless its dim has one index
- * (then it is never used). */
-static int tma_stride_ok(int64_t stride, int64_t len)
+ * (then it is never used); es: bytes of an element. */
+static int tma_stride_ok(int64_t stride, int64_t len, int es)
 {
-    return len <= 1 || (stride % 8 == 0 && stride > 0 && stride < (1LL << 39));
+    return len <= 1 || ((stride * es) % 16 == 0 && stride > 0 && stride * es < (1LL << 40));
+}
+
+/* Bytes of an input element: 1 for fp8 e4m3 (O is bf16 then), else 2. */
+static int in_bytes(const ck_attention_problem *p)
+{
+    return p->dtype == CK_DTYPE_FP8_E4M3 ? 1 : 2;
 }
 
 /* The fields of the problem this kernel reads; any other field away from its default (a
@@ -94,6 +102,7 @@ static int only_known_fields(const ck_attention_problem *p)
     x.window_left = def.window_left, x.window_right = def.window_right;
     x.lse = def.lse, x.softcap = def.softcap;
     x.varlen = def.varlen, x.total_q = def.total_q, x.total_k = def.total_k;
+    x.descale = def.descale;
     return memcmp(&x, &def, sizeof x) == 0;
 }
 
@@ -111,6 +120,7 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
     int64_t dims[2] = {p->d, p->d_v};
     for (int i = 0; i < 2; ++i)
         if (dims[i] != 64 && dims[i] != 128 && dims[i] != 192 && dims[i] != 256)
+            /* (fp8: 64, 128, 256, checked with the problem) */
             return refuse(reason, reason_size,
                           "the sm90 kernel takes head dims of 64, 128, 192 or 256 (whole 128-byte "
                           "swizzle lines); %s = %lld.",
@@ -130,15 +140,19 @@ int ck_attn_sm90_supports(const ck_attn_prob *prob, const ck_device_props *props
               {"k", &p->k, rk, p->h_k},
               {"v", &p->v, rk, p->h_k},
               {"o", &p->o, rq, p->h_q}};
-    for (int i = 0; i < 4; ++i)
-        if ((t[i].s > 0 || i == 0 || i == 3) && /* K and V without rows are never read */
-            (!tma_stride_ok(t[i].st->batch, nb) || !tma_stride_ok(t[i].st->seq, t[i].s) ||
-             !tma_stride_ok(t[i].st->head, t[i].h)))
+    /* fp8: V is read through V^T (the plan's pre-pass takes any strides), O is bf16 */
+    int fp8 = p->dtype == CK_DTYPE_FP8_E4M3;
+    for (int i = 0; i < 4; ++i) {
+        int es = i < 3 ? in_bytes(p) : 2;
+        if ((t[i].s > 0 || i == 0 || i == 3) && !(fp8 && i == 2) &&
+            (!tma_stride_ok(t[i].st->batch, nb, es) || !tma_stride_ok(t[i].st->seq, t[i].s, es) ||
+             !tma_stride_ok(t[i].st->head, t[i].h, es)))
             return refuse(reason, reason_size,
-                          "the sm90 kernel needs strides of a multiple of 8 elements (16 bytes) "
-                          "below 2^39; %s's are (batch %lld, seq %lld, head %lld).",
-                          t[i].name, (long long)t[i].st->batch, (long long)t[i].st->seq,
+                          "the sm90 kernel needs strides of a multiple of %d elements (16 bytes) "
+                          "below 2^40 bytes; %s's are (batch %lld, seq %lld, head %lld).",
+                          16 / es, t[i].name, (long long)t[i].st->batch, (long long)t[i].st->seq,
                           (long long)t[i].st->head);
+    }
     if (rq > (1LL << 31) - 256 || rk > (1LL << 31) - 256)
         return refuse(reason, reason_size,
                       "the sm90 kernel addresses rows with TMA's 32-bit coordinates; it has %lld "
@@ -170,8 +184,8 @@ static int stages(void)
 static size_t base_bytes(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     const ck_attention_problem *p = &prob->p;
-    size_t q = (size_t)in->tile_m * (size_t)p->d * 2;
-    size_t kv = (size_t)in->tile_n * (size_t)(p->d + p->d_v) * 2;
+    size_t q = (size_t)in->tile_m * (size_t)p->d * (size_t)in_bytes(p);
+    size_t kv = (size_t)in->tile_n * (size_t)(p->d + p->d_v) * (size_t)in_bytes(p);
     /* barriers: Q's two, the K and V rings', the work ring's four and its two slots */
     return 1024 + q + (size_t)stages() * kv + 8 * (2 + 4 * (size_t)stages() + 6);
 }
@@ -215,10 +229,16 @@ static int regs_fit(int consumers, int tile_n, int64_t d_v)
     return need <= (consumers == 3 ? 128 : 192);
 }
 
+/* e4m3 wgmma has N of 64, 128 or 256 only (S = Q K^T's N is the key tile). */
+static int fp8_tile_ok(const ck_attn_prob *prob, int tile_n)
+{
+    return prob->p.dtype != CK_DTYPE_FP8_E4M3 || tile_n == 64 || tile_n == 128 || tile_n == 256;
+}
+
 int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in)
 {
     int c = in->tile_m / 64;
-    return (c == 2 || c == 3) && in->tile_m == 64 * c &&
+    return (c == 2 || c == 3) && in->tile_m == 64 * c && fp8_tile_ok(prob, in->tile_n) &&
            in->warps == (c == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS) &&
            in->tile_n % 16 == 0 && in->tile_n >= 64 && in->tile_n <= 192 &&
            regs_fit(c, in->tile_n, prob->p.d_v);
@@ -227,9 +247,10 @@ int ck_attn_sm90_shape_ok(const ck_attn_prob *prob, const ck_attn_instance *in)
 /* The query tile: three consumer warpgroups (192 rows) for d and d_v up to 64 (FlashAttention-3's
  * d 64 tile: more rows per K / V tile loaded) without a causal band, else two (128 rows: a
  * causal band's diagonal tiles waste less of a shorter query tile; bench/RESULTS.md, seventh
- * session, run M); CK_ATTN_SM90_CONSUMERS=2|3 to time the other. Key tiles of 128 rows where the registers and the shared memory allow, else
- * 80 (d_v 256: the 64-row tile's S is too narrow for the wgmma to hide the softmax) or 64;
- * CK_ATTN_SM90_TILE_N=64|80|96|128|192 forces one (refused where it does not fit). */
+ * session, run M); CK_ATTN_SM90_CONSUMERS=2|3 to time the other. Key tiles of 128 rows where the
+ * registers and the shared memory allow, else 80 (d_v 256: the 64-row tile's S is too narrow for
+ * the wgmma to hide the softmax) or 64; CK_ATTN_SM90_TILE_N=64|80|96|128|192 forces one (refused
+ * where it does not fit). */
 ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props *props,
                                 ck_attn_instance *out)
 {
@@ -247,7 +268,7 @@ ck_status ck_attn_sm90_instance(const ck_attn_prob *prob, const ck_device_props 
         ck_attn_instance in = {
             64 * consumers, n, consumers == 3 ? CK_ATTN_SM90_WARPS3 : CK_ATTN_SM90_WARPS, 0, 1, 0};
         if (n % 16 || n < 64 || n > 192 || !regs_fit(consumers, n, p->d_v) ||
-            (!want_n && n == 80 && p->d_v <= 192))
+            !fp8_tile_ok(prob, n) || (!want_n && n == 80 && p->d_v <= 192))
             continue;
         if (ck_attn_sm90_shared_bytes(prob, &in) <= smem) {
             *out = in;
@@ -302,6 +323,7 @@ static int params(const ck_attn_prob *prob, const ck_attn_instance *in, ck_op_pa
     ck_op_param_add(t, &n, "ATTN_D", p->d);
     ck_op_param_add(t, &n, "ATTN_DV", p->d_v);
     ck_op_param_add(t, &n, "ATTN_BF16", p->dtype == CK_DTYPE_BF16);
+    ck_op_param_add(t, &n, "ATTN_FP8", p->dtype == CK_DTYPE_FP8_E4M3);
     ck_op_param_add(t, &n, "ATTN_TILE_M", in->tile_m);
     ck_op_param_add(t, &n, "ATTN_TILE_N", in->tile_n);
     ck_op_param_add(t, &n, "ATTN_STAGES", stages());
@@ -331,7 +353,7 @@ static ck_status wgmma_encoding(const ck_attn_prob *prob, int n, ck_mma_operand 
 {
     char instr[64];
     snprintf(instr, sizeof instr, "wgmma.m64n%dk16.f32.%s", n,
-             prob->p.dtype == CK_DTYPE_BF16 ? "bf16" : "f16");
+             prob->p.dtype == CK_DTYPE_F16 ? "f16" : "bf16"); /* fp8: C as bf16's */
     return ck_mma_encoding(instr, op, e);
 }
 
@@ -554,7 +576,8 @@ static ck_status emit_generated(ck_sbuf *b, const ck_attn_prob *prob, const ck_a
     if (!st)
         st = ck_dist_make(&eo, &dO);
     if (!st)
-        st = check_p_fragment(prob, in->tile_n);
+        st = prob->p.dtype == CK_DTYPE_FP8_E4M3 ? ck_attn_fp8_check_p(in->tile_n)
+                                                : check_p_fragment(prob, in->tile_n);
     if (!st)
         st = check_pairs(&dO, 4 * wgs);
     if (st)
@@ -596,7 +619,8 @@ static ck_status emit_generated(ck_sbuf *b, const ck_attn_prob *prob, const ck_a
     }
     if ((st = emit_window(b, "s", &es, in->tile_m, in->tile_n, 0, prob->p.dtype)))
         return st;
-    return emit_window(b, "o", &eo, in->tile_m, (int)prob->p.d_v, 1, prob->p.dtype);
+    return emit_window(b, "o", &eo, in->tile_m, (int)prob->p.d_v, 1,
+                       prob->p.dtype == CK_DTYPE_FP8_E4M3 ? CK_DTYPE_BF16 : prob->p.dtype);
 }
 
 ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *in, char **source)
@@ -637,25 +661,36 @@ ck_status ck_attn_sm90_source(const ck_attn_prob *prob, const ck_attn_instance *
 
 /* ---- launch -------------------------------------------------------------------------------- */
 
-/* The map of Q, K or V at ptr: dims (d, s, h, b) with the tensor's strides, boxes of 64 x rows
- * (128-byte swizzle). A dim of one index gets a stride TMA accepts (never used). */
-static ck_status qkv_map(ck_device *dev, const void *ptr, const ck_attn_strides *st, int64_t d,
-                         int64_t s, int64_t h, int64_t b, int rows, ck_tensor_map *map)
+/* The map of a tensor at ptr: dims (d, s, h, b) with strides st (elements; es bytes each), boxes
+ * of `line` bytes (64 or 128, with that swizzle) by `rows`. */
+static ck_status tile_map(ck_device *dev, const void *ptr, const ck_attn_strides *st, int64_t d,
+                          int64_t s, int64_t h, int64_t b, int line, int rows, int es,
+                          ck_tensor_map *map)
 {
     ck_tensor_map_desc m;
     memset(&m, 0, sizeof m);
-    m.elem_bytes = 2, m.rank = 4, m.global_address = ptr;
+    m.elem_bytes = (unsigned)es, m.rank = 4, m.global_address = ptr;
     int64_t len[3] = {s, h, b}, str[3] = {st->seq, st->head, st->batch};
     m.dims[0] = (uint64_t)d;
     for (int i = 0; i < 3; ++i) {
         m.dims[i + 1] = (uint64_t)(len[i] > 0 ? len[i] : 1);
-        m.strides[i] = (uint64_t)(len[i] > 1 ? str[i] * 2 : 16);
+        m.strides[i] = (uint64_t)(len[i] > 1 ? str[i] * es : 16);
     }
-    m.box[0] = 64, m.box[1] = (uint32_t)rows, m.box[2] = m.box[3] = 1;
+    m.box[0] = (uint32_t)(line / es), m.box[1] = (uint32_t)rows, m.box[2] = m.box[3] = 1;
     for (int i = 0; i < 4; ++i)
         m.elem_strides[i] = 1;
-    m.swizzle = 3; /* 128-byte */
+    m.swizzle = line == A90_ROW ? 3 : 2; /* 128-byte, or 64-byte lines */
     return ck_tensor_map_create(dev, &m, map);
+}
+
+/* The map of Q, K or V at ptr: dims (d, s, h, b) with the tensor's strides, boxes of
+ * min(128 bytes, d) x rows (128- or 64-byte swizzle); es: bytes of an element. A dim of one index
+ * gets a stride TMA accepts (never used). */
+static ck_status qkv_map(ck_device *dev, const void *ptr, const ck_attn_strides *st, int64_t d,
+                         int64_t s, int64_t h, int64_t b, int rows, int es, ck_tensor_map *map)
+{
+    return tile_map(dev, ptr, st, d, s, h, b, d * es < A90_ROW ? (int)(d * es) : A90_ROW, rows, es,
+                    map);
 }
 
 /* The lpt order's L2 section: (query head, batch) pairs whose K and V fill about two thirds of
@@ -665,7 +700,7 @@ static long long section_heads(const ck_attn_prob *prob, const ck_device_props *
 {
     const ck_attention_problem *p = &prob->p;
     long long all = p->b * p->h_q, group = p->h_q / p->h_k, e = env_int("CK_ATTN_SM90_SECTION");
-    long long kv = p->s_k * (p->d + p->d_v) * 2,
+    long long kv = p->s_k * (p->d + p->d_v) * in_bytes(p),
               fit = props->l2_bytes && kv ? (long long)(props->l2_bytes * 2 / 3) / kv : all;
     long long heads = e ? e : (fit < 1 ? 1 : fit) * group;
     return heads < all ? heads : all;
@@ -681,18 +716,25 @@ ck_status ck_attn_sm90_launch(ck_context *ctx, ck_kernel *kernel, const ck_attn_
     /* varlen: the packed rows, one batch */
     int64_t nb = p->varlen ? 1 : p->b, rq = p->varlen ? p->total_q : p->s_q;
     int64_t rk = p->varlen ? p->total_k : p->s_k;
-    ck_status st = qkv_map(dev, ka->q, &p->q, p->d, rq, p->h_q, nb, in->tile_m, &tq);
+    int es = in_bytes(p);
+    ck_status st = qkv_map(dev, ka->q, &p->q, p->d, rq, p->h_q, nb, in->tile_m, es, &tq);
     if (!st && rk > 0)
-        st = qkv_map(dev, ka->k, &p->k, p->d, rk, p->h_k, nb, in->tile_n, &tk);
-    if (!st && rk > 0)
-        st = qkv_map(dev, ka->v, &p->v, p->d_v, rk, p->h_k, nb, in->tile_n, &tv);
+        st = qkv_map(dev, ka->k, &p->k, p->d, rk, p->h_k, nb, in->tile_n, es, &tk);
+    if (!st && rk > 0 && es == 1) { /* fp8: V^T [b, h_k, d_v, vt_keys] (sm90_fp8.c), boxes of
+                                       min(tile_n, 128) keys by d_v lines */
+        ck_attn_strides vt = {p->h_k * p->d_v * ka->vt_keys, ka->vt_keys, p->d_v * ka->vt_keys};
+        st = tile_map(dev, ka->v, &vt, ka->vt_keys, p->d_v, p->h_k, nb,
+                      in->tile_n < A90_ROW ? in->tile_n : A90_ROW, (int)p->d_v, 1, &tv);
+    } else if (!st && rk > 0) {
+        st = qkv_map(dev, ka->v, &p->v, p->d_v, rk, p->h_k, nb, in->tile_n, es, &tv);
+    }
     if (st)
         return st;
     if (rk == 0) /* no key tile is loaded */
         tk = tv = tq;
     to = tq; /* unused without ATTN_O_TMA */
     if (o_tma(prob, in) &&
-        (st = qkv_map(dev, ka->o, &p->o, p->d_v, rq, p->h_q, nb, 64, &to)) != CK_SUCCESS)
+        (st = qkv_map(dev, ka->o, &p->o, p->d_v, rq, p->h_q, nb, 64, 2, &to)) != CK_SUCCESS)
         return st;
     /* lpt: the work counter, zero at the start (stream order); its L2 section. (The order is
      * read again here: a kernel built for lpt under another CK_ATTN_SM90_ORDER than now finds

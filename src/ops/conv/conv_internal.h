@@ -186,6 +186,7 @@ typedef struct ck_conv_dw {
     int64_t outl[3], dstr[3], doff[3];
     int flip;
     int vec;        /* channels per thread (one access of up to 16 bytes) */
+    int vec_set;    /* 1: vec chosen by a tuned text or CK_CONV_DW_VEC, not the widest */
     int tct;        /* threads along the channels: a block covers tct * vec channels */
     int tr;         /* strips of outputs per block */
     int strip;      /* outputs per strip along the innermost spatial dim */
@@ -207,8 +208,12 @@ int ck_conv_dw_refuses(const ck_conv_prob *q, char *why, size_t size);
 /* 1 when the direct route can take the problem, whatever CK_CONV_ROUTE says (the tuner). */
 int ck_conv_dw_fits(const ck_conv_prob *q);
 
-/* Parse a tuned text "depthwise:sS" (backward weight: "depthwise:sS.bB"): 1 when valid. */
-int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks);
+/* Parse a tuned text "depthwise:sS" (backward weight: "depthwise:sS.bB"), either followed by
+ * ".vV" (V channels per thread instead of the widest vector; *vec 0 without): 1 when valid. */
+int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks, int *vec);
+
+/* Channels per thread of the widest vector: up to 16 bytes of the input type, dividing G. */
+int ck_conv_dw_widest_vec(const ck_conv_prob *q);
 
 /* The tuned text of an instance (selects it again). */
 void ck_conv_dw_name(const ck_conv_prob *q, const ck_conv_dw *dw, char *buf, size_t size);
@@ -216,8 +221,8 @@ void ck_conv_dw_name(const ck_conv_prob *q, const ck_conv_dw *dw, char *buf, siz
 /* The route's instance for the problem (after ck_conv_dw_refuses said 0) -- backward data: for
  * class cls, one with rows and taps --: the policy's vector, threads and strip,
  * CK_CONV_DW_STRIP=n (1..16) in the environment overriding the strip; a tuned text (not NULL:
- * ck_conv_dw_parse's form) sets the strip and backward weight's lane blocks instead of the
- * policy and the switches. */
+ * ck_conv_dw_parse's form) sets the strip, backward weight's lane blocks and the vector instead
+ * of the policy and the switches (CK_CONV_DW_VEC=v: v channels per thread). */
 ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, const char *tuned,
                             ck_conv_dw *dw);
 

@@ -397,37 +397,53 @@ int ck_conv_dw_fits(const ck_conv_prob *q)
     return !dw_refuses(q, 0, why, sizeof why);
 }
 
-int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks)
+int ck_conv_dw_parse(const char *text, int wgrad, int *strip, int *lane_blocks, int *vec)
 {
-    int s = 0, b = 0, used = 0;
-    *strip = *lane_blocks = 0;
+    int s = 0, b = 0, v = 0, used = 0, more = 0;
+    *strip = *lane_blocks = *vec = 0;
     if (sscanf(text, "depthwise:s%d%n", &s, &used) != 1 || s < 1 || s > 16)
         return 0;
-    if (wgrad && (sscanf(text + used, ".b%d%n", &b, &used) != 1 || b < 1 || b > 65535))
+    if (wgrad && (sscanf(text + used, ".b%d%n", &b, &more) != 1 || b < 1 || b > 65535))
         return 0;
+    used += more;
+    if (text[used] == '.' && (sscanf(text + used, ".v%d%n", &v, &more) != 1 || v < 1 || v > 16 ||
+                              (v & (v - 1)) != 0))
+        return 0;
+    used += v ? more : 0;
     if (text[used] != '\0')
         return 0;
-    *strip = s, *lane_blocks = b;
+    *strip = s, *lane_blocks = b, *vec = v;
     return 1;
 }
 
 void ck_conv_dw_name(const ck_conv_prob *q, const ck_conv_dw *dw, char *buf, size_t size)
 {
+    char v[16] = "";
+    if (dw->vec_set)
+        snprintf(v, sizeof v, ".v%d", dw->vec);
     if (q->p.direction == CK_CONV_BWD_WEIGHT)
-        snprintf(buf, size, "depthwise:s%d.b%d", dw->strip, dw->lane_blocks);
+        snprintf(buf, size, "depthwise:s%d.b%d%s", dw->strip, dw->lane_blocks, v);
     else
-        snprintf(buf, size, "depthwise:s%d", dw->strip);
+        snprintf(buf, size, "depthwise:s%d%s", dw->strip, v);
+}
+
+int ck_conv_dw_widest_vec(const ck_conv_prob *q)
+{
+    int es = ck_gemm_dtype_bytes(q->p.in_dtype), vec = 1;
+    while (vec * 2 * es <= 16 && q->p.g % (vec * 2) == 0)
+        vec *= 2;
+    return vec;
 }
 
 ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, const char *tuned,
                             ck_conv_dw *dw)
 {
-    int tuned_strip = 0, tuned_blocks = 0;
-    if (tuned &&
-        !ck_conv_dw_parse(tuned, q->p.direction == CK_CONV_BWD_WEIGHT, &tuned_strip, &tuned_blocks))
+    int tuned_strip = 0, tuned_blocks = 0, tuned_vec = 0;
+    if (tuned && !ck_conv_dw_parse(tuned, q->p.direction == CK_CONV_BWD_WEIGHT, &tuned_strip,
+                                   &tuned_blocks, &tuned_vec))
         return ck_fail(CK_ERROR_INVALID_ARGUMENT,
                        OP ": the tuned instance \"%s\" is no direct depthwise instance of this "
-                          "direction (depthwise:sS%s).",
+                          "direction (depthwise:sS%s[.vV]).",
                        tuned, q->p.direction == CK_CONV_BWD_WEIGHT ? ".bB" : "");
     const ck_conv_problem *p = &q->p;
     memset(dw, 0, sizeof *dw);
@@ -450,11 +466,29 @@ ck_status ck_conv_dw_policy(const ck_conv_prob *q, const ck_conv_class *cls, con
     dw->flip = bwd;
     /* the widest vector of channels: up to 16 bytes of the input type, dividing G (every
      * thread's channels lie inside the tensor and are aligned to the vector) */
-    int es = ck_gemm_dtype_bytes(p->in_dtype);
     int64_t G = p->g;
-    dw->vec = 1;
-    while (dw->vec * 2 * es <= 16 && G % (dw->vec * 2) == 0)
-        dw->vec *= 2;
+    dw->vec = ck_conv_dw_widest_vec(q);
+    /* a narrower vector (tuned, or CK_CONV_DW_VEC): fewer registers a thread, more threads */
+    int want_vec = tuned_vec;
+    const char *ve = tuned ? NULL : getenv("CK_CONV_DW_VEC");
+    if (ve && *ve) {
+        char *end = NULL;
+        long v = strtol(ve, &end, 10);
+        if (*end || v < 1 || v > 16 || (v & (v - 1)) != 0)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": CK_CONV_DW_VEC = \"%s\"; accepted: 1, 2, 4, 8 or 16 channels "
+                              "per thread.",
+                           ve);
+        want_vec = (int)v;
+    }
+    if (want_vec) {
+        if (want_vec > dw->vec)
+            return ck_fail(CK_ERROR_INVALID_ARGUMENT,
+                           OP ": %d channels per thread asked for; this problem allows at most "
+                              "%d (16 bytes of the input type, dividing G = %lld).",
+                           want_vec, dw->vec, (long long)G);
+        dw->vec = want_vec, dw->vec_set = 1;
+    }
     /* threads along the channels: every vector of G in one block up to a warp's 32 (a warp's
      * load is then up to 512 contiguous bytes of one pixel), else an even split into blocks
      * of at most 32 -- no power of two, so that 96 or 144 channels leave no thread idle --;

@@ -29,7 +29,7 @@ enum { MAX_CANDIDATES = 160, MAX_GEMM = 64 };
 int ck_conv_tuned_text(ck_context *ctx, const ck_conv_prob *q, char *buf, size_t size)
 {
     static const char *const switches[] = {"CK_CONV_ROUTE", "CK_CONV_DW_STRIP",
-                                           "CK_CONV_DW_WGRAD_BLOCKS"};
+                                           "CK_CONV_DW_WGRAD_BLOCKS", "CK_CONV_DW_VEC"};
     char key[CK_TUNING_PROBLEM_MAX];
     int forced = 0;
     ck_conv_tuning_problem_key(q, key, sizeof key);
@@ -124,10 +124,10 @@ static ck_status first_gemm(const ck_conv_prob *q, ck_conv_class *cls, ck_gemm_p
 
 int ck_conv_tuned_ok(const ck_conv_prob *q, const ck_device_props *props, const char *text)
 {
-    int strip, blocks;
+    int strip, blocks, vec;
     if (strncmp(text, "depthwise:", 10) == 0)
         return ck_conv_dw_fits(q) &&
-               ck_conv_dw_parse(text, q->p.direction == CK_CONV_BWD_WEIGHT, &strip, &blocks);
+               ck_conv_dw_parse(text, q->p.direction == CK_CONV_BWD_WEIGHT, &strip, &blocks, &vec);
     ck_conv_class cls;
     ck_gemm_prob loader, plain;
     ck_conv_choice choice;
@@ -146,12 +146,20 @@ static ck_status candidates(ck_context *ctx, const ck_conv_prob *q,
 {
     int n = 0, wgrad = q->p.direction == CK_CONV_BWD_WEIGHT;
     snprintf(texts[n++], CK_CONV_TUNED_MAX, "auto");
+    int half = ck_conv_dw_fits(q) ? ck_conv_dw_widest_vec(q) / 2 : 0; /* the narrower vector */
     for (int s = 1; s <= 8 && ck_conv_dw_fits(q); s *= 2)
-        for (int b = 1; b <= (wgrad ? 64 : 1) && n < max; b *= 4)
-            if (wgrad)
-                snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d.b%d", s, b);
-            else
-                snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d", s);
+        for (int b = 1; b <= (wgrad ? 64 : 1); b *= 4)
+            for (int v = 0; v <= (half >= 2 ? half : 0) && n < max; v += half) {
+                char vs[16] = "";
+                if (v)
+                    snprintf(vs, sizeof vs, ".v%d", v);
+                if (wgrad)
+                    snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d.b%d%s", s, b, vs);
+                else
+                    snprintf(texts[n++], CK_CONV_TUNED_MAX, "depthwise:s%d%s", s, vs);
+                if (half < 2)
+                    break;
+            }
     ck_conv_class cls;
     ck_gemm_prob loader, plain;
     int found = 0;

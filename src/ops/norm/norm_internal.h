@@ -21,6 +21,7 @@
 #include "ck/norm.h"
 #include "ck/runtime.h"
 #include "ck/tile_kernel.h"
+#include "gen/sbuf.h"
 #include "ops/common/op_params.h"
 
 /* Rows up to this length take the register pipeline (norm_fwd_kernel.h); longer ones the looped
@@ -153,6 +154,8 @@ void ck_norm_window_spec_free(ck_tile_window_spec *w);
  * (device C, malloc'd; NULL on failure, with the error recorded): each window's functions, its
  * storage type norm_win_<name>_t and norm_win_<name>_at(pointer, first row, row stride, rows). */
 char *ck_norm_fwd_window_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in);
+/* The same, appended to b (window.c). */
+ck_status ck_norm_fwd_windows(const ck_norm_fwd_problem *p, const ck_norm_instance *in, ck_sbuf *b);
 /* The tuning table's problem key ("bf16>bf16/n=4096/rows=8/vec=8/t=4") and op name. */
 void ck_norm_fwd_problem_key(const ck_norm_forward_desc *d, const ck_norm_fwd_problem *p, char *buf,
                              size_t size);

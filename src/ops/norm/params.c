@@ -10,7 +10,6 @@
 
 #include "core/error.h"
 #include "gen/sbuf.h"
-#include "gen/window_gen.h"
 #include "ops/common/op_common.h"
 #include "ops/norm/norm_internal.h"
 
@@ -105,59 +104,6 @@ static long long param(const ck_op_param *t, int n, const char *name)
     return 0;
 }
 
-/* The read stage's windows x, r and ro (x, residual, residual_out; x's type where a tensor is
- * absent: never called then), their storage types norm_win_<name>_t and
- * norm_win_<name>_at(pointer, first row, row stride, rows) (members for the symbols kept). */
-static ck_status fwd_windows(const ck_norm_fwd_problem *p, const ck_norm_instance *in, ck_sbuf *b)
-{
-    static const char *const names[3] = {"x", "r", "ro"}, *const strides[3] = {"SX", "SR", "SO"};
-    const int types[3] = {p->xt, p->rt >= 0 ? p->rt : p->xt, p->ot >= 0 ? p->ot : p->xt};
-    for (int i = 0; i < 3; ++i) {
-        ck_dist_encoding enc;
-        ck_tile_window_spec w;
-        char *text = NULL;
-        ck_status st = ck_norm_window_spec(p->n, in, names[i], types[i], strides[i], &enc, &w);
-        if (st)
-            return st;
-        w.ops = i < 2 ? CK_WIN_LOAD : CK_WIN_STORE;
-        st = ck_tile_window_generate(&w, &text);
-        ck_norm_window_spec_free(&w);
-        if (st)
-            return ck_fail_context(st, "norm: window '%s'", names[i]);
-        char member[32], tail[24];
-        snprintf(tail, sizeof tail, "} ck_win_%s;", names[i]);
-        const char *end = strstr(text, tail);
-        snprintf(member, sizeof member, " %s;", strides[i]);
-        int has_stride = end && strstr(text, member) && strstr(text, member) < end;
-        int has_rows = end && strstr(text, " rows;") && strstr(text, " rows;") < end;
-        int bytes = 0;
-        ck_sbuf_printf(b,
-                       "%s\ntypedef %s norm_win_%s_t;\n"
-                       "CK_DEVICE ck_win_%s norm_win_%s_at(const void *p, long long base, "
-                       "long long stride, long long rows)\n{\n"
-                       "    ck_win_%s w;\n    w.p = (norm_win_%s_t *)p;\n    w.o0 = base;\n"
-                       "    w.o1 = 0;\n%s%s%s%s%s%s    (void)stride;\n    (void)rows;\n"
-                       "    return w;\n}\n",
-                       text, ck_gen_ctype((ck_dtype)types[i], &bytes), names[i], names[i],
-                       names[i], names[i], names[i], has_stride ? "    w." : "",
-                       has_stride ? strides[i] : "", has_stride ? " = stride;\n" : "",
-                       has_rows ? "    w." : "", has_rows ? "rows" : "",
-                       has_rows ? " = rows;\n" : "");
-        ck_tile_free(text);
-    }
-    return CK_SUCCESS;
-}
-
-char *ck_norm_fwd_window_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in)
-{
-    ck_sbuf b = {0};
-    if (fwd_windows(p, in, &b) != CK_SUCCESS || b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
-}
-
 static char *fwd_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in)
 {
     ck_op_param t[CK_OP_MAX_PARAMS];
@@ -171,7 +117,7 @@ static char *fwd_source(const ck_norm_fwd_problem *p, const ck_norm_instance *in
                    "#include \"ck_device.h\"\n%s",
                    kind_name(p->kind), defs);
     free(defs);
-    if (in->window && fwd_windows(p, in, &b) != CK_SUCCESS) {
+    if (in->window && ck_norm_fwd_windows(p, in, &b) != CK_SUCCESS) {
         free(b.s);
         return NULL;
     }

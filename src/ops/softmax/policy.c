@@ -17,7 +17,7 @@ static int64_t cdiv(int64_t a, int64_t b)
 void ck_smx_knobs_none(smx_knobs *k)
 {
     memset(k, 0, sizeof *k);
-    k->raw = k->red = -1;
+    k->raw = k->red = k->window = -1;
 }
 
 int ck_smx_knobs_parse(smx_knobs *k, const char *text)
@@ -33,11 +33,17 @@ int ck_smx_knobs_parse(smx_knobs *k, const char *text)
         k->staged_opt_in = 1;
         return 1;
     }
-    if ((n = sscanf(text, "regs,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])) ==
-        6) {
+    if (strcmp(text, "window") == 0) { /* the heuristic's instance, through tile windows */
+        k->window = 1;
+        return 1;
+    }
+    v[6] = -1;
+    if ((n = sscanf(text, "regs,%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                    &v[6])) >= 6) {
         k->shape = 1;
         k->g = v[0], k->c = v[1], k->r = v[2], k->raw = v[3], k->red = v[4], k->minb = v[5];
-        return v[3] >= -1 && v[3] <= 1 && v[4] >= -1 && v[4] <= 1;
+        k->window = v[6];
+        return v[3] >= -1 && v[3] <= 1 && v[4] >= -1 && v[4] <= 1 && v[6] >= -1 && v[6] <= 1;
     }
     v[4] = 0;
     if ((n = sscanf(text, "staged,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4])) >= 4) {
@@ -64,6 +70,8 @@ void ck_smx_knobs_env(smx_knobs *k)
         k->red = 0;
     if (e && strcmp(e, "pair") == 0)
         k->red = 1;
+    if ((e = getenv("CK_SOFTMAX_WINDOW")) && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        k->window = e[0] == '1';
     if ((e = getenv("CK_SOFTMAX_MINB")) && sscanf(e, "%d", &g) == 1 && g >= 1 && g <= 32)
         k->minb = g;
 }
@@ -287,6 +295,9 @@ void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, cons
     choose_staged(p, rows, props, k);
     shape_override(p, rows, k);
     choose_raw(p, props, k);
+    /* Register instances through generated tile windows: opt-in until timed on the GPU (the
+     * same 16-byte accesses; docs/ops-softmax.md). */
+    p->window = k->window == 1 && ck_smx_window_ok(p);
 }
 
 void ck_smx_instance_name(const smx_plan *p, char *buf, size_t size)
@@ -295,8 +306,8 @@ void ck_smx_instance_name(const smx_plan *p, char *buf, size_t size)
         snprintf(buf, size, "staged,%d,%d,%d,%d,%d", p->g, p->cluster, p->stages, p->per_sm,
                  p->grid_clusters);
     else if (p->kind == 0)
-        snprintf(buf, size, "regs,%d,%d,%d,%d,%d,%d", p->g, p->cluster, p->rows_per_block, p->raw,
-                 p->pairred, p->per_sm);
+        snprintf(buf, size, "regs,%d,%d,%d,%d,%d,%d%s", p->g, p->cluster, p->rows_per_block,
+                 p->raw, p->pairred, p->per_sm, p->window ? ",1" : "");
     else
         snprintf(buf, size, "online,%d,%d", p->g, p->unroll);
 }

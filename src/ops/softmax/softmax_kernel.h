@@ -104,6 +104,71 @@ CK_DEVICE float smx_row_reduce(float v, int is_max, float *red, float *cl,
 #endif
 
 #ifdef SMX_NV
+/* every thread's rounds lie inside the row: no column past its end */
+#define SMX_FULL ((long long)SMX_NV * SMX_CLUSTER * SMX_G * SMX_VEC == SMX_N)
+
+/* The arguments of a register instance's kernel, and where a thread's part of a row is: the
+ * row, the block's rank in its cluster, the thread in the row's group, the causal diagonal. */
+typedef struct smx_args {
+    void *y;
+    const void *x, *mask;
+    long long rows, xs, ys, ms, mdiv, mmod, cm;
+    float scale2;
+} smx_args;
+
+typedef struct smx_pos {
+    long long row, diag, first; /* first: the block's first row */
+    unsigned rank, tid;
+} smx_pos;
+
+/* Register instance, stage read: the transformed values u of the thread's SMX_NV vectors
+ * (vector j at v[j * SMX_VEC]), -inf past the row end. Stage write: vector j of the output. The
+ * generated source defines them: smx_read_indexed / smx_write_indexed (below), or through the
+ * generated tile windows smx_read_window / smx_write_window (softmax_window_kernel.h). */
+CK_DEVICE void smx_read(const smx_args *a, smx_pos p, float *v);
+CK_DEVICE void smx_write(const smx_args *a, smx_pos p, int j, const float *o);
+
+CK_DEVICE void smx_read_indexed(const smx_args *a, smx_pos p, float *v)
+{
+    const long long xoff = p.row * a->xs, moff = smx_mask_row(p.row, a->ms, a->mdiv, a->mmod);
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = smx_vi(p.rank, j, p.tid);
+        if (vi < SMX_NVEC) {
+            smx_load_u(a->x, a->mask, xoff, moff, vi * SMX_VEC, p.diag, a->scale2, v + j * SMX_VEC);
+        } else {
+            CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = ck_neg_inf_f32();
+        }
+    }
+}
+
+CK_DEVICE void smx_write_indexed(const smx_args *a, smx_pos p, int j, const float *o)
+{
+    smx_stv(a->y, p.row * a->ys + smx_vi(p.rank, j, p.tid) * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y,
+            o);
+}
+
+/* Whether the thread's vector j lies in the row (not past its end). */
+CK_DEVICE int smx_holds(smx_pos p, int j)
+{
+    return smx_vi(p.rank, j, p.tid) < SMX_NVEC;
+}
+
+/* The thread's position; 0 rows past the last (a warp per row: it returns, no barrier). */
+CK_DEVICE int smx_pos_of(const smx_args *a, smx_pos *p)
+{
+#if SMX_CLUSTER > 1
+    p->rank = ck_cluster_ctarank();
+#else
+    p->rank = 0;
+#endif
+    p->tid = ck_thread_idx_x() % SMX_G;
+    p->first = (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS;
+    p->row = p->first + ck_thread_idx_x() / SMX_G;
+    p->diag = smx_diag(p->row, a->cm);
+    return !(SMX_G == 32 && p->row >= a->rows);
+}
+
 /* Register instance: each row (or each 1/SMX_CLUSTER of a row) is held in registers, SMX_NV
  * vectors per thread, so x is read once and y written once. */
 CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows, long long xs,
@@ -116,53 +181,38 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
     CK_SHARED_ARRAY(float, smx_cl_m, SMX_CLUSTER);
     CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
     CK_SHARED_ARRAY(unsigned long long, smx_mb, 2);
+    const smx_args a = {y, x, mask, rows, xs, ys, ms, mdiv, mmod, cm, scale2};
+    smx_pos p;
+    const int live = smx_pos_of(&a, &p);
 #if SMX_CLUSTER > 1
-    const unsigned rank = ck_cluster_ctarank();
     smx_cluster_init(smx_mb, 2, 4 * SMX_CLUSTER);
-#else
-    const unsigned rank = 0;
 #endif
-    const unsigned tid = ck_thread_idx_x() % SMX_G;
-    const long long row =
-        (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS + ck_thread_idx_x() / SMX_G;
-    if (SMX_G == 32 && row >= rows)
-        return; /* a warp per row: no block barrier below */
-    const long long xoff = row * xs, moff = smx_mask_row(row, ms, mdiv, mmod);
-    const long long diag = smx_diag(row, cm);
+    if (!live)
+        return;
     float v[SMX_NV * SMX_VEC];
-    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
-    {
-        long long vi = smx_vi(rank, j, tid);
-        if (vi < SMX_NVEC) {
-            smx_load_u(x, mask, xoff, moff, vi * SMX_VEC, diag, scale2, v + j * SMX_VEC);
-        } else {
-            CK_UNROLL for (int k = 0; k < SMX_VEC; ++k) v[j * SMX_VEC + k] = ck_neg_inf_f32();
-        }
-    }
+    smx_read(&a, p, v);
     float m = ck_neg_inf_f32();
     CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e) m = fmaxf(m, v[e]);
-    m = smx_row_reduce(m, 1, smx_red_m, smx_cl_m, &smx_mb[0], rank, tid);
+    m = smx_row_reduce(m, 1, smx_red_m, smx_cl_m, &smx_mb[0], p.rank, p.tid);
     const float mx = ck_ml_offset(m);
     float l = 0.0f;
     CK_UNROLL for (int e = 0; e < SMX_NV * SMX_VEC; ++e)
     {
-        float p = exp2f(v[e] - mx);
-        l += p;
+        float q = exp2f(v[e] - mx);
+        l += q;
 #if !SMX_LOG
-        v[e] = p;
+        v[e] = q;
 #endif
     }
-    l = smx_row_reduce(l, 0, smx_red_l, smx_cl_l, &smx_mb[1], rank, tid);
+    l = smx_row_reduce(l, 0, smx_red_l, smx_cl_l, &smx_mb[1], p.rank, p.tid);
 #if SMX_LOG
     const float c = mx + log2f(l);
 #else
     const float c = 1.0f / l;
 #endif
-    const long long yoff = row * ys;
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
-        long long vi = smx_vi(rank, j, tid);
-        if (vi < SMX_NVEC) {
+        if (smx_holds(p, j)) {
             float o[SMX_VEC];
             CK_UNROLL for (int k = 0; k < SMX_VEC; ++k)
             {
@@ -172,7 +222,7 @@ CK_DEVICE void smx_rows(void *y, const void *x, const void *mask, long long rows
                 o[k] = v[j * SMX_VEC + k] * c;
 #endif
             }
-            smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
+            smx_write(&a, p, j, o);
         }
     }
 }
@@ -192,31 +242,41 @@ CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long co
     uint32_t w = ck_opaque_u32(raw[e >> 1]); /* converted again in each pass, not kept */
     float u = ck_code_to_f32(SMX_TI, (e & 1) ? (w >> 16) : (w & 0xffffu)) * scale2;
 #if SMX_MASK & 2
-    if (col > diag)
+    if (col > diag) /* also past the row end (diag < SMX_N) */
         u = ck_neg_inf_f32();
 #else
-    (void)col;
     (void)diag;
+    /* past the row end: -inf whatever the sign of the scale (the -inf codes times a negative
+     * scale were +inf, and the row NaN) */
+    if (!SMX_FULL && col >= SMX_N)
+        u = ck_neg_inf_f32();
 #endif
     return u;
 }
 
-/* 16-byte vector j of this thread's part of the row at xoff into raw[4j..4j+3]; -inf past the
- * row end (counts for nothing). */
-CK_DEVICE void smx_raw_load(uint32_t *raw, int j, const void *x, long long xoff, unsigned rank,
-                            unsigned tid)
+/* -inf in the input type, twice */
+#define SMX_RAW_NINF (SMX_TI == CK_NC_BF16 ? 0xff80ff80u : 0xfc00fc00u)
+
+/* Raw instance, stage read: the thread's SMX_NV 16-byte vectors of x into raw (vector j at
+ * raw[4j..4j+3]), -inf past the row end (counts for nothing); defined by the generated source
+ * as smx_read_raw_indexed (below) or smx_read_raw_window (softmax_window_kernel.h). */
+CK_DEVICE void smx_read_raw(const smx_args *a, smx_pos p, uint32_t *raw);
+
+CK_DEVICE void smx_read_raw_indexed(const smx_args *a, smx_pos p, uint32_t *raw)
 {
-    /* -inf in the input type, twice */
-    const uint32_t ninf = SMX_TI == CK_NC_BF16 ? 0xff80ff80u : 0xfc00fc00u;
-    long long vi = smx_vi(rank, j, tid);
-    if (vi < SMX_NVEC) {
-        ck_u32x4 r = ck_ld16_nc((const char *)x + (xoff + vi * SMX_VEC) * 2);
-        raw[4 * j] = r.x;
-        raw[4 * j + 1] = r.y;
-        raw[4 * j + 2] = r.z;
-        raw[4 * j + 3] = r.w;
-    } else {
-        CK_UNROLL for (int k = 0; k < 4; ++k) raw[4 * j + k] = ninf;
+    const long long xoff = p.row * a->xs;
+    CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
+    {
+        long long vi = smx_vi(p.rank, j, p.tid);
+        if (vi < SMX_NVEC) {
+            ck_u32x4 r = ck_ld16_nc((const char *)a->x + (xoff + vi * SMX_VEC) * 2);
+            raw[4 * j] = r.x;
+            raw[4 * j + 1] = r.y;
+            raw[4 * j + 2] = r.z;
+            raw[4 * j + 3] = r.w;
+        } else {
+            CK_UNROLL for (int k = 0; k < 4; ++k) raw[4 * j + k] = SMX_RAW_NINF;
+        }
     }
 }
 
@@ -229,20 +289,18 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     CK_SHARED_ARRAY(float, smx_cl_m, (1 + SMX_PAIRRED) * SMX_CLUSTER);
     CK_SHARED_ARRAY(float, smx_cl_l, SMX_CLUSTER);
     CK_SHARED_ARRAY(unsigned long long, smx_mb, 2);
+    const smx_args a = {y, x, x, rows, xs, ys, 0, 1, 1, cm, scale2};
+    smx_pos p;
+    const int live = smx_pos_of(&a, &p);
 #if SMX_CLUSTER > 1
-    const unsigned rank = ck_cluster_ctarank();
     smx_cluster_init(smx_mb, 2 - SMX_PAIRRED, (4 + 4 * SMX_PAIRRED) * SMX_CLUSTER);
-#else
-    const unsigned rank = 0;
 #endif
-    const unsigned tid = ck_thread_idx_x() % SMX_G;
-    const long long row =
-        (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS + ck_thread_idx_x() / SMX_G;
-    if (SMX_G == 32 && row >= rows)
-        return; /* a warp per row: no block barrier below */
-    const long long diag = smx_diag(row, cm);
+    if (!live)
+        return;
+    const unsigned rank = p.rank, tid = p.tid;
+    const long long diag = p.diag;
     uint32_t raw[SMX_RAW_W];
-    CK_UNROLL for (int j = 0; j < SMX_NV; ++j) smx_raw_load(raw, j, x, row * xs, rank, tid);
+    smx_read_raw(&a, p, raw);
     /* the maximum: this thread's, then (max then sum) the row's */
     float m = ck_neg_inf_f32();
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
@@ -280,22 +338,21 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
 #else
     const float c = 1.0f / l;
 #endif
-    const long long yoff = row * ys;
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
-        long long vi = smx_vi(rank, j, tid);
-        if (vi < SMX_NVEC) {
+        if (smx_holds(p, j)) {
+            long long c0 = smx_vi(rank, j, tid) * 8;
             float o[8];
             CK_UNROLL for (int k = 0; k < 8; ++k)
             {
-                float u = smx_raw_u(raw, 8 * j + k, scale2, vi * 8 + k, diag);
+                float u = smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag);
 #if SMX_LOG
                 o[k] = (u - c) * SMX_LN2;
 #else
                 o[k] = ck_exp2_ftz(u - mx) * c;
 #endif
             }
-            smx_stv(y, yoff + vi * SMX_VEC, SMX_TO, SMX_VEC, SMX_WIDE_Y, o);
+            smx_write(&a, p, j, o);
         }
     }
 }

@@ -20,7 +20,9 @@
 #include "ck/context.h"
 #include "ck/runtime.h"
 #include "ck/softmax.h"
+#include "gen/sbuf.h"
 #include "ops/common/op_params.h"
+#include "ops/common/op_window.h"
 
 typedef struct smx_plan {
     /* problem: type indices (ck_smx_code), mask bits (1 additive, 2 causal), log-softmax, row
@@ -34,6 +36,8 @@ typedef struct smx_plan {
     int seg_elems, segs, unroll;
     int raw;     /* register instance keeping raw 16-bit inputs (smx_rows_raw) */
     int pairred; /* raw: one reduction of (m, l) pairs (1) or max then sum (0), SMX_PAIRRED */
+    int window;  /* register instance: x, y and the mask through generated tile windows
+                  * (window.c, softmax_window_kernel.h), SMX_WINDOW; 0: indexed by hand */
     /* staged instance (softmax_staged_kernel.h): vectors per block part and per thread, 16-byte
      * units of x per vector, stages, resident blocks per SM assumed, clusters in the grid,
      * dynamic shared memory per block */
@@ -70,6 +74,7 @@ typedef struct smx_knobs {
     int raw;     /* register instance: -1 policy, 0 f32 cache, 1 raw 16-bit cache */
     int red;     /* raw: -1 policy, 0 max then sum, 1 one reduction of (m, l) pairs */
     int minb;    /* raw: launch bounds' blocks per SM (0 policy) */
+    int window;  /* register instance: -1 policy (indexed), 0 indexed, 1 tile windows */
     int regs_only, staged_opt_in; /* "regs": never staged; "staged": staged where it fits */
 } smx_knobs;
 
@@ -77,12 +82,13 @@ typedef struct smx_knobs {
 void ck_smx_knobs_none(smx_knobs *k);
 
 /* Knobs from an instance's text (the tuning table's form, ck_smx_instance_name):
- * "regs,G,C,R,RAW,RED,MINB" or "staged,G,C,S,B,K"; also "auto" (no knob), "regs", "staged" and
+ * "regs,G,C,R,RAW,RED,MINB[,WINDOW]" or "staged,G,C,S,B,K"; also "auto" (no knob), "regs",
+ * "window" (the heuristic's register instance through tile windows), "staged" and
  * the developer switch's "staged,G,C,S,B". Returns 0 when the text is not one of these. */
 int ck_smx_knobs_parse(smx_knobs *k, const char *text);
 
 /* Knobs from the developer switches CK_SOFTMAX_VARIANT, CK_SOFTMAX_INSTANCE, CK_SOFTMAX_RAW,
- * CK_SOFTMAX_RED, CK_SOFTMAX_MINB (fields they leave unset keep their value). */
+ * CK_SOFTMAX_RED, CK_SOFTMAX_MINB, CK_SOFTMAX_WINDOW (fields they leave unset keep their value). */
 void ck_smx_knobs_env(smx_knobs *k);
 
 /* The instance for the problem fields of p on a device (fills the instance fields). */
@@ -122,6 +128,13 @@ typedef void (*ck_smx_tune_progress)(void *user, int i, int n, const char *insta
 ck_status ck_smx_tune(ck_context *ctx, const ck_tensor *x, ck_tensor *y,
                       const ck_softmax_options *options, int reps, ck_smx_tune_progress progress,
                       void *user, char *best, size_t best_size, double *best_ms);
+
+/* The tile windows of the register instances (window.c): whether the instance can take them;
+ * the windows x, y (and m with an additive mask) of p's source appended to b; one window's spec
+ * ('x', 'y' or 'm'; for the tests; release with ck_op_window_free). */
+int ck_smx_window_ok(const smx_plan *p);
+ck_status ck_smx_windows(const smx_plan *p, ck_sbuf *b);
+ck_status ck_smx_window_spec(const smx_plan *p, char which, ck_op_window *w);
 
 /* Element size of type index t (0 f32: 4, else 2). */
 int ck_smx_size_of(int code);
