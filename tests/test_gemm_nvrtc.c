@@ -5,7 +5,7 @@
  * compile for sm_90a: 4 stages with D staged in halves, clusters with multicast (both B
  * layouts), split-K with the generated epilogue; and batched problems of both families; stream-K
  * and the atomic split-K, and the grouped kernels of both families (group lists and pointer
- * arrays); the small-M instances of 64 rows.
+ * arrays); the small-M instances of 64 rows; the small-M mixed-input variant (sm80q).
  * Skipped without NVRTC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +282,21 @@ static void test_quant(void)
     p.a.dtype = CK_DTYPE_BF16, p.d.dtype = CK_DTYPE_BF16;
     p.b_packed = CK_GEMM_PACKED_FP4_E2M1, p.b_zeros = 0;
     compile("bf16 x fp4 e2m1", "sm_80", &p, 0);
+    /* the small-M variant (quant_skinny.c): int4 at M = 16 (first and last instance, split-K),
+     * uint4 with zero points at M = 64 (f16, groups of 64: 8-byte loads), fp4 at M = 1 */
+    p.m = 16, p.k = 14336;
+    p.b_packed = CK_GEMM_PACKED_INT4;
+    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4", "sm_90a", &p, 1);
+    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x int4 (256 columns a block)", "sm_80", &p,
+                   0);
+    p.m = 64, p.a.dtype = CK_DTYPE_F16, p.d.dtype = CK_DTYPE_F16;
+    p.b_packed = CK_GEMM_PACKED_UINT4, p.b_zeros = 1;
+    p.scale_b.block_k = 64;
+    compile_family(&ck_gemm_family_sm80q, "small-M f16 x uint4, zero points", "sm_90a", &p, 1);
+    p.m = 1, p.a.dtype = CK_DTYPE_BF16, p.d.dtype = CK_DTYPE_BF16;
+    p.b_packed = CK_GEMM_PACKED_FP4_E2M1, p.b_zeros = 0;
+    p.scale_b.block_k = 128;
+    compile_family(&ck_gemm_family_sm80q, "small-M bf16 x fp4", "sm_80", &p, 1);
 }
 
 /* Compile the source of instance `in` of family f for arch (grouped: 1 the grouped kernel of a

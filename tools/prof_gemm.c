@@ -603,6 +603,11 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
     ck_gemm_candidate ci;
     ck_gemm_plan_instance(plan, &ci);
     double tflops = 2.0 * (double)q->batch * q->m * q->n * q->k / (ms * 1e-3) / 1e12;
+    /* bandwidth: every operand's bytes once; packed (mixed-input, decode-bound) problems also
+     * against the measured copy bandwidth */
+    double gbs = prof_gemm_bytes(q, prob.has_c && ga->beta != 0.0f) / (ms * 1e-3) / 1e9, copy = 0;
+    if (q->b_packed && prof_copy_bandwidth(ctx, &copy) != CK_SUCCESS)
+        copy = 0;
     double peak = props.backend == CK_BACKEND_CUDA
                       ? dense_peak(props.name, q->a.dtype, q->compute != CK_GEMM_COMPUTE_F32)
                       : 0;
@@ -617,11 +622,11 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
                "\"a\": \"%s\", \"b\": "
                "\"%s\", \"d\": \"%s\", \"instance\": \"%s\", \"id\": %d, \"device\": \"%s\", "
                "\"ms\": %.6f, \"tflops\": %.3f, \"peak_fraction\": %s%.4f, \"plan_ms\": %.3f, "
-               "\"ok\": %s}\n",
+               "\"gbps\": %.2f, \"copy_gbps\": %.2f, \"ok\": %s}\n",
                (long long)q->m, (long long)q->n, (long long)q->k, (long long)q->batch,
                ck_dtype_name(q->a.dtype), ck_dtype_name(q->b.dtype), ck_dtype_name(q->d.dtype),
                ci.name, ci.id, props.name, ms, tflops, "", peak > 0 ? tflops / peak : 0.0, plan_ms,
-               ok ? "true" : "false");
+               gbs, copy, ok ? "true" : "false");
     } else {
         if (q->batch > 1)
             printf("batch %lld (strides A %lld, B %lld, D %lld)\n", (long long)q->batch,
@@ -634,6 +639,9 @@ static int run_prof(const char *sub, const prof_common *c, ck_gemm_problem *p, c
         printf("  instance %s (id %d)\n  time %.4f ms, %.2f TFLOP/s", ci.name, ci.id, ms, tflops);
         if (peak > 0)
             printf(", %.1f%% of the %.0f TFLOP/s dense peak", 100 * tflops / peak, peak);
+        printf(", %.1f GB/s", gbs);
+        if (copy > 0)
+            printf(" (%.1f%% of copy, %.1f GB/s)", 100 * gbs / copy, copy);
         printf("\n  plan %.1f ms (kernel built or loaded from the cache)\n  check %s\n", plan_ms,
                check);
     }

@@ -161,3 +161,30 @@ void prof_gemm_quant_free(ck_device *dev, prof_gemm_quant_bufs *b)
         b->h[i] = b->d[i] = NULL;
     }
 }
+
+static double dtype_bytes(ck_dtype t)
+{
+    size_t b = 0;
+    return ck_dtype_storage_size(t, 1, &b) == CK_SUCCESS && b ? (double)b : 1.0;
+}
+
+/* Entries of an operand's scale matrix (0 per-tensor). */
+static double scale_entries(const ck_gemm_scale *s, int64_t mn, int64_t k)
+{
+    if (s->mode == CK_GEMM_SCALE_TENSOR || s->block_mn < 1 || s->block_k < 1)
+        return 0;
+    return (double)((mn + s->block_mn - 1) / s->block_mn) *
+           (double)((k + s->block_k - 1) / s->block_k);
+}
+
+double prof_gemm_bytes(const ck_gemm_problem *q, int has_c)
+{
+    double m = (double)q->m, n = (double)q->n, k = (double)q->k;
+    double b = q->b_packed ? n * (k / 2) : k * n * dtype_bytes(q->b.dtype);
+    double sa = scale_entries(&q->scale_a, q->m, q->k), sb = scale_entries(&q->scale_b, q->n, q->k);
+    double bytes = m * k * dtype_bytes(q->a.dtype) + b + 4 * (sa + sb) + (q->b_zeros ? sb : 0) +
+                   m * n * dtype_bytes(q->d.dtype) * (has_c ? 2 : 1);
+    if (q->bias != CK_GEMM_BIAS_NONE)
+        bytes += (q->bias == CK_GEMM_BIAS_ROW ? m : n) * dtype_bytes(q->bias_dtype);
+    return bytes * (double)q->batch;
+}

@@ -31,4 +31,9 @@ ck_status prof_gemm_quant_buffers(ck_device *dev, const ck_gemm_problem *q, unsi
                                   ck_gemm_args *host_args);
 void prof_gemm_quant_free(ck_device *dev, prof_gemm_quant_bufs *b);
 
+/* The bytes a GEMM reads and writes at least, each once: A, B (packed: K / 2 per column), the
+ * scale tensors and zero points, C (has_c), D and bias, over all batches; what its GB/s count.
+ * The problem as checked (ck_gemm_prob_make's: VECTOR scales resolved). */
+double prof_gemm_bytes(const ck_gemm_problem *q, int has_c);
+
 #endif

@@ -24,6 +24,8 @@
  *                                    2^-126 are 0); exp2f with the same flush on the host
  *   ck_cvt_bf16x2(lo, hi), ck_cvt_f16x2(lo, hi)   two floats to one register of two bf16 / f16
  *                                    codes (lo low), nearest even, NaN -> 0x7fff: one cvt.rn.*x2
+ *   ck_fma_bf16x2(a, b, c), ck_fma_f16x2(a, b, c)   a * b + c on two packed 16-bit halves,
+ *                                    one rounding (fma.rn.*x2; the host rounds the f32 fma)
  *   ck_cvt_e4m3x4(a, b, c, d)        four floats to one register of four fp8 e4m3 codes (a low),
  *                                    nearest even, saturating to +-448: two cvt.rn.satfinite
  *   ck_opaque_u32(u)                 u, hidden from the GPU compiler's common-subexpression

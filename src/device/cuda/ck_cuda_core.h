@@ -176,6 +176,20 @@ CK_DEVICE uint32_t ck_cvt_f16x2(float lo, float hi)
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
 }
+/* a * b + c on two packed bf16 (f16) halves, rounded once to nearest even: one
+ * fma.rn.bf16x2 (fma.rn.f16x2); subnormals kept. */
+CK_DEVICE uint32_t ck_fma_bf16x2(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+CK_DEVICE uint32_t ck_fma_f16x2(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r;
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
 /* Four floats rounded to nearest even into one register of four fp8 e4m3 codes, a in the low
  * byte: two cvt.rn.satfinite.e4m3x2.f32 (beyond +-448 saturates to +-448, NaN gives 0x7f). */
 CK_DEVICE uint32_t ck_cvt_e4m3x4(float a, float b, float c, float d)

@@ -237,6 +237,39 @@ static inline uint32_t ck_cvt_f16x2(float lo, float hi)
 {
     return ck_host_cvt_f16_(lo) | (ck_host_cvt_f16_(hi) << 16);
 }
+/* a * b + c on two packed bf16 (f16) halves: each half's fmaf in f32, then rounded to 16
+ * bits. The GPU rounds once; the two agree whenever the f32 result is exact (products of
+ * 16-bit numbers are, and sums of numbers within 2^13 of each other's scale). */
+static inline float ck_host_f16_value_(uint32_t h)
+{
+    uint32_t e = (h >> 10) & 31u, m = h & 1023u;
+    float v = e == 0    ? (float)m * 0x1p-24f
+              : e == 31 ? (m ? ck_u32_as_f32(0x7fc00000u) : ck_u32_as_f32(0x7f800000u))
+                        : ck_u32_as_f32(((e + 112u) << 23) | (m << 13));
+    return (h & 0x8000u) ? -v : v;
+}
+static inline uint32_t ck_fma_bf16x2(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r = 0;
+    for (int h = 0; h < 2; ++h) {
+        float x = ck_u32_as_f32(((a >> 16 * h) & 0xffffu) << 16);
+        float y = ck_u32_as_f32(((b >> 16 * h) & 0xffffu) << 16);
+        float z = ck_u32_as_f32(((c >> 16 * h) & 0xffffu) << 16);
+        r |= ck_host_cvt_bf16_(fmaf(x, y, z)) << 16 * h;
+    }
+    return r;
+}
+static inline uint32_t ck_fma_f16x2(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r = 0;
+    for (int h = 0; h < 2; ++h) {
+        float x = ck_host_f16_value_((a >> 16 * h) & 0xffffu);
+        float y = ck_host_f16_value_((b >> 16 * h) & 0xffffu);
+        float z = ck_host_f16_value_((c >> 16 * h) & 0xffffu);
+        r |= ck_host_cvt_f16_(fmaf(x, y, z)) << 16 * h;
+    }
+    return r;
+}
 /* f32 -> fp8 e4m3 code, nearest even, saturating to +-448 (cvt.rn.satfinite), NaN -> 0x7f. */
 static inline uint32_t ck_host_cvt_e4m3_(float f)
 {

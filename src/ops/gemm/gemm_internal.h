@@ -44,7 +44,9 @@ typedef struct ck_gemm_prob {
     int q_block_k;       /* quant: K elements per promoted block (K when no block scales) */
 } ck_gemm_prob;
 
-enum { CK_GEMM_FAMILY_SM80 = 80, CK_GEMM_FAMILY_SM90 = 90 };
+/* SM80Q: family 80's small-M mixed-input variant (quant_skinny.c), a family of its own in the
+ * policy (its instances, source and launch differ from the tile pipeline's). */
+enum { CK_GEMM_FAMILY_SM80 = 80, CK_GEMM_FAMILY_SM80Q = 81, CK_GEMM_FAMILY_SM90 = 90 };
 
 /* One instance: how the kernel tiles and pipelines the problem. */
 typedef struct ck_gemm_instance {
@@ -140,6 +142,7 @@ typedef struct ck_gemm_family {
 
 extern const ck_gemm_family ck_gemm_family_sm80;
 extern const ck_gemm_family ck_gemm_family_sm90;
+extern const ck_gemm_family ck_gemm_family_sm80q;
 
 struct ck_gemm_plan {
     ck_context *ctx;
@@ -267,6 +270,16 @@ int ck_gemm_skinny_enabled(void);
 /* CK_GEMM_SKINNY_STAGES=2..8 (developer switch): the 64-row instances' stages (at most what
  * the shared memory holds); else `fallback`. */
 int ck_gemm_skinny_stages(int fallback);
+
+/* ---- small-M mixed input (quant_skinny.c) ----------------------------------------------------
+ * Packed 4-bit B with M <= CK_GEMM_QSKINNY_M: family SM80Q streams the weights once, straight to
+ * registers, K split over the grid; the policy ranks it above the tile pipeline. */
+enum { CK_GEMM_QSKINNY_M = 64 };
+
+/* The policy's score of an SM80Q instance (above every family-80 tile instance). */
+double ck_gemm_qskinny_score(const ck_gemm_prob *prob, const ck_gemm_instance *in, int slots);
+/* CK_GEMM_QSKINNY (developer switch): "0" leaves the variant out (the tile pipeline runs). */
+int ck_gemm_qskinny_enabled(void);
 
 /* Test hook: a stream-K plan's grid set to `blocks` (at most the K iterations), its workspace
  * sized again; the fix-ups then meet other boundaries than the device's grid gives. */

@@ -12,7 +12,8 @@
 #include "core/error.h"
 #include "ops/gemm/gemm_internal.h"
 
-static const ck_gemm_family *const families[] = {&ck_gemm_family_sm90, &ck_gemm_family_sm80};
+static const ck_gemm_family *const families[] = {&ck_gemm_family_sm90, &ck_gemm_family_sm80q,
+                                                 &ck_gemm_family_sm80};
 enum { NFAMILIES = (int)(sizeof families / sizeof families[0]) };
 
 const ck_gemm_family *ck_gemm_family_of(int id)
@@ -32,9 +33,11 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
     id = id * 2 + (in->family == CK_GEMM_FAMILY_SM90);
     id = id * 16 + in->tile_m / 32; /* every family's tiles are multiples of 32 */
     id = id * 32 + in->tile_n / 16;
-    id = id * 4 + (in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 1
-                   : in->decomp == CK_GEMM_DECOMP_STREAM_K     ? 2
-                                                               : 0);
+    /* 3: family 80's small-M mixed-input variant (never a decomposition of its own) */
+    id = id * 4 + (in->family == CK_GEMM_FAMILY_SM80Q            ? 3
+                   : in->decomp == CK_GEMM_DECOMP_SPLIT_K_ATOMIC ? 1
+                   : in->decomp == CK_GEMM_DECOMP_STREAM_K       ? 2
+                                                                 : 0);
     id = id * 8 + (in->stages & 7);
     id = id * 8 + (in->warps_m & 7);
     id = id * 8 + (in->warps_n & 7);
@@ -47,6 +50,11 @@ int ck_gemm_instance_id(const ck_gemm_instance *in)
 
 void ck_gemm_instance_name(const ck_gemm_instance *in, char *buf, size_t size)
 {
+    if (in->family == CK_GEMM_FAMILY_SM80Q) { /* rows x columns x K chunk, chunks in flight */
+        snprintf(buf, size, "sm80.qskinny.%dx%dx%d.u%d.w%d.k%d", in->tile_m, in->tile_n, in->tile_k,
+                 in->stages, in->warps_n, in->split_k);
+        return;
+    }
     char split[16] = "";
     if (in->split_k > 1)
         snprintf(split, sizeof split, ".k%d%s", in->split_k,
@@ -147,6 +155,10 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
         (double)in->tile_m * in->tile_n / (in->tile_m + in->tile_n) / (128.0 * 256 / 384);
     double fam = in->family == CK_GEMM_FAMILY_SM90 ? 1.0 : (props->cc_major >= 9 ? 0.5 : 1.0);
     *waves_out = waves;
+    if (in->family == CK_GEMM_FAMILY_SM80Q) { /* bandwidth-bound decode (quant_skinny.c) */
+        *waves_out = waves * in->split_k;
+        return ck_gemm_qskinny_score(prob, in, (int)slots);
+    }
     if (in->family == CK_GEMM_FAMILY_SM90) { /* its own model: tile sizes and split-K */
         *waves_out = waves * (in->split_k > 1 ? in->split_k : 1);
         return ck_gemm_sm90_score(prob, in, (int)slots);
