@@ -374,22 +374,28 @@ static void test_skinny_policy(void)
 /* N = 64 (a ResNet stage's implicit GEMM: 401408 x 64 x 576 / 1728): the policy's first sm90
  * tile is 128 x 64, not a 128 x 128 whose right half is padding on every tile (1.41x / 1.67x
  * slower on the H200: bench/RESULTS.md, eighth session, run S); N = 100 does not take 256-wide
- * tiles. No kernels. */
+ * tiles; a short K (1x1 convolutions with C = 64 or 128) ranks the sm90 family first (sm80 ran
+ * those at 0.26-0.38x cuDNN, run W). No kernels. */
 static void test_narrow_n_policy(void)
 {
-    static const long long mnk[][3] = {{401408, 64, 576}, {401408, 64, 1728}, {8192, 100, 4096}};
+    static const long long mnk[][3] = {{401408, 64, 576}, {401408, 64, 1728}, {8192, 100, 4096},
+                                       {401408, 64, 64},  {401408, 256, 64},  {100352, 512, 128}};
     static const int widest[] = {64, 64, 128};
     ck_gemm_instance ins[64];
     char name[96] = "";
-    for (int s = 0; s < 3; ++s) {
+    for (int s = 0; s < 6; ++s) {
         int n = rank_h100(mnk[s][0], mnk[s][1], mnk[s][2], ins, 64), first = -1;
         for (int i = 0; i < n && first < 0; ++i)
             if (ins[i].family == CK_GEMM_FAMILY_SM90)
                 first = i;
+        /* short K (a 1x1 convolution's C = 64 or 128): sm90 first, not sm80 */
+        CHECK_MSG(s < 3 || (n > 0 && ins[0].family == CK_GEMM_FAMILY_SM90),
+                  "%lldx%lldx%lld: the first candidate is family %d", mnk[s][0], mnk[s][1],
+                  mnk[s][2], n > 0 ? ins[0].family : -1);
         if (first >= 0)
             ck_gemm_instance_name(&ins[first], name, sizeof name);
-        CHECK_MSG(first >= 0 && ins[first].tile_n == widest[s], "%lldx%lldx%lld: first sm90 is %s",
-                  mnk[s][0], mnk[s][1], mnk[s][2], name);
+        CHECK_MSG(s >= 3 || (first >= 0 && ins[first].tile_n == widest[s]),
+                  "%lldx%lldx%lld: first sm90 is %s", mnk[s][0], mnk[s][1], mnk[s][2], name);
     }
 }
 

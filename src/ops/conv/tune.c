@@ -146,13 +146,14 @@ static ck_status candidates(ck_context *ctx, const ck_conv_prob *q,
 {
     int n = 0, wgrad = q->p.direction == CK_CONV_BWD_WEIGHT;
     snprintf(texts[n++], CK_CONV_TUNED_MAX, "auto");
-    /* the policy's vector, and the widest where it is wider */
+    /* the policy's vector, and the widest where it is wider (with the policy's strip of 4
+     * only: the vector trades registers for occupancy whatever the strip) */
     int wide = 0;
     if (ck_conv_dw_fits(q) && ck_conv_dw_widest_vec(q) > ck_conv_dw_policy_vec(q))
         wide = ck_conv_dw_widest_vec(q);
     for (int s = 1; s <= 8 && ck_conv_dw_fits(q); s *= 2)
         for (int b = 1; b <= (wgrad ? 64 : 1); b *= 4)
-            for (int k = 0; k < (wide ? 2 : 1) && n < max; ++k) {
+            for (int k = 0; k < (wide && s == 4 ? 2 : 1) && n < max; ++k) {
                 int v = k ? wide : 0;
                 char vs[16] = "";
                 if (v)
