@@ -362,3 +362,23 @@ ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encodi
     *src = b.s;
     return CK_SUCCESS;
 }
+
+ck_status ck_gemm_source_parts(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                               const ck_dist_encoding *acc, char **defs, char **epi)
+{
+    *defs = *epi = NULL;
+    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
+    int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
+    if (np < 0)
+        return ck_fail(CK_ERROR_INTERNAL, OP ": parameter table overflow.");
+    char *d = ck_gemm_params_defines(params, np);
+    if (!d)
+        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
+    ck_status st = ck_gemm_epilogue_source(prob, acc, inst->tile_m, inst->tile_n, epi);
+    if (st) {
+        free(d);
+        return st;
+    }
+    *defs = d;
+    return CK_SUCCESS;
+}

@@ -108,6 +108,12 @@ int ck_gemm_copy_vec(const ck_gemm_prob *prob, int operand);
 ck_status ck_gemm_epilogue_source(const ck_gemm_prob *prob, const ck_dist_encoding *acc, int tile_m,
                                   int tile_n, char **src);
 
+/* The two generated parts every tile kernel's source starts with: the instance's parameter
+ * table as #defines (*defs) and the epilogue over the accumulator encoding `acc` (*epi); both
+ * malloc'd, neither set on failure. */
+ck_status ck_gemm_source_parts(const ck_gemm_prob *prob, const ck_gemm_instance *inst,
+                               const ck_dist_encoding *acc, char **defs, char **epi);
+
 /* The device storage type of t's codes ("float", "int", "unsigned short", "unsigned char") and
  * the epilogue's cast of value expression v (float, or double when f64) to a code of t
  * (nearest even; fp8 saturates, f16/bf16 overflow to inf, i32 saturates), into buf ("" when

@@ -165,21 +165,11 @@ ck_status ck_gemm_sm80_source_entry(const ck_gemm_prob *prob, const ck_gemm_inst
                                     const char *entry, char **source)
 {
     *source = NULL;
-    ck_gemm_param params[CK_GEMM_MAX_PARAMS];
-    int np = ck_gemm_params(prob, inst, params, CK_GEMM_MAX_PARAMS);
-    if (np < 0)
-        return ck_fail(CK_ERROR_INTERNAL, OP ": parameter table overflow.");
     ck_dist_encoding acc;
+    char *defs = NULL, *epi = NULL;
     ck_status st = ck_gemm_sm80_acc_encoding(prob, inst, &acc);
-    if (st)
+    if (st || (st = ck_gemm_source_parts(prob, inst, &acc, &defs, &epi)))
         return st;
-    char *epi = NULL, *defs = ck_gemm_params_defines(params, np);
-    if (!defs)
-        return ck_fail(CK_ERROR_OUT_OF_MEMORY, OP ": out of host memory for the defines.");
-    if ((st = ck_gemm_epilogue_source(prob, &acc, inst->tile_m, inst->tile_n, &epi))) {
-        free(defs);
-        return st;
-    }
     ck_sbuf b = {0};
     ck_sbuf_printf(&b,
                    "/* ck_gemm, family sm80 (cp.async + ldmatrix + mma.sync), instance %dx%dx%d "
