@@ -51,7 +51,7 @@ ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *src, const int *perm
     const int v = p.kind == CK_PERM_TILE ? 16 / p.elem_bytes : 1;
     /* "auto", then tiles of 8, 16 or 32 chunk groups per side (ck_permute_choose_tile refuses
      * the shapes ck_perm_shape_ok does not take) on grids of 1, 2 or 4 tiles per block or the
-     * automatic grid */
+     * automatic grid, then (4- and 8-byte elements) the tiles through tile windows */
     char texts[MAX_CANDIDATES][NAME];
     const char *ptr[MAX_CANDIDATES];
     int n = 0;
@@ -61,6 +61,11 @@ ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *src, const int *perm
             for (int tpb = 0; tpb <= 4; tpb = tpb ? 2 * tpb : 1)
                 if (n < MAX_CANDIDATES)
                     snprintf(texts[n++], NAME, "%d,%d,%d", gn * v, gm * v, tpb);
+    /* the tiles on the automatic grid through generated tile windows (4- and 8-byte elements) */
+    for (int gn = 8; gn <= 32 && p.kind == CK_PERM_TILE && p.elem_bytes >= 4; gn *= 2)
+        for (int gm = 8; gm <= 32; gm *= 2)
+            if (n < MAX_CANDIDATES)
+                snprintf(texts[n++], NAME, "%d,%d,0,1", gn * v, gm * v);
     for (int i = 0; i < n; ++i)
         ptr[i] = texts[i];
     perm_tune t = {ctx, dst, src, perm};

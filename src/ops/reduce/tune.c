@@ -55,13 +55,15 @@ ck_status ck_reduce_tune(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, c
     ck_status st = ck_reduce_make_plan(ctx, op, x, axes, naxes, y, opt, &p, &c);
     if (st != CK_SUCCESS)
         return st;
-    /* "auto"; row: lane groups of 4 to 32 threads in 256-thread blocks, blocks of 64 to 1024
-     * threads unsplit, split as the heuristic does or into 4 to 256 parts; column: 8 to 32
-     * column threads times 4 to 32 reduced threads, unsplit, the heuristic's or 16 parts */
+    /* "auto" and "window" (the heuristic's instance through generated tile windows); row: lane
+     * groups of 4 to 32 threads in 256-thread blocks, blocks of 64 to 1024 threads unsplit,
+     * split as the heuristic does or into 4 to 256 parts; column: 8 to 32 column threads times
+     * 4 to 32 reduced threads, unsplit, the heuristic's or 16 parts */
     char texts[MAX_CANDIDATES][NAME];
     const char *ptr[MAX_CANDIDATES];
     int n = 0;
     snprintf(texts[n++], NAME, "auto");
+    snprintf(texts[n++], NAME, "window");
     if (p.kind == 0) {
         for (int g = 4; g <= 32; g *= 2)
             snprintf(texts[n++], NAME, "row,%d,%d,0", g, 256 / g);
