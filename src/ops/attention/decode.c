@@ -87,8 +87,8 @@ int ck_attn_decode_env_splits(void)
 /* The model's unit: the time one SM takes to read one key tile (K and V) at its share of the
  * memory bandwidth. A block's fixed cost (filling the ring, merging the warps, storing) and the
  * combine kernel's launch are counted in that unit; an SM keeps its share of the bandwidth only
- * with DEC_STREAMS blocks in flight (fewer leave it waiting on latency: on the H200, 2 blocks
- * per SM read at half the rate of 4; bench/RESULTS.md, eighth session, run R). */
+ * with DEC_STREAMS blocks in flight (fewer leave it waiting on latency: bench/RESULTS.md,
+ * eighth session, run R). */
 enum { DEC_BLOCK_COST = 2, DEC_COMBINE_COST = 6, DEC_STREAMS = 4 };
 
 /* One SM's time for n resident blocks of `per` key tiles each. */

@@ -446,11 +446,10 @@ int ck_conv_dw_widest_vec(const ck_conv_prob *q)
     return vec;
 }
 
-/* At most 4 channels per thread: with 8 (16-byte bf16 accesses) a thread of strips of 4
- * outputs holds 108 registers, so 2 blocks of 256 threads per SM (ncu: 24% occupancy, latency
- * bound); with 4, 64 registers and 4 blocks. On the H200 the MobileNet-class set went from 0.82
- * to 1.01x cuDNN forward, and backward weight's first shapes 1.2-1.8x faster (bench/RESULTS.md,
- * eighth session, run T). */
+/* At most 4 channels per thread: with 8 (16-byte bf16 accesses) a thread's accumulators and
+ * taps halve the resident blocks per SM, and the kernel is latency bound at that occupancy;
+ * with 4 both directions ran faster over the depthwise set (ncu and timings: bench/RESULTS.md,
+ * eighth session, runs S and T). */
 int ck_conv_dw_policy_vec(const ck_conv_prob *q)
 {
     int w = ck_conv_dw_widest_vec(q);

@@ -170,8 +170,8 @@ static double score_of(const ck_gemm_prob *prob, const ck_gemm_instance *in,
         (ck_gemm_copy_vec(prob, 0) ? 1.0 : 0.45) * (ck_gemm_copy_vec(prob, 1) ? 1.0 : 0.45);
     /* a tile's prologue and epilogue, as the sm90 estimate counts them (3 K steps of 128 x 256
      * scaled by the tile's area): without them a short K (a 1x1 convolution's C = 64 or 128)
-     * ranked sm80 over sm90 on an H200, where sm80 then ran at 0.26-0.38x cuDNN and sm90's
-     * other 1x1 layers at 1.0-1.6x (bench/RESULTS.md, eighth session, run W) */
+     * ranked sm80 over sm90, which ran those far slower (bench/RESULTS.md, eighth session, runs
+     * W and X) */
     double area = (double)in->tile_m * in->tile_n / (128.0 * 256.0);
     double pro = kt / (kt + 3.0 * area);
     return wave_eff * useful * kuse * (intensity > 1 ? 1 : intensity) * fam * copies * pro;

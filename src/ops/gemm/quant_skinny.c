@@ -6,9 +6,9 @@
  * kernel.
  *
  * Why a variant: at M = 16 the tile pipeline (cp.async into shared memory, ldmatrix, 16-row mma
- * tiles, one block per 32 .. 256 columns and no K split) read a 14336 x 4096 int4 weight at
- * 178 GB/s on the H100 (bench/RESULTS.md), 6% of the copy bandwidth: too few blocks, too few
- * bytes in flight, and most of each mma's rows padding. This one loads each weight byte once
+ * tiles, one block per 32 .. 256 columns and no K split) read a 14336 x 4096 int4 weight at a
+ * small fraction of the copy bandwidth (bench/RESULTS.md, fourth session): too few blocks, too
+ * few bytes in flight, and most of each mma's rows padding. This one loads each weight byte once
  * with 16-byte loads straight into registers (STAGES chunks of K per warp in flight), puts the
  * weights on the mma's 16-row side (M pads to 8), and splits K over the grid until the device
  * has about two blocks per multiprocessor, the splits' sums added in a fixed order.

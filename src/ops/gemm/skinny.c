@@ -7,8 +7,8 @@
  * At M = 16 a 4096 x 4096 weight matrix B is 32 MiB and the multiply-adds are few: the time
  * is B's bytes over the memory bandwidth, provided enough blocks stream enough bytes each. The
  * model counts in the unit of sm90.c's estimate, one K step of a 128 x 256 tile on one
- * multiprocessor (~0.7 us on the H100 at ~790 TFLOP/s bf16), in which a multiprocessor's fair
- * share of the HBM bandwidth (3 TB/s over 132) moves about 16 KiB. A block that streams alone
+ * multiprocessor, in which a multiprocessor's fair share of the HBM bandwidth moves about
+ * 16 KiB (the H100's GEMM rate and copy bandwidth: bench/RESULTS.md, ANCHORS.md). A block that streams alone
  * gets at most twice its fair share (its ring's bytes in flight over the latency).
  */
 #include <math.h>

@@ -198,9 +198,8 @@ static double sm90_estimate(const ck_gemm_prob *prob, int tile_m, int tile_n, in
     if (tile_n >= 256 && !tma_store(prob) && (tile_m < SM90_TILE_M || elem_bytes(p->d.dtype) < 4))
         time *= 1.25;
     /* every tile's right half past N (N <= tile_n / 2): the half-width tile has the same tiles
-     * and useful work without the padded half's wgmma and B loads. Measured on the H200
-     * (bench/RESULTS.md, eighth session, run S): N = 64 implicit GEMMs of 401408 rows took
-     * 1.41x (K 576) and 1.67x (K 1728) as long with 128 x 128 as with 128 x 64: counted 1.5x. */
+     * and useful work without the padded half's wgmma and B loads (the N = 64 implicit GEMMs
+     * of bench/RESULTS.md, eighth session, run S, ran that much slower on 128 x 128). */
     if (tile_n > 64 && p->n <= tile_n / 2)
         time *= 1.5;
     return ideal / time;

@@ -296,7 +296,7 @@ void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, cons
     shape_override(p, rows, k);
     choose_raw(p, props, k);
     /* Register instances through generated tile windows unless asked not to (CK_SOFTMAX_WINDOW=0
-     * or the tuning text's eighth field 0): the same 16-byte accesses, within 0.3% of the hand
+     * or the tuning text's eighth field 0): the same 16-byte accesses, as fast as the hand
      * indexing on the six large bench shapes (bench/RESULTS.md, eighth session, run U). */
     p->window = k->window != 0 && ck_smx_window_ok(p);
 }
