@@ -7,7 +7,7 @@ here with CUDA events. With --ncu, each case is then profiled once under ncu (on
 duration, DRAM % of peak, SM %, achieved occupancy, registers, block and grid) so that a case
 below its target shows where its time goes.
 
-    python3 bench/gaps.py --build build-gpu [--reps 50] [--only norm] [--ncu]
+    python3 bench/gaps.py --build build-gpu [--reps 50] [--only norm] [--ncu] [--ab CK_X=0]
 
 The table is printed last; progress goes to stderr as each case finishes.
 """
@@ -50,10 +50,14 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def ck(build, args, extra, timeout=180):
+def ck(build, args, extra, timeout=180, env=None):
     cmd = [os.path.join(build, "bin", "ck"), "prof"] + args + extra
+    full = dict(os.environ)
+    if env:
+        k, _, v = env.partition("=")
+        full[k] = v
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full)
     except Exception as e:  # noqa: BLE001
         return None, "failed to run: %s" % e
     line = next((l for l in p.stdout.splitlines() if l.startswith("{")), None)
@@ -112,6 +116,9 @@ def main():
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--only", default=None, help="cases whose name contains this")
     ap.add_argument("--ncu", action="store_true", help="profile each case once under ncu")
+    ap.add_argument("--ab", action="append", default=[], metavar="NAME=VALUE",
+                    help="also time each case with this developer switch set (repeatable): "
+                         "the notes give its %% of copy and its speed against the default")
     args = ap.parse_args()
     rows, ncu = [], []
     todo = [c for c in CASES if not args.only or args.only in c[0]]
@@ -133,6 +140,12 @@ def main():
                 met = False
         else:
             met = pct >= target
+        for env in args.ab:
+            a, awhy = ck(args.build, cargs, ["--json", "--reps", str(args.reps), "--device", "cuda"],
+                         env=env)
+            note += ("; %s: failed (%s)" % (env, awhy) if a is None else
+                     "; %s: %.1f%% (default %.3fx it)" % (env, 100.0 * a["ratio_to_copy"],
+                                                          a["ms"] / r["ms"]))
         rows.append("| %s | `%s` | %.4f | %.0f | %.1f%% | %s | %s%s |" % (
             name, " ".join(cargs), r["ms"], r["gbps"], pct, target, note, "" if met else " **below**"))
         log(rows[-1])
