@@ -1,8 +1,10 @@
 /*
  * ck_permute's tile windows (CK_PERMUTE_WINDOW=1, tuning text TN,TM,TPB,1;
- * src/ops/permute/window.c). For tile shapes of f32 and f64 elements, the encodings map every
- * (thread, register) to pass 1's chunk (ck_perm_pass1) and pass 2's transposed row
- * (ck_perm_pass2) (checked on the host with ck_dist_calculate_x); the generated windows, run on
+ * src/ops/permute/window.c). For tile shapes of 1-, 2-, 4- and 8-byte elements (registers of
+ * an element, or of a 4-byte word for the full tiles of 1- and 2-byte elements; edge loads one
+ * chunk a call), the encodings map every (thread, register) to pass 1's chunk (ck_perm_pass1)
+ * and pass 2's transposed row (ck_perm_pass2) (checked on the host with ck_dist_calculate_x);
+ * the generated windows, run on
  * the device, load every register of a full tile (s) and of an edge tile (se, zeros past the
  * edges) from the element the descriptor names, and the stores (d, de) write every register
  * there and nothing else. The tile kernel's sources through windows compile with NVRTC for
@@ -17,9 +19,10 @@
 #include "rt/runtime_internal.h"
 
 typedef struct wcase {
-    int e;          /* element bytes: 4 or 8 */
+    int e;          /* element bytes: 1, 2, 4 or 8 */
     int gn, gm;     /* tile shape in V x V blocks */
     long long n, m; /* lengths of the destination's / the source's contiguous dimension */
+    int novec;      /* rows not 16-byte aligned (the plan's ld_vec = st_vec = 0) */
 } wcase;
 
 static ck_perm_plan plan_of(const wcase *c)
@@ -28,45 +31,63 @@ static ck_perm_plan plan_of(const wcase *c)
     memset(&p, 0, sizeof p);
     p.kind = CK_PERM_TILE;
     p.elem_bytes = c->e;
-    p.ld_vec = p.st_vec = 1;
+    p.ld_vec = p.st_vec = !c->novec;
     p.gn = c->gn, p.gm = c->gm;
     p.window = 1;
     return p;
 }
 
-/* (row, column) of register d of thread t in the tile: s rows n, columns m; d rows m, columns n */
-static void expected_x(const wcase *c, int load, int t, int d, long long *x0, long long *x1)
+/* A window's unit: a register holds one element, or (word windows) one 4-byte word; a call
+ * holds `chunks` chunks (V; 1 for the windows pass 1 calls chunk by chunk) of u units. */
+typedef struct wgeom {
+    int ub, u, chunks, epu; /* unit bytes, units a chunk, chunks a call, elements a unit */
+} wgeom;
+
+static wgeom geom_of(const wcase *c, const char *name)
 {
-    const int v = 16 / c->e, q = d / v, k = d % v;
+    const ck_perm_plan p = plan_of(c);
+    const int v = 16 / c->e, words = ck_permute_window_words(&p, name);
+    wgeom g = {words ? 4 : c->e, words ? 4 : v, ck_permute_window_by_chunk(&p, name) ? 1 : v,
+               words ? 4 / c->e : 1};
+    return g;
+}
+
+/* (row, column in units) of register d of thread t in the call's tile: s rows n, columns m;
+ * d rows m, columns n */
+static void expected_x(const wcase *c, const wgeom *g, int load, int t, int d, long long *x0,
+                       long long *x1)
+{
+    const int v = 16 / c->e, q = d / g->u, k = d % g->u;
     if (load) {
         int r, ch;
         ck_perm_pass1(t, q, c->gn * c->gm, c->gm, &r, &ch);
         *x0 = r;
-        *x1 = (long long)ch * v + k;
+        *x1 = (long long)ch * g->u + k;
     } else {
         int nc, mc;
         ck_perm_pass2(t, c->gn, &nc, &mc);
         *x0 = (long long)mc * v + q;
-        *x1 = (long long)nc * v + k;
+        *x1 = (long long)nc * g->u + k;
     }
 }
 
 static void check_encoding(const wcase *c, const char *name)
 {
     const ck_perm_plan p = plan_of(c);
+    const wgeom g = geom_of(c, name);
     ck_op_window w;
     CHECK_OK(ck_permute_window_spec(&p, name, &w));
     ck_distribution dist;
     CHECK_OK(ck_dist_make(&w.enc, &dist));
     ck_op_window_free(&w);
-    const int v = 16 / c->e, load = name[0] == 's';
+    const int load = name[0] == 's';
     long long bad = 0;
     for (int t = 0; t < c->gn * c->gm; ++t)
-        for (int d = 0; d < v * v; ++d) {
-            int pi[1] = {t}, y[2] = {d / v, d % v}, x[2] = {0, 0};
+        for (int d = 0; d < g.chunks * g.u; ++d) {
+            int pi[1] = {t}, y[2] = {d / g.u, d % g.u}, x[2] = {0, 0};
             CHECK_OK(ck_dist_calculate_x(&dist, pi, y, x));
             long long x0, x1;
-            expected_x(c, load, t, d, &x0, &x1);
+            expected_x(c, &g, load, t, d, &x0, &x1);
             bad += x[0] != x0 || x[1] != x1;
         }
     CHECK_MSG(bad == 0, "e %d %dx%d window %s: %lld registers off the pipeline's", c->e, c->gn,
@@ -89,12 +110,16 @@ static void window_case(const wcase *c, const char *name, long long t0, long lon
     CHECK_OK(ck_permute_windows(&p, &b));
     if (!b.s)
         return;
-    CHECK_MSG(strstr(b.s, "ck_ld16_nc(") && strstr(b.s, "ck_st16("), "no 16-byte accesses");
-    const int load = name[0] == 's', edge = name[1] == 'e', v = 16 / c->e, e = c->e;
-    const long long rows = load ? c->n : c->m, cols = load ? c->m : c->n;
+    const wgeom g = geom_of(c, name);
+    CHECK_MSG(c->novec || (strstr(b.s, "ck_ld16_nc(") && strstr(b.s, "ck_st16(")),
+              "no 16-byte accesses");
+    const int load = name[0] == 's', edge = name[1] == 'e', v = 16 / c->e, e = g.ub;
+    /* the tensor in the window's units; a chunk-by-chunk window is called at the tile's
+     * first chunk (its origin row is the tile's) */
+    const long long rows = load ? c->n : c->m, cols = (load ? c->m : c->n) / g.epu;
     const long long tr = (long long)(load ? c->gn : c->gm) * v,
-                    tc = (long long)(load ? c->gm : c->gn) * v;
-    const long long ld = (cols + 2 * v - 1) / v * v, elems = rows * ld;
+                    tc = (long long)(load ? c->gm : c->gn) * g.u;
+    const long long ld = (cols + 2 * g.u - 1) / g.u * g.u + (c->novec ? 1 : 0), elems = rows * ld;
     const long long l0 = edge ? rows : rows / tr * tr, l1 = edge ? cols : cols / tc * tc;
     if (t0 < 0)
         t0 = (rows - 1) / tr, t1 = (cols - 1) / tc;
@@ -127,7 +152,7 @@ static void window_case(const wcase *c, const char *name, long long t0, long lon
     free(src);
     if (st || ck_module_get_kernel(mod, "k", &k))
         return;
-    const int threads = c->gn * c->gm, nregs = v * v;
+    const int threads = c->gn * c->gm, nregs = g.chunks * g.u;
     unsigned char *mem = calloc((size_t)elems, (size_t)e), *want = calloc((size_t)elems, (size_t)e);
     unsigned char *regs = calloc((size_t)threads * nregs, (size_t)e);
     for (long long i = 0; i < elems && load; ++i) {
@@ -157,14 +182,14 @@ static void window_case(const wcase *c, const char *name, long long t0, long lon
     for (int t = 0; t < threads; ++t)
         for (int d = 0; d < nregs; ++d) {
             long long x0, x1;
-            expected_x(c, load, t, d, &x0, &x1);
+            expected_x(c, &g, load, t, d, &x0, &x1);
             x0 += o0, x1 += o1;
             const int valid = x0 < rows && x1 < cols;
             const unsigned char *reg = (load ? got : regs) + ((size_t)t * nregs + d) * e;
             if (load) {
                 uint64_t w = valid ? bits_at(x0 * ld + x1) : 0, r = 0;
                 memcpy(&r, reg, (size_t)e);
-                wrong += r != (e == 8 ? w : (uint32_t)w);
+                wrong += r != (e == 8 ? w : w & ((UINT64_C(1) << 8 * e) - 1));
             } else if (valid) {
                 memcpy(want + (x0 * ld + x1) * e, reg, (size_t)e);
             }
@@ -184,8 +209,11 @@ static void window_case(const wcase *c, const char *name, long long t0, long lon
 static void test_windows(void)
 {
     static const wcase cases[] = {
-        {4, 8, 8, 70, 45},  /* f32 32 x 32 tiles: one full tile each way, edges */
-        {8, 16, 8, 67, 35}, /* f64 32 x 16 tiles */
+        {4, 8, 8, 70, 45, 0},   /* f32 32 x 32 tiles: one full tile each way, edges */
+        {8, 16, 8, 67, 35, 0},  /* f64 32 x 16 tiles */
+        {2, 8, 16, 70, 260, 0}, /* bf16 64 x 128 tiles: full tiles in words, edges by element */
+        {1, 8, 8, 300, 260, 0}, /* i8 128 x 128 tiles: words of 4 */
+        {2, 8, 8, 70, 150, 1},  /* bf16, unaligned rows: element registers, loads by chunk */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const wcase *c = &cases[i];
@@ -263,6 +291,12 @@ static void test_permute_windowed(void)
     permute_case(CK_DTYPE_F64, 3, b, t3, 0); /* batch, edges */
     permute_case(CK_DTYPE_I32, 2, c, t2, 4); /* full tiles only, padded source rows */
     permute_case(CK_DTYPE_F32, 2, c, t2, 3); /* rows not 16-byte aligned: element loads */
+    permute_case(CK_DTYPE_BF16, 2, a, t2, 0); /* 2-byte: words on full tiles, edges */
+    permute_case(CK_DTYPE_BF16, 3, b, t3, 0);
+    permute_case(CK_DTYPE_F16, 2, c, t2, 8);  /* full tiles only, padded rows */
+    permute_case(CK_DTYPE_BF16, 2, c, t2, 3); /* unaligned rows: element registers by chunk */
+    permute_case(CK_DTYPE_I8, 2, a, t2, 0);   /* 1-byte: words of 4 */
+    permute_case(CK_DTYPE_U8, 3, b, t3, 5);
     unsetenv("CK_PERMUTE_WINDOW");
 }
 
@@ -272,8 +306,9 @@ static void test_nvrtc(void)
     int major, minor;
     if (ck_nvrtc_version(&major, &minor) != CK_SUCCESS)
         return;
-    const wcase cases[3] = {{4, 16, 16, 0, 0}, {8, 16, 8, 0, 0}, {4, 8, 32, 0, 0}};
-    for (int i = 0; i < 3; ++i) {
+    const wcase cases[5] = {{4, 16, 16, 0, 0, 0}, {8, 16, 8, 0, 0, 0}, {4, 8, 32, 0, 0, 0},
+                            {2, 16, 8, 0, 0, 0}, {1, 8, 8, 0, 0, 0}};
+    for (int i = 0; i < 5; ++i) {
         ck_perm_plan p = plan_of(&cases[i]);
         p.ld_vec = i != 2;
         char *src = NULL;
@@ -294,7 +329,7 @@ static void test_nvrtc(void)
 /* The tuning text's window field steers the plan, and the kernel key separates the paths. */
 static void test_window_knob(void)
 {
-    wcase c = {4, 16, 16, 0, 0};
+    wcase c = {4, 16, 16, 0, 0, 0};
     ck_perm_plan p = plan_of(&c);
     p.len[0] = p.len[1] = 256;
     p.rank = 2;
@@ -307,9 +342,9 @@ static void test_window_knob(void)
     CHECK(p.window == 0);
     ck_permute_choose_tile(&p, "64,64,0,2");
     CHECK(p.window == 0);
-    p.elem_bytes = 2; /* 16-bit elements keep their indexing */
+    p.elem_bytes = 2; /* 16-bit elements too (words on full tiles) */
     ck_permute_choose_tile(&p, "128,128,0,1");
-    CHECK(p.window == 0);
+    CHECK(p.window == 1);
     /* one problem, both paths: two kernels in the context's cache */
     ck_context *c2 = NULL;
     CHECK_OK(ck_context_create_for_device(ckk_open(), &c2));

@@ -103,9 +103,15 @@ ck_status ck_permute_kernel(ck_context *ctx, const ck_perm_plan *plan, ck_kernel
 /* ---- window.c: the tile kernel's global loads (s: full tiles, se: edge tiles) and stores (d,
  * de) as generated tile windows */
 
-/* Whether the plan's tile kernel can go through windows: 4- and 8-byte elements (one register
- * per element is what the indexed stage holds; narrower elements would need 2 or 4 times). */
+/* Whether the plan's tile kernel can go through windows (every tile plan). */
 int ck_permute_window_ok(const ck_perm_plan *plan);
+/* Whether window NAME of the plan views its rows as 4-byte words (1- and 2-byte elements, the
+ * full-tile windows s / d where the plan's 16-byte accesses are): permute_window_kernel.h's
+ * PERM_WORDS_S / PERM_WORDS_D are the same condition. */
+int ck_permute_window_words(const ck_perm_plan *plan, const char *name);
+/* Whether load window NAME holds one chunk (pass 1 calls it per chunk q at row n0 + q * GN):
+ * the edge loads se, and the element-register loads s of 1- and 2-byte elements. */
+int ck_permute_window_by_chunk(const ck_perm_plan *plan, const char *name);
 /* The windows s, se, d and de of the plan's source, appended to b. */
 ck_status ck_permute_windows(const ck_perm_plan *plan, ck_sbuf *b);
 /* One of them (for the tests; release with ck_op_window_free). */

@@ -24,21 +24,25 @@
 
 int ck_permute_window_ok(const ck_perm_plan *p)
 {
-    return p->kind == CK_PERM_TILE && p->elem_bytes >= 4;
+    return p->kind == CK_PERM_TILE;
 }
 
 /* Two X dims of (outer groups, inner groups) lengths, P0 = (X0's group, X1's group); Y = the
- * other halves: the source's (q, t / GM) x (t % GM, k) or the destination's (mc, i) x (nc, k). */
-static void perm_encoding(const ck_perm_plan *p, int load, ck_dist_encoding *e)
+ * other halves: the source's (q, t / GM) x (t % GM, k) or the destination's (mc, i) x (nc, k).
+ * k runs over a chunk's u units: its V elements, or its 4 words (word windows, below); q over
+ * the load's chunks: V, or 1 for the edge loads (se) and the element-register loads of 1- and
+ * 2-byte elements, which pass 1 calls once per chunk q at the origin row n0 + q * GN (V
+ * registers at a time: V x V element registers of 1- or 2-byte elements in flight spilled). */
+static void perm_encoding(const ck_perm_plan *p, int load, int chunks, int u, ck_dist_encoding *e)
 {
     const int v = 16 / p->elem_bytes;
     memset(e, 0, sizeof *e);
     e->ndim_x = 2;
     e->ndim_h[0] = e->ndim_h[1] = 2;
-    e->h_lengths[0][0] = load ? v : p->gm;
+    e->h_lengths[0][0] = load ? chunks : p->gm;
     e->h_lengths[0][1] = load ? p->gn : v;
     e->h_lengths[1][0] = load ? p->gm : p->gn;
-    e->h_lengths[1][1] = v;
+    e->h_lengths[1][1] = u;
     e->ndim_p = 1;
     e->p_size[0] = 2;
     e->p_major[0][0] = 1, e->p_minor[0][0] = load ? 1 : 0;
@@ -48,17 +52,37 @@ static void perm_encoding(const ck_perm_plan *p, int load, ck_dist_encoding *e)
     e->y_major[1] = 2, e->y_minor[1] = 1;
 }
 
+int ck_permute_window_words(const ck_perm_plan *p, const char *name)
+{
+    const int load = name[0] == 's', edge = name[1] == 'e';
+    return p->elem_bytes < 4 && !edge && (load ? p->ld_vec : p->st_vec);
+}
+
+int ck_permute_window_by_chunk(const ck_perm_plan *p, const char *name)
+{
+    const int load = name[0] == 's', edge = name[1] == 'e';
+    return load && (edge || (p->elem_bytes < 4 && !ck_permute_window_words(p, name)));
+}
+
 static ck_status perm_window(const ck_perm_plan *p, const char *name, ck_op_window *w)
 {
     const int load = name[0] == 's', edge = name[1] == 'e', v = 16 / p->elem_bytes;
-    const ck_dtype dt = p->elem_bytes == 8 ? CK_DTYPE_F64 : CK_DTYPE_I32; /* bits, copied */
+    const int words = ck_permute_window_words(p, name), u = words ? 4 : v, epw = v / u;
+    /* bits, copied: storage double, int (also a word of 2 or 4 sub-word elements), unsigned
+     * short or unsigned char */
+    const ck_dtype dt = p->elem_bytes == 8                ? CK_DTYPE_F64
+                        : p->elem_bytes == 4 || words     ? CK_DTYPE_I32
+                        : p->elem_bytes == 2              ? CK_DTYPE_F16
+                                                          : CK_DTYPE_U8;
     ck_op_window_init(w, name, dt, load ? CK_WIN_LOAD : CK_WIN_STORE);
-    perm_encoding(p, load, &w->enc);
+    perm_encoding(p, load, ck_permute_window_by_chunk(p, name) ? 1 : v, u, &w->enc);
     w->spec.read_only = load;
     w->spec.fill = 0;
+    /* the tile in the window's units (columns of words for word windows) */
     const long long tn = (long long)p->gn * v, tm = (long long)p->gm * v;
-    const long long rows = load ? tn : tm, cols = load ? tm : tn;
-    w->spec.origin_align[0] = rows;
+    const long long rows = load ? tn : tm, cols = (load ? tm : tn) / epw;
+    /* a chunk's origin row n0 + q * GN is a multiple of GN */
+    w->spec.origin_align[0] = ck_permute_window_by_chunk(p, name) ? p->gn : rows;
     w->spec.origin_align[1] = cols;
     const char *r = load ? (edge ? "n" : "nf") : (edge ? "m" : "mf");
     const char *c = load ? (edge ? "m" : "mf") : (edge ? "n" : "nf");
@@ -66,7 +90,7 @@ static ck_status perm_window(const ck_perm_plan *p, const char *name, ck_op_wind
     const int vec = load ? p->ld_vec : p->st_vec;
     const ck_op_sym syms[3] = {{r, edge ? 1 : rows, INT64_C(1) << 40, edge ? 1 : rows},
                                {c, edge ? 1 : cols, INT64_C(1) << 40, edge ? 1 : cols},
-                               {stride, 1, INT64_C(1) << 40, vec ? v : 1}};
+                               {stride, 1, INT64_C(1) << 40, vec ? u : 1}};
     char text[96];
     snprintf(text, sizeof text, "naive(lengths=[%s,%s], strides=[%s,1])", r, c, stride);
     return ck_op_window_desc(w, text, syms, 3);
