@@ -97,6 +97,10 @@ typedef struct ck_dtype_info {
 /* Descriptor of `dtype`; NULL when dtype is not a ck_dtype value. Static storage. */
 const ck_dtype_info *ck_dtype_get(ck_dtype dtype);
 
+/* Bytes of one element of `dtype` in arrays where that is a whole number (tf32: 4); 0 for the
+ * sub-byte types fp6 / fp4 and for values outside the enum. */
+int ck_dtype_whole_bytes(ck_dtype dtype);
+
 /* Short name of `dtype` ("f16", "fp8e4m3", ...); "invalid" for values outside the enum. */
 const char *ck_dtype_name(ck_dtype dtype);
 

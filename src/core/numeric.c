@@ -97,6 +97,12 @@ const ck_dtype_info *ck_dtype_get(ck_dtype dtype)
     return &k_types[dtype];
 }
 
+int ck_dtype_whole_bytes(ck_dtype dtype)
+{
+    const ck_dtype_info *t = ck_dtype_get(dtype);
+    return t && t->storage_bits % 8 == 0 ? t->storage_bits / 8 : 0;
+}
+
 const char *ck_dtype_name(ck_dtype dtype)
 {
     const ck_dtype_info *t = ck_dtype_get(dtype);

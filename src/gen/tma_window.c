@@ -13,30 +13,6 @@
 #include "core/error.h"
 #include "gen/sbuf.h"
 
-static int bytes_of(ck_dtype t)
-{
-    switch (t) {
-    case CK_DTYPE_F64:
-        return 8;
-    case CK_DTYPE_F32:
-    case CK_DTYPE_TF32:
-    case CK_DTYPE_I32:
-        return 4;
-    case CK_DTYPE_F16:
-    case CK_DTYPE_BF16:
-        return 2;
-    case CK_DTYPE_FP8_E4M3:
-    case CK_DTYPE_FP8_E5M2:
-    case CK_DTYPE_FP8_E4M3_FNUZ:
-    case CK_DTYPE_FP8_E5M2_FNUZ:
-    case CK_DTYPE_I8:
-    case CK_DTYPE_U8:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 ck_status ck_tma_window_make(const ck_tma_window_spec *spec, ck_tma_window *out)
 {
     static const char *fn = "ck_tma_window_make";
@@ -46,7 +22,7 @@ ck_status ck_tma_window_make(const ck_tma_window_spec *spec, ck_tma_window *out)
     memset(out, 0, sizeof *out);
     const ck_descriptor *d = spec->desc;
     int n = ck_descriptor_ndim(d);
-    int eb = bytes_of(spec->dtype);
+    int eb = ck_dtype_whole_bytes(spec->dtype);
     if (eb == 0)
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        "%s: dtype %s has no TMA element size (1, 2, 4 or 8-byte types only).", fn,

@@ -55,25 +55,7 @@ int ck_reduce_is_arg(ck_reduce_op op)
 
 int ck_reduce_in_size(ck_dtype t)
 {
-    switch (t) {
-    case CK_DTYPE_F64:
-        return 8;
-    case CK_DTYPE_F32:
-    case CK_DTYPE_I32:
-        return 4;
-    case CK_DTYPE_F16:
-    case CK_DTYPE_BF16:
-        return 2;
-    case CK_DTYPE_FP8_E4M3:
-    case CK_DTYPE_FP8_E5M2:
-    case CK_DTYPE_FP8_E4M3_FNUZ:
-    case CK_DTYPE_FP8_E5M2_FNUZ:
-    case CK_DTYPE_I8:
-    case CK_DTYPE_U8:
-        return 1;
-    default:
-        return 0;
-    }
+    return t == CK_DTYPE_TF32 ? 0 : ck_dtype_whole_bytes(t); /* tf32 is a compute mode */
 }
 
 static int out_ok(ck_dtype t)
