@@ -73,6 +73,17 @@ static void test_forced_small(void)
         {"loop,32,2,2", {CK_NORM_LAYERNORM, 3, 2048, 0, F32, F32, F32, 1, 0, 0, 0, 1, 0}},
         /* NaN / Inf rows (RMSNorm: the rows' mean is not an output) */
         {"loop,32,2,1", {CK_NORM_RMSNORM, 3, 2048, 0, F32, F32, F32, 0, 0, 0, 0, 1, 1}},
+        /* resident ("loop,G,C,CACHE,SMEM": 16-bit x as raw codes, CACHE vectors in registers,
+         * SMEM in shared memory, the rest streamed): registers + shared + streamed, uneven
+         * lanes (257 vectors) */
+        {"loop,32,2,1,2", {CK_NORM_LAYERNORM, 3, 2056, 0, BF16, BF16, BF16, 1, 0, 0, 0, 1, 0}},
+        {"loop,32,4,1,3", {CK_NORM_RMSNORM, 3, 4096, 0, F16, F16, F32, 0, 0, 0, 0, 1, 0}},
+        /* no register rounds; quantized with smooth; uneven (375 vectors on 256 lanes) */
+        {"loop,32,8,0,2", {CK_NORM_LAYERNORM, 3, 3000, 0, BF16, CK_DTYPE_I8, BF16, 1, 0, 0, 1, 1, 0}},
+        {"loop,64,2,1,1", {CK_NORM_NONE, 2, 2048, 0, F16, CK_DTYPE_FP8_E4M3, F32, 0, 0, 0, 1, 0, 0}},
+        /* NaN / Inf rows through registers, shared memory and the streamed round */
+        {"loop,32,2,2,1", {CK_NORM_RMSNORM, 3, 2048, 0, BF16, BF16, BF16, 0, 0, 0, 0, 1, 1}},
+        {"loop,32,2,2,1", {CK_NORM_LAYERNORM, 3, 2048, 0, BF16, BF16, BF16, 1, 0, 0, 0, 0, 1}},
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i) {
         const char *op = table_op(cs[i].c.kind);
@@ -83,15 +94,46 @@ static void test_forced_small(void)
     }
 }
 
-/* The policy's looped instances (clusters of 8 blocks of 1024 threads where clusters exist). */
+/* The policy's looped instances (clusters of 8 blocks of 1024 threads where clusters exist):
+ * streamed (f32, residual, odd N) and resident (16-bit x in 16-byte vectors, no residual: the
+ * whole row on chip), each checked to be the instance it is meant to be. */
 static void test_policy_long(void)
 {
-    const fcase cs[] = {
-        {CK_NORM_RMSNORM, 2, 100003, 0, F32, F32, F32, 0, 1, 1, 0, 1, 0},
-        {CK_NORM_LAYERNORM, 1, 1048576, 0, BF16, BF16, BF16, 1, 0, 0, 0, 1, 0},
+    const struct {
+        fcase c;
+        int resident;
+    } cs[] = {
+        {{CK_NORM_RMSNORM, 2, 100003, 0, F32, F32, F32, 0, 1, 1, 0, 1, 0}, 0},
+        {{CK_NORM_RMSNORM, 1, 65537, 0, BF16, BF16, BF16, 0, 0, 0, 0, 1, 0}, 0},
+        {{CK_NORM_LAYERNORM, 2, 65544, 0, BF16, BF16, BF16, 1, 0, 0, 0, 1, 0}, 1},
+        {{CK_NORM_RMSNORM, 1, 1048576, 0, BF16, BF16, BF16, 0, 0, 0, 0, 1, 0}, 1},
+        {{CK_NORM_LAYERNORM, 1, 1048576, 0, BF16, BF16, BF16, 1, 0, 0, 0, 1, 0}, 1},
     };
-    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i)
-        nt_check_forward(ctx, &cs[i]);
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i) {
+        const fcase *c = &cs[i].c;
+        nt_buf x, y, g;
+        CHECK(nt_alloc(ctx, &x, c->xt, c->rows, c->n, c->n + c->pad, 0));
+        CHECK(nt_alloc(ctx, &y, c->yt, c->rows, c->n, c->n + c->pad, 0));
+        CHECK(nt_alloc(ctx, &g, c->gt, 1, c->n, c->n, 1));
+        ck_norm_forward_desc d;
+        memset(&d, 0, sizeof d);
+        d.kind = c->kind;
+        d.x = &x.ten;
+        d.y = &y.ten;
+        d.gamma = &g.ten;
+        d.residual = c->residual ? &x.ten : NULL; /* the plan only */
+        ck_norm_instance in;
+        char problem[128];
+        CHECK_OK(ck_norm_forward_plan(ctx, &d, &in, problem, sizeof problem));
+        CHECK_MSG(in.looped && in.raw == cs[i].resident &&
+                      (!cs[i].resident || in.cache + in.smem == in.iters),
+                  "case %zu: looped %d raw %d cache %d smem %d iters %d", i, in.looped, in.raw,
+                  in.cache, in.smem, in.iters);
+        nt_free(ctx, &x);
+        nt_free(ctx, &y);
+        nt_free(ctx, &g);
+        nt_check_forward(ctx, c);
+    }
 }
 
 static void test_limits(void)
@@ -139,19 +181,22 @@ static void test_nvrtc(void)
     struct {
         int kind;
         int64_t n;
-        int vec, cluster, xt, yt, gt, bt, rt, ot, st;
+        int vec, cluster, xt, yt, gt, bt, rt, ot, st, raw_ok;
     } cs[] = {
-        {0, 1048576, 8, 8, BF16, BF16, BF16, BF16, -1, -1, -1},
-        {1, 1048576, 8, 1, BF16, BF16, BF16, -1, -1, -1, -1},
-        {1, 524288, 8, 8, BF16, CK_DTYPE_I8, BF16, -1, BF16, BF16, F32},
-        {2, 200000, 8, 8, F16, CK_DTYPE_FP8_E4M3, -1, -1, -1, -1, F32},
-        {0, 100003, 1, 8, F32, F32, F32, F32, -1, -1, -1},
+        {0, 1048576, 8, 8, BF16, BF16, BF16, BF16, -1, -1, -1, 0},
+        {1, 1048576, 8, 1, BF16, BF16, BF16, -1, -1, -1, -1, 0},
+        {1, 524288, 8, 8, BF16, CK_DTYPE_I8, BF16, -1, BF16, BF16, F32, 0},
+        {2, 200000, 8, 8, F16, CK_DTYPE_FP8_E4M3, -1, -1, -1, -1, F32, 0},
+        {0, 100003, 1, 8, F32, F32, F32, F32, -1, -1, -1, 0},
+        /* resident: registers + shared memory (1M: 4 + 12 vectors), quantized, 16-bit x */
+        {0, 1048576, 8, 8, BF16, BF16, BF16, BF16, -1, -1, -1, 2},
+        {1, 262144, 8, 8, F16, CK_DTYPE_I8, BF16, -1, -1, -1, F32, 1},
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i) {
         ck_norm_fwd_knobs k;
         ck_norm_fwd_knobs_none(&k);
         ck_norm_instance in;
-        ck_norm_pick_fwd_with(cs[i].n, cs[i].vec, 4096, 0, cs[i].cluster > 1, &k, &in);
+        ck_norm_pick_fwd_with(cs[i].n, cs[i].vec, 4096, cs[i].raw_ok, cs[i].cluster > 1, &k, &in);
         CHECK_MSG(in.looped && in.cluster == cs[i].cluster, "case %zu: looped %d cluster %d", i,
                   in.looped, in.cluster);
         char *src = ck_norm_fwd_source(cs[i].kind, cs[i].n, &in, cs[i].xt, cs[i].yt, cs[i].gt,

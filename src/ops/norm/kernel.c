@@ -76,10 +76,12 @@ ck_status ck_norm_forward(ck_context *ctx, const ck_norm_forward_desc *d)
         cfg.grid[0] = in.grid;
         cfg.block[0] = (unsigned)in.block;
         cfg.cluster[0] = (unsigned)in.cluster;
+        cfg.dynamic_shared_bytes = ck_norm_fwd_smem_bytes(&in);
         cfg.stream = ck_context_stream(ctx);
         st = ck_launch(k, &cfg, args, sizes, 1);
     } else {
-        st = ck_op_launch(ctx, k, in.grid, 1, 1, (unsigned)in.block, 0, args, sizes, 1);
+        st = ck_op_launch(ctx, k, in.grid, 1, 1, (unsigned)in.block, ck_norm_fwd_smem_bytes(&in),
+                          args, sizes, 1);
     }
     return st == CK_SUCCESS ? st : ck_fail_context(st, "%s", p.op);
 }

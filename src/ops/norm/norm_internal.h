@@ -28,6 +28,10 @@
  * pipeline (norm_fwd_looped_kernel.h). */
 enum { CK_NORM_REG_MAX_N = 65536 };
 
+/* The looped pipeline's shared memory for x (bytes a block): within the 227 KiB a block may take
+ * on every sm_90 device (clusters), 96 KiB without clusters (sm_89's 99 KiB). */
+enum { CK_NORM_LOOP_SMEM_CLUSTER = 200 * 1024, CK_NORM_LOOP_SMEM_ONE = 96 * 1024 };
+
 /* A row tensor seen as rows x n with a row stride (elements). */
 typedef struct ck_norm_rows {
     int64_t rows, n, stride;
@@ -43,10 +47,14 @@ typedef struct ck_norm_instance {
     int raw;     /* forward: the cache holds x's raw 16-bit codes */
     int cluster; /* forward: blocks per row (a thread-block cluster, sm_90); 1: none */
     int looped;  /* forward: the looped pipeline (long rows, norm_fwd_looped_kernel.h) */
+    int smem;    /* looped with raw: vectors per thread held in shared memory (16 bytes each) */
     int window;  /* forward: the read stage's x / residual loads and residual_out stores through
                   * generated tile windows (norm_fwd_window_kernel.h; CK_NORM_WINDOW=1) */
     unsigned grid;
 } ck_norm_instance;
+
+/* The dynamic shared memory of the forward's launch (bytes): the looped pipeline's held x. */
+size_t ck_norm_fwd_smem_bytes(const ck_norm_instance *in);
 
 /* The backward's instance for hidden size n, vector width vec, `rows` rows on a device
  * (want_part: dgamma or dbeta wanted, so the grid also bounds the partial sums' workspace). */
@@ -87,6 +95,10 @@ typedef struct ck_norm_fwd_knobs {
     int cc, cg;         /* cluster instance: blocks per row and threads per block (0: none) */
     int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
                          * per thread (-1: the policy's); lg 0: not forced */
+    int lres, lsmem;    /* looped: -1 the policy's, 0 streamed, 1 resident (16-bit x held as
+                         * raw codes: CACHE vectors in registers, lsmem in shared memory, -1
+                         * the rest of the row as fits); CK_NORM_RESIDENT, or the text's fifth
+                         * field */
     int window;         /* 1: the read stage through tile windows where the instance allows */
 } ck_norm_fwd_knobs;
 
@@ -94,8 +106,9 @@ void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
 /* The developer switches CK_NORM_FWD, CK_NORM_CLUSTER and CK_NORM_WINDOW over k. */
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
 /* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER", or
- * "loop,G,C,CACHE" for the looped pipeline (CACHE -1: the policy's), or "auto" (no knob); 0 when
- * it does not parse. */
+ * "loop,G,C,CACHE" for the looped pipeline streaming (CACHE -1: the policy's), or
+ * "loop,G,C,CACHE,SMEM" resident (SMEM -1: the policy's), or "auto" (no knob); 0 when it does
+ * not parse. */
 int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text);
 void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size);
 /* ck_norm_pick_fwd with the given knobs (ck_norm_pick_fwd: the developer switches'). */

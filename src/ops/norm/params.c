@@ -28,7 +28,9 @@ static const char *kind_name(int kind)
  * values) spill under the bound and keep 1. The bound itself is not yet timed on a GPU. */
 static int fwd_bound_blocks(const ck_norm_instance *in)
 {
-    if (in->looped || in->block >= 1024)
+    if (in->looped) /* at most 64 registers a thread: a full SM's threads */
+        return 1024 / in->block;
+    if (in->block >= 1024)
         return 1;
     int words = in->raw ? in->cache * in->vec / 2 : in->cache * in->vec;
     return in->cluster > 1 || words <= 24 ? 1024 / in->block : 1;
@@ -65,8 +67,10 @@ int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in,
     ck_op_param_add(t, &n, "NORM_RAW", in->raw);
     ck_op_param_add(t, &n, "NORM_EVEN", nv % ((int64_t)in->g * in->cluster) == 0 ? 1 : 0);
     ck_op_param_add(t, &n, "NORM_CLUSTER", in->cluster);
-    if (in->looped) /* the pipeline (absent: the row in registers, norm_fwd_kernel.h) */
+    if (in->looped) { /* the pipeline (absent: the row in registers, norm_fwd_kernel.h) */
         ck_op_param_add(t, &n, "NORM_LOOPED", 1);
+        ck_op_param_add(t, &n, "NORM_SMEM", in->smem);
+    }
     if (in->window) /* the read stage through tile windows (absent: norm_read_cached) */
         ck_op_param_add(t, &n, "NORM_WINDOW", 1);
     ck_op_param_add(t, &n, "NORM_BOUND_THREADS", in->block);

@@ -135,6 +135,8 @@ void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k)
     k->raw = -1;
     k->block = 128;
     k->lcache = -1;
+    k->lres = -1;
+    k->lsmem = -1;
 }
 
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
@@ -155,6 +157,9 @@ void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
     const char *we = getenv("CK_NORM_WINDOW");
     if (we && (we[0] == '0' || we[0] == '1') && we[1] == '\0')
         k->window = we[0] - '0';
+    const char *re = getenv("CK_NORM_RESIDENT");
+    if (re && (re[0] == '0' || re[0] == '1') && re[1] == '\0')
+        k->lres = re[0] - '0';
     const char *ce = getenv("CK_NORM_CLUSTER");
     int ca = 0, cb = 0;
     if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
@@ -169,14 +174,17 @@ int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text)
     int g, raw, block, c;
     if (strcmp(text, "auto") == 0)
         return 1;
-    int lg, lc, lcache;
-    if (sscanf(text, "loop,%d,%d,%d", &lg, &lc, &lcache) == 3) {
+    int lg, lc, lcache, lsmem = 0;
+    int lf = sscanf(text, "loop,%d,%d,%d,%d", &lg, &lc, &lcache, &lsmem);
+    if (lf >= 3) {
         if (lg < 32 || lg > 1024 || (lg & (lg - 1)) || (lc != 1 && lc != 2 && lc != 4 && lc != 8) ||
-            lcache < -1 || lcache > 16)
+            lcache < -1 || lcache > 16 || lsmem < -1 || lsmem > 64)
             return 0;
         k->lg = lg;
         k->lc = lc;
         k->lcache = lcache;
+        k->lres = lf == 4; /* the fifth field: resident */
+        k->lsmem = lf == 4 ? lsmem : -1;
         return 1;
     }
     if (sscanf(text, "fwd,%d,%d,%d,%d", &g, &raw, &block, &c) != 4 || g < 1 || g > 1024 ||
@@ -195,6 +203,10 @@ int ck_norm_fwd_knobs_parse(ck_norm_fwd_knobs *k, const char *text)
 
 void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t size)
 {
+    if (in->looped && in->raw) {
+        snprintf(buf, size, "loop,%d,%d,%d,%d", in->g, in->cluster, in->cache, in->smem);
+        return;
+    }
     if (in->looped) {
         snprintf(buf, size, "loop,%d,%d,%d", in->g, in->cluster, in->cache);
         return;
@@ -202,11 +214,20 @@ void ck_norm_fwd_instance_name(const ck_norm_instance *in, char *buf, size_t siz
     snprintf(buf, size, "fwd,%d,%d,%d,%d", in->g, in->raw, in->block, in->cluster);
 }
 
+size_t ck_norm_fwd_smem_bytes(const ck_norm_instance *in)
+{
+    return in->looped && in->raw ? (size_t)in->smem * (size_t)in->g * 16u : 0u;
+}
+
 /* The looped pipeline (norm_fwd_looped_kernel.h): rows longer than the registers of a block
- * hold. Default: 1024 threads, 8 blocks per row on a cluster (the rows in flight then fit the
- * L2, which serves the streamed vectors' second read), f32 cache of 16 values per thread (the
- * most 1024-thread blocks keep within 64 registers). */
-static void pick_looped(int64_t n, int vec, int64_t rows, int clusters_ok,
+ * hold. Default: 1024 threads, 8 blocks per row on a cluster. Resident (the default for 16-bit
+ * x in 16-byte vectors without a residual, on clusters; raw_ok): x's raw codes held on chip, 4
+ * vectors per thread in registers (16 registers) and the rest of the row in shared memory
+ * (1,048,576 bf16: 12 vectors, 192 KiB a block), so x is read from DRAM once with every load
+ * in flight at once. Otherwise (CK_NORM_RESIDENT=0, or f32 / residual rows) streamed: an f32
+ * cache of 16 values per thread (the most 1024-thread blocks keep within 64 registers), the
+ * rest read again in each pass (from L2: the rows in flight on clusters fit it). */
+static void pick_looped(int64_t n, int vec, int64_t rows, int raw_ok, int clusters_ok,
                         const ck_norm_fwd_knobs *kn, ck_norm_instance *in)
 {
     int64_t nv = n / vec;
@@ -223,6 +244,18 @@ static void pick_looped(int64_t n, int vec, int64_t rows, int clusters_ok,
     if (kn->lg > 0 && kn->lcache >= 0)
         cache = kn->lcache;
     in->cache = cache < in->iters ? cache : in->iters;
+    in->smem = 0;
+    int resident = kn->lres >= 0 ? kn->lres : c > 1;
+    if (resident && raw_ok && vec == 8) {
+        int64_t fit = (c > 1 ? CK_NORM_LOOP_SMEM_CLUSTER : CK_NORM_LOOP_SMEM_ONE) / (16 * g);
+        int held = kn->lg > 0 && kn->lcache >= 0 ? kn->lcache : 4;
+        in->raw = 1;
+        in->cache = held < in->iters ? held : in->iters;
+        int64_t rest = in->iters - in->cache;
+        if (kn->lsmem >= 0 && kn->lsmem < rest)
+            rest = kn->lsmem;
+        in->smem = (int)(rest < fit ? rest : fit);
+    }
     int64_t grid = c > 1 ? rows * c : rows;
     in->grid = (unsigned)(grid < 0x7fffffffLL ? (grid > 0 ? grid : 1) : 0x7fffffffLL);
 }
@@ -244,8 +277,9 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     int g = kn.g, raw = 0;
     in->cluster = 1;
     in->looped = 0;
+    in->smem = 0;
     if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
-        pick_looped(n, vec, rows, clusters_ok, &kn, in);
+        pick_looped(n, vec, rows, raw_ok, clusters_ok, &kn, in);
         return;
     }
     /* Opt-in (knobs cc, cg: C = 2, 4 or 8 blocks of G = 128, 256 or 512 threads; a tuning-table

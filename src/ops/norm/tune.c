@@ -14,7 +14,7 @@ enum { MAX_CANDIDATES = 64, NAME = 64 }; /* room for four ints in any format */
 
 /* "auto", every block shape with and without the raw cache (lane groups in blocks of 128 or
  * 256 threads), the cluster shapes, the looped pipeline's shapes (512 or 1024 threads, 1 to 8
- * blocks per row, the policy's cache). */
+ * blocks per row, the policy's cache; streamed and resident). */
 static int candidate_texts(char (*c)[NAME], int max)
 {
     int n = 0;
@@ -32,6 +32,10 @@ static int candidate_texts(char (*c)[NAME], int max)
         for (int cl = 1; cl <= 8; cl *= 2)
             if (n < max)
                 snprintf(c[n++], NAME, "loop,%d,%d,-1", g, cl);
+    for (int g = 512; g <= 1024; g *= 2) /* resident (16-bit x; others plan the streamed one) */
+        for (int cl = 1; cl <= 8; cl *= 2)
+            if (n < max)
+                snprintf(c[n++], NAME, "loop,%d,%d,-1,-1", g, cl);
     return n;
 }
 
