@@ -114,14 +114,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--only", default=None, help="cases whose name contains this")
+    ap.add_argument("--only", default=None, help="cases whose name contains this (comma-separated: any of these)")
     ap.add_argument("--ncu", action="store_true", help="profile each case once under ncu")
     ap.add_argument("--ab", action="append", default=[], metavar="NAME=VALUE",
                     help="also time each case with this developer switch set (repeatable): "
                          "the notes give its %% of copy and its speed against the default")
     args = ap.parse_args()
     rows, ncu = [], []
-    todo = [c for c in CASES if not args.only or args.only in c[0]]
+    todo = [c for c in CASES if not args.only or any(o in c[0] for o in args.only.split(","))]
     for i, (name, cargs, target) in enumerate(todo):
         r, why = ck(args.build, cargs, ["--json", "--reps", str(args.reps), "--device", "cuda"])
         if r is None:
