@@ -74,6 +74,8 @@ ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor 
         ck_reduce_knobs_env(&k);
     /* x through generated tile windows: opt-in until timed on the GPU (docs/ops-reduce.md) */
     p->window = k.window == 1 && ck_reduce_window_ok(p);
+    p->arg_scan = ck_reduce_is_arg(op) && p->kind == 0 && p->vb > 0 && !p->window &&
+                  !ck_reduce_prev_env();
     return CK_SUCCESS;
 }
 
@@ -107,6 +109,7 @@ void ck_reduce_combine_plan(rd_plan *q)
 {
     q->kernel_kind = 2;
     q->window = 0;
+    q->arg_scan = 0;
     q->ti = 0;
     q->pre = 0;
     q->vb = q->g = q->rpb = q->u = q->ct = q->rt = q->rd = 0;

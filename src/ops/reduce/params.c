@@ -33,6 +33,7 @@ int ck_reduce_params(const rd_plan *p, ck_op_param *t)
     ck_op_param_add(t, &n, "RD_U", p->u);
     ck_op_param_add(t, &n, "RD_CT", p->ct);
     ck_op_param_add(t, &n, "RD_RT", p->rt);
+    ck_op_param_add(t, &n, "RD_ARG_SCAN", p->arg_scan);
     if (p->window && p->kernel_kind < 2) /* x through tile windows (absent: indexed by hand) */
         ck_op_param_add(t, &n, "RD_WINDOW", 1);
     return n;

@@ -156,6 +156,12 @@ void ck_reduce_knobs_env(rd_knobs *k)
         k->window = e[0] - '0';
 }
 
+int ck_reduce_prev_env(void)
+{
+    const char *e = getenv("CK_REDUCE_PREV");
+    return e && e[0] == '1' && e[1] == '\0';
+}
+
 void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size)
 {
     if (p->kind == 0)

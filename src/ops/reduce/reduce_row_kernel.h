@@ -9,6 +9,66 @@
 #define CK_OPS_REDUCE_ROW_KERNEL_H
 #include "ops/reduce/reduce_kernel.h"
 
+/* argmax/argmin's fold of the whole vectors (RD_ARG_SCAN): a state sees its elements in
+ * increasing index, so an element replaces it only when strictly better or the first NaN (a
+ * tie keeps the lower index, a NaN state stays) - no index comparison, no branch: two compares
+ * and two selects an element, the state's index the 32-bit start of its vector (a reduction
+ * has at most 2^31 - 1 elements). Folded into s after the loop (s wins no tie: RD_NOIDX). */
+CK_DEVICE int rd_arg_takes(rd_acc v, rd_acc best)
+{
+    /* !(v <= best): v larger, or either is NaN; best == best: best is a number */
+    return (RD_IS_MAX ? !(v <= best) : !(v >= best)) && best == best;
+}
+
+CK_DEVICE void rd_row_vectors_arg(rd_state *s, const char *xr, long long lo, long long end,
+                                  unsigned lt)
+{
+    const long long step = (long long)RD_G * RD_V;
+    long long i = lo + (long long)lt * RD_V;
+    rd_acc bv[RD_V];
+    int bi[RD_V];
+    CK_UNROLL for (int k = 0; k < RD_V; ++k)
+    {
+        bv[k] = s[k].v;
+        bi[k] = (int)i; /* a tie with the initial value: this lane's first element */
+    }
+    const int seen = i < end;
+    for (; i + (RD_U - 1) * step < end; i += RD_U * step) {
+        uint32_t w[RD_U > 0 ? RD_U : 1][4];
+        CK_UNROLL for (int u = 0; u < RD_U; ++u) rd_ldv(xr + (i + u * step) * RD_ISZ, w[u]);
+        CK_UNROLL for (int u = 0; u < RD_U; ++u)
+        {
+            const int at = (int)(i + u * step);
+            CK_UNROLL for (int k = 0; k < RD_V; ++k)
+            {
+                rd_acc v = rd_val(rd_elem(w[u], k));
+                const int t = rd_arg_takes(v, bv[k]);
+                bv[k] = t ? v : bv[k];
+                bi[k] = t ? at : bi[k];
+            }
+        }
+    }
+    for (; i < end; i += step) {
+        uint32_t w[4];
+        rd_ldv(xr + i * RD_ISZ, w);
+        CK_UNROLL for (int k = 0; k < RD_V; ++k)
+        {
+            rd_acc v = rd_val(rd_elem(w, k));
+            const int t = rd_arg_takes(v, bv[k]);
+            bv[k] = t ? v : bv[k];
+            bi[k] = t ? (int)i : bi[k];
+        }
+    }
+    if (seen)
+        CK_UNROLL for (int k = 0; k < RD_V; ++k)
+        {
+            rd_state o;
+            o.v = bv[k];
+            o.i = (long long)bi[k] + k;
+            s[k] = rd_comb(s[k], o);
+        }
+}
+
 /* stage load + fold, contiguous reduced elements: RD_VB-byte vectors, RD_U in flight, one
  * state per vector lane; the tail of fewer than RD_V elements one by one */
 CK_DEVICE void rd_row_vectors(rd_state *s, const char *xr, long long lo, long long hi, unsigned lt)
@@ -16,6 +76,10 @@ CK_DEVICE void rd_row_vectors(rd_state *s, const char *xr, long long lo, long lo
     const long long step = (long long)RD_G * RD_V;
     long long end = lo + ((hi - lo) / RD_V) * RD_V; /* end of the whole vectors */
     long long i = lo + (long long)lt * RD_V;
+    if (RD_ARG_SCAN) {
+        rd_row_vectors_arg(s, xr, lo, end, lt);
+        i = end; /* only the tail below is left */
+    }
     for (; i + (RD_U - 1) * step < end; i += RD_U * step) {
         uint32_t w[RD_U > 0 ? RD_U : 1][4];
         CK_UNROLL for (int u = 0; u < RD_U; ++u) rd_ldv(xr + (i + u * step) * RD_ISZ, w[u]);
