@@ -57,6 +57,8 @@ typedef struct rd_plan {
                       * reduce_window_kernel.h), RD_WINDOW; 0: indexed by hand */
     int arg_scan;    /* argmax/argmin's branch-free fold of a row's vectors, RD_ARG_SCAN
                       * (reduce_row_kernel.h); 0 under CK_REDUCE_PREV=1 */
+    int last_fold;   /* a split row's last block combines the parts (RD_LAST_FOLD, ticket
+                      * counters of ck_op_counters); 0: the combine kernel */
     size_t smem;
     rd_geom geom;
 } rd_plan;

@@ -115,7 +115,60 @@ CK_DEVICE void rd_row_read_indexed(rd_state *s, const void *x, long long xoff, l
             rd_add(&s[0], rd_val(rd_ld1(x, xoff + rd_red_off(g, j))), j);
 }
 
-CK_DEVICE void rd_row(void *y, const void *x, void *ws, const rd_geom *g)
+/* The states of a group's lanes combined: the warp's butterfly, then for RD_G > 32 the warps'
+ * results in warp order through sv/si (thread 0 of the block holds the block's). */
+CK_DEVICE rd_state rd_row_group(rd_state r, unsigned t, rd_acc *sv, long long *si)
+{
+    r = rd_warp(r);
+    if (RD_G > 32) {
+        if (ck_lane_id() == 0) {
+            sv[t / 32] = r.v;
+            si[t / 32] = r.i;
+        }
+        ck_sync_threads();
+        if (t == 0) {
+            for (int w = 1; w < RD_G / 32; ++w) {
+                rd_state o;
+                o.v = sv[w];
+                o.i = si[w];
+                r = rd_comb(r, o);
+            }
+        }
+    }
+    return r;
+}
+
+/* A split row (RD_LAST_FOLD, RD_RPB 1): the block writes its part and counts itself in; the
+ * last of the row's blocks to arrive combines the parts (part p by thread p mod RD_G, then
+ * rd_row_group: an order fixed by the instance, whoever is last) and stores the result. Returns
+ * 1 in the block that stored it. */
+CK_DEVICE int rd_row_last_fold(void *y, void *ws, unsigned *cnt, const rd_geom *g, rd_state r,
+                               long long part, long long row, long long yoff, rd_acc *sv,
+                               long long *si)
+{
+    CK_SHARED_ARRAY(int, rd_last, 1);
+    unsigned t = ck_thread_idx_x();
+    if (t == 0) {
+        rd_put_part(ws, g, part, row, r);
+        ck_fence_device(); /* the part is visible before the count says so */
+        rd_last[0] = ck_atomic_add_u32(&cnt[row], 1u) == (unsigned)(g->parts - 1);
+        if (rd_last[0])
+            ck_atomic_exch_u32(&cnt[row], 0u); /* zero for the next launch */
+    }
+    ck_sync_threads();
+    if (!rd_last[0])
+        return 0;
+    ck_fence_device(); /* the other blocks' parts, after their counts */
+    rd_state q = rd_init();
+    for (long long p = t; p < g->parts; p += RD_G)
+        q = rd_comb(q, rd_get_part(ws, g, p, row));
+    q = rd_row_group(q, t, sv, si);
+    if (t == 0)
+        rd_store(y, yoff, q, g);
+    return 1;
+}
+
+CK_DEVICE void rd_row(void *y, const void *x, void *ws, unsigned *cnt, const rd_geom *g)
 {
     CK_SHARED_ARRAY(rd_acc, rd_sv, 32);
     CK_SHARED_ARRAY(long long, rd_si, 32);
@@ -138,21 +191,10 @@ CK_DEVICE void rd_row(void *y, const void *x, void *ws, const rd_geom *g)
     rd_row_read(s, x, xoff, lo, hi, g);
     rd_state r = s[0];
     CK_UNROLL for (int k = 1; k < RD_V; ++k) r = rd_comb(r, s[k]);
-    r = rd_warp(r);
-    if (RD_G > 32) { /* the warps' results in warp order */
-        if (ck_lane_id() == 0) {
-            rd_sv[t / 32] = r.v;
-            rd_si[t / 32] = r.i;
-        }
-        ck_sync_threads();
-        if (t == 0) {
-            for (int w = 1; w < RD_G / 32; ++w) {
-                rd_state o;
-                o.v = rd_sv[w];
-                o.i = rd_si[w];
-                r = rd_comb(r, o);
-            }
-        }
+    r = rd_row_group(r, t, rd_sv, rd_si);
+    if (RD_LAST_FOLD && g->parts > 1) {
+        rd_row_last_fold(y, ws, cnt, g, r, part, row, yoff, rd_sv, rd_si);
+        return;
     }
     if (lt == 0 && valid) {
         if (g->parts > 1)
