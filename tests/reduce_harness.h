@@ -107,6 +107,8 @@ typedef struct rt_problem {
     int keep;    /* y keeps reduced axes as length 1 */
     int ypad;    /* y strided: every other element */
     int special; /* inject NaN / +Inf / -Inf */
+    int ties;    /* > 0: every element one of the first `ties` of -Inf, 1, -0, +0, +Inf (ties,
+                  * rows of one value; 1: every element -Inf) */
     ck_reduce_op op;
     ck_reduce_options opt;
 } rt_problem;
@@ -128,6 +130,15 @@ static inline long rt_run(ck_context *ctx, const rt_problem *p, uint64_t seed, v
     void *hbuf = malloc((size_t)(ext > 0 ? ext : 1));
     for (int64_t i = 0; i < xcount; ++i)
         rt_put(hbuf, xs, i, rt_random_code(p->xt, &s));
+    if (p->ties > 0) {
+        const double level[5] = {-INFINITY, 1.0, -0.0, 0.0, INFINITY};
+        for (int64_t i = 0; i < xcount; ++i) {
+            uint64_t c = 0;
+            ck_convert_from_f64(p->xt, level[ckt_rand64(&s) % (uint64_t)p->ties],
+                                CK_ROUND_NEAREST_EVEN, CK_OVERFLOW_NONSATURATE, 0, &c);
+            rt_put(hbuf, xs, i, c);
+        }
+    }
     if (p->special && xcount > 0) {
         const ck_dtype_info *info = ck_dtype_get(p->xt);
         uint64_t codes[3] = {info->nan_code, 0, 0};

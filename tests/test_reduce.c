@@ -153,6 +153,34 @@ static void test_nan_inf(void)
         }
 }
 
+/* argmax/argmin: ties (the first index wins; -0 ties +0), rows of one value (all -Inf), first
+ * NaN among several, on row instances with odd N (a block per row, a split row, a warp per
+ * row) and the column one; CK_REDUCE_PREV=1 (the previous fold) too. */
+static void test_arg_ties_nan(void)
+{
+    const int64_t shapes[4][2] = {{9, 4099}, {2, 100003}, {70, 999}, {40, 333}};
+    const ck_dtype types[3] = {CK_DTYPE_BF16, CK_DTYPE_F32, CK_DTYPE_F16};
+    for (int prev = 0; prev < 2; ++prev) {
+        setenv("CK_REDUCE_PREV", prev ? "1" : "0", 1);
+        for (int sh = 0; sh < 4; ++sh)
+            for (int t = 0; t < 3; ++t)
+                for (int op = CK_REDUCE_ARGMAX; op <= CK_REDUCE_ARGMIN; ++op)
+                    for (int ties = 1; ties <= 5; ++ties) {
+                        if (ties == 3 || (sh == 1 && (ties == 2 || t == 2)))
+                            continue; /* fewer emulator runs of the long rows */
+                        int ax = sh == 3 ? 0 : 1;
+                        rt_problem p = rt_make(types[t], CK_DTYPE_I32, (ck_reduce_op)op, 2,
+                                               shapes[sh], 1, &ax);
+                        p.ties = ties;
+                        p.special = ties == 5 ? (int)(shapes[sh][0] * 3) : 0; /* NaNs */
+                        CHECK_EQ_INT(rt_run(ctx, &p, 500 + (uint64_t)(ties * 16 + t * 4 + op), NULL,
+                                            NULL),
+                                     0);
+                    }
+    }
+    unsetenv("CK_REDUCE_PREV");
+}
+
 static void test_determinism(void)
 {
     int64_t shape[2] = {3, 200000};
@@ -203,6 +231,7 @@ int main(void)
     RUN_TEST(test_instances);
     RUN_TEST(test_random);
     RUN_TEST(test_nan_inf);
+    RUN_TEST(test_arg_ties_nan);
     RUN_TEST(test_determinism);
     RUN_TEST(test_gpu_large);
     printf("%d kernels built\n", ck_context_kernel_count(ctx));

@@ -28,6 +28,8 @@ struct ck_context {
     int kernel_count;
     void *workspace;
     size_t workspace_bytes;
+    void *counters; /* ck_op_counters: zero between launches */
+    size_t counters_bytes;
     /* the tuning table's entries for this device (read at the first ck_op_tuned) */
     ck_tuning_entry *tuned;
     int tuned_count, tuned_loaded;
@@ -85,9 +87,10 @@ void ck_context_destroy(ck_context *ctx)
             e = next;
         }
     }
-    if (ctx->workspace) {
+    if (ctx->workspace || ctx->counters) {
         ck_device_synchronize(ctx->device);
         ck_free(ctx->device, ctx->workspace);
+        ck_free(ctx->device, ctx->counters);
     }
     if (ctx->owns_device)
         ck_device_close(ctx->device);
@@ -282,6 +285,34 @@ ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr)
     }
     ctx->workspace_bytes = want;
     *ptr = ctx->workspace;
+    return CK_SUCCESS;
+}
+
+ck_status ck_op_counters(ck_context *ctx, size_t bytes, void **ptr)
+{
+    if (bytes <= ctx->counters_bytes && ctx->counters) {
+        *ptr = ctx->counters;
+        return CK_SUCCESS;
+    }
+    if (ctx->counters) {
+        ck_status st = ck_context_synchronize(ctx); /* queued work may still count */
+        if (st != CK_SUCCESS)
+            return st;
+        ck_free(ctx->device, ctx->counters);
+        ctx->counters = NULL;
+        ctx->counters_bytes = 0;
+    }
+    size_t want = bytes < 4096 ? 4096 : bytes;
+    ck_status st = ck_malloc(ctx->device, want, &ctx->counters);
+    if (st == CK_SUCCESS)
+        st = ck_memset_d8(ctx->device, ctx->counters, 0, want, ctx->stream);
+    if (st != CK_SUCCESS) {
+        ck_free(ctx->device, ctx->counters);
+        ctx->counters = NULL;
+        return ck_fail_context(st, "counters of %zu bytes", want);
+    }
+    ctx->counters_bytes = want;
+    *ptr = ctx->counters;
     return CK_SUCCESS;
 }
 

@@ -52,6 +52,11 @@ ck_status ck_op_launch(ck_context *ctx, ck_kernel *kernel, unsigned gx, unsigned
  * reused: work queued on the context's stream may use it in order). */
 ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr);
 
+/* Device memory of at least `bytes` that is zero when a kernel starts: the kernels that use it
+ * (ticket counters: the last block of a group to arrive combines the group's results) leave it
+ * zero again. Zeroed once on the context's stream when it is (re)allocated. */
+ck_status ck_op_counters(ck_context *ctx, size_t bytes, void **ptr);
+
 /* The tuned instance of (op, problem) on the context's device: the one ck_op_force_instance set
  * for op (*forced = 1), else the tuning table's entry (ck/tuning.h; the table is read once per
  * context, the device key is "<name>/<target>"). Returns 1 with the instance's text in buf, 0

@@ -74,6 +74,9 @@ ck_status ck_reduce_make_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor 
         ck_reduce_knobs_env(&k);
     /* x through generated tile windows: opt-in until timed on the GPU (docs/ops-reduce.md) */
     p->window = k.window == 1 && ck_reduce_window_ok(p);
+    p->arg_scan = ck_reduce_is_arg(op) && p->kind == 0 && p->vb > 0 && !p->window &&
+                  !ck_reduce_prev_env();
+    p->last_fold = p->kind == 0 && g->parts > 1 && p->rpb == 1 && !ck_reduce_prev_env();
     return CK_SUCCESS;
 }
 
@@ -107,6 +110,8 @@ void ck_reduce_combine_plan(rd_plan *q)
 {
     q->kernel_kind = 2;
     q->window = 0;
+    q->arg_scan = 0;
+    q->last_fold = 0;
     q->ti = 0;
     q->pre = 0;
     q->vb = q->g = q->rpb = q->u = q->ct = q->rt = q->rd = 0;
@@ -149,10 +154,12 @@ ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const 
         return ck_fail(CK_ERROR_UNSUPPORTED,
                        OP ": x %s needs %lld blocks, more than a launch can have (2^31 - 1).",
                        ck_op_tensor_str(x), (long long)blocks);
-    void *ws = NULL;
+    void *ws = NULL, *cnt = NULL;
     if (g->parts > 1) {
         size_t per = (p.acc64 ? 8u : 4u) + (ck_reduce_is_arg(op) ? 8u : 0u);
         st = ck_op_workspace(ctx, (size_t)g->parts * (size_t)g->rows * per, &ws);
+        if (st == CK_SUCCESS && p.last_fold) /* one ticket counter per output */
+            st = ck_op_counters(ctx, (size_t)g->rows * sizeof(unsigned), &cnt);
         if (st != CK_SUCCESS)
             return st;
     }
@@ -166,11 +173,17 @@ ck_status ck_reduce(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, const 
     if (st != CK_SUCCESS)
         return st;
     void *yd = y->data, *xd = x->data;
-    void *args[4] = {&yd, &xd, &ws, g};
-    size_t sizes[4] = {sizeof yd, sizeof xd, sizeof ws, sizeof *g};
+    /* rd_row_k (y, x, ws, cnt, g), rd_col_k (y, x, ws, g) */
+    void *args[5] = {&yd, &xd, &ws, &cnt, g};
+    size_t sizes[5] = {sizeof yd, sizeof xd, sizeof ws, sizeof cnt, sizeof *g};
+    if (p.kind == 1) {
+        args[3] = g;
+        sizes[3] = sizeof *g;
+    }
     unsigned block = p.kind == 0 ? (unsigned)(p.g * p.rpb) : (unsigned)(p.ct * p.rt);
-    st = ck_op_launch(ctx, kernel, (unsigned)blocks, 1, 1, block, p.smem, args, sizes, 4);
-    if (st != CK_SUCCESS || g->parts == 1)
+    st = ck_op_launch(ctx, kernel, (unsigned)blocks, 1, 1, block, p.smem, args, sizes,
+                      p.kind == 0 ? 5 : 4);
+    if (st != CK_SUCCESS || g->parts == 1 || p.last_fold)
         return st;
     /* second pass: the parts of each output, in order */
     rd_plan q = p;

@@ -33,6 +33,8 @@ int ck_reduce_params(const rd_plan *p, ck_op_param *t)
     ck_op_param_add(t, &n, "RD_U", p->u);
     ck_op_param_add(t, &n, "RD_CT", p->ct);
     ck_op_param_add(t, &n, "RD_RT", p->rt);
+    ck_op_param_add(t, &n, "RD_ARG_SCAN", p->arg_scan);
+    ck_op_param_add(t, &n, "RD_LAST_FOLD", p->last_fold);
     if (p->window && p->kernel_kind < 2) /* x through tile windows (absent: indexed by hand) */
         ck_op_param_add(t, &n, "RD_WINDOW", 1);
     return n;
@@ -87,7 +89,7 @@ ck_status ck_reduce_build_source(void *user, char **source)
     if (p->kernel_kind == 0)
         ck_sbuf_printf(&b,
                        "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) rd_row_k(void *y, const void *x, "
-                       "void *ws, rd_geom g)\n{\n    rd_row(y, x, ws, &g);\n}\n",
+                       "void *ws, unsigned *cnt, rd_geom g)\n{\n    rd_row(y, x, ws, cnt, &g);\n}\n",
                        p->g * p->rpb);
     else if (p->kernel_kind == 1)
         ck_sbuf_printf(&b,

@@ -40,6 +40,25 @@ static int vec_bytes(const void *data, int size, const int64_t *strides, int cou
     return size;
 }
 
+/* The split of `rows` rows into 1..most parts whose blocks best fill whole waves of `wave`
+ * resident blocks (the fewest parts among equals): rows x parts blocks in ceil(rows x parts /
+ * wave) waves, e.g. 64 rows on 132 SMs of two 512-thread blocks: 4 parts, 256 blocks in one
+ * wave (about 8 blocks a SM - 17 parts, 1088 blocks - left a fifth wave an eighth full). */
+static int64_t whole_waves(int64_t rows, int64_t most, int64_t wave)
+{
+    int64_t best = 1;
+    double best_fill = 0;
+    for (int64_t parts = 1; parts <= most && wave > 0; ++parts) {
+        int64_t blocks = rows * parts;
+        double fill = (double)blocks / (double)(cdiv(blocks, wave) * wave);
+        if (fill > best_fill + 1e-9) {
+            best = parts;
+            best_fill = fill;
+        }
+    }
+    return best;
+}
+
 /* The instance of the canonical problem c on a device: row (a group of threads per output,
  * split into parts over a second combine kernel when few rows are long) or column (the
  * innermost kept dimension contiguous). */
@@ -86,6 +105,8 @@ void ck_reduce_choose(rd_plan *p, const rd_canon *c, const ck_tensor *x,
             int64_t want = cdiv((int64_t)sms * 8, rows);
             int64_t cap = nvec / ((int64_t)p->g * p->u);
             int64_t parts = want < cap ? want : cap;
+            if (!ck_reduce_prev_env())
+                parts = whole_waves(rows, parts, (int64_t)sms * (2048 / p->g));
             if (parts > 4096)
                 parts = 4096;
             if (parts > 1) {
@@ -154,6 +175,12 @@ void ck_reduce_knobs_env(rd_knobs *k)
     const char *e = getenv("CK_REDUCE_WINDOW");
     if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
         k->window = e[0] - '0';
+}
+
+int ck_reduce_prev_env(void)
+{
+    const char *e = getenv("CK_REDUCE_PREV");
+    return e && e[0] == '1' && e[1] == '\0';
 }
 
 void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size)

@@ -55,6 +55,10 @@ typedef struct rd_plan {
     int kernel_kind; /* 0 row, 1 column, 2 combine: the source being built */
     int window;      /* the read stage loads x through generated tile windows (window.c,
                       * reduce_window_kernel.h), RD_WINDOW; 0: indexed by hand */
+    int arg_scan;    /* argmax/argmin's branch-free fold of a row's vectors, RD_ARG_SCAN
+                      * (reduce_row_kernel.h); 0 under CK_REDUCE_PREV=1 */
+    int last_fold;   /* a split row's last block combines the parts (RD_LAST_FOLD, ticket
+                      * counters of ck_op_counters); 0: the combine kernel */
     size_t smem;
     rd_geom geom;
 } rd_plan;
@@ -76,6 +80,10 @@ int ck_reduce_knobs_parse(const char *text, rd_knobs *k);
 void ck_reduce_apply_knobs(rd_plan *p, const rd_canon *c, const ck_tensor *x, const rd_knobs *k);
 /* The developer switch CK_REDUCE_WINDOW=0|1 over k's window field (not for a forced instance). */
 void ck_reduce_knobs_env(rd_knobs *k);
+/* The developer switch CK_REDUCE_PREV=1: the previous paths of issue 19's fixes (argmax's
+ * per-element fold with index comparisons; rows split into about 8 blocks per SM and combined
+ * by a second kernel), to time against the defaults. */
+int ck_reduce_prev_env(void);
 /* The instance's text in the table's form, and the table's problem key. */
 void ck_reduce_instance_name(const rd_plan *p, char *buf, size_t size);
 void ck_reduce_problem_key(const rd_plan *p, char *buf, size_t size);

@@ -20,7 +20,8 @@
  * Constants: RD_TI, RD_TO (CK_NC_* type codes of x and y), RD_ACC64 (accumulate in fp64),
  * RD_OP (ck_reduce_op), RD_PRE (ck_reduce_pre), RD_SCALE (multiply by g.scale), RD_SQRT,
  * RD_KD, RD_RD (kept and reduced dimension counts), RD_KIND, RD_VB, RD_G, RD_RPB, RD_U,
- * RD_CT, RD_RT, and RD_ACC_T (rd_acc's C type: double or float). Every branch on them is a
+ * RD_CT, RD_RT, RD_ARG_SCAN (row argmax/argmin: the branch-free fold of the vectors,
+ * reduce_row_kernel.h), RD_LAST_FOLD (a split row's last block combines the parts), and RD_ACC_T (rd_acc's C type: double or float). Every branch on them is a
  * constant condition the compiler folds; the generator picks the pipeline
  * (reduce_row_kernel.h, reduce_col_kernel.h, reduce_combine_kernel.h).
  */
