@@ -88,7 +88,7 @@ CK_DEVICE void smx_read_span(const smx_args *a, smx_pos p, float *v)
 #else
             float u = SMX_WIN_F32(SMX_TI, xr[d]) * a->scale2;
 #endif
-            if ((unsigned long long)(c0 + k) >= (unsigned long long)SMX_N ||
+            if ((unsigned)(c0 + k) >= (unsigned)SMX_N || /* before or past the row */
                 ((SMX_MASK & 2) && c0 + k > p.diag))
                 u = ck_neg_inf_f32();
             v[d] = u;
