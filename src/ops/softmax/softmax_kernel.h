@@ -6,8 +6,12 @@
  *   SMX_MASK                 bit 0: additive mask, bit 1: causal mask
  *   SMX_LOG                  1: log-softmax
  *   SMX_N                    row length (elements)
- *   SMX_VEC                  elements per access (divides SMX_N; every access is aligned)
+ *   SMX_VEC                  elements per access (divides SMX_N unless SMX_SPAN; every access
+ *                             is aligned)
  *   SMX_WIDE_X/_Y/_M         1: accesses of x / y / mask are 16-byte vectors, else elements
+ *   SMX_SPAN                 1 (register instance through windows): rows are not 16-byte
+ *                             aligned and are read over their aligned spans (SMX_VEC does not
+ *                             divide SMX_N; smx_pos.head elements of the span before the row)
  *   register instance (smx_rows): SMX_G threads per row, SMX_NV vectors per thread,
  *                             SMX_CLUSTER blocks per row (a cluster), SMX_ROWS rows per block
  *   online instance (smx_stats / smx_write): SMX_G threads per block, SMX_SEG elements per
