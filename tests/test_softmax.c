@@ -250,6 +250,10 @@ static void test_masks(void)
     c.tm = F;
     c.causal = 1;
     run(c);
+    c = base(2, 5, 41, B, B); /* odd rows: the full mask's rows share x's heads (16-byte) */
+    c.mask = MASK_FULL;
+    c.scale = -0.5;
+    run(c);
     c = base(3, 7, 7, F, F); /* square causal */
     c.causal = 1;
     run(c);

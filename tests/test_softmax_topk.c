@@ -308,11 +308,15 @@ static void test_nvrtc(void)
         {2048, 262144, 2, 2, 0, 0, 0, 1}, {2048, 262144, 2, 2, 0, 0, 0, 1},
         {4096, 131072, 2, 2, 0, 0, 0, 1}, {8192, 65536, 2, 2, 0, 0, 0, 1},
         {16384, 32768, 2, 2, 0, 0, 0, 1},
+        /* rows not 16-byte aligned, over aligned spans: raw cluster of 16, f32 cluster of 8,
+         * block rows with mask, causal and log */
+        {300, 212993, 2, 2, 0, 0, 0, 1}, {300, 212993, 0, 0, 0, 0, 0, 1},
+        {64, 1023, 1, 0, 0, 3, 1, 1},
     };
     const char *variants[] = {
         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
         NULL, NULL, NULL, "staged,512,1,2,0", NULL, NULL, NULL, "staged,1024,8,2,0",
-        "staged,256,8,1,3", "staged,1024,4,2,0", "staged,256,2,2,0",
+        "staged,256,8,1,3", "staged,1024,4,2,0", "staged,256,2,2,0", NULL, NULL, NULL,
     };
     int kinds_seen = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -204,13 +204,18 @@ static void test_windows(void)
 /* ---- ck_softmax through the windows, every element against the reference ------------------ */
 static uint64_t rng = 0x51a7e5eedull;
 
-static void softmax_case(ck_context *ctx, long long rows, long long n, long long pad, ck_dtype ti,
-                         ck_dtype to, int logsm, int causal, int mask, double scale)
+static int last_span; /* the plan of the last softmax_case read rows over aligned spans */
+
+/* ck_softmax on rows x n of x (row stride n + pad) into y (row stride n + pad + ypad); y's
+ * columns past n must stay untouched. */
+static void softmax_case_y(ck_context *ctx, long long rows, long long n, long long pad,
+                           long long ypad, ck_dtype ti, ck_dtype to, int logsm, int causal,
+                           int mask, double scale)
 {
-    const long long xs = n + pad;
+    const long long xs = n + pad, ys = xs + ypad, ysz = rows * ys;
     const size_t ei = ti == CK_DTYPE_F32 ? 4 : 2, eo = to == CK_DTYPE_F32 ? 4 : 2;
     ck_device *dev = ck_context_device(ctx);
-    unsigned char *hx = calloc((size_t)(rows * xs), ei), *hy = calloc((size_t)(rows * xs), eo);
+    unsigned char *hx = calloc((size_t)(rows * xs), ei), *hy = malloc((size_t)ysz * eo);
     float *hm = calloc((size_t)n, 4);
     double *t = malloc(sizeof(double) * (size_t)n), *ref = malloc(sizeof(double) * (size_t)n);
     double *xv = malloc(sizeof(double) * (size_t)(rows * n));
@@ -226,14 +231,16 @@ static void softmax_case(ck_context *ctx, long long rows, long long n, long long
         hm[j] = (float)((double)(ckt_rand64(&rng) >> 11) * (4.0 / 9007199254740992.0) - 2.0);
     void *dx = NULL, *dy = NULL, *dm = NULL;
     CHECK_OK(ck_malloc(dev, (size_t)(rows * xs) * ei, &dx));
-    CHECK_OK(ck_malloc(dev, (size_t)(rows * xs) * eo, &dy));
+    CHECK_OK(ck_malloc(dev, (size_t)ysz * eo, &dy));
+    memset(hy, 0x5a, (size_t)ysz * eo); /* y's sentinel: columns past n keep it */
+    CHECK_OK(ck_memcpy_h2d(dev, dy, hy, (size_t)ysz * eo, NULL));
     CHECK_OK(ck_malloc(dev, (size_t)n * 4, &dm));
     CHECK_OK(ck_memcpy_h2d(dev, dx, hx, (size_t)(rows * xs) * ei, NULL));
     CHECK_OK(ck_memcpy_h2d(dev, dm, hm, (size_t)n * 4, NULL));
-    int64_t shape[2] = {rows, n}, strides[2] = {xs, 1}, mshape[1] = {n};
+    int64_t shape[2] = {rows, n}, strides[2] = {xs, 1}, ystrides[2] = {ys, 1}, mshape[1] = {n};
     ck_tensor x, y, mk;
     CHECK_OK(ck_tensor_init(&x, dx, ti, 2, shape, strides));
-    CHECK_OK(ck_tensor_init(&y, dy, to, 2, shape, strides));
+    CHECK_OK(ck_tensor_init(&y, dy, to, 2, shape, ystrides));
     CHECK_OK(ck_tensor_init(&mk, dm, CK_DTYPE_F32, 1, mshape, NULL));
     ck_softmax_options o;
     ck_softmax_options_init(&o);
@@ -242,8 +249,17 @@ static void softmax_case(ck_context *ctx, long long rows, long long n, long long
         o.mask = &mk;
     CHECK_MSG(ck_softmax(ctx, &x, &y, &o) == CK_SUCCESS, "%s", ck_last_error());
     CHECK_OK(ck_context_synchronize(ctx));
-    CHECK_OK(ck_memcpy_d2h(dev, hy, dy, (size_t)(rows * xs) * eo, NULL));
-    long long bad = 0;
+    CHECK_OK(ck_memcpy_d2h(dev, hy, dy, (size_t)ysz * eo, NULL));
+    smx_plan plan;
+    int64_t prows = 0;
+    CHECK_OK(ck_smx_plan_of(ctx, &x, &y, &o, &plan, &prows));
+    last_span = plan.span;
+    long long bad = 0, outside = 0;
+    for (long long r = 0; r < rows; ++r)
+        for (long long j = n; j < ys; ++j)
+            for (size_t b = 0; b < eo; ++b)
+                outside += hy[(size_t)(r * ys + j) * eo + b] != 0x5a;
+    CHECK_MSG(outside == 0, "[%lldx%lld] %lld bytes of y written past the rows", rows, n, outside);
     const double hu = to == CK_DTYPE_BF16 ? 1.0 / 256 : to == CK_DTYPE_F16 ? 1.0 / 2048 : 0x1p-24;
     for (long long r = 0; r < rows; ++r) {
         for (long long j = 0; j < n; ++j) {
@@ -255,9 +271,10 @@ static void softmax_case(ck_context *ctx, long long rows, long long n, long long
         for (long long j = 0; j < n; ++j) {
             uint64_t code = 0;
             double got = 0;
-            memcpy(&code, hy + (size_t)(r * xs + j) * eo, eo);
+            memcpy(&code, hy + (size_t)(r * ys + j) * eo, eo);
             ck_convert_to_f64(to, code, &got);
-            double tol = fabs(ref[j]) * (hu + 0x1p-15) + (logsm ? 0x1p-15 : 1e-37);
+            double tol = fabs(ref[j]) * (hu + 0x1p-15) + (logsm ? 0x1p-15 : 1e-37) +
+                         (to == CK_DTYPE_F16 ? 0x1p-25 : 0.0); /* f16 subnormals */
             int ok = isnan(ref[j])   ? isnan(got)
                      : isinf(ref[j]) ? got == ref[j]
                                      : fabs(got - ref[j]) <= tol;
@@ -278,6 +295,12 @@ static void softmax_case(ck_context *ctx, long long rows, long long n, long long
     free(xv);
 }
 
+static void softmax_case(ck_context *ctx, long long rows, long long n, long long pad, ck_dtype ti,
+                         ck_dtype to, int logsm, int causal, int mask, double scale)
+{
+    softmax_case_y(ctx, rows, n, pad, 0, ti, to, logsm, causal, mask, scale);
+}
+
 static void test_softmax_windowed(void)
 {
     ck_context *ctx = NULL;
@@ -296,6 +319,41 @@ static void test_softmax_windowed(void)
     softmax_case(ctx, 2, 3000, 0, B, F, 0, 0, 0, -1.5); /* raw, padded rounds, negative scale */
     unsetenv("CK_SOFTMAX_INSTANCE");
     unsetenv("CK_SOFTMAX_WINDOW");
+    ck_context_destroy(ctx);
+}
+
+/* Rows whose 16-byte vectors are not aligned (odd N and row strides: every row has its own
+ * head before its first 16-byte boundary) through windows over their aligned spans, in every
+ * register instance family: warp rows, block rows, clusters of the f32 and the raw 16-bit
+ * instances; f16, bf16, f32 in and out, log, scale, causal, masks whose rows are congruent with
+ * x's (16-byte accesses) or not (the [N] mask: element accesses), y of another row stride (element
+ * accesses); every element against the reference, y's gaps untouched. CK_SOFTMAX_SPAN=0 keeps
+ * element accesses. */
+static void test_softmax_spans(void)
+{
+    ck_context *ctx = NULL;
+    CHECK_OK(ck_context_create_for_device(ckk_open(), &ctx));
+    if (!ctx)
+        return;
+    const ck_dtype B = CK_DTYPE_BF16, F = CK_DTYPE_F32, H = CK_DTYPE_F16;
+    softmax_case(ctx, 9, 201, 0, B, B, 0, 0, 0, 1.0); /* warp rows, 4 a block */
+    CHECK(last_span == 1);
+    softmax_case(ctx, 6, 1023, 0, B, F, 1, 0, 0, 0.5); /* block rows (1023 of GPT-like shapes) */
+    CHECK(last_span == 1);
+    softmax_case(ctx, 5, 4099, 0, H, H, 0, 1, 1, -0.75); /* [N] mask by elements, causal */
+    CHECK(last_span == 1);
+    softmax_case_y(ctx, 4, 2005, 2, 1, F, B, 0, 0, 0, 1.25); /* y by elements */
+    CHECK(last_span == 1);
+    setenv("CK_SOFTMAX_INSTANCE", "64,4,1", 1); /* clusters: raw bf16 (causal), f32 (mask) */
+    softmax_case(ctx, 3, 3001, 0, B, B, 0, 1, 0, -1.5);
+    CHECK(last_span == 1);
+    softmax_case(ctx, 3, 1001, 0, F, F, 1, 0, 1, 2.0);
+    CHECK(last_span == 1);
+    setenv("CK_SOFTMAX_SPAN", "0", 1); /* the element accesses, reachable */
+    softmax_case(ctx, 3, 3001, 0, B, B, 0, 1, 0, -1.5);
+    CHECK(last_span == 0);
+    unsetenv("CK_SOFTMAX_SPAN");
+    unsetenv("CK_SOFTMAX_INSTANCE");
     ck_context_destroy(ctx);
 }
 
@@ -327,6 +385,7 @@ int main(void)
     if (ckk_open()) {
         RUN_TEST(test_windows);
         RUN_TEST(test_softmax_windowed);
+        RUN_TEST(test_softmax_spans);
     }
     ckk_close();
     return CK_TEST_REPORT();

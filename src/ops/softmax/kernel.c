@@ -182,6 +182,8 @@ ck_status ck_smx_source(int64_t rows, int64_t n, int ti, int to, int tm, int mas
     p.wide_x = aligned && (p.vec * ck_smx_size_of(ti)) % 16 == 0;
     p.wide_y = aligned && (p.vec * ck_smx_size_of(to)) % 16 == 0;
     p.wide_m = aligned && (maskbits & 1) && (p.vec * ck_smx_size_of(tm)) % 16 == 0;
+    if (aligned) /* contiguous rows of aligned tensors, a mask of [rows, n] */
+        ck_smx_problem_span(&p, NULL, NULL, NULL, rows, n, n, n, 1, rows);
     ck_device_props props;
     memset(&props, 0, sizeof props);
     props.backend = CK_BACKEND_CUDA;

@@ -46,6 +46,8 @@ int ck_smx_params(const smx_plan *p, ck_op_param *t)
         ck_op_param_add(t, &n, "SMX_MINB", p->per_sm);
         if (p->window) /* loads and stores through tile windows (absent: indexed by hand) */
             ck_op_param_add(t, &n, "SMX_WINDOW", 1);
+        if (p->span) /* windows over each row's 16-byte aligned span (absent: rows aligned) */
+            ck_op_param_add(t, &n, "SMX_SPAN", 1);
     } else {
         ck_op_param_add_ll(t, &n, "SMX_SEG", p->seg_elems);
         ck_op_param_add(t, &n, "SMX_S", p->segs);
@@ -62,10 +64,11 @@ static const char *const smx_pipelines[3] = {
 };
 
 /* The register instance's read and write stages: indexed by hand, or the generated windows
- * (window.c) and the stages over them (softmax_window_kernel.h). */
+ * (window.c) and the stages over them (softmax_window_kernel.h), over the rows or over their
+ * aligned spans. */
 static ck_status register_stages(const smx_plan *p, ck_sbuf *b)
 {
-    const char *how = p->window ? "window" : "indexed";
+    const char *how = p->span ? "span" : p->window ? "window" : "indexed";
     if (p->window) {
         ck_status st = ck_smx_windows(p, b);
         if (st)

@@ -17,7 +17,7 @@ static int64_t cdiv(int64_t a, int64_t b)
 void ck_smx_knobs_none(smx_knobs *k)
 {
     memset(k, 0, sizeof *k);
-    k->raw = k->red = k->window = -1;
+    k->raw = k->red = k->window = k->span = -1;
 }
 
 int ck_smx_knobs_parse(smx_knobs *k, const char *text)
@@ -72,6 +72,8 @@ void ck_smx_knobs_env(smx_knobs *k)
         k->red = 1;
     if ((e = getenv("CK_SOFTMAX_WINDOW")) && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
         k->window = e[0] == '1';
+    if ((e = getenv("CK_SOFTMAX_SPAN")) && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+        k->span = e[0] == '1';
     if ((e = getenv("CK_SOFTMAX_MINB")) && sscanf(e, "%d", &g) == 1 && g >= 1 && g <= 32)
         k->minb = g;
 }
@@ -86,7 +88,7 @@ static int raw_allowed(const smx_plan *p)
 /* Choose the instance (smx_plan.kind, g, nv, cluster, ...) for rows of length n. */
 static void choose(smx_plan *p, int64_t rows, const ck_device_props *props)
 {
-    int64_t nvec = p->n / p->vec;
+    int64_t nvec = ck_smx_nvec(p);
     p->kind = 0;
     p->cluster = 1;
     p->rows_per_block = 1;
@@ -164,7 +166,9 @@ static void choose_raw(smx_plan *p, const ck_device_props *props, const smx_knob
         /* as many blocks as the registers allow: the raw words (4 per vector) and about 32
          * more per thread */
         int threads = p->g * p->rows_per_block;
-        int regs = 4 * p->nv + 32;
+        /* with spans about 16 more: the head and every element's bounds in each pass
+         * (nvcc 13 -arch=sm_90a: 7 vectors spilled 40 bytes under 64 registers, none under 85) */
+        int regs = 4 * p->nv + 32 + (p->span ? 16 : 0);
         p->per_sm = (props->regs_per_sm > 0 ? props->regs_per_sm : 65536) / (threads * regs);
         if (p->per_sm > 1024 / threads)
             p->per_sm = 1024 / threads;
@@ -182,7 +186,7 @@ static void shape_override(smx_plan *p, int64_t rows, const smx_knobs *k)
     if (k->shape != 1)
         return;
     int g = k->g, c = k->c, r = k->r;
-    int64_t nvec = p->n / p->vec;
+    int64_t nvec = ck_smx_nvec(p);
     if (g < 32 || g > 1024 || (g & (g - 1)) || (c != 1 && c != 2 && c != 4 && c != 8 && c != 16) ||
         r < 1 || g * r > 1024 || (c > 1 && r != 1) || (g == 32) != (r > 1 || g == 32) || r > rows)
         return;
@@ -205,7 +209,7 @@ static void shape_override(smx_plan *p, int64_t rows, const smx_knobs *k)
 /* x read as 16-byte units (cp.async), no additive mask (the causal mask is fine). */
 static int staged_allowed(const smx_plan *p)
 {
-    return p->wide_x && !(p->maskbits & 1) && (p->vec * ck_smx_size_of(p->ti)) % 16 == 0;
+    return p->wide_x && !p->span && !(p->maskbits & 1) && (p->vec * ck_smx_size_of(p->ti)) % 16 == 0;
 }
 
 /* Plan the staged instance with g threads per block, c blocks per row, s stages and a grid of
@@ -289,7 +293,7 @@ static void choose_staged(smx_plan *p, int64_t rows, const ck_device_props *prop
             return;
 }
 
-void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, const smx_knobs *k)
+static void policy(smx_plan *p, int64_t rows, const ck_device_props *props, const smx_knobs *k)
 {
     choose(p, rows, props);
     choose_staged(p, rows, props, k);
@@ -299,6 +303,29 @@ void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, cons
      * or the tuning text's eighth field 0): the same 16-byte accesses, as fast as the hand
      * indexing on the six large bench shapes (bench/RESULTS.md, eighth session, run U). */
     p->window = k->window != 0 && ck_smx_window_ok(p);
+}
+
+void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, const smx_knobs *k)
+{
+    /* Rows not 16-byte aligned (odd N, say): a register instance through windows over each
+     * row's aligned span takes 16-byte vectors (one access for 8 bf16 elements instead of 8)
+     * unless asked not to (CK_SOFTMAX_SPAN=0); the online and staged instances keep element
+     * accesses. */
+    if (p->span_vec && k->span != 0 && k->window != 0) {
+        smx_plan q = *p;
+        q.span = 1;
+        q.vec = q.span_vec;
+        q.wide_x = 1;
+        q.wide_y = q.span_wide_y;
+        q.wide_m = q.span_wide_m;
+        policy(&q, rows, props, k);
+        if (q.kind == 0 && q.window) {
+            *p = q;
+            return;
+        }
+    }
+    p->span = 0;
+    policy(p, rows, props, k);
 }
 
 void ck_smx_instance_name(const smx_plan *p, char *buf, size_t size)

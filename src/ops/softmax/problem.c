@@ -178,6 +178,32 @@ void ck_smx_problem_vec(smx_plan *p)
         p->vec /= 2;
 }
 
+long long ck_smx_nvec(const smx_plan *p)
+{
+    return p->span ? (p->n + 2LL * p->vec - 2) / p->vec : p->n / p->vec;
+}
+
+/* Rows whose 16-byte vectors are not aligned (N not a multiple of the vector of the narrowest
+ * type vf; softmax_plan.h): with x 16-byte aligned, row r's aligned span starts at r * xs - h, h = (r * xs) mod
+ * vf, so x is read as 16-byte vectors with only the lanes before the row (its head) and past its
+ * end masked. y and the mask take 16-byte accesses over the same spans where their row offsets
+ * are congruent to x's modulo vf (the same strides, say); else element accesses. */
+void ck_smx_problem_span(smx_plan *p, const void *x, const void *y, const void *mask, int64_t rows,
+                    int64_t xs, int64_t ys, int64_t ms, int64_t mdiv, int64_t mmod)
+{
+    smx_plan q = *p;
+    q.n = 16; /* the full vector: 16 bytes of the narrowest type */
+    ck_smx_problem_vec(&q);
+    const int vf = q.vec;
+    if (p->vec == vf || (uintptr_t)x % 16 != 0)
+        return;
+    p->span_vec = vf;
+    p->span_wide_y = (uintptr_t)y % 16 == 0 && (rows <= 1 || (ys - xs) % vf == 0);
+    p->span_wide_m = (p->maskbits & 1) && (uintptr_t)mask % 16 == 0 &&
+                     (rows <= 1 || (mdiv == 1 && (ms - xs) % vf == 0 &&
+                                    (mmod >= rows || (mmod * xs) % vf == 0)));
+}
+
 ck_status ck_smx_problem_of(const ck_tensor *x, const ck_tensor *y,
                             const ck_softmax_options *options, smx_plan *pp, smx_geom *g)
 {
@@ -255,6 +281,7 @@ ck_status ck_smx_problem_of(const ck_tensor *x, const ck_tensor *y,
     p.wide_y = aligned16(y->data, rows, ys, ck_smx_size_of(p.to), p.vec);
     p.wide_m =
         o.mask ? aligned16(o.mask->data, mmod > 1 ? 2 : 1, ms, ck_smx_size_of(p.tm), p.vec) : 0;
+    ck_smx_problem_span(&p, x->data, y->data, o.mask ? o.mask->data : NULL, rows, xs, ys, ms, mdiv, mmod);
     *pp = p;
     g->xs = xs;
     g->ys = ys;

@@ -6,8 +6,12 @@
  *   SMX_MASK                 bit 0: additive mask, bit 1: causal mask
  *   SMX_LOG                  1: log-softmax
  *   SMX_N                    row length (elements)
- *   SMX_VEC                  elements per access (divides SMX_N; every access is aligned)
+ *   SMX_VEC                  elements per access (divides SMX_N unless SMX_SPAN; every access
+ *                             is aligned)
  *   SMX_WIDE_X/_Y/_M         1: accesses of x / y / mask are 16-byte vectors, else elements
+ *   SMX_SPAN                 1 (register instance through windows): rows are not 16-byte
+ *                             aligned and are read over their aligned spans (SMX_VEC does not
+ *                             divide SMX_N; smx_pos.head elements of the span before the row)
  *   register instance (smx_rows): SMX_G threads per row, SMX_NV vectors per thread,
  *                             SMX_CLUSTER blocks per row (a cluster), SMX_ROWS rows per block
  *   online instance (smx_stats / smx_write): SMX_G threads per block, SMX_SEG elements per
@@ -24,7 +28,16 @@
 
 #include "ops/softmax/softmax_common_kernel.h"
 
+#ifndef SMX_SPAN
+#define SMX_SPAN 0
+#endif
+/* The vectors of a row; with SMX_SPAN (rows not 16-byte aligned, read over their aligned spans:
+ * a head of up to SMX_VEC - 1 elements before the row) the most a span covers. */
+#if SMX_SPAN
+#define SMX_NVEC ((SMX_N + 2 * SMX_VEC - 2) / SMX_VEC)
+#else
 #define SMX_NVEC (SMX_N / SMX_VEC)
+#endif
 
 /* The transformed values u of the SMX_VEC elements from element e of row `row`. */
 CK_DEVICE void smx_load_u(const void *x, const void *mask, long long xoff, long long moff,
@@ -119,7 +132,14 @@ typedef struct smx_args {
 typedef struct smx_pos {
     long long row, diag, first; /* first: the block's first row */
     unsigned rank, tid;
+    int head; /* SMX_SPAN: elements of the row's span before the row (x is 16-byte aligned) */
 } smx_pos;
+
+/* The row's column of the first element of the thread's vector j (before the row: < 0). */
+CK_DEVICE long long smx_col(smx_pos p, int j)
+{
+    return smx_vi(p.rank, j, p.tid) * SMX_VEC - p.head;
+}
 
 /* Register instance, stage read: the transformed values u of the thread's SMX_NV vectors
  * (vector j at v[j * SMX_VEC]), -inf past the row end. Stage write: vector j of the output. The
@@ -166,6 +186,7 @@ CK_DEVICE int smx_pos_of(const smx_args *a, smx_pos *p)
     p->first = (long long)(ck_block_idx_x() / SMX_CLUSTER) * SMX_ROWS;
     p->row = p->first + ck_thread_idx_x() / SMX_G;
     p->diag = smx_diag(p->row, a->cm);
+    p->head = SMX_SPAN ? (int)((p->row * a->xs) & (SMX_VEC - 1)) : 0;
     return !(SMX_G == 32 && p->row >= a->rows);
 }
 
@@ -242,13 +263,16 @@ CK_DEVICE float smx_raw_u(const uint32_t *raw, int e, float scale2, long long co
     uint32_t w = ck_opaque_u32(raw[e >> 1]); /* converted again in each pass, not kept */
     float u = ck_code_to_f32(SMX_TI, (e & 1) ? (w >> 16) : (w & 0xffffu)) * scale2;
 #if SMX_MASK & 2
-    if (col > diag) /* also past the row end (diag < SMX_N) */
+    /* also past the row end (diag < SMX_N); with spans also before the row (64-bit compares:
+     * with 32-bit ones ptxas kept more registers live, 115 unbounded against 75) */
+    if (col > diag || (SMX_SPAN && col < 0))
         u = ck_neg_inf_f32();
 #else
     (void)diag;
-    /* past the row end: -inf whatever the sign of the scale (the -inf codes times a negative
+    /* outside the row: -inf whatever the sign of the scale (the -inf codes times a negative
      * scale were +inf, and the row NaN) */
-    if (!SMX_FULL && col >= SMX_N)
+    if (SMX_SPAN ? (unsigned long long)col >= (unsigned long long)SMX_N
+                 : (!SMX_FULL && col >= SMX_N))
         u = ck_neg_inf_f32();
 #endif
     return u;
@@ -305,7 +329,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     float m = ck_neg_inf_f32();
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
-        long long c0 = smx_vi(rank, j, tid) * 8;
+        long long c0 = smx_col(p, j);
         CK_UNROLL for (int k = 0; k < 8; ++k) m = fmaxf(m, smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag));
     }
 #if !SMX_PAIRRED
@@ -316,7 +340,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     float l = 0.0f;
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
-        long long c0 = smx_vi(rank, j, tid) * 8;
+        long long c0 = smx_col(p, j);
         CK_UNROLL for (int k = 0; k < 8; ++k) l += ck_exp2_ftz(smx_raw_u(raw, 8 * j + k, scale2, c0 + k, diag) - mt);
     }
 #if SMX_PAIRRED
@@ -341,7 +365,7 @@ CK_DEVICE void smx_rows_raw(void *y, const void *x, long long rows, long long xs
     CK_UNROLL for (int j = 0; j < SMX_NV; ++j)
     {
         if (smx_holds(p, j)) {
-            long long c0 = smx_vi(rank, j, tid) * 8;
+            long long c0 = smx_col(p, j);
             float o[8];
             CK_UNROLL for (int k = 0; k < 8; ++k)
             {

@@ -30,6 +30,13 @@ typedef struct smx_plan {
     int ti, to, tm, maskbits, logsm;
     long long n;
     int vec, wide_x, wide_y, wide_m;
+    /* rows whose 16-byte vectors are not aligned (N not a multiple of the 16-byte vector of the
+     * narrowest type, x 16-byte aligned): span_vec that vector (0: none), span_wide_y/_m whether
+     * y / the mask can take 16-byte accesses over the same aligned spans as x. The policy sets
+     * span: the register instance reads and writes each row's 16-byte aligned span (its head
+     * before the first boundary, its tail past the last) through windows that mask the lanes
+     * outside the row (window.c); vec is then span_vec and the wide_* flags the span's. */
+    int span_vec, span_wide_y, span_wide_m, span;
     /* instance */
     int kind; /* 0 register rows, 1 online, 2 staged (shared memory, persistent) */
     int g, nv, cluster, rows_per_block;
@@ -64,6 +71,15 @@ ck_status ck_smx_problem_of(const ck_tensor *x, const ck_tensor *y,
  * narrowest type and divide the row length. */
 void ck_smx_problem_vec(smx_plan *p);
 
+/* The span fields of p (span_vec, span_wide_y, span_wide_m) from its problem fields, the
+ * pointers and the geometry (problem.c). */
+void ck_smx_problem_span(smx_plan *p, const void *x, const void *y, const void *mask, int64_t rows,
+                         int64_t xs, int64_t ys, int64_t ms, int64_t mdiv, int64_t mmod);
+
+/* The vectors of a row: N / vec, or with span the most a row's aligned span covers
+ * (ceil((N + vec - 1) / vec): a head of up to vec - 1 elements before the row). */
+long long ck_smx_nvec(const smx_plan *p);
+
 /* What steers the policy beyond the problem and the device: a tuning-table entry (`ck tune
  * softmax`), the instance `ck tune` is timing, or the developer switches (docs/ops-softmax.md).
  * -1 / 0 fields leave the choice to the heuristic. */
@@ -75,6 +91,7 @@ typedef struct smx_knobs {
     int red;     /* raw: -1 policy, 0 max then sum, 1 one reduction of (m, l) pairs */
     int minb;    /* raw: launch bounds' blocks per SM (0 policy) */
     int window;  /* register instance: -1 policy (indexed), 0 indexed, 1 tile windows */
+    int span;    /* rows not 16-byte aligned: -1 policy (aligned spans), 0 element accesses */
     int regs_only, staged_opt_in; /* "regs": never staged; "staged": staged where it fits */
 } smx_knobs;
 
@@ -88,7 +105,7 @@ void ck_smx_knobs_none(smx_knobs *k);
 int ck_smx_knobs_parse(smx_knobs *k, const char *text);
 
 /* Knobs from the developer switches CK_SOFTMAX_VARIANT, CK_SOFTMAX_INSTANCE, CK_SOFTMAX_RAW,
- * CK_SOFTMAX_RED, CK_SOFTMAX_MINB, CK_SOFTMAX_WINDOW (fields they leave unset keep their value). */
+ * CK_SOFTMAX_RED, CK_SOFTMAX_MINB, CK_SOFTMAX_WINDOW, CK_SOFTMAX_SPAN (fields they leave unset keep their value). */
 void ck_smx_knobs_env(smx_knobs *k);
 
 /* The instance for the problem fields of p on a device (fills the instance fields). */
