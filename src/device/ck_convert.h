@@ -129,4 +129,28 @@ CK_DEVICE uint32_t ck_fast_f32_to_fp8e4m3(float f)
     return o | sign;
 }
 
+/* ---- quotients and integer codes ------------------------------------------------------------ */
+
+/* a / b rounded to nearest even (the IEEE division's bits) from rb = 1.0f / b (an IEEE division,
+ * once for many a): the product a * rb corrected once by the exact remainder q * b - a
+ * (Markstein's theorem: with rb correctly rounded and q within an ulp, q - r * rb is the
+ * correctly rounded quotient). Exact where 1e-18 <= |b| <= 1e18 and |a / b| >= 2^-40 (the
+ * remainder is then exact); smaller quotients come within a few multiples of 2^-149 with the
+ * exact quotient's sign (a zero's too: -0 / b gives -0). Three instructions instead of the
+ * division's reciprocal and refinement. */
+CK_DEVICE float ck_fast_div_rn(float a, float b, float rb)
+{
+    float q = a * rb;
+    float r = fmaf(q, b, -a);
+    return fmaf(-r, rb, q);
+}
+
+/* A word whose low byte is the i8 code of v rounded to nearest even, for |v| <= 2^22: adding
+ * 1.5 * 2^23 leaves round(v) in the sum's low mantissa bits (two's complement). No clamp: the
+ * caller keeps v within [-127.5, 127.5). */
+CK_DEVICE uint32_t ck_fast_f32_to_i8_word(float v)
+{
+    return ck_f32_as_u32(v + 12582912.0f);
+}
+
 #endif /* CK_DEVICE_CK_CONVERT_H */

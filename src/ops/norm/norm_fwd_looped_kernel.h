@@ -15,6 +15,7 @@
  * Constants as norm_fwd_kernel.h documents (NORM_RAW 0, NORM_RPB 1, NORM_BLOCK = NORM_G);
  * branches on them are constant conditions the compiler folds.
  */
+#include "ops/norm/norm_fwd_quant_kernel.h"
 #include "ops/norm/norm_fwd_stages_kernel.h"
 
 /* vector of the row held by thread `lane` of cluster block `rank` in round `it` */
@@ -67,16 +68,16 @@ CK_DEVICE void norm_loop_y(const ck_norm_fwd_kargs *a, int v, float mean, float 
 }
 
 /* stage write: y (quantized with scale when NORM_QMAX > 0) of vector v stored */
-CK_DEVICE void norm_loop_write(const ck_norm_fwd_kargs *a, long long row, int v, float scale,
+CK_DEVICE void norm_loop_write(const ck_norm_fwd_kargs *a, long long row, int v, norm_quant q,
                                float *t)
 {
-    if (NORM_QMAX > 0)
-        for (int k = 0; k < NORM_VEC; ++k) {
-            float q = scale > 0.0f ? t[k] / scale : (scale == 0.0f ? 0.0f : scale);
-            t[k] = NORM_YT == CK_NC_I8 ? rintf(q) : q;
-        }
-    norm_store((char *)a->y + (row * a->sy + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_YT),
-               NORM_YT, t);
+    char *y = (char *)a->y + (row * a->sy + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_YT);
+    if (NORM_QMAX == 0)
+        norm_store(y, NORM_YT, t);
+    else if (NORM_QFAST && q.fast)
+        norm_quant_store(y, q, 1, t);
+    else
+        norm_quant_store(y, q, 0, t);
 }
 
 CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
@@ -119,7 +120,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
             if (NORM_RSTD)
                 a.rstd_out[row] = rstd;
         }
-        float scale = 1.0f;
+        norm_quant q = norm_quant_of(1.0f);
         if (NORM_QMAX > 0) {
             float amax = 0.0f;
             CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
@@ -146,9 +147,9 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
             if (NORM_CLUSTER > 1)
                 amax = ck_cluster_reduce_f32(amax, CK_RED_NANMAX, cl_slot + 4 * NORM_CLUSTER,
                                              &cl_bar[1], ck_thread_idx_x(), NORM_CLUSTER);
-            scale = amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1);
+            q = norm_quant_of(amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1));
             if (lane == 0 && rank == 0)
-                a.yscale[row] = scale;
+                a.yscale[row] = q.scale;
         }
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
@@ -156,7 +157,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
             if (NORM_EVEN || v < NORM_NV) {
                 if (NORM_QMAX == 0)
                     norm_loop_y(&a, v, mean, rstd, cache[it]); /* quantized: y is cached */
-                norm_loop_write(&a, row, v, scale, cache[it]);
+                norm_loop_write(&a, row, v, q, cache[it]);
             }
         }
         for (int it = NORM_CACHE; it < NORM_ITERS; ++it) {
@@ -165,7 +166,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
                 float t[NORM_VEC];
                 norm_fwd_get((const char *)a.x, a.sx, (const char *)a.residual, a.sr, row, v, t);
                 norm_loop_y(&a, v, mean, rstd, t);
-                norm_loop_write(&a, row, v, scale, t);
+                norm_loop_write(&a, row, v, q, t);
             }
         }
         ck_sync_threads(); /* the reduction buffers are reused by the next row */

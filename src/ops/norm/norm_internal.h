@@ -45,6 +45,9 @@ typedef struct ck_norm_instance {
     int looped;  /* forward: the looped pipeline (long rows, norm_fwd_looped_kernel.h) */
     int window;  /* forward: the read stage's x / residual loads and residual_out stores through
                   * generated tile windows (norm_fwd_window_kernel.h; CK_NORM_WINDOW=1) */
+    int qexact;  /* forward, quantized y: a division and the library's conversion per element
+                  * (CK_NORM_QUANT=exact); 0: the row's reciprocal and packed conversions
+                  * (norm_fwd_quant_kernel.h), the same bits */
     unsigned grid;
 } ck_norm_instance;
 
@@ -88,10 +91,12 @@ typedef struct ck_norm_fwd_knobs {
     int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
                          * per thread (-1: the policy's); lg 0: not forced */
     int window;         /* 1: the read stage through tile windows where the instance allows */
+    int qexact;         /* 1: the quantized y's per-element division (CK_NORM_QUANT=exact) */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
-/* The developer switches CK_NORM_FWD, CK_NORM_CLUSTER and CK_NORM_WINDOW over k. */
+/* The developer switches CK_NORM_FWD, CK_NORM_CLUSTER, CK_NORM_WINDOW and CK_NORM_QUANT over
+ * k. */
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
 /* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER", or
  * "loop,G,C,CACHE" for the looped pipeline (CACHE -1: the policy's), or "auto" (no knob); 0 when

@@ -58,10 +58,9 @@ int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in,
     ck_op_param_add(t, &n, "NORM_ST", p->st);
     ck_op_param_add(t, &n, "NORM_MEAN", p->want_mean);
     ck_op_param_add(t, &n, "NORM_RSTD", p->want_rstd);
-    ck_op_param_add(t, &n, "NORM_QMAX",
-                    p->yt == CK_DTYPE_I8         ? 127
-                    : p->yt == CK_DTYPE_FP8_E4M3 ? 448
-                                                 : 0);
+    int quant = p->yt == CK_DTYPE_I8 || p->yt == CK_DTYPE_FP8_E4M3;
+    ck_op_param_add(t, &n, "NORM_QMAX", !quant ? 0 : p->yt == CK_DTYPE_I8 ? 127 : 448);
+    ck_op_param_add(t, &n, "NORM_QFAST", quant && !in->qexact);
     ck_op_param_add(t, &n, "NORM_RAW", in->raw);
     ck_op_param_add(t, &n, "NORM_EVEN", nv % ((int64_t)in->g * in->cluster) == 0 ? 1 : 0);
     ck_op_param_add(t, &n, "NORM_CLUSTER", in->cluster);

@@ -155,6 +155,9 @@ void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
     const char *we = getenv("CK_NORM_WINDOW");
     if (we && (we[0] == '0' || we[0] == '1') && we[1] == '\0')
         k->window = we[0] - '0';
+    const char *qe = getenv("CK_NORM_QUANT");
+    if (qe && (strcmp(qe, "exact") == 0 || strcmp(qe, "fast") == 0))
+        k->qexact = qe[0] == 'e';
     const char *ce = getenv("CK_NORM_CLUSTER");
     int ca = 0, cb = 0;
     if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
@@ -244,6 +247,7 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     int g = kn.g, raw = 0;
     in->cluster = 1;
     in->looped = 0;
+    in->qexact = kn.qexact;
     if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
         pick_looped(n, vec, rows, clusters_ok, &kn, in);
         return;
