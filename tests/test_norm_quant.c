@@ -1,5 +1,6 @@
-/* The quantized forward's two ways to its codes (src/ops/norm/norm_fwd_quant_kernel.h: the
+/* The quantized forward's three ways to its codes (src/ops/norm/norm_fwd_quant_kernel.h: the
  * default, by the row's reciprocal with an exact-remainder correction and packed conversions;
+ * CK_NORM_QUANT=intcvt, the same with the integer fp8 conversion of targets before sm_89;
  * CK_NORM_QUANT=exact, a division per element), each checked bit for bit:
  *  - smooth-quant of f32 rows built so that y / scale hits every i8 rounding tie (k + 1/2) and
  *    every fp8 e4m3 midpoint exactly, one f32 ulp either side of them, saturation, +-0, tiny
@@ -62,7 +63,9 @@ static float tie_value(ck_dtype yt, int64_t j, float s, uint64_t *rng)
     }
 }
 
-static void quant_ties(ck_dtype yt, int64_t rows, int64_t n, int exact)
+static const char *const modes[3] = {"fast", "intcvt", "exact"};
+
+static void quant_ties(ck_dtype yt, int64_t rows, int64_t n, const char *mode)
 {
     uint64_t rng = 77 + (uint64_t)n + (uint64_t)yt;
     nt_buf x, y, ys;
@@ -89,7 +92,7 @@ static void quant_ties(ck_dtype yt, int64_t rows, int64_t n, int exact)
         }
     }
     nt_upload(ctx, &x);
-    setenv("CK_NORM_QUANT", exact ? "exact" : "fast", 1);
+    setenv("CK_NORM_QUANT", mode, 1);
     CHECK_OK(ck_smoothquant(ctx, &x.ten, NULL, &y.ten, &ys.ten));
     unsetenv("CK_NORM_QUANT");
     CHECK_OK(ck_context_synchronize(ctx));
@@ -104,19 +107,19 @@ static void quant_ties(ck_dtype yt, int64_t rows, int64_t n, int exact)
         scale = (float)((double)amax / qmax);
         got_s = (float)nt_at(&ys, 0, r);
         if (memcmp(&got_s, &scale, 4) != 0 && bad++ < 5)
-            fprintf(stderr, "%s: y_scale[%lld] = %a, want %a\n", exact ? "exact" : "fast",
-                    (long long)r, got_s, scale);
+            fprintf(stderr, "%s: y_scale[%lld] = %a, want %a\n", mode, (long long)r, got_s,
+                    scale);
         for (int64_t j = 0; j < n; ++j) {
             float xv = (float)nt_at(&x, r, j);
             uint64_t got = nt_get(y.host, yt, (size_t)(r * n + j)), want = want_code(yt, xv, scale);
             if (got != want && bad++ < 5)
                 fprintf(stderr, "%s: y[%lld][%lld] = 0x%02llx, want 0x%02llx (x %a, scale %a)\n",
-                        exact ? "exact" : "fast", (long long)r, (long long)j,
+                        mode, (long long)r, (long long)j,
                         (unsigned long long)got, (unsigned long long)want, xv, scale);
         }
     }
-    CHECK_MSG(bad == 0, "%ld quantized codes or scales differ (%s, n %lld)", bad,
-              exact ? "exact" : "fast", (long long)n);
+    CHECK_MSG(bad == 0, "%ld quantized codes or scales differ (%s, n %lld)", bad, mode,
+              (long long)n);
 done:
     free(s);
     nt_free(ctx, &x), nt_free(ctx, &y), nt_free(ctx, &ys);
@@ -125,10 +128,11 @@ done:
 static void test_ties(void)
 {
     const int64_t ns[] = {1000, 999, 8192}; /* vectors of 4, 1 and 4 f32 (two words of codes) */
-    for (int exact = 0; exact <= 1; ++exact)
+    for (int m = 0; m < 3; ++m)
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i) {
-            quant_ties(CK_DTYPE_I8, 40, ns[i], exact);
-            quant_ties(CK_DTYPE_FP8_E4M3, 40, ns[i], exact);
+            if (m != 1) /* intcvt changes fp8 only */
+                quant_ties(CK_DTYPE_I8, 40, ns[i], modes[m]);
+            quant_ties(CK_DTYPE_FP8_E4M3, 40, ns[i], modes[m]);
         }
 }
 

@@ -20,6 +20,8 @@
  *   NORM_QMAX   largest code of the quantized y (127 or 448); 0: not quantized
  *   NORM_QFAST  1: quantize by the row's reciprocal and packed conversions where the row's
  *               scale allows (norm_fwd_quant_kernel.h); 0: a division per element
+ *   NORM_QCVT   1: fp8 codes by the target's conversion instruction (sm_89+); 0: by the
+ *               library's integer conversion
  *   NORM_CLUSTER blocks per row (a thread-block cluster; 1: none). Block `rank` holds vectors
  *               (it * NORM_CLUSTER + rank) * NORM_G + lane; the blocks' statistics (and the
  *               row's max |y|) are exchanged with st.async into every block's shared memory,

@@ -8,8 +8,8 @@
  *   fast   (NORM_QFAST, rows whose scale lies in [1e-18, 1e18], so every y is finite) the
  *          quotient from the row's reciprocal with one exact-remainder correction
  *          (ck_fast_div_rn: the division's bits), then four codes per register - fp8 by the
- *          hardware's cvt.rn.satfinite.e4m3x2 (ck_cvt_e4m3x4), i8 by one addition of 1.5 * 2^23
- *          and byte permutes. No clamp: |y| <= max |y| and scale = max |y| / 127 rounded keep
+ *          hardware's cvt.rn.satfinite.e4m3x2 (ck_cvt_e4m3x4; NORM_QCVT 0, before sm_89: the
+ *          library's conversion), i8 by one addition of 1.5 * 2^23 and byte permutes. No clamp: |y| <= max |y| and scale = max |y| / 127 rounded keep
  *          |y / scale| below 127.5.
  * The row chooses once (a uniform branch); the constants are those norm_fwd_kernel.h documents.
  */
@@ -53,8 +53,11 @@ CK_DEVICE void norm_quant_store(void *p, norm_quant q, int fast, float *t)
     CK_UNROLL for (int j = 0; j < NORM_QWORDS; ++j)
     {
         const float *e = c + 4 * j;
-        if (NORM_YT == CK_NC_FP8_E4M3) {
+        if (NORM_YT == CK_NC_FP8_E4M3 && NORM_QCVT) {
             w[j] = ck_cvt_e4m3x4(e[0], e[1], e[2], e[3]);
+        } else if (NORM_YT == CK_NC_FP8_E4M3) { /* finite values: the same codes */
+            w[j] = ck_fast_f32_to_fp8e4m3(e[0]) | ck_fast_f32_to_fp8e4m3(e[1]) << 8 |
+                   ck_fast_f32_to_fp8e4m3(e[2]) << 16 | ck_fast_f32_to_fp8e4m3(e[3]) << 24;
         } else { /* the low bytes of four words, in order */
             uint32_t lo = ck_byte_perm(ck_fast_f32_to_i8_word(e[0]),
                                        ck_fast_f32_to_i8_word(e[1]), 0x40u);

@@ -48,6 +48,8 @@ typedef struct ck_norm_instance {
     int qexact;  /* forward, quantized y: a division and the library's conversion per element
                   * (CK_NORM_QUANT=exact); 0: the row's reciprocal and packed conversions
                   * (norm_fwd_quant_kernel.h), the same bits */
+    int fp8cvt;  /* forward: the target converts f32 to fp8 e4m3 in one instruction (sm_89+,
+                  * and the emulator's model of it); 0: the library's integer conversion */
     unsigned grid;
 } ck_norm_instance;
 
@@ -92,6 +94,7 @@ typedef struct ck_norm_fwd_knobs {
                          * per thread (-1: the policy's); lg 0: not forced */
     int window;         /* 1: the read stage through tile windows where the instance allows */
     int qexact;         /* 1: the quantized y's per-element division (CK_NORM_QUANT=exact) */
+    int qintcvt;        /* 1: fp8 codes by the integer conversion (CK_NORM_QUANT=intcvt) */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);

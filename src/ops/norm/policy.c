@@ -156,8 +156,10 @@ void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
     if (we && (we[0] == '0' || we[0] == '1') && we[1] == '\0')
         k->window = we[0] - '0';
     const char *qe = getenv("CK_NORM_QUANT");
-    if (qe && (strcmp(qe, "exact") == 0 || strcmp(qe, "fast") == 0))
+    if (qe && (!strcmp(qe, "exact") || !strcmp(qe, "fast") || !strcmp(qe, "intcvt"))) {
         k->qexact = qe[0] == 'e';
+        k->qintcvt = qe[0] == 'i';
+    }
     const char *ce = getenv("CK_NORM_CLUSTER");
     int ca = 0, cb = 0;
     if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
@@ -248,6 +250,7 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     in->cluster = 1;
     in->looped = 0;
     in->qexact = kn.qexact;
+    in->fp8cvt = 0; /* the caller sets it from the device */
     if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
         pick_looped(n, vec, rows, clusters_ok, &kn, in);
         return;
