@@ -1,4 +1,4 @@
-/* The quantized forward's three ways to its codes (src/ops/norm/norm_fwd_quant_kernel.h: the
+/* The quantized forward's ways to its codes (src/ops/norm/norm_fwd_quant_kernel.h: the
  * default, by the row's reciprocal with an exact-remainder correction and packed conversions;
  * CK_NORM_QUANT=intcvt, the same with the integer fp8 conversion of targets before sm_89;
  * CK_NORM_QUANT=exact, a division per element), each checked bit for bit:
@@ -8,9 +8,10 @@
  *    beyond the fast way's scale range [1e-18, 1e18], subnormal included), against the
  *    quotient rounded in double and the library's own conversion (ck_convert_from_f64), every
  *    element and every scale;
- *  - layernorm / RMSNorm rows of random bf16 (instances: raw cache, lane groups, residual and
- *    smooth with the f32 cache, the looped pipeline): the default's codes and scales equal to
- *    CK_NORM_QUANT=exact's, every element (the reference comparison of these is test_norm). */
+ *  - layernorm / RMSNorm rows of random bf16 (instances: raw cache with y kept as f32, lane
+ *    groups, residual and smooth with the f32 cache, the looped pipeline): the codes and scales
+ *    of the default, of CK_NORM_QUANT=recompute (y computed again from the raw cache) and of
+ *    intcvt equal to CK_NORM_QUANT=exact's, every element (the reference comparison: test_norm). */
 #include <stdio.h>
 
 #include "norm_test_util.h"
@@ -206,13 +207,17 @@ static void test_same_bits(void)
         CHECK(a && e);
         if (a && e) {
             forward_codes(cs[i].kind, cs[i].yt, cs[i].rows, cs[i].n, cs[i].res, cs[i].smooth,
-                          "fast", a);
-            forward_codes(cs[i].kind, cs[i].yt, cs[i].rows, cs[i].n, cs[i].res, cs[i].smooth,
                           "exact", e);
-            size_t diff = 0;
-            for (size_t k = 0; k < bytes; ++k)
-                diff += a[k] != e[k];
-            CHECK_MSG(diff == 0, "case %zu: %zu bytes of codes / scales differ", i, diff);
+            const char *ways[3] = {"fast", "recompute", "intcvt"};
+            for (int w = 0; w < 3; ++w) {
+                forward_codes(cs[i].kind, cs[i].yt, cs[i].rows, cs[i].n, cs[i].res,
+                              cs[i].smooth, ways[w], a);
+                size_t diff = 0;
+                for (size_t k = 0; k < bytes; ++k)
+                    diff += a[k] != e[k];
+                CHECK_MSG(diff == 0, "case %zu, %s: %zu bytes of codes / scales differ", i,
+                          ways[w], diff);
+            }
         }
         free(a), free(e);
     }

@@ -129,7 +129,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
                 if (NORM_EVEN || v < NORM_NV) {
                     norm_loop_y(&a, v, mean, rstd, cache[it]);
                     for (int k = 0; k < NORM_VEC; ++k)
-                        amax = ck_nanmax_f32(amax, fabsf(cache[it][k]));
+                        amax = ck_amax_f32(amax, cache[it][k]);
                 }
             }
             for (int it = NORM_CACHE; it < NORM_ITERS; ++it) {
@@ -140,7 +140,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
                                  t);
                     norm_loop_y(&a, v, mean, rstd, t);
                     for (int k = 0; k < NORM_VEC; ++k)
-                        amax = ck_nanmax_f32(amax, fabsf(t[k]));
+                        amax = ck_amax_f32(amax, t[k]);
                 }
             }
             amax = ck_group_reduce_f32(amax, CK_RED_NANMAX, NORM_G, red_q);

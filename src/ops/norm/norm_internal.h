@@ -33,6 +33,16 @@ typedef struct ck_norm_rows {
     int64_t rows, n, stride;
 } ck_norm_rows;
 
+/* The quantized y's epilogue (norm_fwd_quant_kernel.h; the developer switch CK_NORM_QUANT):
+ * the default - the row's reciprocal, fp8 codes by the target's instruction, the raw cache's y
+ * kept as f32 for the write stage where it fits - or each part of it undone. */
+enum {
+    CK_NORM_Q_FAST = 0,  /* "fast" */
+    CK_NORM_Q_EXACT,     /* "exact": a division and the integer conversion per element */
+    CK_NORM_Q_INTCVT,    /* "intcvt": fp8 codes by the integer conversion (as before sm_89) */
+    CK_NORM_Q_RECOMPUTE, /* "recompute": the write stage computes y again from x's raw codes */
+};
+
 /* The chosen instance of a problem. */
 typedef struct ck_norm_instance {
     int vec;     /* elements per vector access */
@@ -50,6 +60,8 @@ typedef struct ck_norm_instance {
                   * (norm_fwd_quant_kernel.h), the same bits */
     int fp8cvt;  /* forward: the target converts f32 to fp8 e4m3 in one instruction (sm_89+,
                   * and the emulator's model of it); 0: the library's integer conversion */
+    int ykeep;   /* forward, quantized y with the raw cache: y kept as f32 from the amax stage to
+                  * the write stage (one block per row, at most 32 values a thread) */
     unsigned grid;
 } ck_norm_instance;
 
@@ -93,8 +105,7 @@ typedef struct ck_norm_fwd_knobs {
     int lg, lc, lcache; /* looped instance: threads per block, blocks per row, vectors cached
                          * per thread (-1: the policy's); lg 0: not forced */
     int window;         /* 1: the read stage through tile windows where the instance allows */
-    int qexact;         /* 1: the quantized y's per-element division (CK_NORM_QUANT=exact) */
-    int qintcvt;        /* 1: fp8 codes by the integer conversion (CK_NORM_QUANT=intcvt) */
+    int quant;          /* the quantized y's epilogue (CK_NORM_QUANT): CK_NORM_Q_* */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);

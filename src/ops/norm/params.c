@@ -34,7 +34,8 @@ static int fwd_bound_blocks(const ck_norm_instance *in, int qfast)
     /* the quantized raw-cache instances' fast epilogue: 1280 threads (48 registers, no
      * spill), the occupancy the per-element division had at 48 registers (ptxas gives the
      * fast one 56 under the 1024-thread bound) */
-    if (qfast && in->raw && in->cluster == 1 && in->g > 32 && words <= 24 && 1280 % in->block == 0)
+    if (qfast && in->raw && !in->ykeep && in->cluster == 1 && in->g > 32 && words <= 24 &&
+        1280 % in->block == 0)
         return 1280 / in->block;
     return in->cluster > 1 || words <= 24 ? 1024 / in->block : 1;
 }
@@ -67,6 +68,7 @@ int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in,
     ck_op_param_add(t, &n, "NORM_QMAX", !quant ? 0 : p->yt == CK_DTYPE_I8 ? 127 : 448);
     ck_op_param_add(t, &n, "NORM_QFAST", quant && !in->qexact);
     ck_op_param_add(t, &n, "NORM_QCVT", quant && !in->qexact && in->fp8cvt);
+    ck_op_param_add(t, &n, "NORM_YKEEP", quant && !in->qexact && in->raw && in->ykeep);
     ck_op_param_add(t, &n, "NORM_RAW", in->raw);
     ck_op_param_add(t, &n, "NORM_EVEN", nv % ((int64_t)in->g * in->cluster) == 0 ? 1 : 0);
     ck_op_param_add(t, &n, "NORM_CLUSTER", in->cluster);

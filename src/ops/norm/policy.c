@@ -156,10 +156,10 @@ void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
     if (we && (we[0] == '0' || we[0] == '1') && we[1] == '\0')
         k->window = we[0] - '0';
     const char *qe = getenv("CK_NORM_QUANT");
-    if (qe && (!strcmp(qe, "exact") || !strcmp(qe, "fast") || !strcmp(qe, "intcvt"))) {
-        k->qexact = qe[0] == 'e';
-        k->qintcvt = qe[0] == 'i';
-    }
+    const char *qnames[4] = {"fast", "exact", "intcvt", "recompute"};
+    for (int i = 0; qe && i < 4; ++i)
+        if (strcmp(qe, qnames[i]) == 0)
+            k->quant = i;
     const char *ce = getenv("CK_NORM_CLUSTER");
     int ca = 0, cb = 0;
     if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
@@ -249,8 +249,9 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     int g = kn.g, raw = 0;
     in->cluster = 1;
     in->looped = 0;
-    in->qexact = kn.qexact;
+    in->qexact = kn.quant == CK_NORM_Q_EXACT;
     in->fp8cvt = 0; /* the caller sets it from the device */
+    in->ykeep = 0;
     if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
         pick_looped(n, vec, rows, clusters_ok, &kn, in);
         return;
@@ -319,6 +320,8 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     if (g <= 32)
         budget = 32;
     in->cache = in->iters * vec <= budget ? in->iters : budget / vec;
+    in->ykeep = raw && g > 32 && in->cache * vec <= 32 && kn.quant != CK_NORM_Q_EXACT &&
+                kn.quant != CK_NORM_Q_RECOMPUTE;
     int64_t rpb = in->block / in->g;
     int64_t need = cdiv(rows, rpb);
     in->grid = (unsigned)(need < 0x7fffffffLL ? (need > 0 ? need : 1) : 0x7fffffffLL);
