@@ -43,8 +43,8 @@ static float tie_value(ck_dtype yt, int64_t j, float s, uint64_t *rng)
     if (j == 0)
         return (float)(sign * qmax * s);
     if (yt == CK_DTYPE_I8) {
-        t = (double)(u >> 8 & 0xff) - 127.5; /* -127.5 .. 127.5 */
-    } else { /* the midpoint above an e4m3 value v (|v| < 448) */
+        t = (double)(u >> 8 & 0xff) - 127.5; /* -127.5 .. 127.5: the ties */
+    } else { /* the midpoint above an e4m3 value v, |v| < 448 */
         uint64_t c = (u >> 8) % 0x7e;
         double v = nt_value(CK_DTYPE_FP8_E4M3, c), w = nt_value(CK_DTYPE_FP8_E4M3, c + 1);
         t = sign * (v + w) / 2;
@@ -108,15 +108,14 @@ static void quant_ties(ck_dtype yt, int64_t rows, int64_t n, const char *mode)
         scale = (float)((double)amax / qmax);
         got_s = (float)nt_at(&ys, 0, r);
         if (memcmp(&got_s, &scale, 4) != 0 && bad++ < 5)
-            fprintf(stderr, "%s: y_scale[%lld] = %a, want %a\n", mode, (long long)r, got_s,
-                    scale);
+            fprintf(stderr, "%s: y_scale[%lld] = %a, want %a\n", mode, (long long)r, got_s, scale);
         for (int64_t j = 0; j < n; ++j) {
             float xv = (float)nt_at(&x, r, j);
             uint64_t got = nt_get(y.host, yt, (size_t)(r * n + j)), want = want_code(yt, xv, scale);
             if (got != want && bad++ < 5)
                 fprintf(stderr, "%s: y[%lld][%lld] = 0x%02llx, want 0x%02llx (x %a, scale %a)\n",
-                        mode, (long long)r, (long long)j,
-                        (unsigned long long)got, (unsigned long long)want, xv, scale);
+                        mode, (long long)r, (long long)j, (unsigned long long)got,
+                        (unsigned long long)want, xv, scale);
         }
     }
     CHECK_MSG(bad == 0, "%ld quantized codes or scales differ (%s, n %lld)", bad, mode,
@@ -197,9 +196,9 @@ static void test_same_bits(void)
     } cs[] = {
         {CK_NORM_LAYERNORM, CK_DTYPE_FP8_E4M3, 24, 8192, 0, 0}, /* raw cache, 256 threads */
         {CK_NORM_LAYERNORM, CK_DTYPE_I8, 24, 8192, 0, 0},
-        {CK_NORM_RMSNORM, CK_DTYPE_I8, 24, 8192, 1, 1},         /* f32 cache of y */
-        {CK_NORM_LAYERNORM, CK_DTYPE_FP8_E4M3, 40, 256, 0, 1},  /* lane groups */
-        {CK_NORM_RMSNORM, CK_DTYPE_FP8_E4M3, 2, 70000, 1, 0},   /* the looped pipeline */
+        {CK_NORM_RMSNORM, CK_DTYPE_I8, 24, 8192, 1, 1},        /* f32 cache of y */
+        {CK_NORM_LAYERNORM, CK_DTYPE_FP8_E4M3, 40, 256, 0, 1}, /* lane groups */
+        {CK_NORM_RMSNORM, CK_DTYPE_FP8_E4M3, 2, 70000, 1, 0},  /* the looped pipeline */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i) {
         size_t bytes = (size_t)(cs[i].rows * cs[i].n + cs[i].rows * 4);
@@ -210,13 +209,13 @@ static void test_same_bits(void)
                           "exact", e);
             const char *ways[3] = {"fast", "recompute", "intcvt"};
             for (int w = 0; w < 3; ++w) {
-                forward_codes(cs[i].kind, cs[i].yt, cs[i].rows, cs[i].n, cs[i].res,
-                              cs[i].smooth, ways[w], a);
+                forward_codes(cs[i].kind, cs[i].yt, cs[i].rows, cs[i].n, cs[i].res, cs[i].smooth,
+                              ways[w], a);
                 size_t diff = 0;
                 for (size_t k = 0; k < bytes; ++k)
                     diff += a[k] != e[k];
-                CHECK_MSG(diff == 0, "case %zu, %s: %zu bytes of codes / scales differ", i,
-                          ways[w], diff);
+                CHECK_MSG(diff == 0, "case %zu, %s: %zu bytes of codes / scales differ", i, ways[w],
+                          diff);
             }
         }
         free(a), free(e);

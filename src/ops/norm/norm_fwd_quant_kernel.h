@@ -9,8 +9,8 @@
  *          quotient from the row's reciprocal with one exact-remainder correction
  *          (ck_fast_div_rn: the division's bits), then four codes per register - fp8 by the
  *          hardware's cvt.rn.satfinite.e4m3x2 (ck_cvt_e4m3x4; NORM_QCVT 0, before sm_89: the
- *          library's conversion), i8 by one addition of 1.5 * 2^23 and byte permutes. No clamp: |y| <= max |y| and scale = max |y| / 127 rounded keep
- *          |y / scale| below 127.5.
+ *          library's conversion), i8 by one addition of 1.5 * 2^23 and byte permutes. No
+ *          clamp: |y| <= max |y| and scale = max |y| / 127 rounded keep |y / scale| < 127.5.
  * The row chooses once (a uniform branch); the constants are those norm_fwd_kernel.h documents.
  */
 #ifndef CK_NORM_FWD_QUANT_KERNEL_H
@@ -59,10 +59,10 @@ CK_DEVICE void norm_quant_store(void *p, norm_quant q, int fast, float *t)
             w[j] = ck_fast_f32_to_fp8e4m3(e[0]) | ck_fast_f32_to_fp8e4m3(e[1]) << 8 |
                    ck_fast_f32_to_fp8e4m3(e[2]) << 16 | ck_fast_f32_to_fp8e4m3(e[3]) << 24;
         } else { /* the low bytes of four words, in order */
-            uint32_t lo = ck_byte_perm(ck_fast_f32_to_i8_word(e[0]),
-                                       ck_fast_f32_to_i8_word(e[1]), 0x40u);
-            uint32_t hi = ck_byte_perm(ck_fast_f32_to_i8_word(e[2]),
-                                       ck_fast_f32_to_i8_word(e[3]), 0x40u);
+            uint32_t lo =
+                ck_byte_perm(ck_fast_f32_to_i8_word(e[0]), ck_fast_f32_to_i8_word(e[1]), 0x40u);
+            uint32_t hi =
+                ck_byte_perm(ck_fast_f32_to_i8_word(e[2]), ck_fast_f32_to_i8_word(e[3]), 0x40u);
             w[j] = ck_byte_perm(lo, hi, 0x5410u);
         }
     }
