@@ -44,7 +44,8 @@ static float tie_value(ck_dtype yt, int64_t j, float s, uint64_t *rng)
         return (float)(sign * qmax * s);
     if (yt == CK_DTYPE_I8) {
         t = (double)(u >> 8 & 0xff) - 127.5; /* -127.5 .. 127.5: the ties */
-    } else { /* the midpoint above an e4m3 value v, |v| < 448 */
+    } else {
+        /* the midpoint above an e4m3 value v, |v| < 448 */
         uint64_t c = (u >> 8) % 0x7e;
         double v = nt_value(CK_DTYPE_FP8_E4M3, c), w = nt_value(CK_DTYPE_FP8_E4M3, c + 1);
         t = sign * (v + w) / 2;
