@@ -8,9 +8,9 @@
  *    beyond the fast way's scale range [1e-18, 1e18], subnormal included), against the
  *    quotient rounded in double and the library's own conversion (ck_convert_from_f64), every
  *    element and every scale;
- *  - layernorm / RMSNorm rows of random bf16 (instances: raw cache with y kept as f32, lane
- *    groups, residual and smooth with the f32 cache, the looped pipeline): the codes and scales
- *    of the default, of CK_NORM_QUANT=recompute (y computed again from the raw cache) and of
+ *  - layernorm / RMSNorm rows of random bf16 (instances: bf16 x as f32 holding y, or with
+ *    CK_NORM_QUANT=recompute and exact as raw codes converted again; lane groups; residual and
+ *    smooth; the looped pipeline): the codes and scales of the default, of recompute and of
  *    intcvt equal to CK_NORM_QUANT=exact's, every element (the reference comparison: test_norm). */
 #include <stdio.h>
 
@@ -195,7 +195,7 @@ static void test_same_bits(void)
         int64_t rows, n;
         int res, smooth;
     } cs[] = {
-        {CK_NORM_LAYERNORM, CK_DTYPE_FP8_E4M3, 24, 8192, 0, 0}, /* raw cache, 256 threads */
+        {CK_NORM_LAYERNORM, CK_DTYPE_FP8_E4M3, 24, 8192, 0, 0}, /* 256 threads, f32 or raw */
         {CK_NORM_LAYERNORM, CK_DTYPE_I8, 24, 8192, 0, 0},
         {CK_NORM_RMSNORM, CK_DTYPE_I8, 24, 8192, 1, 1},        /* f32 cache of y */
         {CK_NORM_LAYERNORM, CK_DTYPE_FP8_E4M3, 40, 256, 0, 1}, /* lane groups */

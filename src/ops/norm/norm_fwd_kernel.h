@@ -22,8 +22,6 @@
  *               scale allows (norm_fwd_quant_kernel.h); 0: a division per element
  *   NORM_QCVT   1: fp8 codes by the target's conversion instruction (sm_89+); 0: by the
  *               library's integer conversion
- *   NORM_YKEEP  1 (quantized, raw cache): the amax stage keeps y as f32 for the write stage
- *               (f32 caches always do); 0: the write stage converts x and computes y again
  *   NORM_CLUSTER blocks per row (a thread-block cluster; 1: none). Block `rank` holds vectors
  *               (it * NORM_CLUSTER + rank) * NORM_G + lane; the blocks' statistics (and the
  *               row's max |y|) are exchanged with st.async into every block's shared memory,
@@ -47,13 +45,10 @@
 /* at most this many vectors' gamma / beta / smooth loads in flight in the write stage */
 #define NORM_LAG 2
 #define NORM_SLOTS (NORM_CACHE > 0 ? NORM_CACHE : 1)
-/* whether the cache has f32 slots: for a, then (quantized) y */
-#define NORM_FSLOTS (!NORM_RAW || NORM_YKEEP)
 
-/* The thread's cached vectors of its row: f32 values, or (NORM_RAW) x's raw 16-bit codes (and
- * with NORM_YKEEP, y once the amax stage has computed it). */
+/* The thread's cached vectors of its row: f32 values, or (NORM_RAW) x's raw 16-bit codes. */
 typedef struct norm_row_cache {
-    float f[NORM_FSLOTS ? NORM_SLOTS : 1][NORM_VEC];
+    float f[NORM_RAW ? 1 : NORM_SLOTS][NORM_VEC];
     uint32_t w[NORM_RAW ? NORM_SLOTS : 1][NORM_VEC > 1 ? NORM_VEC / 2 : 1];
 } norm_row_cache;
 
@@ -269,9 +264,9 @@ CK_DEVICE float norm_row_scale(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_
             norm_row_vector(a, p, c, it, v, t);
             norm_fwd_y(gamma, beta, smooth, v, mean, rstd, t);
             CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = ck_amax_f32(amax, t[k]);
-            if (NORM_FSLOTS && it < NORM_CACHE) {
+            if (!NORM_RAW && it < NORM_CACHE) {
                 CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
-                    c->f[it < NORM_CACHE && NORM_FSLOTS ? it : 0][k] = t[k];
+                    c->f[it < NORM_CACHE && !NORM_RAW ? it : 0][k] = t[k];
             }
         }
     }
@@ -285,11 +280,10 @@ CK_DEVICE float norm_row_scale(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_
     return amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1);
 }
 
-/* stage write: y (quantized: round(y / scale), the way `fast` - a constant - names). The
- * gamma/beta/smooth addresses of vector
- * `it` depend (invisibly) on the result of vector it - NORM_LAG, so at most NORM_LAG vectors'
- * parameters are in flight: the compiler would otherwise load all of them at once and run out
- * of registers. */
+/* stage write: y (quantized: round(y / scale), the way the constant `fast` names). The
+ * gamma/beta/smooth addresses of vector `it` depend (invisibly) on the result of vector
+ * it - NORM_LAG, so at most NORM_LAG vectors' parameters are in flight: the compiler would
+ * otherwise load all of them at once and run out of registers. */
 CK_DEVICE void norm_row_write(const ck_norm_fwd_kargs *a, norm_pos p, const norm_row_cache *c,
                               const char *gamma, const char *beta, const char *smooth,
                               float mean, float rstd, norm_quant q, int fast)
@@ -306,15 +300,11 @@ CK_DEVICE void norm_row_write(const ck_norm_fwd_kargs *a, norm_pos p, const norm
                 h = (long long)(int32_t)(ck_opaque_u32(d) - d);
             }
             float t[NORM_VEC];
+            norm_row_vector(a, p, c, it, v, t);
             /* quantized f32 caches hold y already */
-            const int has_y = NORM_QMAX > 0 && NORM_FSLOTS && it < NORM_CACHE;
-            if (has_y) {
-                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) t[k] = c->f[has_y ? it : 0][k];
-            } else {
-                norm_row_vector(a, p, c, it, v, t);
+            if (it >= NORM_CACHE || NORM_QMAX == 0 || NORM_RAW)
                 norm_fwd_y(norm_shift(gamma, NORM_KIND != 2, h), norm_shift(beta, NORM_BT >= 0, h),
                            norm_shift(smooth, NORM_ST >= 0, h), v, mean, rstd, t);
-            }
             dep[it] = ck_f32_as_u32(t[0]);
             char *y = (char *)a->y + (p.row * a->sy + (long long)v * NORM_VEC) *
                                          NORM_ESIZE(NORM_YT);

@@ -34,13 +34,14 @@ typedef struct ck_norm_rows {
 } ck_norm_rows;
 
 /* The quantized y's epilogue (norm_fwd_quant_kernel.h; the developer switch CK_NORM_QUANT):
- * the default - the row's reciprocal, fp8 codes by the target's instruction, the raw cache's y
- * kept as f32 for the write stage where it fits - or each part of it undone. */
+ * the default - the row's reciprocal, fp8 codes by the target's instruction, 16-bit x held as
+ * f32 (which then holds y from the amax stage to the write stage) where it fits - or each part
+ * of it undone. */
 enum {
     CK_NORM_Q_FAST = 0,  /* "fast" */
     CK_NORM_Q_EXACT,     /* "exact": a division and the integer conversion per element */
     CK_NORM_Q_INTCVT,    /* "intcvt": fp8 codes by the integer conversion (as before sm_89) */
-    CK_NORM_Q_RECOMPUTE, /* "recompute": the write stage computes y again from x's raw codes */
+    CK_NORM_Q_RECOMPUTE, /* "recompute": bf16 x in the raw cache, y computed again to write */
 };
 
 /* The chosen instance of a problem. */
@@ -60,8 +61,6 @@ typedef struct ck_norm_instance {
                   * (norm_fwd_quant_kernel.h), the same bits */
     int fp8cvt;  /* forward: the target converts f32 to fp8 e4m3 in one instruction (sm_89+,
                   * and the emulator's model of it); 0: the library's integer conversion */
-    int ykeep;   /* forward, quantized y with the raw cache: y kept as f32 from the amax stage to
-                  * the write stage (one block per row, at most 32 values a thread) */
     unsigned grid;
 } ck_norm_instance;
 
@@ -106,6 +105,8 @@ typedef struct ck_norm_fwd_knobs {
                          * per thread (-1: the policy's); lg 0: not forced */
     int window;         /* 1: the read stage through tile windows where the instance allows */
     int quant;          /* the quantized y's epilogue (CK_NORM_QUANT): CK_NORM_Q_* */
+    int qf32;           /* set by the caller: y is quantized and the f32 cache fits (not
+                         * layernorm with both beta and smooth) */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);

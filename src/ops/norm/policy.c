@@ -251,7 +251,6 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     in->looped = 0;
     in->qexact = kn.quant == CK_NORM_Q_EXACT;
     in->fp8cvt = 0; /* the caller sets it from the device */
-    in->ykeep = 0;
     if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
         pick_looped(n, vec, rows, clusters_ok, &kn, in);
         return;
@@ -292,8 +291,11 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
                 if (cdiv(nv, b) * vec <= kn.vals)
                     g = b;
             /* bf16 keeps raw codes by default (a shift converts them): 32 registers instead
-             * of 39-40, so 4 blocks of 512 threads fit an SM */
-            raw = g && raw_ok == 2 && kn.raw != 0;
+             * of 39-40, so 4 blocks of 512 threads fit an SM. Not for a quantized y's fast
+             * epilogue (f32 values of x, then y, converted once: 2 instructions an element
+             * fewer than the raw codes with y kept, 56-61 registers; CK_NORM_QUANT) */
+            int qf32 = kn.qf32 && (kn.quant == CK_NORM_Q_FAST || kn.quant == CK_NORM_Q_INTCVT);
+            raw = g && raw_ok == 2 && kn.raw != 0 && !(qf32 && cdiv(nv, g) * vec <= 32);
             if (!g && raw_ok && kn.raw != 0) {
                 for (int b = 512; b <= 1024 && !g; b *= 2)
                     if (cdiv(nv, b) * vec <= 64)
@@ -320,8 +322,6 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     if (g <= 32)
         budget = 32;
     in->cache = in->iters * vec <= budget ? in->iters : budget / vec;
-    in->ykeep = raw && g > 32 && in->cache * vec <= 32 && kn.quant != CK_NORM_Q_EXACT &&
-                kn.quant != CK_NORM_Q_RECOMPUTE;
     int64_t rpb = in->block / in->g;
     int64_t need = cdiv(rows, rpb);
     in->grid = (unsigned)(need < 0x7fffffffLL ? (need > 0 ? need : 1) : 0x7fffffffLL);
