@@ -2,7 +2,7 @@
  * ck_convert.h - the block library's exact fast conversions between fp32 and the 16- and 8-bit
  * float formats (part of ck_block.h). Every operation's kernels use these; none keeps a copy.
  *
- * Written over CK_DEVICE, ck_u32_as_f32 and ck_f32_as_u32 only (plain C11), so a test can
+ * Written over CK_DEVICE, ck_u32_as_f32, ck_f32_as_u32 and fmaf only (plain C11), so a test can
  * compile it on the host without the prelude. The bits are those of the library's integer
  * conversions (ck_nc_* / ck_convert_*): round to nearest even, f16/bf16 overflow to infinity,
  * fp8 e4m3 saturating to +-448. NaN:
