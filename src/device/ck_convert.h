@@ -2,7 +2,7 @@
  * ck_convert.h - the block library's exact fast conversions between fp32 and the 16- and 8-bit
  * float formats (part of ck_block.h). Every operation's kernels use these; none keeps a copy.
  *
- * Written over CK_DEVICE, ck_u32_as_f32 and ck_f32_as_u32 only (plain C11), so a test can
+ * Written over CK_DEVICE, ck_u32_as_f32, ck_f32_as_u32 and fmaf only (plain C11), so a test can
  * compile it on the host without the prelude. The bits are those of the library's integer
  * conversions (ck_nc_* / ck_convert_*): round to nearest even, f16/bf16 overflow to infinity,
  * fp8 e4m3 saturating to +-448. NaN:
@@ -127,6 +127,30 @@ CK_DEVICE uint32_t ck_fast_f32_to_fp8e4m3(float f)
         o = u >> 20;
     }
     return o | sign;
+}
+
+/* ---- quotients and integer codes ------------------------------------------------------------ */
+
+/* a / b rounded to nearest even (the IEEE division's bits) from rb = 1.0f / b (an IEEE division,
+ * once for many a): the product a * rb corrected once by the exact remainder q * b - a
+ * (Markstein's theorem: with rb correctly rounded and q within an ulp, q - r * rb is the
+ * correctly rounded quotient). Exact where 1e-18 <= |b| <= 1e18 and |a / b| >= 2^-40 (the
+ * remainder is then exact); smaller quotients come within a few multiples of 2^-149 with the
+ * exact quotient's sign (a zero's too: -0 / b gives -0). Three instructions instead of the
+ * division's reciprocal and refinement. */
+CK_DEVICE float ck_fast_div_rn(float a, float b, float rb)
+{
+    float q = a * rb;
+    float r = fmaf(q, b, -a);
+    return fmaf(-r, rb, q);
+}
+
+/* A word whose low byte is the i8 code of v rounded to nearest even, for |v| <= 2^22: adding
+ * 1.5 * 2^23 leaves round(v) in the sum's low mantissa bits (two's complement). No clamp: the
+ * caller keeps v within [-127.5, 127.5). */
+CK_DEVICE uint32_t ck_fast_f32_to_i8_word(float v)
+{
+    return ck_f32_as_u32(v + 12582912.0f);
 }
 
 #endif /* CK_DEVICE_CK_CONVERT_H */

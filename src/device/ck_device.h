@@ -20,6 +20,8 @@
  *   ck_f32_as_u32(f), ck_u32_as_f32(u)   bit casts
  *   ck_i64_as_f64(i), ck_f64_as_i64(d)   bit casts (an int64 moved by a window of doubles)
  *   ck_fdiv_fast(a, b)               a / b, 2 ulp on the GPU (fast reciprocal), exact on the host
+ *   ck_amax_f32(m, v)                max(m, |v|), a NaN in either gives the canonical NaN
+ *                                    0x7fffffff: one max.NaN.f32 (a running max |y|)
  *   ck_exp2_ftz(x)                   2^x, one ex2.approx.ftz on the GPU (2 ulp; results below
  *                                    2^-126 are 0); exp2f with the same flush on the host
  *   ck_cvt_bf16x2(lo, hi), ck_cvt_f16x2(lo, hi)   two floats to one register of two bf16 / f16

@@ -147,6 +147,14 @@ CK_DEVICE long long ck_f64_as_i64(double d)
 {
     return __double_as_longlong(d);
 }
+/* max(m, |v|) with NaN winning as the canonical NaN 0x7fffffff: one max.NaN.f32 (sm_80+; the
+ * absolute value is an operand modifier). */
+CK_DEVICE float ck_amax_f32(float m, float v)
+{
+    float r;
+    asm("{ .reg .f32 a;\n\tabs.f32 a, %2;\n\tmax.NaN.f32 %0, %1, a; }" : "=f"(r) : "f"(m), "f"(v));
+    return r;
+}
 /* a / b with the hardware's fast reciprocal: 2 ulp for |b| < 2^126, 0 for 2^126 < |b| < 2^128
  * (the host prelude divides exactly). */
 CK_DEVICE float ck_fdiv_fast(float a, float b)

@@ -195,6 +195,12 @@ static inline long long ck_f64_as_i64(double d)
     return i;
 }
 /* a / b (the GPU's version uses the fast reciprocal: 2 ulp, 0 for 2^126 < |b| < 2^128). */
+/* max(m, |v|); a NaN gives the canonical NaN 0x7fffffff (max.NaN.f32). */
+static inline float ck_amax_f32(float m, float v)
+{
+    v = fabsf(v);
+    return (m != m || v != v) ? ck_u32_as_f32(0x7fffffffu) : m > v ? m : v;
+}
 static inline float ck_fdiv_fast(float a, float b)
 {
     return a / b;

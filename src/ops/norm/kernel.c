@@ -29,9 +29,14 @@ static ck_status forward_plan(ck_context *ctx, const ck_norm_forward_desc *d,
     ck_norm_fwd_knobs knobs;
     ck_norm_fwd_problem_key(d, p, key, sizeof key);
     ck_norm_fwd_knobs_for(ctx, ck_norm_table_name(d->kind), key, &knobs);
+    knobs.qf32 =
+        (p->yt == CK_DTYPE_I8 || p->yt == CK_DTYPE_FP8_E4M3) && !(p->bt >= 0 && p->st >= 0);
     ck_norm_pick_fwd_with(p->n, p->vec, p->rows, p->raw_ok,
                           props->backend == CK_BACKEND_HOST || props->cc_major >= 9, &knobs, in);
     in->window = knobs.window && ck_norm_fwd_window_ok(p, in);
+    in->fp8cvt = knobs.quant != CK_NORM_Q_INTCVT &&
+                 (props->backend == CK_BACKEND_HOST || props->cc_major > 8 ||
+                  (props->cc_major == 8 && props->cc_minor >= 9));
     if (problem)
         snprintf(problem, problem_size, "%s", key);
     return CK_SUCCESS;

@@ -18,6 +18,10 @@
  *   NORM_BT, NORM_RT, NORM_OT, NORM_ST   beta, residual, residual output, smooth (-1: absent)
  *   NORM_MEAN, NORM_RSTD          1 to write the row's mean / rstd (f32)
  *   NORM_QMAX   largest code of the quantized y (127 or 448); 0: not quantized
+ *   NORM_QFAST  1: quantize by the row's reciprocal and packed conversions where the row's
+ *               scale allows (norm_fwd_quant_kernel.h); 0: a division per element
+ *   NORM_QCVT   1: fp8 codes by the target's conversion instruction (sm_89+); 0: by the
+ *               library's integer conversion
  *   NORM_CLUSTER blocks per row (a thread-block cluster; 1: none). Block `rank` holds vectors
  *               (it * NORM_CLUSTER + rank) * NORM_G + lane; the blocks' statistics (and the
  *               row's max |y|) are exchanged with st.async into every block's shared memory,
@@ -35,6 +39,7 @@
  * y = (a - mean) * rstd * gamma + beta. Quantized: y *= smooth, scale = max|y| / QMAX (written
  * to yscale), code = round(y / scale).
  */
+#include "ops/norm/norm_fwd_quant_kernel.h"
 #include "ops/norm/norm_fwd_stages_kernel.h"
 
 /* at most this many vectors' gamma / beta / smooth loads in flight in the write stage */
@@ -258,7 +263,7 @@ CK_DEVICE float norm_row_scale(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_
             float t[NORM_VEC];
             norm_row_vector(a, p, c, it, v, t);
             norm_fwd_y(gamma, beta, smooth, v, mean, rstd, t);
-            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = ck_nanmax_f32(amax, fabsf(t[k]));
+            CK_UNROLL for (int k = 0; k < NORM_VEC; ++k) amax = ck_amax_f32(amax, t[k]);
             if (!NORM_RAW && it < NORM_CACHE) {
                 CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
                     c->f[it < NORM_CACHE && !NORM_RAW ? it : 0][k] = t[k];
@@ -275,13 +280,13 @@ CK_DEVICE float norm_row_scale(const ck_norm_fwd_kargs *a, norm_pos p, norm_row_
     return amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1);
 }
 
-/* stage write: y (quantized: round(y / scale)). The gamma/beta/smooth addresses of vector
- * `it` depend (invisibly) on the result of vector it - NORM_LAG, so at most NORM_LAG vectors'
- * parameters are in flight: the compiler would otherwise load all of them at once and run out
- * of registers. */
+/* stage write: y (quantized: round(y / scale), the way the constant `fast` names). The
+ * gamma/beta/smooth addresses of vector `it` depend (invisibly) on the result of vector
+ * it - NORM_LAG, so at most NORM_LAG vectors' parameters are in flight: the compiler would
+ * otherwise load all of them at once and run out of registers. */
 CK_DEVICE void norm_row_write(const ck_norm_fwd_kargs *a, norm_pos p, const norm_row_cache *c,
                               const char *gamma, const char *beta, const char *smooth,
-                              float mean, float rstd, float scale)
+                              float mean, float rstd, norm_quant q, int fast)
 {
     uint32_t dep[NORM_ITERS];
     CK_UNROLL for (int it = 0; it < NORM_ITERS; ++it)
@@ -301,16 +306,12 @@ CK_DEVICE void norm_row_write(const ck_norm_fwd_kargs *a, norm_pos p, const norm
                 norm_fwd_y(norm_shift(gamma, NORM_KIND != 2, h), norm_shift(beta, NORM_BT >= 0, h),
                            norm_shift(smooth, NORM_ST >= 0, h), v, mean, rstd, t);
             dep[it] = ck_f32_as_u32(t[0]);
-            if (NORM_QMAX > 0) {
-                CK_UNROLL for (int k = 0; k < NORM_VEC; ++k)
-                {
-                    float q = scale > 0.0f ? t[k] / scale : (scale == 0.0f ? 0.0f : scale);
-                    t[k] = NORM_YT == CK_NC_I8 ? rintf(q) : q;
-                }
-            }
-            norm_store((char *)a->y + (p.row * a->sy + (long long)v * NORM_VEC) *
-                                          NORM_ESIZE(NORM_YT),
-                       NORM_YT, t);
+            char *y = (char *)a->y + (p.row * a->sy + (long long)v * NORM_VEC) *
+                                         NORM_ESIZE(NORM_YT);
+            if (NORM_QMAX > 0)
+                norm_quant_store(y, q, fast, t);
+            else
+                norm_store(y, NORM_YT, t);
         }
     }
 }
@@ -365,7 +366,11 @@ CK_DEVICE void ck_norm_fwd_body(ck_norm_fwd_kargs a)
             if (p.valid && p.lane == 0 && norm_rank() == 0)
                 a.yscale[p.row] = scale;
         }
-        norm_row_write(&a, p, &c, gamma, beta, smooth, mean, rstd, scale);
+        norm_quant q = norm_quant_of(scale);
+        if (NORM_QFAST && q.fast) /* the row's choice (uniform): two copies of the stage */
+            norm_row_write(&a, p, &c, gamma, beta, smooth, mean, rstd, q, 1);
+        else
+            norm_row_write(&a, p, &c, gamma, beta, smooth, mean, rstd, q, 0);
         if (NORM_G > 32) { /* the next row group (rare) reuses the buffers: swap them */
             red_s = red_s == red ? red + 96 : red;
             red_a = red_a == red_q ? red_q + 32 : red_q;

@@ -23,6 +23,7 @@
  * Constants as norm_fwd_kernel.h documents (NORM_RPB 1, NORM_BLOCK = NORM_G) and NORM_SMEM;
  * branches on them are constant conditions the compiler folds.
  */
+#include "ops/norm/norm_fwd_quant_kernel.h"
 #include "ops/norm/norm_fwd_stages_kernel.h"
 
 #define NORM_LOOP_SLOTS (NORM_CACHE > 0 ? NORM_CACHE : 1)
@@ -198,16 +199,16 @@ CK_DEVICE void norm_loop_y(const ck_norm_fwd_kargs *a, int v, float mean, float 
 }
 
 /* stage write: y (quantized with scale when NORM_QMAX > 0) of vector v stored */
-CK_DEVICE void norm_loop_write(const ck_norm_fwd_kargs *a, long long row, int v, float scale,
+CK_DEVICE void norm_loop_write(const ck_norm_fwd_kargs *a, long long row, int v, norm_quant q,
                                float *t)
 {
-    if (NORM_QMAX > 0)
-        for (int k = 0; k < NORM_VEC; ++k) {
-            float q = scale > 0.0f ? t[k] / scale : (scale == 0.0f ? 0.0f : scale);
-            t[k] = NORM_YT == CK_NC_I8 ? rintf(q) : q;
-        }
-    norm_store((char *)a->y + (row * a->sy + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_YT),
-               NORM_YT, t);
+    char *y = (char *)a->y + (row * a->sy + (long long)v * NORM_VEC) * NORM_ESIZE(NORM_YT);
+    if (NORM_QMAX == 0)
+        norm_store(y, NORM_YT, t);
+    else if (NORM_QFAST && q.fast)
+        norm_quant_store(y, q, 1, t);
+    else
+        norm_quant_store(y, q, 0, t);
 }
 
 /* a of round it >= NORM_CACHE: shared memory or global memory */
@@ -234,7 +235,7 @@ CK_DEVICE float norm_loop_amax(const ck_norm_fwd_kargs *a, long long row, norm_l
                 norm_loop_reg(c, it, y);
             norm_loop_y(a, norm_loop_vidx(it, rank, lane), mean, rstd, y);
             for (int k = 0; k < NORM_VEC; ++k)
-                amax = ck_nanmax_f32(amax, fabsf(y[k]));
+                amax = ck_amax_f32(amax, y[k]);
         }
     }
     for (int it = NORM_CACHE; it < NORM_ITERS; ++it)
@@ -242,7 +243,7 @@ CK_DEVICE float norm_loop_amax(const ck_norm_fwd_kargs *a, long long row, norm_l
             norm_loop_get(a, row, stage, it, rank, lane, t);
             norm_loop_y(a, norm_loop_vidx(it, rank, lane), mean, rstd, t);
             for (int k = 0; k < NORM_VEC; ++k)
-                amax = ck_nanmax_f32(amax, fabsf(t[k]));
+                amax = ck_amax_f32(amax, t[k]);
         }
     return amax;
 }
@@ -297,16 +298,16 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
             if (NORM_RSTD)
                 a.rstd_out[row] = rstd;
         }
-        float scale = 1.0f;
+        norm_quant q = norm_quant_of(1.0f);
         if (NORM_QMAX > 0) {
             float amax = norm_loop_amax(&a, row, &c, stage, rank, lane, mean, rstd);
             amax = ck_group_reduce_f32(amax, CK_RED_NANMAX, NORM_G, red_q);
             if (NORM_CLUSTER > 1)
                 amax = ck_cluster_reduce_f32(amax, CK_RED_NANMAX, cl_slot + 4 * NORM_CLUSTER,
                                              &cl_bar[1], ck_thread_idx_x(), NORM_CLUSTER);
-            scale = amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1);
+            q = norm_quant_of(amax / (float)(NORM_QMAX > 0 ? NORM_QMAX : 1));
             if (lane == 0 && rank == 0)
-                a.yscale[row] = scale;
+                a.yscale[row] = q.scale;
         }
         CK_UNROLL for (int it = 0; it < NORM_CACHE; ++it)
         {
@@ -318,7 +319,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
                     norm_loop_reg(&c, it, y);
                 if (NORM_RAW || NORM_QMAX == 0)
                     norm_loop_y(&a, v, mean, rstd, y); /* f32 cache, quantized: y is cached */
-                norm_loop_write(&a, row, v, scale, y);
+                norm_loop_write(&a, row, v, q, y);
             }
         }
         for (int it = NORM_CACHE; it < NORM_ITERS; ++it) {
@@ -327,7 +328,7 @@ CK_DEVICE void ck_norm_fwd_looped(ck_norm_fwd_kargs a)
                 float t[NORM_VEC];
                 norm_loop_get(&a, row, stage, it, rank, lane, t);
                 norm_loop_y(&a, v, mean, rstd, t);
-                norm_loop_write(&a, row, v, scale, t);
+                norm_loop_write(&a, row, v, q, t);
             }
         }
         ck_sync_threads(); /* the reduction buffers are reused by the next row */

@@ -37,6 +37,17 @@ typedef struct ck_norm_rows {
     int64_t rows, n, stride;
 } ck_norm_rows;
 
+/* The quantized y's epilogue (norm_fwd_quant_kernel.h; the developer switch CK_NORM_QUANT):
+ * the default - the row's reciprocal, fp8 codes by the target's instruction, 16-bit x held as
+ * f32 (which then holds y from the amax stage to the write stage) where it fits - or each part
+ * of it undone. */
+enum {
+    CK_NORM_Q_FAST = 0,  /* "fast" */
+    CK_NORM_Q_EXACT,     /* "exact": a division and the integer conversion per element */
+    CK_NORM_Q_INTCVT,    /* "intcvt": fp8 codes by the integer conversion (as before sm_89) */
+    CK_NORM_Q_RECOMPUTE, /* "recompute": bf16 x in the raw cache, y computed again to write */
+};
+
 /* The chosen instance of a problem. */
 typedef struct ck_norm_instance {
     int vec;     /* elements per vector access */
@@ -50,6 +61,11 @@ typedef struct ck_norm_instance {
     int smem;    /* looped with raw: vectors per thread held in shared memory (16 bytes each) */
     int window;  /* forward: the read stage's x / residual loads and residual_out stores through
                   * generated tile windows (norm_fwd_window_kernel.h; CK_NORM_WINDOW=1) */
+    int qexact;  /* forward, quantized y: a division and the library's conversion per element
+                  * (CK_NORM_QUANT=exact); 0: the row's reciprocal and packed conversions
+                  * (norm_fwd_quant_kernel.h), the same bits */
+    int fp8cvt;  /* forward: the target converts f32 to fp8 e4m3 in one instruction (sm_89+,
+                  * and the emulator's model of it); 0: the library's integer conversion */
     unsigned grid;
 } ck_norm_instance;
 
@@ -100,10 +116,14 @@ typedef struct ck_norm_fwd_knobs {
                          * the rest of the row as fits); CK_NORM_RESIDENT, or the text's fifth
                          * field */
     int window;         /* 1: the read stage through tile windows where the instance allows */
+    int quant;          /* the quantized y's epilogue (CK_NORM_QUANT): CK_NORM_Q_* */
+    int qf32;           /* set by the caller: y is quantized and the f32 cache fits (not
+                         * layernorm with both beta and smooth) */
 } ck_norm_fwd_knobs;
 
 void ck_norm_fwd_knobs_none(ck_norm_fwd_knobs *k);
-/* The developer switches CK_NORM_FWD, CK_NORM_CLUSTER and CK_NORM_WINDOW over k. */
+/* The developer switches CK_NORM_FWD, CK_NORM_CLUSTER, CK_NORM_WINDOW and CK_NORM_QUANT over
+ * k. */
 void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k);
 /* An instance's text in the tuning table's form "fwd,G,RAW,BLOCK,CLUSTER", or
  * "loop,G,C,CACHE" for the looped pipeline streaming (CACHE -1: the policy's), or

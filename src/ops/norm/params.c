@@ -26,13 +26,18 @@ static const char *kind_name(int kind)
  * 4; the timing in bench/RESULTS.md, run Q) and up to 106 for n 1024; with it, no instance of
  * the bench's shapes spills (nvcc 13, sm_90a). Larger caches (f32 rows of 32
  * values) spill under the bound and keep 1. The bound itself is not yet timed on a GPU. */
-static int fwd_bound_blocks(const ck_norm_instance *in)
+static int fwd_bound_blocks(const ck_norm_instance *in, int qfast)
 {
     if (in->looped) /* at most 64 registers a thread: a full SM's threads */
         return 1024 / in->block;
     if (in->block >= 1024)
         return 1;
     int words = in->raw ? in->cache * in->vec / 2 : in->cache * in->vec;
+    /* the quantized raw-cache instances' fast epilogue: 1280 threads (48 registers, no
+     * spill), the occupancy the per-element division had at 48 registers (ptxas gives the
+     * fast one 56 under the 1024-thread bound) */
+    if (qfast && in->raw && in->cluster == 1 && in->g > 32 && words <= 24 && 1280 % in->block == 0)
+        return 1280 / in->block;
     return in->cluster > 1 || words <= 24 ? 1024 / in->block : 1;
 }
 
@@ -60,10 +65,10 @@ int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in,
     ck_op_param_add(t, &n, "NORM_ST", p->st);
     ck_op_param_add(t, &n, "NORM_MEAN", p->want_mean);
     ck_op_param_add(t, &n, "NORM_RSTD", p->want_rstd);
-    ck_op_param_add(t, &n, "NORM_QMAX",
-                    p->yt == CK_DTYPE_I8         ? 127
-                    : p->yt == CK_DTYPE_FP8_E4M3 ? 448
-                                                 : 0);
+    int quant = p->yt == CK_DTYPE_I8 || p->yt == CK_DTYPE_FP8_E4M3, qfast = quant && !in->qexact;
+    ck_op_param_add(t, &n, "NORM_QMAX", !quant ? 0 : p->yt == CK_DTYPE_I8 ? 127 : 448);
+    ck_op_param_add(t, &n, "NORM_QFAST", qfast);
+    ck_op_param_add(t, &n, "NORM_QCVT", qfast && in->fp8cvt);
     ck_op_param_add(t, &n, "NORM_RAW", in->raw);
     ck_op_param_add(t, &n, "NORM_EVEN", nv % ((int64_t)in->g * in->cluster) == 0 ? 1 : 0);
     ck_op_param_add(t, &n, "NORM_CLUSTER", in->cluster);
@@ -74,7 +79,7 @@ int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in,
     if (in->window) /* the read stage through tile windows (absent: norm_read_cached) */
         ck_op_param_add(t, &n, "NORM_WINDOW", 1);
     ck_op_param_add(t, &n, "NORM_BOUND_THREADS", in->block);
-    ck_op_param_add(t, &n, "NORM_BOUND_BLOCKS", fwd_bound_blocks(in));
+    ck_op_param_add(t, &n, "NORM_BOUND_BLOCKS", fwd_bound_blocks(in, qfast));
     return n;
 }
 

@@ -160,6 +160,11 @@ void ck_norm_fwd_knobs_env(ck_norm_fwd_knobs *k)
     const char *re = getenv("CK_NORM_RESIDENT");
     if (re && (re[0] == '0' || re[0] == '1') && re[1] == '\0')
         k->lres = re[0] - '0';
+    const char *qe = getenv("CK_NORM_QUANT");
+    const char *qnames[4] = {"fast", "exact", "intcvt", "recompute"};
+    for (int i = 0; qe && i < 4; ++i)
+        if (strcmp(qe, qnames[i]) == 0)
+            k->quant = i;
     const char *ce = getenv("CK_NORM_CLUSTER");
     int ca = 0, cb = 0;
     if (ce && sscanf(ce, "%d,%d", &ca, &cb) == 2 && (ca == 2 || ca == 4 || ca == 8) &&
@@ -278,6 +283,8 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
     in->cluster = 1;
     in->looped = 0;
     in->smem = 0;
+    in->qexact = kn.quant == CK_NORM_Q_EXACT;
+    in->fp8cvt = 0; /* the caller sets it from the device */
     if (kn.lg > 0 || n > CK_NORM_REG_MAX_N) {
         pick_looped(n, vec, rows, raw_ok, clusters_ok, &kn, in);
         return;
@@ -318,8 +325,11 @@ void ck_norm_pick_fwd_with(int64_t n, int vec, int64_t rows, int raw_ok, int clu
                 if (cdiv(nv, b) * vec <= kn.vals)
                     g = b;
             /* bf16 keeps raw codes by default (a shift converts them): 32 registers instead
-             * of 39-40, so 4 blocks of 512 threads fit an SM */
-            raw = g && raw_ok == 2 && kn.raw != 0;
+             * of 39-40, so 4 blocks of 512 threads fit an SM. Not for a quantized y's fast
+             * epilogue (f32 values of x, then y, converted once: 2 instructions an element
+             * fewer than the raw codes with y kept, 56-61 registers; CK_NORM_QUANT) */
+            int qf32 = kn.qf32 && (kn.quant == CK_NORM_Q_FAST || kn.quant == CK_NORM_Q_INTCVT);
+            raw = g && raw_ok == 2 && kn.raw != 0 && !(qf32 && cdiv(nv, g) * vec <= 32);
             if (!g && raw_ok && kn.raw != 0) {
                 for (int b = 512; b <= 1024 && !g; b *= 2)
                     if (cdiv(nv, b) * vec <= 64)
