@@ -30,6 +30,7 @@
 #define NORM_DVB (NORM_VEC * NORM_ESIZE(NORM_DYT))  /* and of dy */
 /* one stage of the ring: x vectors [ITERS][BLOCK], then dy vectors [ITERS][BLOCK] */
 #define NORM_STAGE (NORM_ITERS * NORM_BLOCK * (NORM_XVB + NORM_DVB))
+#define NORM_RSLOTS (NORM_RING > 0 ? NORM_RING : 1)
 
 /* The thread's cached x and dy of its row. */
 typedef struct norm_bwd_cache {
@@ -218,10 +219,10 @@ CK_DEVICE void ck_norm_bwd_body(ck_norm_bwd_kargs a)
         int valid = row < a.rows;
         unsigned char *st = NULL;
         if (NORM_RING) { /* row i + S - 1 into the stage row i - 1 left; wait for row i */
-            norm_bwd_fetch(&a, ring + (int)((i + NORM_RING - 1) % NORM_RING) * NORM_STAGE,
+            norm_bwd_fetch(&a, ring + (int)((i + NORM_RING - 1) % NORM_RSLOTS) * NORM_STAGE,
                            row + (NORM_RING - 1) * step, lane);
             ck_cp_async_wait(NORM_RING - 1);
-            st = ring + (int)(i % NORM_RING) * NORM_STAGE;
+            st = ring + (int)(i % NORM_RSLOTS) * NORM_STAGE;
         }
         float mu = 0.0f, rs = 0.0f;
         if (valid) {
