@@ -267,11 +267,25 @@ CK_DEVICE void ck_norm_bwd_combine_body(ck_norm_combine_kargs a)
     int lane = (int)(ck_thread_idx_x() % NORM_CCOLS), j = (int)(ck_thread_idx_x() / NORM_CCOLS);
     long long c = (long long)ck_block_idx_x() * NORM_CCOLS + lane;
     float sg = 0.0f, sb = 0.0f;
-    if (c < NORM_N)
-        for (long long p = j; p < a.np; p += NORM_CSLICES) {
-            sg += a.part[p * NORM_N + c];
-            sb += a.part[(a.np + p) * NORM_N + c];
+    long long p = j;
+    if (c < NORM_N) {
+        const float *pg = a.part + c, *pb = a.part + a.np * NORM_N + c;
+        for (; p + 3 * NORM_CSLICES < a.np; p += 4 * NORM_CSLICES) { /* 8 loads in flight */
+            float g[4], b[4];
+            for (int u = 0; u < 4; ++u) {
+                g[u] = pg[(p + u * NORM_CSLICES) * NORM_N];
+                b[u] = pb[(p + u * NORM_CSLICES) * NORM_N];
+            }
+            for (int u = 0; u < 4; ++u) {
+                sg += g[u];
+                sb += b[u];
+            }
         }
+        for (; p < a.np; p += NORM_CSLICES) {
+            sg += pg[p * NORM_N];
+            sb += pb[p * NORM_N];
+        }
+    }
     if (NORM_CSLICES > 1) {
         sh[j * NORM_CCOLS + lane] = sg;
         sh[(NORM_CSLICES + j) * NORM_CCOLS + lane] = sb;
