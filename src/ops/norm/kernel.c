@@ -156,7 +156,8 @@ static ck_status backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
     ck_norm_bwd_problem_key(p, key, sizeof key);
     ck_norm_bwd_knobs_for(ctx, ck_norm_bwd_table_name(p->kind), key, &vpt, &persistent);
     int pair = (ck_dtype_get((ck_dtype)p->xt)->storage_bits +
-                ck_dtype_get((ck_dtype)p->dyt)->storage_bits) / 8;
+                ck_dtype_get((ck_dtype)p->dyt)->storage_bits) /
+               8;
     ck_norm_pick_bwd_with(p->n, p->vec, p->rows, ck_op_props(ctx), p->want_part, pair, vpt,
                           persistent, in);
     if (name)
@@ -216,7 +217,6 @@ ck_status ck_norm_backward(ck_context *ctx, const ck_norm_backward_desc *d)
     void *cargs[] = {&c};
     size_t csizes[] = {sizeof c};
     unsigned cb = ck_norm_bwd_combine_block(&in), cols = in.cslices > 1 ? 32u : cb;
-    st = ck_op_launch(ctx, kc, (unsigned)((p.n + cols - 1) / cols), 1, 1, cb, 0, cargs, csizes,
-                      1);
+    st = ck_op_launch(ctx, kc, (unsigned)((p.n + cols - 1) / cols), 1, 1, cb, 0, cargs, csizes, 1);
     return st == CK_SUCCESS ? st : ck_fail_context(st, "%s", p.op);
 }

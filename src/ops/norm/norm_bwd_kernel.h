@@ -24,12 +24,12 @@
  */
 #include "ops/norm/norm_common_kernel.h"
 
-#define NORM_SUMS (NORM_DGT >= 0 || NORM_DBT >= 0) /* dgamma or dbeta asked */
+#define NORM_SUMS   (NORM_DGT >= 0 || NORM_DBT >= 0) /* dgamma or dbeta asked */
 #define NORM_BSLOTS (NORM_CACHE > 0 ? NORM_CACHE : 1)
-#define NORM_XVB (NORM_VEC * NORM_ESIZE(NORM_XT))   /* bytes of a vector of x */
-#define NORM_DVB (NORM_VEC * NORM_ESIZE(NORM_DYT))  /* and of dy */
+#define NORM_XVB    (NORM_VEC * NORM_ESIZE(NORM_XT))  /* bytes of a vector of x */
+#define NORM_DVB    (NORM_VEC * NORM_ESIZE(NORM_DYT)) /* and of dy */
 /* one stage of the ring: x vectors [ITERS][BLOCK], then dy vectors [ITERS][BLOCK] */
-#define NORM_STAGE (NORM_ITERS * NORM_BLOCK * (NORM_XVB + NORM_DVB))
+#define NORM_STAGE  (NORM_ITERS * NORM_BLOCK * (NORM_XVB + NORM_DVB))
 #define NORM_RSLOTS (NORM_RING > 0 ? NORM_RING : 1)
 
 /* The thread's cached x and dy of its row. */
@@ -97,8 +97,8 @@ CK_DEVICE void norm_load_shared(const unsigned char *p, int t, float *o)
 /* The thread's vector `it` (column vector v) of x and dy: from the ring's stage st, the
  * register cache c, or global memory. */
 CK_DEVICE void norm_bwd_xdy(const ck_norm_bwd_kargs *a, const unsigned char *st,
-                            const norm_bwd_cache *c, long long row, int it, int v,
-                            float *x, float *d)
+                            const norm_bwd_cache *c, long long row, int it, int v, float *x,
+                            float *d)
 {
     long long col = (long long)v * NORM_VEC;
     if (NORM_RING) {
@@ -202,7 +202,8 @@ CK_DEVICE void ck_norm_bwd_body(ck_norm_bwd_kargs a)
     unsigned char *ring = NORM_RING ? (unsigned char *)ck_dynamic_shared() : NULL;
     int lane = (int)(ck_thread_idx_x() % NORM_G);
     long long group = (long long)(ck_thread_idx_x() / NORM_G);
-    long long first = (long long)ck_block_idx_x() * NORM_RPB, step = (long long)ck_grid_dim_x() * NORM_RPB;
+    long long first = (long long)ck_block_idx_x() * NORM_RPB,
+              step = (long long)ck_grid_dim_x() * NORM_RPB;
     int parity = 0;
     norm_bwd_acc r;
     if (NORM_SUMS)
@@ -213,16 +214,17 @@ CK_DEVICE void ck_norm_bwd_body(ck_norm_bwd_kargs a)
             }
     for (int s = 0; s + 1 < NORM_RING; ++s) /* the ring's first S - 1 rows */
         norm_bwd_fetch(&a, ring + s * NORM_STAGE, first + s * step + group, lane);
-    long long i = 0;
-    for (long long base = first; base < a.rows; base += step, ++i) {
+    int cur = 0; /* the ring's stage of the current row */
+    for (long long base = first; base < a.rows; base += step) {
         long long row = base + group;
         int valid = row < a.rows;
         unsigned char *st = NULL;
-        if (NORM_RING) { /* row i + S - 1 into the stage row i - 1 left; wait for row i */
-            norm_bwd_fetch(&a, ring + (int)((i + NORM_RING - 1) % NORM_RSLOTS) * NORM_STAGE,
-                           row + (NORM_RING - 1) * step, lane);
+        if (NORM_RING) { /* row + S - 1 steps into the stage the previous row left; wait for row */
+            int prev = cur == 0 ? NORM_RSLOTS - 1 : cur - 1;
+            norm_bwd_fetch(&a, ring + prev * NORM_STAGE, row + (NORM_RING - 1) * step, lane);
             ck_cp_async_wait(NORM_RING - 1);
-            st = ring + (int)(i % NORM_RSLOTS) * NORM_STAGE;
+            st = ring + cur * NORM_STAGE;
+            cur = cur + 1 == NORM_RSLOTS ? 0 : cur + 1;
         }
         float mu = 0.0f, rs = 0.0f;
         if (valid) {

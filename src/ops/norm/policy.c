@@ -82,8 +82,8 @@ static int bwd_ring(const ck_norm_instance *in, const ck_device_props *props, in
     if (resident > most)
         resident = most > 0 ? most : 1;
     int64_t sm_bytes = props->shared_per_sm > 0 ? (int64_t)props->shared_per_sm : 228 << 10;
-    int64_t blk_bytes = props->max_shared_per_block > 0 ? (int64_t)props->max_shared_per_block
-                                                        : 227 << 10;
+    int64_t blk_bytes =
+        props->max_shared_per_block > 0 ? (int64_t)props->max_shared_per_block : 227 << 10;
     int64_t budget = sm_bytes / resident - 2048; /* the reduction's and the system's shares */
     if (budget > blk_bytes)
         budget = blk_bytes;
