@@ -189,6 +189,69 @@ static void test_rmsnorm_bwd(void)
         run_case(&cs[i], i == 2);
 }
 
+/* The instance the library plans for c (its dx / gamma / dgamma tensors need only shapes). */
+static int planned_ring(const bcase *c, int *cslices)
+{
+    ck_tensor x, dy, dx, g, st, dg;
+    int64_t xs[2] = {c->rows, c->n}, xst[2] = {c->n + c->pad, 1}, ds[2] = {c->n, 1};
+    int64_t gs[1] = {c->n}, ss[1] = {c->rows}, one[1] = {1};
+    char *base = (char *)64; /* never dereferenced: planning reads shapes and alignment */
+    ck_tensor_init(&x, base, c->xt, 2, xs, xst);
+    ck_tensor_init(&dy, base + (1 << 28), c->xt, 2, xs, ds);
+    ck_tensor_init(&dx, base + (2 << 28), c->xt, 2, xs, xst);
+    ck_tensor_init(&g, base + (3 << 28), c->gt, 1, gs, one);
+    ck_tensor_init(&st, base + (4 << 28), CK_DTYPE_F32, 1, ss, one);
+    ck_tensor_init(&dg, base + (5 << 28), c->dgt, 1, gs, one);
+    ck_norm_backward_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = c->kind;
+    d.dy = &dy, d.x = &x, d.gamma = &g, d.rstd = &st, d.dx = &dx, d.dgamma = &dg;
+    d.mean = c->kind == CK_NORM_LAYERNORM ? &st : NULL;
+    ck_norm_instance in;
+    char name[64], problem[128];
+    if (ck_norm_backward_plan(ctx, &d, &in, name, sizeof name, problem, sizeof problem) !=
+        CK_SUCCESS)
+        return -1;
+    *cslices = in.cslices;
+    return in.ring;
+}
+
+/* The shared-memory ring (x and dy of the next rows by cp.async): 16-, 8- and 4-byte vectors
+ * (n not a multiple of 8), rows of a block's lane groups and whole blocks, more rows than the
+ * grid's row groups (the ring wraps), partial last row groups, padded strides; the combine's
+ * slices (automatic and forced, more slices than partial rows, n not a multiple of 32); the
+ * previous pipeline (CK_NORM_BWD=0,1) still right. */
+static void test_ring_bwd(void)
+{
+    const struct {
+        bcase c;
+        const char *env; /* CK_NORM_BWD */
+        int ring;        /* the ring expected (1: some stages) */
+    } cs[] = {
+        {{CK_NORM_LAYERNORM, 300, 1024, 0, BF16, BF16, F32}, NULL, 1},
+        {{CK_NORM_RMSNORM, 257, 256, 0, F16, F32, F32}, NULL, 1},
+        {{CK_NORM_LAYERNORM, 129, 2052, 4, F32, F32, F32}, NULL, 1},
+        {{CK_NORM_LAYERNORM, 70, 1002, 0, BF16, F32, BF16}, NULL, 1},
+        {{CK_NORM_RMSNORM, 45, 1004, 0, BF16, BF16, F32}, NULL, 1},
+        {{CK_NORM_LAYERNORM, 37, 8192, 0, BF16, BF16, F32}, NULL, 1},
+        {{CK_NORM_LAYERNORM, 300, 1000, 0, BF16, F32, F32}, "-1,32", 1},
+        {{CK_NORM_RMSNORM, 131, 776, 8, F16, F16, F32}, "2,4", 1},
+        {{CK_NORM_LAYERNORM, 300, 1024, 0, BF16, BF16, F32}, "0,1", 0},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i) {
+        if (cs[i].env)
+            setenv("CK_NORM_BWD", cs[i].env, 1);
+        int cslices = 0, ring = planned_ring(&cs[i].c, &cslices);
+        CHECK_MSG(cs[i].ring ? ring >= 2 : ring == 0, "case %zu: ring %d", i, ring);
+        if (cs[i].env && strcmp(cs[i].env, "-1,32") == 0)
+            CHECK_MSG(cslices == 32, "case %zu: %d combine slices", i, cslices);
+        if (cs[i].env && strcmp(cs[i].env, "2,4") == 0)
+            CHECK_MSG(ring == 2 && cslices == 4, "case %zu: ring %d slices %d", i, ring, cslices);
+        run_case(&cs[i].c, i == 0 || i == 6);
+        unsetenv("CK_NORM_BWD");
+    }
+}
+
 static void test_large_gpu(void)
 {
     if (ck_context_backend(ctx) != CK_BACKEND_CUDA)
@@ -209,6 +272,7 @@ int main(void)
     }
     RUN_TEST(test_layernorm_bwd);
     RUN_TEST(test_rmsnorm_bwd);
+    RUN_TEST(test_ring_bwd);
     RUN_TEST(test_large_gpu);
     ck_context_destroy(ctx);
     return CK_TEST_REPORT();

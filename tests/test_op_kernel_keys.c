@@ -196,7 +196,11 @@ static void test_norm_backward(void)
                     ck_norm_bwd_problem p;
                     CHECK_OK(ck_norm_bwd_problem_of(&d, &p));
                     ck_norm_instance in;
-                    ck_norm_pick_bwd(p.n, p.vec, p.rows, ck_op_props(ctx), p.want_part, &in);
+                    ck_norm_pick_bwd(p.n, p.vec, p.rows, ck_op_props(ctx), p.want_part,
+                                     (ck_dtype_get((ck_dtype)p.xt)->storage_bits +
+                                      ck_dtype_get((ck_dtype)p.dyt)->storage_bits) /
+                                         8,
+                                     &in);
                     char *src = ck_norm_bwd_source(p.kind, p.n, &in, p.dyt, p.xt, p.gt, p.dxt,
                                                    p.dgt, p.dbt);
                     int before = ck_context_kernel_count(ctx);

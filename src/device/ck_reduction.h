@@ -14,7 +14,8 @@
  * when g <= 32, else the whole block (g == the block's threads). Lane butterflies run the xor
  * masks g/2 .. 1 with the lower lane's value first, so every thread of the group gets the same
  * bits. Group reductions with g > 32 exchange the warps' results through `sh` (one barrier;
- * 32 floats per float reduced: 32 for f32, 64 for ck_ml, 96 for ck_welford), after which lane l
+ * 32 floats per float reduced: 32 for f32, 64 for ck_ml and ck_group_sum2_f32, 96 for
+ * ck_welford), after which lane l
  * of every warp reads warp l mod (g / 32)'s result and a butterfly finishes. A caller that
  * reduces again alternates two such buffers (one is rewritten only after the next barrier).
  *
@@ -91,6 +92,26 @@ CK_DEVICE float ck_group_reduce_f32(float v, int op, unsigned g, float *sh)
         v = ck_lanes_reduce_f32(sh[ck_lane_id() % (g / 32)], op, g / 32);
     }
     return v;
+}
+
+/* The sums of two values over a group of g threads in one exchange (one barrier when g > 32;
+ * each sum has the bits ck_group_reduce_f32 gives it); sh: 64 floats when g > 32. */
+CK_DEVICE void ck_group_sum2_f32(float *a, float *b, unsigned g, float *sh)
+{
+    for (unsigned m = (g < 32 ? g : 32) / 2; m >= 1; m /= 2) {
+        float oa = ck_shfl_xor_f32(*a, m), ob = ck_shfl_xor_f32(*b, m);
+        *a = *a + oa;
+        *b = *b + ob;
+    }
+    if (g > 32) {
+        if (ck_lane_id() == 0) {
+            sh[ck_warp_id()] = *a;
+            sh[32 + ck_warp_id()] = *b;
+        }
+        ck_sync_threads();
+        *a = ck_lanes_reduce_f32(sh[ck_lane_id() % (g / 32)], CK_RED_SUM, g / 32);
+        *b = ck_lanes_reduce_f32(sh[32 + ck_lane_id() % (g / 32)], CK_RED_SUM, g / 32);
+    }
 }
 
 /* ---- online-softmax pairs (m, l) ------------------------------------------------------------- */

@@ -162,8 +162,11 @@ static ck_status backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
     int vpt, persistent;
     ck_norm_bwd_problem_key(p, key, sizeof key);
     ck_norm_bwd_knobs_for(ctx, ck_norm_bwd_table_name(p->kind), key, &vpt, &persistent);
-    ck_norm_pick_bwd_with(p->n, p->vec, p->rows, ck_op_props(ctx), p->want_part, vpt, persistent,
-                          in);
+    int pair = (ck_dtype_get((ck_dtype)p->xt)->storage_bits +
+                ck_dtype_get((ck_dtype)p->dyt)->storage_bits) /
+               8;
+    ck_norm_pick_bwd_with(p->n, p->vec, p->rows, ck_op_props(ctx), p->want_part, pair, vpt,
+                          persistent, in);
     if (name)
         ck_norm_bwd_instance_name(vpt, persistent, name, name_size);
     if (problem)
@@ -212,13 +215,15 @@ ck_status ck_norm_backward(ck_context *ctx, const ck_norm_backward_desc *d)
     a.rows = p.rows;
     void *args[] = {&a};
     size_t sizes[] = {sizeof a};
-    st = ck_op_launch(ctx, k, in.grid, 1, 1, (unsigned)in.block, 0, args, sizes, 1);
+    st = ck_op_launch(ctx, k, in.grid, 1, 1, (unsigned)in.block, ck_norm_bwd_ring_bytes(&p, &in),
+                      args, sizes, 1);
     if (st != CK_SUCCESS || !p.want_part)
         return st == CK_SUCCESS ? st : ck_fail_context(st, "%s", p.op);
     ck_norm_combine_kargs c = {a.part, np, d->dgamma ? d->dgamma->data : NULL,
                                d->dbeta ? d->dbeta->data : NULL};
     void *cargs[] = {&c};
     size_t csizes[] = {sizeof c};
-    st = ck_op_launch(ctx, kc, (unsigned)((p.n + 255) / 256), 1, 1, 256, 0, cargs, csizes, 1);
+    unsigned cb = ck_norm_bwd_combine_block(&in), cols = in.cslices > 1 ? 32u : cb;
+    st = ck_op_launch(ctx, kc, (unsigned)((p.n + cols - 1) / cols), 1, 1, cb, 0, cargs, csizes, 1);
     return st == CK_SUCCESS ? st : ck_fail_context(st, "%s", p.op);
 }

@@ -66,6 +66,8 @@ typedef struct ck_norm_instance {
                   * (norm_fwd_quant_kernel.h), the same bits */
     int fp8cvt;  /* forward: the target converts f32 to fp8 e4m3 in one instruction (sm_89+,
                   * and the emulator's model of it); 0: the library's integer conversion */
+    int ring;    /* backward: rows of x and dy in the shared-memory ring (cp.async), 0: none */
+    int cslices; /* backward: slices of the partial rows per combine block (1: one per column) */
     unsigned grid;
 } ck_norm_instance;
 
@@ -73,13 +75,16 @@ typedef struct ck_norm_instance {
 size_t ck_norm_fwd_smem_bytes(const ck_norm_instance *in);
 
 /* The backward's instance for hidden size n, vector width vec, `rows` rows on a device
- * (want_part: dgamma or dbeta wanted, so the grid also bounds the partial sums' workspace). */
+ * (want_part: dgamma or dbeta wanted, so the grid also bounds the partial sums' workspace;
+ * pair_bytes: bytes of an element of x plus one of dy, which size the shared-memory ring, 0:
+ * unknown, 8 assumed). The developer switch CK_NORM_BWD="RING,CSLICES" (policy.c) over it. */
 void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props, int want_part,
-                      ck_norm_instance *in);
+                      int pair_bytes, ck_norm_instance *in);
 /* ck_norm_pick_bwd with the knobs given: vectors per thread (1..8) and a persistent grid (0/1);
  * ck_norm_pick_bwd takes them from the developer switch CK_NORM_INSTANCE (default 1,1). */
 void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
-                           int want_part, int vpt, int persistent, ck_norm_instance *in);
+                           int want_part, int pair_bytes, int vpt, int persistent,
+                           ck_norm_instance *in);
 /* The backward's knobs: text "bwd,VPT,PERSISTENT" (the tuning table's form) or "VPT,PERSISTENT"
  * (the switch's); 0 when it does not parse. The knobs of a problem on ctx: the instance ck tune
  * forces, else the tuning table's entry (op "layernorm_bwd" / "rmsnorm_bwd") with the switch
@@ -235,6 +240,9 @@ int ck_norm_pick_vec(int64_t n, int x_esize, int count, const ck_tensor *const *
  * count. */
 int ck_norm_fwd_params(const ck_norm_fwd_problem *p, const ck_norm_instance *in, ck_op_param *t);
 int ck_norm_bwd_params(const ck_norm_bwd_problem *p, const ck_norm_instance *in, ck_op_param *t);
+/* The backward's dynamic shared memory (its ring) and the combine's threads per block. */
+size_t ck_norm_bwd_ring_bytes(const ck_norm_bwd_problem *p, const ck_norm_instance *in);
+unsigned ck_norm_bwd_combine_block(const ck_norm_instance *in);
 
 /* The kernel `name` ("ck_norm_fwd"; "ck_norm_bwd" or "ck_norm_bwd_combine", one module) of the
  * problem's instance on ctx: built on a miss, keyed by the parameter table. */

@@ -101,7 +101,23 @@ int ck_norm_bwd_params(const ck_norm_bwd_problem *p, const ck_norm_instance *in,
     ck_op_param_add(t, &n, "NORM_DXT", p->dxt);
     ck_op_param_add(t, &n, "NORM_DGT", p->dgt);
     ck_op_param_add(t, &n, "NORM_DBT", p->dbt);
+    ck_op_param_add(t, &n, "NORM_RING", in->ring);
+    ck_op_param_add(t, &n, "NORM_CSLICES", in->cslices > 1 ? in->cslices : 1);
     return n;
+}
+
+/* NORM_RING stages of NORM_STAGE bytes (norm_bwd_kernel.h) */
+size_t ck_norm_bwd_ring_bytes(const ck_norm_bwd_problem *p, const ck_norm_instance *in)
+{
+    size_t vb = (size_t)in->vec * (ck_dtype_get((ck_dtype)p->xt)->storage_bits / 8 +
+                                   ck_dtype_get((ck_dtype)p->dyt)->storage_bits / 8);
+    return (size_t)in->ring * (size_t)in->iters * (size_t)in->block * vb;
+}
+
+/* NORM_CCOLS x NORM_CSLICES (norm_bwd_kernel.h) */
+unsigned ck_norm_bwd_combine_block(const ck_norm_instance *in)
+{
+    return in->cslices > 1 ? 32u * (unsigned)in->cslices : 256u;
 }
 
 /* The table's value of `name` (every caller's name is in its table). */

@@ -53,10 +53,58 @@ void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem,
         ck_norm_bwd_knobs_parse(getenv("CK_NORM_INSTANCE"), vpt, persistent);
 }
 
-/* The backward's instance: a row over the threads of a warp (several rows per block) or of a
- * block, the grid persistent (one wave of resident blocks) unless the knob says otherwise. */
-void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
-                           int want_part, int vpt, int persistent, ck_norm_instance *in)
+/* Developer switch of the backward: CK_NORM_BWD="RING,CSLICES" - RING 0 (the previous
+ * pipeline: x and dy cached in registers) or 2..4 stages of the shared-memory ring where they
+ * fit (-1: automatic), CSLICES 1 (the previous combine: one thread per column over every
+ * partial row) or a power of two 2..32 (0: automatic). Missing fields stay automatic. */
+static void bwd_switch(int *ring, int *cslices)
+{
+    const char *e = getenv("CK_NORM_BWD");
+    int v[2] = {-1, 0};
+    int got = e ? sscanf(e, "%d,%d", &v[0], &v[1]) : 0;
+    *ring = got >= 1 && (v[0] == 0 || (v[0] >= 2 && v[0] <= 4)) ? v[0] : -1;
+    *cslices = got >= 2 && v[1] >= 1 && v[1] <= 32 && (v[1] & (v[1] - 1)) == 0 ? v[1] : 0;
+}
+
+/* The ring's stages: 3 (two rows of loads in flight per block while one is reduced) where the
+ * shared memory of the blocks resident on an SM allows, else 2, else none; 16-bit vectors of one
+ * element stay in registers (cp.async copies 4 bytes at least). pair_bytes: bytes of an element
+ * of x plus one of dy (0: unknown, 8 assumed). */
+static int bwd_ring(const ck_norm_instance *in, const ck_device_props *props, int pair_bytes,
+                    int want)
+{
+    if (want == 0 || in->vec < 2)
+        return 0;
+    int64_t stage = (int64_t)in->block * in->iters * in->vec * (pair_bytes > 0 ? pair_bytes : 8);
+    int64_t sms = props->multiprocessors > 0 ? props->multiprocessors : 1;
+    int64_t per_sm_threads = props->max_threads_per_sm > 0 ? props->max_threads_per_sm : 2048;
+    int64_t resident = (in->grid + sms - 1) / sms, most = per_sm_threads / in->block;
+    if (resident > most)
+        resident = most > 0 ? most : 1;
+    int64_t sm_bytes = props->shared_per_sm > 0 ? (int64_t)props->shared_per_sm : 228 << 10;
+    int64_t blk_bytes =
+        props->max_shared_per_block > 0 ? (int64_t)props->max_shared_per_block : 227 << 10;
+    int64_t budget = sm_bytes / resident - 2048; /* the reduction's and the system's shares */
+    if (budget > blk_bytes)
+        budget = blk_bytes;
+    int s = want > 0 ? want : 3;
+    while (s >= 2 && s * stage > budget)
+        --s;
+    return s >= 2 ? s : 0;
+}
+
+/* The combine's slices: each thread sums about 16 partial rows (1024 threads at most). */
+static int bwd_cslices(int64_t np, int want)
+{
+    if (want > 0)
+        return want;
+    int64_t s = pow2ceil((np + 15) / 16);
+    return (int)(s > 32 ? 32 : s);
+}
+
+/* The block shape, the register cache and the grid. */
+static void pick_bwd_grid(int64_t n, int vec, int64_t rows, const ck_device_props *props,
+                          int want_part, int vpt, int persistent, ck_norm_instance *in)
 {
     int64_t nv = n / vec;
     if (nv <= 32 * (int64_t)vpt) { /* a warp (or fewer lanes) per row, several rows per block */
@@ -101,12 +149,27 @@ void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_pro
         in->grid = (unsigned)cap;
 }
 
+/* The backward's instance: a row over the threads of a warp (several rows per block) or of a
+ * block, the grid persistent (one wave of resident blocks) unless the knob says otherwise. */
+void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_props *props,
+                           int want_part, int pair_bytes, int vpt, int persistent,
+                           ck_norm_instance *in)
+{
+    int ring, cslices;
+    bwd_switch(&ring, &cslices);
+    pick_bwd_grid(n, vec, rows, props, want_part, vpt, persistent, in);
+    in->ring = bwd_ring(in, props, pair_bytes, ring);
+    if (in->ring)
+        in->cache = 0; /* x and dy come from the ring */
+    in->cslices = want_part ? bwd_cslices((int64_t)in->grid * (in->block / in->g), cslices) : 1;
+}
+
 void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props, int want_part,
-                      ck_norm_instance *in)
+                      int pair_bytes, ck_norm_instance *in)
 {
     int vpt = 1, persistent = 1;
     ck_norm_bwd_knobs_parse(getenv("CK_NORM_INSTANCE"), &vpt, &persistent);
-    ck_norm_pick_bwd_with(n, vec, rows, props, want_part, vpt, persistent, in);
+    ck_norm_pick_bwd_with(n, vec, rows, props, want_part, pair_bytes, vpt, persistent, in);
 }
 
 void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *in)
@@ -114,7 +177,7 @@ void ck_norm_pick(int64_t n, int vec, int64_t rows, int sms, ck_norm_instance *i
     ck_device_props props;
     memset(&props, 0, sizeof props);
     props.multiprocessors = sms;
-    ck_norm_pick_bwd(n, vec, rows, &props, 0, in);
+    ck_norm_pick_bwd(n, vec, rows, &props, 0, 0, in);
 }
 
 static int64_t cdiv(int64_t a, int64_t b)
