@@ -39,7 +39,7 @@ static void test_table_entry_is_used(void)
     CHECK_EQ_INT(p.kind, CK_PERM_TILE);
     char name[64];
     ck_permute_instance_name(&p, name, sizeof name);
-    CHECK(strcmp(name, "64,256,1") != 0); /* the heuristic's differs from the entry below */
+    CHECK(strcmp(name, "64,256,1,1") != 0); /* the heuristic's differs from the entry below */
     snprintf(e.op, sizeof e.op, "permute");
     ck_op_tuning_device(ctx, e.device, sizeof e.device);
     snprintf(e.instance, sizeof e.instance, "64,256,1");
@@ -49,11 +49,11 @@ static void test_table_entry_is_used(void)
     CHECK_OK(ck_context_create(CK_BACKEND_AUTO, 0, &ctx));
     CHECK_OK(ck_permute_plan_on(ctx, &dst, &src, perm, &p, NULL, 0));
     ck_permute_instance_name(&p, name, sizeof name);
-    CHECK_EQ_STR(name, "64,256,1");
+    CHECK_EQ_STR(name, "64,256,1,1"); /* three fields: bf16's default, the windows */
     setenv("CK_PERMUTE_INSTANCE", "128,128,2", 1); /* a developer switch wins over the table */
     CHECK_OK(ck_permute_plan_on(ctx, &dst, &src, perm, &p, NULL, 0));
     ck_permute_instance_name(&p, name, sizeof name);
-    CHECK_EQ_STR(name, "128,128,2");
+    CHECK_EQ_STR(name, "128,128,2,1");
     unsetenv("CK_PERMUTE_INSTANCE");
     ck_context_destroy(ctx);
     unsetenv("CK_TUNING_FILE");

@@ -338,10 +338,19 @@ static void test_window_knob(void)
     char name[64];
     ck_permute_instance_name(&p, name, sizeof name);
     CHECK_EQ_STR(name, "64,64,0,1");
-    ck_permute_choose_tile(&p, "64,64,0");
+    ck_permute_choose_tile(&p, "64,64,0,0");
     CHECK(p.window == 0);
-    ck_permute_choose_tile(&p, "64,64,0,2");
+    ck_permute_instance_name(&p, name, sizeof name);
+    CHECK_EQ_STR(name, "64,64,0,0");
+    ck_permute_choose_tile(&p, "64,64,0"); /* three fields: the default, windows from 2 bytes */
+    CHECK(p.window == 1);
+    ck_permute_choose_tile(&p, "64,64,0,2"); /* invalid: the defaults */
+    CHECK(p.window == 1);
+    p.elem_bytes = 1; /* 1-byte elements: indexed by default, windows when asked */
+    ck_permute_choose_tile(&p, "128,128,0");
     CHECK(p.window == 0);
+    ck_permute_choose_tile(&p, "128,128,0,1");
+    CHECK(p.window == 1);
     p.elem_bytes = 2; /* 16-bit elements too (words on full tiles) */
     ck_permute_choose_tile(&p, "128,128,0,1");
     CHECK(p.window == 1);

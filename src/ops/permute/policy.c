@@ -35,8 +35,11 @@ void ck_permute_choose_tile(ck_perm_plan *p, const char *env)
     p->gn = choose_groups(p->len[last], v, e > 1);
     p->gm = choose_groups(p->len[p->dim_m], v, 1);
     p->tiles_per_block = 0;
-    p->window = 0;
-    int tn, tm, tpb, w = 0, got;
+    /* default: the tile windows for elements of 2 bytes or more (bf16 timed at 1.000-1.004 of
+     * the hand indexing, bench/RESULTS.md run Z2); 1-byte elements keep the indexing (their edge
+     * store window spills) */
+    p->window = e >= 2 && ck_permute_window_ok(p);
+    int tn, tm, tpb, w = e >= 2, got;
     char extra;
     if (!env ||
         ((got = sscanf(env, "%d,%d,%d,%d%c", &tn, &tm, &tpb, &w, &extra)) != 4 &&
@@ -181,6 +184,5 @@ ck_status ck_permute_plan_on(ck_context *ctx, const ck_tensor *dst, const ck_ten
 void ck_permute_instance_name(const ck_perm_plan *p, char *buf, size_t size)
 {
     const int v = 16 / p->elem_bytes;
-    snprintf(buf, size, "%d,%d,%d%s", p->gn * v, p->gm * v, p->tiles_per_block,
-             p->window ? ",1" : "");
+    snprintf(buf, size, "%d,%d,%d,%d", p->gn * v, p->gm * v, p->tiles_per_block, p->window);
 }

@@ -60,7 +60,7 @@ ck_status ck_permute_tune(ck_context *ctx, const ck_tensor *src, const int *perm
         for (int gm = 8; gm <= 32; gm *= 2)
             for (int tpb = 0; tpb <= 4; tpb = tpb ? 2 * tpb : 1)
                 if (n < MAX_CANDIDATES)
-                    snprintf(texts[n++], NAME, "%d,%d,%d", gn * v, gm * v, tpb);
+                    snprintf(texts[n++], NAME, "%d,%d,%d,0", gn * v, gm * v, tpb);
     /* the tiles on the automatic grid through generated tile windows */
     for (int gn = 8; gn <= 32 && p.kind == CK_PERM_TILE; gn *= 2)
         for (int gm = 8; gm <= 32; gm *= 2)
