@@ -39,6 +39,16 @@ def extra_cases():
         ("reduce", "16384x8192", ["--op", "norm2"]),
         ("reduce", "16384x8192", ["--op", "sum", "--axes", "0"]),
         ("reduce", "64x256x56x56", ["--op", "mean", "--axes", "2,3"]),
+        # issue 19's gap shapes and the shapes their new defaults touch
+        ("softmax", "16384x1023", []),
+        ("softmax", "4096x50257", []),
+        ("softmax", "300x212993", []),
+        ("layernorm", "131072x1024", ["--bwd"]),
+        ("layernorm", "512x1048576", []),
+        ("rmsnorm", "512x1048576", []),
+        ("layernorm", "16384x8192", ["--quant", "int8"]),
+        ("reduce", "64x1048576", ["--op", "norm2"]),
+        ("permute", "16384x8192", ["--perm", "1,0", "--dtype", "f32"]),
     ]
 
 

@@ -327,8 +327,9 @@ static void test_softmax_windowed(void)
  * register instance family: warp rows, block rows, clusters of the f32 and the raw 16-bit
  * instances; f16, bf16, f32 in and out, log, scale, causal, masks whose rows are congruent with
  * x's (16-byte accesses) or not (the [N] mask: element accesses), y of another row stride (element
- * accesses); every element against the reference, y's gaps untouched. CK_SOFTMAX_SPAN=0 keeps
- * element accesses. */
+ * accesses); every element against the reference, y's gaps untouched. By default only rows of
+ * more than 8192 elements take spans; CK_SOFTMAX_SPAN=1 at any length, =0 keeps element
+ * accesses. */
 static void test_softmax_spans(void)
 {
     ck_context *ctx = NULL;
@@ -336,6 +337,12 @@ static void test_softmax_spans(void)
     if (!ctx)
         return;
     const ck_dtype B = CK_DTYPE_BF16, F = CK_DTYPE_F32, H = CK_DTYPE_F16;
+    /* the default: spans for rows longer than 8192 elements only */
+    softmax_case(ctx, 2, 9001, 0, B, B, 0, 0, 0, 1.0);
+    CHECK(last_span == 1);
+    softmax_case(ctx, 6, 1023, 0, B, B, 0, 0, 0, 1.0);
+    CHECK(last_span == 0);
+    setenv("CK_SOFTMAX_SPAN", "1", 1); /* spans at any length, every instance family */
     softmax_case(ctx, 9, 201, 0, B, B, 0, 0, 0, 1.0); /* warp rows, 4 a block */
     CHECK(last_span == 1);
     softmax_case(ctx, 6, 1023, 0, B, F, 1, 0, 0, 0.5); /* block rows (1023 of GPT-like shapes) */

@@ -162,6 +162,8 @@ static ck_status backward_plan(ck_context *ctx, const ck_norm_backward_desc *d,
     int vpt, persistent;
     ck_norm_bwd_problem_key(p, key, sizeof key);
     ck_norm_bwd_knobs_for(ctx, ck_norm_bwd_table_name(p->kind), key, &vpt, &persistent);
+    if (vpt < 1)
+        vpt = ck_norm_bwd_default_vpt(p->n, p->vec);
     int pair = (ck_dtype_get((ck_dtype)p->xt)->storage_bits +
                 ck_dtype_get((ck_dtype)p->dyt)->storage_bits) /
                8;

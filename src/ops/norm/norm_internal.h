@@ -91,6 +91,10 @@ void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_pro
  * over it. */
 int ck_norm_bwd_knobs_parse(const char *text, int *vpt, int *persistent);
 void ck_norm_bwd_instance_name(int vpt, int persistent, char *buf, size_t size);
+/* The backward's default vectors per thread for hidden size n in vectors of vec (2 above 512
+ * vectors, else 1); ck_norm_bwd_knobs_for gives vpt 0 where neither the table nor the switch
+ * names one, for the caller to take this. */
+int ck_norm_bwd_default_vpt(int64_t n, int vec);
 void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem, int *vpt,
                            int *persistent);
 

@@ -38,12 +38,20 @@ void ck_norm_bwd_instance_name(int vpt, int persistent, char *buf, size_t size)
     snprintf(buf, size, "bwd,%d,%d", vpt, persistent);
 }
 
+int ck_norm_bwd_default_vpt(int64_t n, int vec)
+{
+    /* rows of more than 512 vectors: 2 vectors per thread (512-thread blocks for 8192 bf16, two
+     * per SM) rather than 1 (1024 threads, one block per SM): 1.10x layernorm, 1.03x RMSNorm
+     * backward at 16384 x 8192 (bench/RESULTS.md, run Z4) */
+    return n / (vec > 0 ? vec : 1) > 512 ? 2 : 1;
+}
+
 void ck_norm_bwd_knobs_for(ck_context *ctx, const char *op, const char *problem, int *vpt,
                            int *persistent)
 {
     char inst[64];
     int forced = 0;
-    *vpt = 1;
+    *vpt = 0; /* the default for the row length (ck_norm_bwd_default_vpt) */
     *persistent = 1;
     if (ck_op_tuned(ctx, op, problem, inst, sizeof inst, &forced) && strcmp(inst, "auto") != 0 &&
         !ck_norm_bwd_knobs_parse(inst, vpt, persistent))
@@ -167,7 +175,7 @@ void ck_norm_pick_bwd_with(int64_t n, int vec, int64_t rows, const ck_device_pro
 void ck_norm_pick_bwd(int64_t n, int vec, int64_t rows, const ck_device_props *props, int want_part,
                       int pair_bytes, ck_norm_instance *in)
 {
-    int vpt = 1, persistent = 1;
+    int vpt = ck_norm_bwd_default_vpt(n, vec), persistent = 1;
     ck_norm_bwd_knobs_parse(getenv("CK_NORM_INSTANCE"), &vpt, &persistent);
     ck_norm_pick_bwd_with(n, vec, rows, props, want_part, pair_bytes, vpt, persistent, in);
 }

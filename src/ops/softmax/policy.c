@@ -310,8 +310,11 @@ void ck_smx_policy(smx_plan *p, int64_t rows, const ck_device_props *props, cons
     /* Rows not 16-byte aligned (odd N, say): a register instance through windows over each
      * row's aligned span takes 16-byte vectors (one access for 8 bf16 elements instead of 8)
      * unless asked not to (CK_SOFTMAX_SPAN=0); the online and staged instances keep element
-     * accesses. */
-    if (p->span_vec && k->span != 0 && k->window != 0) {
+     * accesses. By default only for rows longer than 8192 elements: on the H100 spans ran
+     * 1.13x at 300 x 212993 bf16, 1.09x at 4096 x 50257, but 0.69x at 16384 x 1023, where
+     * they move the rows from warps to 128-thread blocks (bench/RESULTS.md, run Z4);
+     * CK_SOFTMAX_SPAN=1 asks for them at any length. */
+    if (p->span_vec && (k->span == 1 || (k->span != 0 && p->n > 8192)) && k->window != 0) {
         smx_plan q = *p;
         q.span = 1;
         q.vec = q.span_vec;
