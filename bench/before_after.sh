@@ -8,6 +8,8 @@
 #
 # BASE and HEAD are commits or source directories; without git history (the device machine's
 # copy) HEAD is the working tree and BASE a directory made with `git archive REV | tar -x`.
+# On the device machine pass HEAD as `.` (the working tree): its copy may carry a git history
+# whose HEAD is the last landed commit, not the tree being timed (run Z5 timed that by mistake).
 #
 # Each build gets its own kernel cache ($dir/cache-base, $dir/cache-head), warmed by a first
 # untimed call of each case inside ck prof. About 3-4 minutes on an H100 with the quick sweeps.
