@@ -262,58 +262,48 @@ ck_status ck_op_launch(ck_context *ctx, ck_kernel *kernel, unsigned gx, unsigned
     return ck_launch(kernel, &cfg, args, sizes, count);
 }
 
-ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr)
+/* A device buffer of the context grown to at least `bytes` (at least `least`): the one held
+ * when large enough, else a new one after the stream has finished with the old (queued work may
+ * still use it); a new buffer is zeroed on the stream when `zero`. */
+static ck_status grow_buffer(ck_context *ctx, void **buf, size_t *held, size_t bytes, size_t least,
+                             int zero, const char *what, void **ptr)
 {
-    if (bytes <= ctx->workspace_bytes && ctx->workspace) {
-        *ptr = ctx->workspace;
+    if (bytes <= *held && *buf) {
+        *ptr = *buf;
         return CK_SUCCESS;
     }
-    if (ctx->workspace) {
-        /* earlier work queued on the stream may still read it */
+    if (*buf) {
         ck_status st = ck_context_synchronize(ctx);
         if (st != CK_SUCCESS)
             return st;
-        ck_free(ctx->device, ctx->workspace);
-        ctx->workspace = NULL;
-        ctx->workspace_bytes = 0;
+        ck_free(ctx->device, *buf);
+        *buf = NULL;
+        *held = 0;
     }
-    size_t want = bytes < 1024 ? 1024 : bytes;
-    ck_status st = ck_malloc(ctx->device, want, &ctx->workspace);
+    size_t want = bytes < least ? least : bytes;
+    ck_status st = ck_malloc(ctx->device, want, buf);
+    if (st == CK_SUCCESS && zero)
+        st = ck_memset_d8(ctx->device, *buf, 0, want, ctx->stream);
     if (st != CK_SUCCESS) {
-        ctx->workspace = NULL;
-        return ck_fail_context(st, "workspace of %zu bytes", want);
+        if (*buf)
+            ck_free(ctx->device, *buf);
+        *buf = NULL;
+        return ck_fail_context(st, "%s of %zu bytes", what, want);
     }
-    ctx->workspace_bytes = want;
-    *ptr = ctx->workspace;
+    *held = want;
+    *ptr = *buf;
     return CK_SUCCESS;
+}
+
+ck_status ck_op_workspace(ck_context *ctx, size_t bytes, void **ptr)
+{
+    return grow_buffer(ctx, &ctx->workspace, &ctx->workspace_bytes, bytes, 1024, 0, "workspace",
+                       ptr);
 }
 
 ck_status ck_op_counters(ck_context *ctx, size_t bytes, void **ptr)
 {
-    if (bytes <= ctx->counters_bytes && ctx->counters) {
-        *ptr = ctx->counters;
-        return CK_SUCCESS;
-    }
-    if (ctx->counters) {
-        ck_status st = ck_context_synchronize(ctx); /* queued work may still count */
-        if (st != CK_SUCCESS)
-            return st;
-        ck_free(ctx->device, ctx->counters);
-        ctx->counters = NULL;
-        ctx->counters_bytes = 0;
-    }
-    size_t want = bytes < 4096 ? 4096 : bytes;
-    ck_status st = ck_malloc(ctx->device, want, &ctx->counters);
-    if (st == CK_SUCCESS)
-        st = ck_memset_d8(ctx->device, ctx->counters, 0, want, ctx->stream);
-    if (st != CK_SUCCESS) {
-        ck_free(ctx->device, ctx->counters);
-        ctx->counters = NULL;
-        return ck_fail_context(st, "counters of %zu bytes", want);
-    }
-    ctx->counters_bytes = want;
-    *ptr = ctx->counters;
-    return CK_SUCCESS;
+    return grow_buffer(ctx, &ctx->counters, &ctx->counters_bytes, bytes, 4096, 1, "counters", ptr);
 }
 
 void ck_op_tuning_device(const ck_context *ctx, char *buf, size_t size)
