@@ -340,6 +340,14 @@ static void gather_reduce(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, c
     CHECK_OK(ck_reduce_source(ctx, op, &x, axes, naxes, &y, NULL, 0, &src));
     CHECK_MSG(src && strstr(src, "rd_row_read_gather(s, x,"), "rank %d: not the gather stage",
               rank);
+    int major, minor;
+    if (src && ck_nvrtc_version(&major, &minor) == CK_SUCCESS) { /* compiles for sm_90a */
+        void *cubin = NULL;
+        size_t size = 0;
+        CHECK_MSG(ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) == CK_SUCCESS,
+                  "NVRTC: %s", ck_last_error());
+        free(cubin);
+    }
     free(src);
     CHECK_EQ_INT(rt_run(ctx, &p, seed, &a, &na), 0);
     unsetenv("CK_REDUCE_WINDOW");

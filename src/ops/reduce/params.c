@@ -45,9 +45,9 @@ int ck_reduce_params(const rd_plan *p, ck_op_param *t)
 static ck_status read_stage(const rd_plan *p, ck_sbuf *b)
 {
     const char *pipe = p->kernel_kind == 0 ? "row" : "col";
-    const char *how = !p->window                          ? "indexed"
-                      : p->kernel_kind == 0 && p->vb == 0 ? "gather"
-                                                          : "window";
+    /* the strided row (vb = 0) gathers one element a lane through its window */
+    const int gather = p->kernel_kind == 0 && p->vb == 0;
+    const char *how = !p->window ? "indexed" : gather ? "gather" : "window";
     if (p->window) {
         ck_status st = ck_reduce_windows(p, b);
         if (st)
@@ -90,11 +90,10 @@ ck_status ck_reduce_build_source(void *user, char **source)
         return CK_ERROR_INTERNAL; /* the error is recorded */
     }
     if (p->kernel_kind == 0)
-        ck_sbuf_printf(
-            &b,
-            "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) rd_row_k(void *y, const void *x, "
-            "void *ws, unsigned *cnt, rd_geom g)\n{\n    rd_row(y, x, ws, cnt, &g);\n}\n",
-            p->g * p->rpb);
+        ck_sbuf_printf(&b,
+                       "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) rd_row_k(void *y, const void *x, "
+                       "void *ws, unsigned *cnt, rd_geom g)\n{\n    rd_row(y, x, ws, cnt, &g);\n}\n",
+                       p->g * p->rpb);
     else if (p->kernel_kind == 1)
         ck_sbuf_printf(&b,
                        "CK_KERNEL void CK_LAUNCH_BOUNDS(%d) rd_col_k(void *y, const void *x, "

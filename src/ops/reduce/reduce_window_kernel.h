@@ -112,7 +112,7 @@ CK_DEVICE void rd_row_read_gather(rd_state *s, const void *x, long long xoff, lo
                                l[5], sx[0], sx[1], sx[2], sx[3], sx[4], sx[5]);
     long long e[1];
     tile_x_xe(0, e);
-    CK_NO_UNROLL for (long long at = lo; at < hi; at += RD_G) {
+    for (long long at = lo; at < hi; at += RD_G) {
         rd_win_xe_t r[CK_NREGS_xe];
         load_xe(r, &w);
         if (at + e[0] < hi)
