@@ -8,7 +8,10 @@
  * load every register from the element the descriptor names, zeros past the part's end or
  * column m. The main kernels' sources through windows compile with NVRTC for sm_90a. Then
  * ck_reduce through the windows on odd shapes (every op, split parts, argmax, NaN), every
- * element against the CPU reference; the knob and the kernel key.
+ * element against the CPU reference; the knob and the kernel key. The strided row's gather
+ * window (vb = 0, reduced dimensions merged) against the offsets of the reduced index's digits,
+ * and ck_reduce through it on rank 3..6 permuted / padded / broadcast x, bit-identical to the
+ * indexed stage.
  */
 #include <stdio.h>
 

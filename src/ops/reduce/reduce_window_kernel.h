@@ -11,6 +11,8 @@
  *           part length), in the window's units (elements, or words of RD_WIN_PACK)
  *   column: rd_win_<name>_at(pointer at the part, first row, first column, whole tiles | part
  *           length, m, reduced stride)
+ *   strided row (RD_VB 0; the stage rd_row_read_gather): xe alone, rd_win_xe_at(row pointer,
+ *           first reduced index, the 6 reduced lengths, the 6 reduced strides)
  */
 #ifndef CK_OPS_REDUCE_WINDOW_KERNEL_H
 #define CK_OPS_REDUCE_WINDOW_KERNEL_H

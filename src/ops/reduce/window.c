@@ -14,6 +14,8 @@
  *     32-bit words (descriptor and origin in words), unpacked by the stage as the indexed
  *     stage does (ck_reduce_window_words): one register per element would double (16-bit) or
  *     quadruple (fp8) the registers the loads hold.
+ *   strided row (RD_KIND 0, vb = 0): xe alone, one element a lane over the reduced dimensions
+ *     merged into the reduced index (gather_window), masked at n.
  *   column (RD_KIND 1, one reduced dimension): the descriptor is [reduced, m] with the reduced
  *     stride; the tile is [U * RT, CT * V], P0 = (reduced thread, column thread), Y = (u, k):
  *     register u * V + k of thread (ty, tx) is (u * RT + ty, tx * V + k), masked past column
