@@ -8,13 +8,18 @@
  * load every register from the element the descriptor names, zeros past the part's end or
  * column m. The main kernels' sources through windows compile with NVRTC for sm_90a. Then
  * ck_reduce through the windows on odd shapes (every op, split parts, argmax, NaN), every
- * element against the CPU reference; the knob and the kernel key.
+ * element against the CPU reference; the knob and the kernel key. The strided row's gather
+ * window (vb = 0, reduced dimensions merged) against the offsets of the reduced index's digits,
+ * and ck_reduce through it on rank 3..6 permuted / padded / broadcast x, bit-identical to the
+ * indexed stage.
  */
 #include <stdio.h>
 
 #include "kernel_harness.h"
 #include "reduce_harness.h"
 #include "rt/runtime_internal.h"
+
+static ck_context *ctx;
 
 typedef struct wcase {
     int kind;      /* 0 row, 1 column */
@@ -214,9 +219,168 @@ static void test_windows(void)
     }
 }
 
-/* ---- ck_reduce through the windows ------------------------------------------------------- */
-static ck_context *ctx;
+/* ---- the strided row's window (vb = 0): xe over the merged reduced dimensions ------------- */
 
+/* Window xe of a strided row instance (G lanes, RPB rows a block) over reduced dimensions
+ * lens/strides (rank rd), loaded at origins 0, G, ... past n: every register against the
+ * element the reduced index names (its digits in lens times the strides, computed here), zeros
+ * at n and past. */
+static void gather_case(ck_dtype dt, int g, int rpb, int rd, const long long *lens,
+                        const long long *strides)
+{
+    const int es = rt_size(dt), threads = g * rpb;
+    rd_plan p;
+    memset(&p, 0, sizeof p);
+    p.ti = p.to = (int)dt;
+    p.g = g, p.rpb = rpb, p.u = 1, p.rd = rd, p.kd = 1, p.window = 1;
+    CHECK(ck_reduce_window_ok(&p));
+    ck_sbuf b = {0};
+    CHECK_OK(ck_reduce_windows(&p, &b));
+    if (!b.s)
+        return;
+    CHECK(strstr(b.s, "merge(") != NULL || rd == 1);
+    ck_sbuf_printf(&b, "CK_KERNEL void kgather(const void *x, long long at, const long long *q,"
+                       " rd_win_xe_t *out)\n{\n"
+                       "    rd_win_xe_t regs[CK_NREGS_xe];\n"
+                       "    ck_win_xe w = rd_win_xe_at(x, at, q[0], q[1], q[2], q[3], q[4], q[5],"
+                       " q[6], q[7], q[8], q[9], q[10], q[11]);\n"
+                       "    load_xe(regs, &w);\n"
+                       "    out[ck_thread_idx_x()] = regs[0];\n}\n");
+    size_t len = b.len + 64;
+    char *src = malloc(len);
+    snprintf(src, len, "#include \"ck_device.h\"\n%s", b.s);
+    free(b.s);
+    ck_device *dev = ckk_open();
+    ck_module *mod = NULL;
+    ck_kernel *kl = NULL;
+    ck_status st = ck_module_load(dev, src, NULL, 0, &mod);
+    CHECK_MSG(st == CK_SUCCESS, "load: %s", ck_last_error());
+    free(src);
+    if (st || ck_module_get_kernel(mod, "kgather", &kl))
+        return;
+    long long q[12], n = 1, elems = 1;
+    for (int r = 0; r < 6; ++r) {
+        q[r] = r < rd ? lens[r] : 1;
+        q[6 + r] = r < rd ? strides[r] : 0;
+        n *= q[r];
+        elems += (q[r] - 1) * q[6 + r];
+    }
+    unsigned char *mem = calloc((size_t)elems, (size_t)es), *out = calloc(threads, (size_t)es);
+    for (long long i = 0; i < elems; ++i)
+        rt_put(mem, es, i, dt == CK_DTYPE_F32 ? f32_bits((float)pattern(i)) : pattern(i));
+    void *dmem = NULL, *dout = NULL, *dq = NULL;
+    CHECK_OK(ck_malloc(dev, (size_t)(elems * es), &dmem));
+    CHECK_OK(ck_malloc(dev, (size_t)threads * es, &dout));
+    CHECK_OK(ck_malloc(dev, sizeof q, &dq));
+    CHECK_OK(ck_memcpy_h2d(dev, dmem, mem, (size_t)(elems * es), NULL));
+    CHECK_OK(ck_memcpy_h2d(dev, dq, q, sizeof q, NULL));
+    long long wrong = 0;
+    for (long long at = 0; at < n + g; at += g) {
+        ck_launch_config cfg = {{1, 1, 1}, {(unsigned)threads, 1, 1}, {0, 0, 0}, 0, NULL};
+        void *a[4] = {&dmem, &at, &dq, &dout};
+        size_t s[4] = {sizeof dmem, 8, sizeof dq, sizeof dout};
+        CHECK_OK(ck_launch(kl, &cfg, a, s, 4));
+        CHECK_OK(ck_memcpy_d2h(dev, out, dout, (size_t)threads * es, NULL));
+        for (int t = 0; t < threads; ++t) {
+            long long j = at + t % g, off = 0;
+            for (int r = rd - 1, k = (int)j; r >= 0; --r) { /* j's digits, innermost last */
+                off += (long long)(k % lens[r]) * strides[r];
+                k /= (int)lens[r];
+            }
+            uint64_t want = j < n ? rt_get(mem, es, off) : 0;
+            wrong += rt_get(out, es, t) != want;
+        }
+    }
+    CHECK_MSG(wrong == 0, "gather window rank %d: %lld registers wrong", rd, wrong);
+    free(mem);
+    free(out);
+    ck_free(dev, dmem);
+    ck_free(dev, dout);
+    ck_free(dev, dq);
+}
+
+static void test_gather_windows(void)
+{
+    const long long l3[3] = {3, 5, 7}, s3[3] = {1, 300, 4}, l4[4] = {2, 3, 4, 5},
+                    s4[4] = {70, 0, 1, 9}, l6[6] = {2, 3, 2, 3, 2, 5},
+                    s6[6] = {1, 500, 7, 2, 90, 31};
+    const long long l1[1] = {77}, s1[1] = {5};
+    gather_case(CK_DTYPE_F32, 8, 4, 3, l3, s3);   /* lanes of a warp, 4 rows a block */
+    gather_case(CK_DTYPE_BF16, 32, 1, 4, l4, s4); /* a broadcast dimension (stride 0) */
+    gather_case(CK_DTYPE_FP8_E4M3, 64, 1, 6, l6, s6);
+    gather_case(CK_DTYPE_F32, 16, 2, 1, l1, s1); /* one strided dimension */
+}
+
+/* ck_reduce over rank 3..6 permuted or padded x, several reduced dimensions (the strided row
+ * instance): through the gather window against the reference, and bit-identical to the
+ * indexed stage (same elements, same order). */
+static void gather_reduce(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, const int64_t *shape,
+                          int naxes, const int *axes, int mode, uint64_t seed)
+{
+    rt_problem p = rt_make(xt, yt, op, rank, shape, naxes, axes);
+    p.mode = mode;
+    ck_tensor x, y;
+    int64_t st[6], ysh[6], yr = 0;
+    uint64_t s = seed;
+    rt_strides(rank, shape, mode, &s, st);
+    CHECK_OK(ck_tensor_init(&x, (void *)(uintptr_t)4096, xt, rank, shape, st));
+    for (int d = 0; d < rank; ++d) {
+        int red = 0;
+        for (int k = 0; k < naxes; ++k)
+            red |= axes[k] == d;
+        if (!red)
+            ysh[yr++] = shape[d];
+    }
+    CHECK_OK(ck_tensor_init(&y, (void *)(uintptr_t)(1ull << 40), yt, (int)yr, ysh, NULL));
+    ck_reduce_plan_info info;
+    CHECK_OK(ck_reduce_plan(ctx, op, &x, axes, naxes, &y, NULL, &info));
+    CHECK_MSG(info.kind == 0 && info.vb == 0, "rank %d: not a strided row (%d %d %d)", rank,
+              info.kind, info.vb, info.rd);
+    void *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    setenv("CK_REDUCE_WINDOW", "1", 1);
+    char *src = NULL;
+    CHECK_OK(ck_reduce_source(ctx, op, &x, axes, naxes, &y, NULL, 0, &src));
+    CHECK_MSG(src && strstr(src, "rd_row_read_gather(s, x,"), "rank %d: not the gather stage",
+              rank);
+    int major, minor;
+    if (src && ck_nvrtc_version(&major, &minor) == CK_SUCCESS) { /* compiles for sm_90a */
+        void *cubin = NULL;
+        size_t size = 0;
+        CHECK_MSG(ck_nvrtc_compile(src, "sm_90a", NULL, 0, &cubin, &size) == CK_SUCCESS,
+                  "NVRTC: %s", ck_last_error());
+        free(cubin);
+    }
+    free(src);
+    CHECK_EQ_INT(rt_run(ctx, &p, seed, &a, &na), 0);
+    unsetenv("CK_REDUCE_WINDOW");
+    CHECK_EQ_INT(rt_run(ctx, &p, seed, &b, &nb), 0);
+    CHECK_MSG(a && b && na == nb && memcmp(a, b, na) == 0,
+              "rank %d %s: windows and indexing differ", rank, ck_reduce_op_name(op));
+    free(a);
+    free(b);
+}
+
+static void test_gather_reduce(void)
+{
+    const ck_dtype F = CK_DTYPE_F32, B = CK_DTYPE_BF16, H = CK_DTYPE_F16, I = CK_DTYPE_I32;
+    int64_t a3[3] = {7, 5, 61}, a4[4] = {3, 4, 5, 33}, a5[5] = {2, 3, 4, 5, 7},
+            a6[6] = {2, 3, 2, 5, 3, 7}, big[3] = {40, 2, 997};
+    int x02[2] = {0, 2}, x13[2] = {1, 3}, x024[3] = {0, 2, 4}, x135[3] = {1, 3, 5}, x20[2] = {2, 0};
+    gather_reduce(F, F, CK_REDUCE_SUM, 3, a3, 2, x02, RT_PERMUTED, 31);
+    gather_reduce(B, I, CK_REDUCE_ARGMAX, 4, a4, 2, x13, RT_PERMUTED, 32);
+    gather_reduce(H, F, CK_REDUCE_NORM2, 5, a5, 3, x024, RT_PADDED, 33);
+    gather_reduce(F, I, CK_REDUCE_ARGMIN, 6, a6, 3, x135, RT_PERMUTED, 34);
+    gather_reduce(B, B, CK_REDUCE_MAX, 6, a6, 3, x024, RT_BROADCAST, 35);
+    gather_reduce(F, F, CK_REDUCE_MEAN, 3, big, 2, x20, RT_PERMUTED, 36); /* long rows */
+    int64_t b6[6] = {3, 2, 5, 2, 3, 4};
+    int x5[5] = {0, 1, 2, 3, 5};
+    for (uint64_t seed = 40; seed < 46; ++seed) /* 1 to 5 strided dimensions */
+        gather_reduce(seed & 1 ? F : B, seed & 2 ? I : F,
+                      seed & 2 ? CK_REDUCE_ARGMAX : CK_REDUCE_SUM, 6, b6, 5, x5, RT_PERMUTED, seed);
+}
+
+/* ---- ck_reduce through the windows ------------------------------------------------------- */
 static void reduce_case(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, const int64_t *shape,
                         int naxes, const int *axes, int mode, int special, uint64_t seed)
 {
@@ -239,8 +403,8 @@ static void reduce_case(ck_dtype xt, ck_dtype yt, ck_reduce_op op, int rank, con
     CHECK_OK(ck_tensor_init(&y, (void *)(uintptr_t)(1ull << 40), yt, (int)yr, ysh, NULL));
     char *src = NULL;
     CHECK_OK(ck_reduce_source(ctx, op, &x, axes, naxes, &y, NULL, 0, &src));
-    CHECK_MSG(src && strstr(src, "_read_window(s, x,"), "%s %s: not read through the windows",
-              ck_reduce_op_name(op), ck_dtype_name(xt));
+    CHECK_MSG(src && (strstr(src, "_read_window(s, x,") || strstr(src, "_read_gather(s, x,")),
+              "%s %s: not read through the windows", ck_reduce_op_name(op), ck_dtype_name(xt));
     free(src);
     CHECK_EQ_INT(rt_run(ctx, &p, seed, NULL, NULL), 0);
 }
@@ -343,6 +507,8 @@ int main(void)
         RUN_TEST(test_windows);
         RUN_TEST(test_nvrtc);
         RUN_TEST(test_reduce_windowed);
+        RUN_TEST(test_gather_windows);
+        RUN_TEST(test_gather_reduce);
         ck_context_destroy(ctx);
     }
     ckk_close();

@@ -44,7 +44,10 @@ int ck_reduce_params(const rd_plan *p, ck_op_param *t)
  * (window.c) and the stage over them (reduce_window_kernel.h). */
 static ck_status read_stage(const rd_plan *p, ck_sbuf *b)
 {
-    const char *pipe = p->kernel_kind == 0 ? "row" : "col", *how = p->window ? "window" : "indexed";
+    const char *pipe = p->kernel_kind == 0 ? "row" : "col";
+    /* the strided row (vb = 0) gathers one element a lane through its window */
+    const int gather = p->kernel_kind == 0 && p->vb == 0;
+    const char *how = !p->window ? "indexed" : gather ? "gather" : "window";
     if (p->window) {
         ck_status st = ck_reduce_windows(p, b);
         if (st)

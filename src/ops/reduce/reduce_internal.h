@@ -107,7 +107,8 @@ ck_status ck_reduce_plan_key(const rd_plan *p, char *key, size_t size);
 /* ---- window.c */
 
 /* Whether the instance's read stage can load x through tile windows: a row instance over
- * contiguous reduced elements (vb > 0), a column instance over one reduced dimension. */
+ * contiguous reduced elements (vb > 0) or strided ones (vb = 0: one window xe over the merged
+ * reduced dimensions), a column instance over one reduced dimension. */
 int ck_reduce_window_ok(const rd_plan *p);
 /* The windows of p's read stage (kernel p->kernel_kind 0 or 1), appended to b: x (whole tiles
  * of the read loop), for rows xv (whole vectors) and xe (the last elements), for columns xe

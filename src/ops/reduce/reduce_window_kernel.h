@@ -11,6 +11,8 @@
  *           part length), in the window's units (elements, or words of RD_WIN_PACK)
  *   column: rd_win_<name>_at(pointer at the part, first row, first column, whole tiles | part
  *           length, m, reduced stride)
+ *   strided row (RD_VB 0; the stage rd_row_read_gather): xe alone, rd_win_xe_at(row pointer,
+ *           first reduced index, the 6 reduced lengths, the 6 reduced strides)
  */
 #ifndef CK_OPS_REDUCE_WINDOW_KERNEL_H
 #define CK_OPS_REDUCE_WINDOW_KERNEL_H
@@ -34,7 +36,7 @@ CK_DEVICE uint64_t rd_win_code(rd_win_xe_t v)
     return (uint8_t)v;
 }
 
-#if RD_KIND == 0
+#if RD_KIND == 0 && RD_VB > 0
 /* Fold register d of window x or xv (its tile place e0 in the window's units; `at` the
  * window's origin in elements) if its unit starts before `end` (-1: all do; a unit is valid
  * or masked as a whole). */
@@ -95,6 +97,29 @@ CK_DEVICE void rd_row_read_window(rd_state *s, const void *x, long long xoff, lo
         if (at + e[0] < len)
             rd_add(&s[0], rd_val(rd_win_code(r[0])), lo + at + e[0]);
         move_xe(&we, RD_G);
+    }
+}
+#endif
+
+#if RD_KIND == 0 && RD_VB == 0
+/* The strided row (RD_VB 0, the generator's rd_row_read_gather): one element a lane, as the
+ * indexed stage walks them, from window xe over the reduced dimensions merged into the reduced
+ * index (its offsets are the descriptor's; lengths and strides of the geometry, those past
+ * RD_RD unused). The window masks at n; a split part folds nothing past its end hi. */
+CK_DEVICE void rd_row_read_gather(rd_state *s, const void *x, long long xoff, long long lo,
+                                  long long hi, const rd_geom *g)
+{
+    const long long *l = g->rl, *sx = g->rxs;
+    ck_win_xe w = rd_win_xe_at((const char *)x + xoff * RD_ISZ, lo, l[0], l[1], l[2], l[3], l[4],
+                               l[5], sx[0], sx[1], sx[2], sx[3], sx[4], sx[5]);
+    long long e[1];
+    tile_x_xe(0, e);
+    for (long long at = lo; at < hi; at += RD_G) {
+        rd_win_xe_t r[CK_NREGS_xe];
+        load_xe(r, &w);
+        if (at + e[0] < hi)
+            rd_add(&s[0], rd_val(rd_win_code(r[0])), at + e[0]);
+        move_xe(&w, RD_G);
     }
 }
 #endif

@@ -14,6 +14,8 @@
  *     32-bit words (descriptor and origin in words), unpacked by the stage as the indexed
  *     stage does (ck_reduce_window_words): one register per element would double (16-bit) or
  *     quadruple (fp8) the registers the loads hold.
+ *   strided row (RD_KIND 0, vb = 0): xe alone, one element a lane over the reduced dimensions
+ *     merged into the reduced index (gather_window), masked at n.
  *   column (RD_KIND 1, one reduced dimension): the descriptor is [reduced, m] with the reduced
  *     stride; the tile is [U * RT, CT * V], P0 = (reduced thread, column thread), Y = (u, k):
  *     register u * V + k of thread (ty, tx) is (u * RT + ty, tx * V + k), masked past column
@@ -35,7 +37,7 @@ static int vec_elems(const rd_plan *p)
 int ck_reduce_window_ok(const rd_plan *p)
 {
     if (p->kind == 0)
-        return p->vb > 0 && (long long)p->u * p->g * vec_elems(p) <= CK_DIST_MAX_LENGTH;
+        return p->vb == 0 || (long long)p->u * p->g * vec_elems(p) <= CK_DIST_MAX_LENGTH;
     return p->kind == 1 && p->rd == 1;
 }
 
@@ -118,6 +120,31 @@ static ck_status row_window(const rd_plan *p, const char *name, ck_op_window *w)
     return ck_op_window_desc(w, text, syms, 1);
 }
 
+/* The strided row's one window (vb = 0): xe, one element a lane over the reduced index, the
+ * reduced dimensions merged (lengths l<r>, strides s<r> in elements); masked at n, their
+ * product (a split part's stage folds nothing past its end). */
+static ck_status gather_window(const rd_plan *p, ck_op_window *w)
+{
+    row_encoding(p, 1, 1, &w->enc);
+    w->spec.origin_align[0] = 1;
+    ck_op_sym syms[2 * RD_MAXD];
+    static const char *const names[2][RD_MAXD] = {{"l0", "l1", "l2", "l3", "l4", "l5"},
+                                                  {"s0", "s1", "s2", "s3", "s4", "s5"}};
+    char lens[64] = "", strides[64] = "", dims[64] = "", text[256];
+    for (int r = 0; r < p->rd; ++r) {
+        const char *sep = r ? "," : "";
+        syms[r] = (ck_op_sym){names[0][r], 1, INT64_C(1) << 40, 1};
+        syms[p->rd + r] = (ck_op_sym){names[1][r], 0, INT64_C(1) << 40, 1};
+        snprintf(lens + strlen(lens), sizeof lens - strlen(lens), "%s%s", sep, names[0][r]);
+        snprintf(strides + strlen(strides), sizeof strides - strlen(strides), "%s%s", sep,
+                 names[1][r]);
+        snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%d", sep, r);
+    }
+    snprintf(text, sizeof text, "naive(lengths=[%s], strides=[%s])%s%s%s", lens, strides,
+             p->rd > 1 ? " | merge(dims=[" : "", p->rd > 1 ? dims : "", p->rd > 1 ? "])" : "");
+    return ck_op_window_desc(w, text, syms, 2 * p->rd);
+}
+
 /* Column windows: x the whole tiles (U rows a reduced thread), xe one row a reduced thread. */
 static ck_status col_window(const rd_plan *p, const char *name, ck_op_window *w)
 {
@@ -141,7 +168,9 @@ static ck_status rd_window(const rd_plan *p, const char *name, ck_op_window *w)
     ck_op_window_init(w, name, (ck_dtype)p->ti, CK_WIN_LOAD);
     w->spec.read_only = 1;
     w->spec.fill = 0; /* past the part's end or column m: not folded */
-    return p->kernel_kind == 0 ? row_window(p, name, w) : col_window(p, name, w);
+    if (p->kernel_kind == 0)
+        return p->vb == 0 ? gather_window(p, w) : row_window(p, name, w);
+    return col_window(p, name, w);
 }
 
 ck_status ck_reduce_windows(const rd_plan *p, ck_sbuf *b)
@@ -151,7 +180,18 @@ ck_status ck_reduce_windows(const rd_plan *p, ck_sbuf *b)
         {"o0=at", "nt=whole"}, {"o0=at", "nv=vend"}, {"o0=at", "ns=len"}};
     static const char *const col_args[2][5] = {{"o0=at", "o1=col0", "nt=whole", "cols=m", "sx=sx"},
                                                {"o0=at", "o1=col0", "ns=len", "cols=m", "sx=sx"}};
+    static const char *const gather_args[1 + 2 * RD_MAXD] = {
+        "o0=at", "l0=l0", "l1=l1", "l2=l2", "l3=l3", "l4=l4", "l5=l5",
+        "s0=s0", "s1=s1", "s2=s2", "s3=s3", "s4=s4", "s5=s5"};
     const int row = p->kernel_kind == 0;
+    if (row && p->vb == 0) { /* strided: xe over the merged reduced dimensions */
+        ck_op_window w;
+        ck_status st = rd_window(p, "xe", &w);
+        if (!st)
+            st = ck_op_window_emit(b, "rd", &w, gather_args, 1 + 2 * RD_MAXD);
+        ck_op_window_free(&w);
+        return st ? ck_fail_context(st, "ck_reduce: window 'xe'") : CK_SUCCESS;
+    }
     for (int i = 0; i < (row ? 3 : 2); ++i) {
         const char *name = row ? row_names[i] : col_names[i];
         ck_op_window w;
