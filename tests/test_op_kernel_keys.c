@@ -219,7 +219,8 @@ static void test_norm_backward(void)
 }
 
 /* ---- reduce: the row instance (16-, 8-, 4-byte vectors and strided rows, a warp or a block per
- * row, split over parts with the combine kernel) and the column instance, per op */
+ * row, split over parts with the combine folded into the last block or (CK_REDUCE_PREV=1, and
+ * split instances of several rows a block) a combine kernel) and the column instance, per op */
 static void test_reduce(void)
 {
     struct {
@@ -259,7 +260,7 @@ static void test_reduce(void)
             CHECK_OK(ck_reduce_plan(ctx, ops[o], &x, axes, 1, &y, NULL, &info));
             char *src = NULL, *combine = NULL;
             CHECK_OK(ck_reduce_source(ctx, ops[o], &x, axes, 1, &y, NULL, 0, &src));
-            if (info.parts > 1)
+            if (info.parts > 1 && !info.fold) /* a combine kernel */
                 CHECK_OK(ck_reduce_source(ctx, ops[o], &x, axes, 1, &y, NULL, 1, &combine));
             int before = ck_context_kernel_count(ctx);
             ck_status st = ck_reduce(ctx, ops[o], &x, axes, 1, &y, NULL);
@@ -293,7 +294,7 @@ static void test_reduce(void)
             CHECK_OK(ck_reduce_plan(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL, &info));
             char *src = NULL, *combine = NULL;
             CHECK_OK(ck_reduce_source(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL, 0, &src));
-            if (info.parts > 1)
+            if (info.parts > 1 && !info.fold) /* a combine kernel */
                 CHECK_OK(ck_reduce_source(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL, 1, &combine));
             int before = ck_context_kernel_count(ctx);
             CHECK_OK(ck_reduce(ctx, CK_REDUCE_SUM, &x, axes, 1, &y, NULL));

@@ -102,6 +102,7 @@ ck_status ck_reduce_plan(ck_context *ctx, ck_reduce_op op, const ck_tensor *x, c
         info->parts = p.geom.parts;
         info->rows = p.geom.rows;
         info->n = p.geom.n;
+        info->fold = p.last_fold;
     }
     return CK_SUCCESS;
 }

@@ -135,6 +135,7 @@ void ck_reduce_combine_plan(rd_plan *q);
 typedef struct ck_reduce_plan_info {
     int kind, vb, g, rpb, ct, rt, kd, rd;
     long long parts, rows, n;
+    int fold; /* split parts combined by the last block to finish (no combine kernel) */
 } ck_reduce_plan_info;
 
 /* The checks and instance choice of ck_reduce without running it. */
