@@ -99,6 +99,33 @@ CKK_UNUSED static ck_kernel *ckk_kernel(const char *file, const char *kernel)
     return k;
 }
 
+/* Kernel `kernel` of the generated device C `body` (freed here) after `#include "ck_device.h"`,
+ * or NULL (with a failed check). */
+CKK_UNUSED static ck_kernel *ckk_source_kernel(char *body, const char *kernel)
+{
+    ck_device *d = ckk_open();
+    size_t len = strlen(body) + 64;
+    char *src = malloc(len);
+    ck_module *m = NULL;
+    ck_kernel *k = NULL;
+    if (src)
+        snprintf(src, len, "#include \"ck_device.h\"\n%s", body);
+    free(body);
+    if (!d || !src) {
+        CHECK_MSG(0, "no device or no memory for kernel %s", kernel);
+        free(src);
+        return NULL;
+    }
+    ck_status st = ck_module_load(d, src, NULL, 0, &m);
+    CHECK_MSG(st == CK_SUCCESS, "load: %s", ck_last_error());
+    if (st == CK_SUCCESS) {
+        st = ck_module_get_kernel(m, kernel, &k);
+        CHECK_MSG(st == CK_SUCCESS, "%s", ck_last_error());
+    }
+    free(src);
+    return k;
+}
+
 /* Device buffer with `bytes` copied from `host` (or filled with 0x5A when host is NULL). */
 CKK_UNUSED static void *ckk_upload(const void *host, size_t bytes)
 {

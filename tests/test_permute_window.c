@@ -140,17 +140,9 @@ static void window_case(const wcase *c, const char *name, long long t0, long lon
                        "        r[i] = regs[ck_thread_idx_x() * CK_NREGS_%s + i];\n"
                        "    store_%s(r, &w);\n}\n",
                        name, name, name);
-    size_t len = b.len + 64;
-    char *src = malloc(len);
-    snprintf(src, len, "#include \"ck_device.h\"\n%s", b.s);
-    free(b.s);
     ck_device *dev = ckk_open();
-    ck_module *mod = NULL;
-    ck_kernel *k = NULL;
-    ck_status st = ck_module_load(dev, src, NULL, 0, &mod);
-    CHECK_MSG(st == CK_SUCCESS, "load: %s", ck_last_error());
-    free(src);
-    if (st || ck_module_get_kernel(mod, "k", &k))
+    ck_kernel *k = ckk_source_kernel(b.s, "k");
+    if (!k)
         return;
     const int threads = c->gn * c->gm, nregs = g.chunks * g.u;
     unsigned char *mem = calloc((size_t)elems, (size_t)e), *want = calloc((size_t)elems, (size_t)e);

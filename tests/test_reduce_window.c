@@ -140,17 +140,9 @@ static void load_case(const wcase *c, const char *name, long long at, long long 
                    name, name, name, name, name,
                    c->kind == 0 ? "(x, at, bound); (void)m; (void)sx" : "(x, at, 0, bound, m, sx)",
                    name, name, name);
-    size_t len = b.len + 64;
-    char *src = malloc(len);
-    snprintf(src, len, "#include \"ck_device.h\"\n%s", b.s);
-    free(b.s);
     ck_device *dev = ckk_open();
-    ck_module *mod = NULL;
-    ck_kernel *kl = NULL;
-    ck_status st = ck_module_load(dev, src, NULL, 0, &mod);
-    CHECK_MSG(st == CK_SUCCESS, "load: %s", ck_last_error());
-    free(src);
-    if (st || ck_module_get_kernel(mod, "kload", &kl))
+    ck_kernel *kl = ckk_source_kernel(b.s, "kload");
+    if (!kl)
         return;
     const int v = c->vb / es;
     const long long sx = c->kind == 0 ? 1 : (c->m + 5 + v - 1) / v * v; /* padded rows */
@@ -246,17 +238,9 @@ static void gather_case(ck_dtype dt, int g, int rpb, int rd, const long long *le
                        " q[6], q[7], q[8], q[9], q[10], q[11]);\n"
                        "    load_xe(regs, &w);\n"
                        "    out[ck_thread_idx_x()] = regs[0];\n}\n");
-    size_t len = b.len + 64;
-    char *src = malloc(len);
-    snprintf(src, len, "#include \"ck_device.h\"\n%s", b.s);
-    free(b.s);
     ck_device *dev = ckk_open();
-    ck_module *mod = NULL;
-    ck_kernel *kl = NULL;
-    ck_status st = ck_module_load(dev, src, NULL, 0, &mod);
-    CHECK_MSG(st == CK_SUCCESS, "load: %s", ck_last_error());
-    free(src);
-    if (st || ck_module_get_kernel(mod, "kgather", &kl))
+    ck_kernel *kl = ckk_source_kernel(b.s, "kgather");
+    if (!kl)
         return;
     long long q[12], n = 1, elems = 1;
     for (int r = 0; r < 6; ++r) {
