@@ -16,7 +16,6 @@ import csv
 import io
 import json
 import os
-import statistics
 import subprocess
 import sys
 
@@ -69,20 +68,10 @@ def ck(build, args, extra, timeout=180, env=None):
 
 def torch_topk_ms(reps):
     import torch
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import memory_ops  # noqa: E402 (its CUDA-event timing)
     x = torch.randn(16384, 256, device="cuda", dtype=torch.bfloat16)
-    f = lambda: torch.topk(torch.softmax(x.float(), -1), 8, -1)  # noqa: E731
-    for _ in range(20):
-        f()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
+    return memory_ops.time_torch(lambda: torch.topk(torch.softmax(x.float(), -1), 8, -1), reps)
 
 
 def ncu_lines(build, args):
